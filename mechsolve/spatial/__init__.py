@@ -1,0 +1,1 @@
+"""Spatial algebra: orientations, frames, moving frames, general motion and mass properties."""
