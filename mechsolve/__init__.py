@@ -1,0 +1,20 @@
+"""mechsolve: kinematics of mechanisms, solved by sparse Newton–Raphson.
+
+A :class:`Mechanism` holds bodies and joints; every joint supplies its constraint functions and
+their Jacobian; drivers fix the free variables; :meth:`Mechanism.solve` assembles the mechanism
+and :meth:`Mechanism.sweep` follows it as a driver moves.
+"""
+
+from . import joints
+from .analysis import DofReport, Motion
+from .body import Body
+from .mechanism import Mechanism
+from .solver import RedundantEquation, SolveError, SolveResult, SweepError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Mechanism", "Body", "joints",
+    "SolveResult", "SolveError", "SweepError", "RedundantEquation",
+    "DofReport", "Motion",
+]

@@ -1,0 +1,172 @@
+"""The compiled form of a mechanism: joints grouped by class, row layout, fixed sparsity pattern.
+
+A :class:`System` is built once per topology (bodies and joints). It evaluates Phi and the
+Jacobian data for a state ``q`` of shape ``(..., n)`` with one kernel call per joint class, and
+refills the data of a CSC matrix whose pattern never changes.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+import scipy.sparse as sp
+
+# Dense LAPACK below this many unknowns, SciPy sparse LU above.
+DENSE_LIMIT = 120
+
+
+class _Group:
+    """All joints of one class (and equation count): stacked parameters and index arrays."""
+
+    def __init__(self, cls, joints, row_starts, body_index, ground_index):
+        self.cls = cls
+        self.joints = joints
+        self.k = len(joints)
+        self.m = joints[0].n_equations
+        self.P = np.stack([j._p for j in joints])
+        for i, j in enumerate(joints):  # the joints now read and write the stacked rows
+            j._p = self.P[i]
+        self.n_slots = len(joints[0].bodies)
+        self.slots = [
+            np.array([ground_index if b.is_ground else body_index[id(b)] for b in
+                      (j.bodies[s] for j in joints)], dtype=np.intp)
+            for s in range(self.n_slots)
+        ]
+        self.row_starts = np.asarray(row_starts, dtype=np.intp)
+        self.rows = (self.row_starts[:, None] + np.arange(self.m)).ravel()
+        # Jacobian pieces: for each slot, the instances whose body is not ground.
+        self.selections = []
+        for idx in self.slots:
+            moving = idx != ground_index
+            self.selections.append(None if moving.all() else np.flatnonzero(moving))
+
+
+class System:
+    """Evaluation of Phi and its Jacobian for a mechanism's current topology."""
+
+    def __init__(self, mechanism) -> None:
+        bodies = mechanism.bodies
+        joints = mechanism.joints
+        self.body_dim = 3
+        self.nb = len(bodies)
+        self.n = self.body_dim * self.nb
+        body_index = {id(b): i for i, b in enumerate(bodies)}
+        ground_index = self.nb
+        self.joints = joints
+        starts = np.zeros(len(joints) + 1, dtype=np.intp)
+        np.cumsum([j.n_equations for j in joints], out=starts[1:])
+        self.row_starts = starts
+        self.m = int(starts[-1])
+        by_key = defaultdict(list)
+        for i, j in enumerate(joints):
+            by_key[(type(j), j.n_equations, len(j.bodies))].append(i)
+        self.groups = []
+        self.group_of = {}
+        rows, cols = [], []
+        offset = 0
+        for (cls, _, _), members in by_key.items():
+            g = _Group(cls, [joints[i] for i in members], starts[members], body_index,
+                       ground_index)
+            g.pieces = []
+            for s, sel in enumerate(g.selections):
+                idx = g.slots[s] if sel is None else g.slots[s][sel]
+                r0 = g.row_starts if sel is None else g.row_starts[sel]
+                kk = len(idx)
+                r = np.broadcast_to(r0[:, None, None] + np.arange(g.m)[None, :, None],
+                                    (kk, g.m, self.body_dim))
+                c = np.broadcast_to(self.body_dim * idx[:, None, None]
+                                    + np.arange(self.body_dim)[None, None, :],
+                                    (kk, g.m, self.body_dim))
+                rows.append(r.ravel())
+                cols.append(c.ravel())
+                g.pieces.append((offset, offset + r.size))
+                offset += r.size
+            for i, j in enumerate(g.joints):
+                self.group_of[id(j)] = (len(self.groups), i)
+            self.groups.append(g)
+        self.nnz = offset
+        self.rows = np.concatenate(rows) if rows else np.zeros(0, dtype=np.intp)
+        self.cols = np.concatenate(cols) if cols else np.zeros(0, dtype=np.intp)
+        self.dense = self.n <= DENSE_LIMIT
+        self.flat_index = self.rows * self.n + self.cols
+        # CSC pattern built once: data[k] = vals[perm[k]].
+        order = sp.csc_matrix(
+            (np.arange(1, self.nnz + 1, dtype=float), (self.rows, self.cols)),
+            shape=(self.m, self.n),
+        )
+        order.sort_indices()
+        self.perm = order.data.astype(np.intp) - 1
+        self._csc = sp.csc_matrix((np.zeros(self.nnz), order.indices.copy(),
+                                   order.indptr.copy()), shape=(self.m, self.n))
+        self.bandwidth = int(np.max(np.abs(self.rows - self.cols))) if self.nnz else 0
+        # Per-topology knowledge gathered by the solver (e.g. rank deficiency seen before).
+        self.verdict = None
+
+    # -- parameters -----------------------------------------------------------------------------
+    def driver_slot(self, driver):
+        """``(group index, instance index, column)`` of a driver's value in the stacked params."""
+        gi, i = self.group_of[id(driver)]
+        return gi, i, driver._value_index % self.groups[gi].P.shape[1]
+
+    def row_of(self, joint) -> int:
+        return int(self.row_starts[self.joints.index(joint)])
+
+    # -- evaluation -----------------------------------------------------------------------------
+    def _poses(self, q: np.ndarray) -> np.ndarray:
+        batch = q.shape[:-1]
+        X = np.zeros(batch + (self.nb + 1, self.body_dim))
+        X[..., : self.nb, :] = q.reshape(batch + (self.nb, self.body_dim))
+        return X
+
+    def phi(self, q: np.ndarray, params: dict | None = None) -> np.ndarray:
+        """Constraint vector at ``q`` (shape ``(..., n)``) -> ``(..., m)``."""
+        X = self._poses(q)
+        out = np.empty(q.shape[:-1] + (self.m,))
+        for gi, g in enumerate(self.groups):
+            P = g.P if params is None or gi not in params else params[gi]
+            val = g.cls._phi(P, *(X[..., idx, :] for idx in g.slots))
+            out[..., g.rows] = val.reshape(val.shape[:-2] + (-1,))
+        return out
+
+    def evaluate(self, q: np.ndarray, params: dict | None = None):
+        """Constraint vector ``(..., m)`` and Jacobian data ``(..., nnz)`` in pattern order."""
+        X = self._poses(q)
+        batch = q.shape[:-1]
+        out = np.empty(batch + (self.m,))
+        vals = np.empty(batch + (self.nnz,))
+        for gi, g in enumerate(self.groups):
+            P = g.P if params is None or gi not in params else params[gi]
+            val, blocks = g.cls._evaluate(P, *(X[..., idx, :] for idx in g.slots))
+            out[..., g.rows] = val.reshape(val.shape[:-2] + (-1,))
+            for (a, b), sel, block in zip(g.pieces, g.selections, blocks):
+                if sel is not None:
+                    block = block[..., sel, :, :]
+                vals[..., a:b] = block.reshape(batch + (-1,))
+        return out, vals
+
+    def jacobian_sparse(self, vals: np.ndarray) -> sp.csc_matrix:
+        """The CSC Jacobian with its data refilled from ``vals`` (shape ``(nnz,)``)."""
+        self._csc.data[:] = vals[self.perm]
+        return self._csc
+
+    def jacobian_dense(self, vals: np.ndarray) -> np.ndarray:
+        """Dense Jacobian(s) ``(..., m, n)`` from ``vals`` of shape ``(..., nnz)``."""
+        batch = vals.shape[:-1]
+        J = np.zeros(batch + (self.m * self.n,))
+        J[..., self.flat_index] = vals
+        return J.reshape(batch + (self.m, self.n))
+
+    def retract(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
+        """``q (+) dq``: the state after a Newton increment (additive for planar bodies)."""
+        return q + dq
+
+    # -- reporting ------------------------------------------------------------------------------
+    def row_owner(self, row: int):
+        """``(joint, equation index)`` owning a row of Phi."""
+        i = int(np.searchsorted(self.row_starts, row, side="right") - 1)
+        return self.joints[i], row - int(self.row_starts[i])
+
+    def joint_residuals(self, phi: np.ndarray) -> dict:
+        return {j: phi[self.row_starts[i]:self.row_starts[i + 1]].copy()
+                for i, j in enumerate(self.joints)}

@@ -1,0 +1,77 @@
+"""Argument checks shared by the public constructors.
+
+Every public entry point converts its inputs through these helpers so that a bad argument is
+reported as a ``TypeError`` or ``ValueError`` naming the argument and what was expected, never as
+a NumPy error from deep inside a kernel.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def as_float(value, name: str, *, positive: bool = False, nonnegative: bool = False) -> float:
+    """Return ``value`` as a finite Python float or raise naming ``name``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.ndarray)):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    arr = np.asarray(value, dtype=float)
+    if arr.shape != ():
+        raise ValueError(f"{name} must be a scalar, got an array of shape {arr.shape}")
+    val = float(arr)
+    if not np.isfinite(val):
+        raise ValueError(f"{name} must be finite, got {val}")
+    if positive and val <= 0.0:
+        raise ValueError(f"{name} must be positive, got {val}")
+    if nonnegative and val < 0.0:
+        raise ValueError(f"{name} must be non-negative, got {val}")
+    return val
+
+
+def as_vector(value, name: str, size: int) -> np.ndarray:
+    """Return ``value`` as a finite float array of shape ``(size,)`` or raise naming ``name``."""
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(
+            f"{name} must be a sequence of {size} numbers, got {type(value).__name__} {value!r}"
+        )
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a sequence of {size} numbers, got {value!r}") from None
+    if arr.shape != (size,):
+        raise ValueError(f"{name} must have shape ({size},), got an array of shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite numbers, got {arr.tolist()}")
+    return arr
+
+
+def as_direction(value, name: str, size: int) -> np.ndarray:
+    """Return ``value`` as a unit vector of length ``size``; a zero vector is an error."""
+    arr = as_vector(value, name, size)
+    norm = float(np.linalg.norm(arr))
+    if norm < 1e-12:
+        raise ValueError(f"{name} must be a non-zero direction, got {arr.tolist()}")
+    return arr / norm
+
+
+def as_name(value, name: str = "name") -> str | None:
+    """Return ``value`` unchanged if it is ``None`` or a non-empty string."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise TypeError(f"{name} must be a non-empty string or None, got {value!r}")
+    return value
+
+
+def as_values(values, name: str = "values") -> np.ndarray:
+    """Return ``values`` as a non-empty finite 1-D float array."""
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a 1-D sequence of numbers, got {values!r}") from None
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D sequence, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite numbers")
+    return arr

@@ -1,0 +1,520 @@
+"""Degrees of freedom, redundancy, and sweeps (continuation along a driver).
+
+Sweeps are predictor–corrector continuation: from a solved pose the tangent ``dq/dv`` (from
+``J dq/dv = e_driver``) predicts the next pose and Newton corrects it. A step is accepted only if
+Newton converges, the correction is small compared with the predicted motion, and (for square
+regular systems) the sign of ``det J`` is unchanged; otherwise the step is halved. This keeps the
+assembly branch: a four-bar does not flip between its two closures, and at a limit position the
+sweep stops and names the first unreachable value instead of jumping.
+
+Small mechanisms sweep fast through the batch axis: a coarse continuation with adaptive stride
+pins the branch at a few nodes, cubic Hermite interpolation (values and tangents at the nodes)
+predicts every other pose, and all of them are refined together by a batched Newton. Each
+refined pose is checked against its predictor and its determinant sign; any pose that fails the
+check is redone by sequential continuation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import as_values, as_vector
+from .body import Body
+from .joints.base import DriverJoint
+from .solver import (
+    DENSE_ANALYSIS_LIMIT,
+    LinearSolver,
+    RedundantEquation,
+    SweepError,
+    independent_rows,
+    newton,
+    svd_step,
+)
+
+__all__ = ["DofReport", "Motion", "dof_report", "sweep"]
+
+
+# -- degrees of freedom ------------------------------------------------------------------------
+class DofReport:
+    """Degrees-of-freedom report of a mechanism at its current pose.
+
+    Attributes
+    ----------
+    dof : int
+        Mobility from the rank of the constraint Jacobian (drivers excluded): ``n - rank``.
+    gruebler : int
+        Gruebler–Kutzbach count ``3 * bodies - equations`` (drivers excluded).
+    rank : int
+        Rank of the constraint Jacobian at this pose.
+    redundant : list of RedundantEquation
+        Constraint equations that depend on earlier ones (in joint order) at this pose.
+    drivers : int
+        Number of driver equations.
+    free : int
+        Degrees of freedom left free by the drivers (``n - rank`` of all equations).
+    driver_conflicts : list of RedundantEquation
+        Driver equations that depend on the constraints or on earlier drivers.
+    """
+
+    def __init__(self, *, n, gruebler, rank, redundant, drivers, free, driver_conflicts):
+        self.n = n
+        self.gruebler = gruebler
+        self.rank = rank
+        self.dof = n - rank
+        self.redundant = redundant
+        self.drivers = drivers
+        self.free = free
+        self.driver_conflicts = driver_conflicts
+
+    def __repr__(self) -> str:
+        return (f"DofReport(dof={self.dof}, gruebler={self.gruebler}, "
+                f"redundant={len(self.redundant)}, drivers={self.drivers}, free={self.free})")
+
+    def __str__(self) -> str:
+        lines = [
+            f"coordinates          {self.n}",
+            f"Gruebler count       {self.gruebler}",
+            f"mobility (rank)      {self.dof}   (constraint rank {self.rank})",
+            f"drivers              {self.drivers}",
+            f"free after drivers   {self.free}",
+        ]
+        if self.redundant:
+            lines.append(f"redundant equations  {len(self.redundant)}:")
+            lines += [f"  {r!r}" for r in self.redundant]
+        if self.driver_conflicts:
+            lines.append("drivers that conflict with the constraints or other drivers:")
+            lines += [f"  {r!r}" for r in self.driver_conflicts]
+        return "\n".join(lines)
+
+
+def dof_report(mech) -> DofReport:
+    n = mech.n_coordinates
+    constraints = [j for j in mech.joints if not isinstance(j, DriverJoint)]
+    n_drivers = sum(j.n_equations for j in mech.joints if isinstance(j, DriverJoint))
+    gruebler = n - sum(j.n_equations for j in constraints)
+    if not mech.joints:
+        return DofReport(n=n, gruebler=n, rank=0, redundant=[], drivers=0, free=n,
+                         driver_conflicts=[])
+    sys = mech.system()
+    if n > DENSE_ANALYSIS_LIMIT:
+        raise ValueError(f"the rank-based DOF report needs a dense analysis and is limited to "
+                         f"{DENSE_ANALYSIS_LIMIT} coordinates; this mechanism has {n}")
+    _, vals = sys.evaluate(mech._q)
+    J = sys.jacobian_dense(vals)
+    is_driver = np.zeros(sys.m, dtype=bool)
+    for i, j in enumerate(sys.joints):
+        if isinstance(j, DriverJoint):
+            is_driver[sys.row_starts[i]:sys.row_starts[i + 1]] = True
+    c_rows = np.flatnonzero(~is_driver)
+    d_rows = np.flatnonzero(is_driver)
+    rank_c, dep_c = independent_rows(J[c_rows])
+    rank_all, dep_all = independent_rows(J[np.concatenate([c_rows, d_rows])])
+    order = np.concatenate([c_rows, d_rows])
+    redundant = [RedundantEquation(*sys.row_owner(int(c_rows[i]))) for i in dep_c]
+    conflicts = [RedundantEquation(*sys.row_owner(int(order[i]))) for i in dep_all
+                 if i >= len(c_rows)]
+    return DofReport(n=n, gruebler=gruebler, rank=rank_c, redundant=redundant,
+                     drivers=n_drivers, free=n - rank_all, driver_conflicts=conflicts)
+
+
+# -- motion ------------------------------------------------------------------------------------
+class Motion:
+    """The poses of a mechanism along a sweep.
+
+    Attributes
+    ----------
+    values : ndarray, shape (N,)
+        Driver values.
+    states : ndarray, shape (N, n)
+        State vectors.
+    iterations : ndarray, shape (N,)
+        Newton iterations spent on each pose (the refinement only, for batched poses).
+    residuals : ndarray, shape (N,)
+        Largest absolute residual at each pose.
+    """
+
+    def __init__(self, mechanism, driver, values, states, iterations, residuals):
+        self.mechanism = mechanism
+        self.driver = driver
+        self.values = values
+        self.states = states
+        self.iterations = iterations
+        self.residuals = residuals
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __repr__(self) -> str:
+        return f"Motion({len(self)} poses of {self.driver.label})"
+
+    def _body(self, body) -> Body:
+        if not isinstance(body, Body):
+            raise TypeError(f"body must be a Body, got {type(body).__name__}")
+        if body.mechanism is not self.mechanism:
+            raise ValueError(f"body {body.name!r} is not part of this motion's mechanism")
+        return body
+
+    def pose(self, body) -> np.ndarray:
+        """``(x, y, angle)`` of ``body`` at every pose, shape ``(N, 3)``."""
+        body = self._body(body)
+        if body.is_ground:
+            return np.zeros((len(self), 3))
+        return self.states[:, 3 * body.index:3 * body.index + 3].copy()
+
+    def point(self, body, point=(0.0, 0.0)) -> np.ndarray:
+        """Global path of a body point (given in body coordinates), shape ``(N, 2)``."""
+        X = self.pose(body)
+        p = as_vector(point, "point", 2)
+        c, s = np.cos(X[:, 2]), np.sin(X[:, 2])
+        return np.stack([X[:, 0] + c * p[0] - s * p[1], X[:, 1] + s * p[0] + c * p[1]], axis=1)
+
+    def apply(self, i: int) -> None:
+        """Put the mechanism (and the driver value) in pose ``i``."""
+        self.mechanism.state = self.states[i]
+        self.driver.value = self.values[i]
+
+
+# -- continuation ------------------------------------------------------------------------------
+class _Unreachable(Exception):
+    def __init__(self, reached: float):
+        self.reached = reached
+
+
+class _Continuation:
+    """Predictor–corrector continuation along one driver."""
+
+    def __init__(self, mech, driver, tol, max_iterations):
+        self.mech = mech
+        self.driver = driver
+        self.sys = sys = mech.system()
+        self.tol = tol
+        self.max_iterations = max_iterations
+        self.lin = LinearSolver(sys)
+        self.e = np.zeros(sys.m)
+        self.e[sys.row_of(driver)] = 1.0
+        self.t_ref = 0.0
+        self.use_sign = False
+
+    # state = (v, q, t, sign)
+    def tangent(self, vals):
+        sys, lin = self.sys, self.lin
+        if lin.use_lu:
+            if sys.dense:
+                J = sys.jacobian_dense(vals)
+                try:
+                    return np.linalg.solve(J, self.e), float(np.linalg.slogdet(J)[0])
+                except np.linalg.LinAlgError:
+                    pass
+            elif lin.lu is not None:
+                return lin.lu.solve(self.e), 0.0
+        J = sys.jacobian_dense(vals) if sys.dense else sys.jacobian_sparse(vals)
+        if sys.dense:
+            return svd_step(J, self.e), 0.0
+        from .solver import _sparse_min_norm
+
+        return _sparse_min_norm(J, self.e), 0.0
+
+    def newton(self, v, q0, analyse=False):
+        self.driver.value = v
+        return newton(self.sys, q0, tol=self.tol, max_iterations=self.max_iterations,
+                      linear=self.lin, analyse=analyse)
+
+    def make_state(self, v, q, vals):
+        t, sign = self.tangent(vals)
+        self.t_ref = max(self.t_ref, float(np.max(np.abs(t), initial=0.0)))
+        return (v, q, t, sign)
+
+    def jump(self, state, v_b):
+        """One predictor–corrector step to ``v_b``; the new state, or None if rejected."""
+        v_a, q_a, t_a, sign_a = state
+        h = v_b - v_a
+        q_p = self.sys.retract(q_a, h * t_a)
+        q, res, vals = self.newton(v_b, q_p)
+        if not res.success:
+            return None, res
+        corr = float(np.max(np.abs(q - q_p), initial=0.0))
+        pred = abs(h) * max(float(np.max(np.abs(t_a), initial=0.0)), self.t_ref, 1e-12)
+        if corr > 0.5 * pred + 10 * self.tol:
+            return None, res
+        new = self.make_state(v_b, q, vals)
+        if self.use_sign and self.lin.use_lu and new[3] != sign_a:
+            return None, res
+        return new, res
+
+    def follow(self, state, v_b):
+        """Continue from ``state`` to ``v_b`` with step halving; raises _Unreachable."""
+        v0 = state[0]
+        span = abs(v_b - v0)
+        h = v_b - v0
+        iters = 0
+        while state[0] != v_b:
+            target = v_b if abs(v_b - state[0]) <= abs(h) else state[0] + h
+            new, res = self.jump(state, target)
+            iters += res.iterations
+            if new is None:
+                h *= 0.5
+                if abs(h) < 1e-7 * max(span, 1e-12):
+                    raise _Unreachable(state[0])
+                continue
+            state = new
+            if res.iterations <= 2:
+                h *= 2.0
+        return state, iters
+
+
+def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
+          batch: bool | str = "auto", progress=None) -> Motion:
+    """Follow the mechanism as ``driver`` takes each of ``values`` in turn.
+
+    Parameters
+    ----------
+    mech : Mechanism
+    driver : DriverJoint
+        A driver of ``mech`` (its value is changed; it ends at the last value).
+    values : array_like, shape (N,)
+        Driver values, in sweep order.
+    tol : float
+        Residual tolerance of every pose.
+    max_iterations : int
+        Newton iteration cap per corrector.
+    batch : bool or "auto"
+        Refine poses together through the batch axis (small mechanisms; "auto" decides).
+    progress : callable, optional
+        Called as ``progress(done, total)`` while sweeping.
+
+    Returns
+    -------
+    Motion
+
+    Raises
+    ------
+    SweepError
+        When a value cannot be reached without leaving the assembly branch (a limit position);
+        the error names the first unreachable value and carries the motion up to it.
+    """
+    if not isinstance(driver, DriverJoint):
+        raise TypeError(f"driver must be a driver joint (Driver, AngleDriver, ...), got "
+                        f"{type(driver).__name__}")
+    if driver.mechanism is not mech:
+        raise ValueError(f"{driver.label} is not a driver of this mechanism")
+    values = as_values(values)
+    N = len(values)
+    cont = _Continuation(mech, driver, tol, max_iterations)
+    sys = cont.sys
+    states = np.empty((N, sys.n))
+    iterations = np.zeros(N, dtype=int)
+    residuals = np.zeros(N)
+
+    def partial(upto):
+        return Motion(mech, driver, values[:upto].copy(), states[:upto].copy(),
+                      iterations[:upto].copy(), residuals[:upto].copy())
+
+    def unreachable(index, reached, res=None):
+        mech.state = states[index - 1] if index else mech.state
+        driver.value = values[index - 1] if index else values[0]
+        v = values[index]
+        raise SweepError(
+            f"{driver.describe()} cannot reach value {v:.6g} (values[{index}]): the mechanism "
+            f"was followed up to {reached:.6g} and cannot continue without leaving its assembly "
+            "branch (a limit or dead-centre position, or an unreachable value)",
+            res, value=float(v), index=index, motion=partial(index))
+
+    q, res, vals = cont.newton(values[0], mech.state, analyse=None)
+    if not res.success:
+        raise SweepError(f"{driver.describe()} cannot reach value {values[0]:.6g} "
+                         f"(values[0]): {res.message}", res, value=float(values[0]), index=0,
+                         motion=partial(0))
+    cont.use_sign = sys.dense and cont.lin.use_lu and sys.m == sys.n
+    state = cont.make_state(values[0], q, vals)
+    states[0] = q
+    iterations[0] = res.iterations
+    if batch == "auto":
+        batch = sys.dense and N >= 16
+    if progress is not None:
+        progress(1, N)
+    if batch and sys.dense and N > 2:
+        _batched(cont, state, values, states, iterations, progress, unreachable)
+    else:
+        for i in range(1, N):
+            try:
+                state, its = cont.follow(state, values[i])
+            except _Unreachable as exc:
+                unreachable(i, exc.reached)
+            states[i] = state[1]
+            iterations[i] = its
+            if progress is not None:
+                progress(i + 1, N)
+    residuals[:] = np.max(np.abs(sys.phi(states, params=_driver_params(sys, driver, values))),
+                          axis=1)
+    mech.state = states[-1]
+    driver.value = values[-1]
+    return Motion(mech, driver, values.copy(), states, iterations, residuals)
+
+
+def assemble(mech, *, tol: float, max_iterations: int):
+    """Assemble from a rough pose when direct Newton fails: constraints first, then drivers.
+
+    Phase 1 satisfies the constraints alone with minimum-norm Gauss–Newton steps (the pose moves
+    as little as it must). Phase 2 sets each driver to the value it measures there and continues
+    it to its target, so the assembly branch found in phase 1 is kept. Returns ``(q, result)``;
+    on failure ``result.success`` is False and ``result.message`` says which phase failed.
+    """
+    sys = mech.system()
+    q_start = mech.state
+    is_driver = [isinstance(j, DriverJoint) for j in sys.joints]
+    c_rows = np.concatenate([np.arange(sys.row_starts[i], sys.row_starts[i + 1])
+                             for i, d in enumerate(is_driver) if not d] or [np.zeros(0, int)])
+    q = q_start
+    if c_rows.size:
+        q, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, rows=c_rows)
+        if not res.success:
+            res.message = ("the joints cannot be assembled even without the drivers "
+                           f"({res.message})")
+            return q, res
+    drivers = [j for j, d in zip(sys.joints, is_driver) if d]
+    targets = [d.value for d in drivers]
+    mech._q[:] = q
+    try:
+        for d in drivers:
+            d.value = d.measure()
+        for d, v in zip(drivers, targets):
+            cont = _Continuation(mech, d, tol, max_iterations)
+            _, vals = sys.evaluate(q)
+            state = cont.make_state(d.value, q, vals)
+            try:
+                state, _ = cont.follow(state, v)
+            except _Unreachable as exc:
+                for dd, vv in zip(drivers, targets):
+                    dd.value = vv
+                q_ls, res, _ = newton(sys, mech.state, tol=tol, max_iterations=max_iterations)
+                res.success = False
+                res.status = "failed"
+                res.message = (f"{d.describe()} cannot reach {v:.6g}: from the assembled pose "
+                               f"it can be moved only up to {exc.reached:.6g}")
+                return q_ls, res
+            q = state[1]
+            mech._q[:] = q
+    finally:
+        for d, v in zip(drivers, targets):
+            d.value = v
+        mech._q[:] = q_start
+    q, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, analyse=True)
+    return q, res
+
+
+def _driver_params(sys, driver, values):
+    gi, ii, col = sys.driver_slot(driver)
+    P = np.repeat(sys.groups[gi].P[None], len(values), axis=0)
+    P[:, ii, col] = values
+    return {gi: P}
+
+
+def _batched(cont, state0, values, states, iterations, progress, unreachable):
+    """Coarse continuation at adaptive nodes, Hermite prediction, batched refinement."""
+    N = len(values)
+    nodes = {0: state0}
+    i, stride = 0, 8
+    while i < N - 1:
+        j = min(i + stride, N - 1)
+        new, res = cont.jump(nodes[i], values[j])
+        if new is None and stride > 1:
+            stride = max(1, stride // 2)
+            continue
+        if new is None:
+            try:
+                new, _ = cont.follow(nodes[i], values[j])
+            except _Unreachable as exc:
+                unreachable(j, exc.reached)
+        nodes[j] = new
+        states[j] = new[1]
+        iterations[j] = res.iterations
+        if res.iterations <= 2 and stride < 64:
+            stride *= 2
+        i = j
+        if progress is not None:
+            progress(len(nodes), N)
+    keys = sorted(nodes)
+    idx, pred, seg_scale, seg_sign = [], [], [], []
+    for a, b in zip(keys[:-1], keys[1:]):
+        if b - a < 2:
+            continue
+        va, qa, ta, sa = nodes[a]
+        vb, qb, tb, _ = nodes[b]
+        h = vb - va
+        tau = (values[a + 1:b] - va) / h
+        h00 = 2 * tau**3 - 3 * tau**2 + 1
+        h10 = tau**3 - 2 * tau**2 + tau
+        h01 = -2 * tau**3 + 3 * tau**2
+        h11 = tau**3 - tau**2
+        pred.append(h00[:, None] * qa + (h10 * h)[:, None] * ta + h01[:, None] * qb
+                    + (h11 * h)[:, None] * tb)
+        idx.append(np.arange(a + 1, b))
+        seg_scale.append(np.full(b - a - 1, float(np.max(np.abs(qb - qa)))))
+        seg_sign.append(np.full(b - a - 1, sa))
+    if not idx:
+        return
+    idx = np.concatenate(idx)
+    Q0 = np.concatenate(pred)
+    scale = np.concatenate(seg_scale)
+    signs = np.concatenate(seg_sign)
+    Q, ok, its, sign = _batch_newton(cont, Q0, values[idx])
+    dist = np.max(np.abs(Q - Q0), axis=1)
+    ok &= dist <= 0.25 * scale + 10 * cont.tol
+    if cont.use_sign:
+        ok &= sign == signs
+    states[idx[ok]] = Q[ok]
+    iterations[idx[ok]] = its[ok]
+    # Redo rejected poses sequentially from the pose before them.
+    for k in idx[~ok]:
+        v_prev = values[k - 1]
+        q_prev = states[k - 1]
+        _, vals = cont.sys.evaluate(q_prev, params=_driver_params(cont.sys, cont.driver,
+                                                                  [v_prev]))
+        prev = cont.make_state(v_prev, q_prev, vals[0] if vals.ndim > 1 else vals)
+        try:
+            new, n_it = cont.follow(prev, values[k])
+        except _Unreachable as exc:
+            unreachable(k, exc.reached)
+        states[k] = new[1]
+        iterations[k] = n_it
+    if progress is not None:
+        progress(N, N)
+
+
+def _batch_newton(cont, Q0, values, max_iterations=8):
+    """Newton on many poses at once (dense systems); full steps, per-pose convergence."""
+    sys = cont.sys
+    gi, ii, col = sys.driver_slot(cont.driver)
+    B = len(values)
+    P = np.repeat(sys.groups[gi].P[None], B, axis=0)
+    P[:, ii, col] = values
+    Q = Q0.copy()
+    ok = np.zeros(B, dtype=bool)
+    its = np.zeros(B, dtype=int)
+    sign = np.zeros(B)
+    active = np.arange(B)
+    square = sys.m == sys.n and cont.lin.use_lu
+    for it in range(max_iterations + 1):
+        phi, vals = sys.evaluate(Q[active], params={gi: P[active]})
+        r = np.max(np.abs(phi), axis=1)
+        done = r <= cont.tol
+        J = sys.jacobian_dense(vals)
+        if done.any():
+            ok[active[done]] = True
+            if cont.use_sign:
+                sign[active[done]] = np.linalg.slogdet(J[done])[0]
+        keep = ~done & np.all(np.isfinite(phi), axis=1)
+        active = active[keep]
+        if active.size == 0 or it == max_iterations:
+            break
+        J = J[keep]
+        rhs = -phi[keep]
+        try:
+            if not square:
+                raise np.linalg.LinAlgError
+            dq = np.linalg.solve(J, rhs[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            dq = np.einsum("bij,bj->bi", np.linalg.pinv(J, rcond=1e-9), rhs)
+        Q[active] = sys.retract(Q[active], dq)
+        its[active] += 1
+    return Q, ok, its, sign

@@ -1,0 +1,143 @@
+"""Rigid bodies: a name, a place in the mechanism's state vector, and coordinate transforms.
+
+A planar body's state is ``(x, y, angle)``: the position of its local origin in global
+coordinates and the counter-clockwise angle of its local x axis. The body does not store its
+state; it reads and writes the slice of the mechanism's one flat state vector that belongs to it.
+Ground is a body with no state (its pose is always the origin).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ._validation import as_float, as_vector
+
+if TYPE_CHECKING:
+    from .mechanism import Mechanism
+
+__all__ = ["Body"]
+
+
+def _rotation(angle: float) -> np.ndarray:
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, -s], [s, c]])
+
+
+class Body:
+    """A rigid body of a planar mechanism.
+
+    Bodies are created by :meth:`Mechanism.add_body`; ground is :attr:`Mechanism.ground`.
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism()
+    >>> link = mech.add_body("link", position=(1.0, 2.0), angle=0.5)
+    >>> link.position
+    array([1., 2.])
+    >>> bool(np.allclose(link.to_local(link.to_global((0.3, -0.2))), (0.3, -0.2)))
+    True
+    """
+
+    __slots__ = ("_mechanism", "_index", "name")
+
+    def __init__(self, mechanism: Mechanism, name: str, index: int | None) -> None:
+        self._mechanism = mechanism
+        self._index = index
+        self.name = name
+
+    # -- identity -------------------------------------------------------------------------------
+    @property
+    def mechanism(self) -> Mechanism:
+        """The mechanism this body belongs to."""
+        return self._mechanism
+
+    @property
+    def is_ground(self) -> bool:
+        """True for the mechanism's ground body."""
+        return self._index is None
+
+    @property
+    def index(self) -> int | None:
+        """Position of the body among the moving bodies (``None`` for ground)."""
+        return self._index
+
+    def __repr__(self) -> str:
+        if self.is_ground:
+            return "Body('ground')"
+        x, y, a = self.pose
+        return f"Body({self.name!r}, position=({x:.6g}, {y:.6g}), angle={a:.6g})"
+
+    # -- state ----------------------------------------------------------------------------------
+    def _slice(self) -> slice:
+        i = 3 * self._index
+        return slice(i, i + 3)
+
+    @property
+    def pose(self) -> np.ndarray:
+        """``(x, y, angle)`` as a new array."""
+        if self.is_ground:
+            return np.zeros(3)
+        return self._mechanism._q[self._slice()].copy()
+
+    @property
+    def position(self) -> np.ndarray:
+        """Global position of the body's local origin, shape ``(2,)``."""
+        return self.pose[:2]
+
+    @position.setter
+    def position(self, value) -> None:
+        self._require_moving("position")
+        self._mechanism._q[3 * self._index : 3 * self._index + 2] = as_vector(value, "position", 2)
+
+    @property
+    def angle(self) -> float:
+        """Counter-clockwise angle of the body's x axis, in radians."""
+        return float(self.pose[2])
+
+    @angle.setter
+    def angle(self, value) -> None:
+        self._require_moving("angle")
+        self._mechanism._q[3 * self._index + 2] = as_float(value, "angle")
+
+    @property
+    def x(self) -> float:
+        """Global x coordinate of the body's origin."""
+        return float(self.pose[0])
+
+    @property
+    def y(self) -> float:
+        """Global y coordinate of the body's origin."""
+        return float(self.pose[1])
+
+    @property
+    def rotation(self) -> np.ndarray:
+        """Local-to-global rotation matrix, shape ``(2, 2)``."""
+        return _rotation(self.angle)
+
+    def _require_moving(self, what: str) -> None:
+        if self.is_ground:
+            raise ValueError(f"ground has a fixed pose; its {what} cannot be set")
+
+    # -- transforms -----------------------------------------------------------------------------
+    def to_global(self, point) -> np.ndarray:
+        """Global coordinates of a point given in body coordinates."""
+        p = as_vector(point, "point", 2)
+        x, y, a = self.pose
+        return np.array([x, y]) + _rotation(a) @ p
+
+    def to_local(self, point) -> np.ndarray:
+        """Body coordinates of a point given in global coordinates."""
+        p = as_vector(point, "point", 2)
+        x, y, a = self.pose
+        return _rotation(a).T @ (p - np.array([x, y]))
+
+    def vector_to_global(self, vector) -> np.ndarray:
+        """Rotate a free vector from body to global coordinates."""
+        return _rotation(self.angle) @ as_vector(vector, "vector", 2)
+
+    def vector_to_local(self, vector) -> np.ndarray:
+        """Rotate a free vector from global to body coordinates."""
+        return _rotation(self.angle).T @ as_vector(vector, "vector", 2)

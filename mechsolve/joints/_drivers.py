@@ -1,0 +1,179 @@
+"""Drivers: constraints ``f(q) - value = 0`` whose value is set between solves.
+
+``Driver`` fixes one coordinate of one body (George & Guenter's DRIVER); ``AngleDriver`` the
+relative angle of a revolute joint; ``SlideDriver`` the slide of a prismatic joint;
+``DistanceDriver`` the distance between two body points.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_float
+from ..body import Body
+from ._planar import Distance, Prismatic, Revolute, _projection
+from .base import DriverJoint
+
+__all__ = ["Driver", "AngleDriver", "SlideDriver", "DistanceDriver"]
+
+_COORDINATES = ("x", "y", "angle")
+
+
+class Driver(DriverJoint):
+    """Fix one coordinate of a body: ``Phi = q_c - value`` with ``c`` in ``x``, ``y``, ``angle``.
+
+    Parameters
+    ----------
+    body : Body
+        A moving body of the mechanism.
+    coordinate : {"x", "y", "angle"}
+        The driven coordinate.
+    value : float
+        Its value (radians for ``"angle"``); settable between solves through ``.value``.
+    name : str, optional
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism()
+    >>> crank = mech.add_body("crank")
+    >>> motor = mech.add(ms.joints.Driver(crank, "angle", 0.25, name="motor"))
+    >>> motor.value = 0.5
+    >>> motor.residual()
+    array([-0.5])
+    """
+
+    n_equations = 1
+    _value_index = 3
+
+    def __init__(self, body: Body, coordinate: str, value: float = 0.0, *,
+                 name: str | None = None) -> None:
+        if not isinstance(coordinate, str):
+            raise TypeError(f"coordinate must be one of {_COORDINATES}, got {coordinate!r}")
+        if coordinate not in _COORDINATES:
+            raise ValueError(f"coordinate must be one of {_COORDINATES}, got {coordinate!r}")
+        if isinstance(body, Body) and body.is_ground:
+            raise ValueError("Driver: body must be a moving body, got ground")
+        weights = np.zeros(3)
+        weights[_COORDINATES.index(coordinate)] = 1.0
+        v = as_float(value, "value")
+        super().__init__((body,), np.concatenate([weights, [v]]), name=name)
+        self.coordinate = coordinate
+
+    @property
+    def equation_labels(self):
+        return (self.coordinate,)
+
+    @classmethod
+    def _phi(cls, P, X):
+        return (np.einsum("...i,...i->...", X, P[..., :3]) - P[..., 3])[..., None]
+
+    @classmethod
+    def _evaluate(cls, P, X):
+        phi = cls._phi(P, X)
+        J = np.broadcast_to(P[..., None, :3], phi.shape + (3,))
+        return phi, [J]
+
+
+class AngleDriver(DriverJoint):
+    """Drive the relative angle of a revolute joint: ``Phi = t2 - t1 - value``.
+
+    The angle is not wrapped: sweeping ``value`` through ``2 pi`` turns the joint a full turn.
+
+    Parameters
+    ----------
+    joint : Revolute
+        The driven revolute (its two bodies are constrained).
+    value : float
+        Relative angle ``t2 - t1`` in radians.
+    name : str, optional
+    """
+
+    n_equations = 1
+    equation_labels = ("angle",)
+    _value_index = 0
+
+    def __init__(self, joint: Revolute, value: float = 0.0, *, name: str | None = None) -> None:
+        if not isinstance(joint, Revolute):
+            raise TypeError(f"AngleDriver: joint must be a Revolute, got {type(joint).__name__}")
+        super().__init__(joint.bodies, [as_float(value, "value")], name=name)
+        self.joint = joint
+
+    @classmethod
+    def _phi(cls, P, X1, X2):
+        return (X2[..., 2] - X1[..., 2] - P[..., 0])[..., None]
+
+    @classmethod
+    def _evaluate(cls, P, X1, X2):
+        phi = cls._phi(P, X1, X2)
+        J1 = np.zeros(phi.shape + (3,))
+        J2 = np.zeros(phi.shape + (3,))
+        J1[..., 2] = -1.0
+        J2[..., 2] = 1.0
+        return phi, [J1, J2]
+
+
+class SlideDriver(DriverJoint):
+    """Drive the slide of a prismatic joint: ``Phi = u . d - value``.
+
+    ``u`` is the joint's axis in global coordinates and ``d`` the vector from the joint's point
+    on ``body1`` to its point on ``body2`` (see :class:`Prismatic`).
+
+    Parameters
+    ----------
+    joint : Prismatic
+    value : float
+        Signed slide along the axis (a length).
+    name : str, optional
+    """
+
+    n_equations = 1
+    equation_labels = ("slide",)
+    _value_index = 6
+
+    def __init__(self, joint: Prismatic, value: float = 0.0, *, name: str | None = None) -> None:
+        if not isinstance(joint, Prismatic):
+            raise TypeError(f"SlideDriver: joint must be a Prismatic, got {type(joint).__name__}")
+        params = np.concatenate([joint._p[:6], [as_float(value, "value")]])
+        super().__init__(joint.bodies, params, name=name)
+        self.joint = joint
+
+    @classmethod
+    def _phi(cls, P, X1, X2):
+        return cls._evaluate(P, X1, X2)[0]
+
+    @classmethod
+    def _evaluate(cls, P, X1, X2):
+        s, J1, J2 = _projection(P, X1, X2, P[..., 4], P[..., 5], normal=False)
+        return (s - P[..., 6])[..., None], [J1[..., None, :], J2[..., None, :]]
+
+
+class DistanceDriver(Distance, DriverJoint):
+    """A :class:`Distance` whose length is a driven value (a linear actuator).
+
+    Parameters
+    ----------
+    body1, body2 : Body
+    point1, point2 : array_like, shape (2,)
+    value : float
+        The distance (positive).
+    name : str, optional
+    """
+
+    _value_index = 4
+
+    def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
+                 value: float = 1.0, *, name: str | None = None) -> None:
+        super().__init__(body1, body2, point1, point2, length=as_float(value, "value",
+                                                                         positive=True), name=name)
+
+    def _check_value(self, value: float) -> float:
+        if value <= 0.0:
+            raise ValueError(f"DistanceDriver value must be a positive length, got {value}")
+        return value
+
+    def measure(self) -> float:
+        """The current distance between the two points."""
+        L = self.value
+        phi = float(self.residual()[0])
+        return float(np.sqrt(L * L + 2 * L * phi))

@@ -1,0 +1,446 @@
+"""Planar joints: Revolute, Prismatic, Fixed, Distance, PointOnLine, Gear, RackPinion.
+
+Notation used in every kernel: a body's pose is ``(x, y, t)``, its rotation ``R(t)``; a local
+point ``p`` sits at ``r + R p`` in global coordinates and ``d(R p)/dt = perp(R p)`` with
+``perp(v) = (-v_y, v_x)``. Each kernel evaluates all instances of its class at once over stacked
+parameters ``P (..., k, p)`` and poses ``X (..., k, 3)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_direction, as_float, as_vector
+from ..body import Body
+from .base import Joint
+
+__all__ = ["Revolute", "Prismatic", "Fixed", "Distance", "PointOnLine", "Gear", "RackPinion"]
+
+
+# -- array helpers ---------------------------------------------------------------------------------
+def _rotate(X: np.ndarray, px: np.ndarray, py: np.ndarray):
+    """Global components of local vectors ``(px, py)`` rotated by the poses ``X``."""
+    c = np.cos(X[..., 2])
+    s = np.sin(X[..., 2])
+    return c * px - s * py, s * px + c * py
+
+
+def _shape(P: np.ndarray, *X: np.ndarray) -> tuple[int, ...]:
+    return np.broadcast_shapes(P.shape[:-1], *(x.shape[:-1] for x in X))
+
+
+def _separation(P0: int, X1: np.ndarray, X2: np.ndarray, P: np.ndarray):
+    """``d = r2 + R2 p2 - r1 - R1 p1`` with ``p1 = P[..., P0:P0+2]``, ``p2 = P[..., P0+2:P0+4]``.
+
+    Returns ``(dx, dy, a1x, a1y, a2x, a2y)`` where ``a = R p``.
+    """
+    a1x, a1y = _rotate(X1, P[..., P0], P[..., P0 + 1])
+    a2x, a2y = _rotate(X2, P[..., P0 + 2], P[..., P0 + 3])
+    dx = X2[..., 0] + a2x - X1[..., 0] - a1x
+    dy = X2[..., 1] + a2y - X1[..., 1] - a1y
+    return dx, dy, a1x, a1y, a2x, a2y
+
+
+def _projection(P: np.ndarray, X1: np.ndarray, X2: np.ndarray, ux, uy, normal: bool):
+    """Component of ``d`` along the body-1 direction ``u`` (or its normal ``perp(u)``).
+
+    Returns the value and the Jacobian rows with respect to bodies 1 and 2, shape ``(..., 3)``.
+    """
+    dx, dy, a1x, a1y, a2x, a2y = _separation(0, X1, X2, P)
+    wx, wy = _rotate(X1, ux, uy)
+    if normal:
+        wx, wy = -wy, wx
+    value = wx * dx + wy * dy
+    shape = value.shape
+    J1 = np.empty(shape + (3,))
+    J2 = np.empty(shape + (3,))
+    J1[..., 0] = -wx
+    J1[..., 1] = -wy
+    # d(w)/dt1 = perp(w); d(d)/dt1 = -perp(a1)
+    J1[..., 2] = (-wy * dx + wx * dy) - (wx * -a1y + wy * a1x)
+    J2[..., 0] = wx
+    J2[..., 1] = wy
+    J2[..., 2] = wx * -a2y + wy * a2x
+    return value, J1, J2
+
+
+def _point(value, name: str) -> np.ndarray:
+    return as_vector(value, name, 2)
+
+
+# -- joints ----------------------------------------------------------------------------------------
+class Revolute(Joint):
+    """Pin joint: point ``point1`` of ``body1`` coincides with point ``point2`` of ``body2``.
+
+    ``Phi = r1 + R1 p1 - r2 - R2 p2`` (2 equations, the seed's REVOLUTE).
+
+    Parameters
+    ----------
+    body1, body2 : Body
+        The joined bodies (either may be ground).
+    point1, point2 : array_like, shape (2,)
+        The pin's position in each body's local coordinates.
+    name : str, optional
+        Name used in reports and messages.
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism()
+    >>> crank = mech.add_body("crank", position=(0.5, 0.0))
+    >>> pin = mech.add(ms.joints.Revolute(mech.ground, crank, (0, 0), (-0.5, 0), name="O"))
+    >>> pin.residual()
+    array([0., 0.])
+    """
+
+    n_equations = 2
+    equation_labels = ("x", "y")
+
+    def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0), *,
+                 name: str | None = None) -> None:
+        p1 = _point(point1, "point1")
+        p2 = _point(point2, "point2")
+        super().__init__((body1, body2), np.concatenate([p1, p2]), name=name)
+
+    @property
+    def point1(self) -> np.ndarray:
+        return self._p[0:2].copy()
+
+    @property
+    def point2(self) -> np.ndarray:
+        return self._p[2:4].copy()
+
+    @classmethod
+    def _phi(cls, P, X1, X2):
+        dx, dy, *_ = _separation(0, X1, X2, P)
+        return -np.stack([dx, dy], axis=-1)
+
+    @classmethod
+    def _evaluate(cls, P, X1, X2):
+        dx, dy, a1x, a1y, a2x, a2y = _separation(0, X1, X2, P)
+        shape = dx.shape
+        phi = np.empty(shape + (2,))
+        phi[..., 0] = -dx
+        phi[..., 1] = -dy
+        J1 = np.zeros(shape + (2, 3))
+        J2 = np.zeros(shape + (2, 3))
+        J1[..., 0, 0] = 1.0
+        J1[..., 1, 1] = 1.0
+        J1[..., 0, 2] = -a1y
+        J1[..., 1, 2] = a1x
+        J2[..., 0, 0] = -1.0
+        J2[..., 1, 1] = -1.0
+        J2[..., 0, 2] = a2y
+        J2[..., 1, 2] = -a2x
+        return phi, [J1, J2]
+
+
+class Fixed(Joint):
+    """Weld: ``point1`` of ``body1`` on ``point2`` of ``body2`` and the relative angle locked.
+
+    ``Phi = (r1 + R1 p1 - r2 - R2 p2, t2 - t1 - angle)`` (3 equations). With ``body1`` ground
+    this is George & Guenter's ABSOLUTE: it places ``body2`` at a fixed global pose.
+
+    Parameters
+    ----------
+    body1, body2 : Body
+    point1, point2 : array_like, shape (2,)
+        Coincident points in local coordinates (default: the origins).
+    angle : float
+        Relative angle ``t2 - t1`` held by the weld (default 0).
+    name : str, optional
+    """
+
+    n_equations = 3
+    equation_labels = ("x", "y", "angle")
+
+    def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
+                 angle: float = 0.0, *, name: str | None = None) -> None:
+        p1 = _point(point1, "point1")
+        p2 = _point(point2, "point2")
+        a = as_float(angle, "angle")
+        super().__init__((body1, body2), np.concatenate([p1, p2, [a]]), name=name)
+
+    @classmethod
+    def _phi(cls, P, X1, X2):
+        return cls._evaluate(P, X1, X2)[0]
+
+    @classmethod
+    def _evaluate(cls, P, X1, X2):
+        phi_r, (R1, R2) = Revolute._evaluate(P, X1, X2)
+        shape = phi_r.shape[:-1]
+        phi = np.empty(shape + (3,))
+        phi[..., :2] = phi_r
+        phi[..., 2] = X2[..., 2] - X1[..., 2] - P[..., 4]
+        J1 = np.zeros(shape + (3, 3))
+        J2 = np.zeros(shape + (3, 3))
+        J1[..., :2, :] = R1
+        J2[..., :2, :] = R2
+        J1[..., 2, 2] = -1.0
+        J2[..., 2, 2] = 1.0
+        return phi, [J1, J2]
+
+
+class Prismatic(Joint):
+    """Translational joint: a point of ``body2`` slides on a line of ``body1``, rotation locked.
+
+    The line passes through ``point1`` of ``body1`` with direction ``axis`` (body-1
+    coordinates). With ``u = R1 axis`` and ``d = r2 + R2 p2 - r1 - R1 p1``::
+
+        Phi = (perp(u) . d,  t2 - t1 - (angle(axis) - angle(axis2)))
+
+    so that ``axis2`` of ``body2`` stays aligned with ``axis`` of ``body1`` (2 equations, the
+    seed's TRANSLATIONAL). The slide ``s = u . d`` is what :class:`SlideDriver` drives.
+
+    Parameters
+    ----------
+    body1, body2 : Body
+    point1, point2 : array_like, shape (2,)
+    axis : array_like, shape (2,)
+        Direction of the line in body-1 coordinates (normalised; must be non-zero).
+    axis2 : array_like, shape (2,), optional
+        The direction of ``body2`` kept parallel to ``axis`` (default: the same components).
+    name : str, optional
+    """
+
+    n_equations = 2
+    equation_labels = ("normal", "angle")
+
+    def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
+                 axis=(1.0, 0.0), axis2=None, *, name: str | None = None) -> None:
+        p1 = _point(point1, "point1")
+        p2 = _point(point2, "point2")
+        u1 = as_direction(axis, "axis", 2)
+        u2 = u1 if axis2 is None else as_direction(axis2, "axis2", 2)
+        offset = np.arctan2(u1[1], u1[0]) - np.arctan2(u2[1], u2[0])
+        super().__init__((body1, body2), np.concatenate([p1, p2, u1, [offset]]), name=name)
+
+    @property
+    def axis(self) -> np.ndarray:
+        return self._p[4:6].copy()
+
+    @classmethod
+    def _phi(cls, P, X1, X2):
+        return cls._evaluate(P, X1, X2)[0]
+
+    @classmethod
+    def _evaluate(cls, P, X1, X2):
+        n, Jn1, Jn2 = _projection(P, X1, X2, P[..., 4], P[..., 5], normal=True)
+        shape = n.shape
+        phi = np.empty(shape + (2,))
+        phi[..., 0] = n
+        phi[..., 1] = X2[..., 2] - X1[..., 2] - P[..., 6]
+        J1 = np.zeros(shape + (2, 3))
+        J2 = np.zeros(shape + (2, 3))
+        J1[..., 0, :] = Jn1
+        J2[..., 0, :] = Jn2
+        J1[..., 1, 2] = -1.0
+        J2[..., 1, 2] = 1.0
+        return phi, [J1, J2]
+
+
+class PointOnLine(Joint):
+    """Pin in slot: ``point2`` of ``body2`` stays on the line of ``body1`` through ``point1``.
+
+    ``Phi = perp(R1 axis) . (r2 + R2 p2 - r1 - R1 p1)`` (1 equation); the relative rotation is
+    free.
+
+    Parameters
+    ----------
+    body1, body2 : Body
+    point1, point2 : array_like, shape (2,)
+    axis : array_like, shape (2,)
+        Direction of the slot in body-1 coordinates (non-zero).
+    name : str, optional
+    """
+
+    n_equations = 1
+    equation_labels = ("normal",)
+
+    def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
+                 axis=(1.0, 0.0), *, name: str | None = None) -> None:
+        p1 = _point(point1, "point1")
+        p2 = _point(point2, "point2")
+        u = as_direction(axis, "axis", 2)
+        super().__init__((body1, body2), np.concatenate([p1, p2, u]), name=name)
+
+    @classmethod
+    def _phi(cls, P, X1, X2):
+        return cls._evaluate(P, X1, X2)[0]
+
+    @classmethod
+    def _evaluate(cls, P, X1, X2):
+        n, J1, J2 = _projection(P, X1, X2, P[..., 4], P[..., 5], normal=True)
+        return n[..., None], [J1[..., None, :], J2[..., None, :]]
+
+
+class Distance(Joint):
+    """Massless rod: ``point1`` of ``body1`` and ``point2`` of ``body2`` at distance ``length``.
+
+    ``Phi = (d . d - L**2) / (2 L)`` with ``d = r2 + R2 p2 - r1 - R1 p1`` (1 equation). The
+    scaling makes ``Phi`` equal ``|d| - L`` to first order, so its residual is a length.
+
+    Parameters
+    ----------
+    body1, body2 : Body
+    point1, point2 : array_like, shape (2,)
+    length : float
+        Positive rod length.
+    name : str, optional
+    """
+
+    n_equations = 1
+    equation_labels = ("length",)
+
+    def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
+                 length: float = 1.0, *, name: str | None = None) -> None:
+        p1 = _point(point1, "point1")
+        p2 = _point(point2, "point2")
+        L = as_float(length, "length", positive=True)
+        super().__init__((body1, body2), np.concatenate([p1, p2, [L]]), name=name)
+
+    @classmethod
+    def _phi(cls, P, X1, X2):
+        return cls._evaluate(P, X1, X2)[0]
+
+    @classmethod
+    def _evaluate(cls, P, X1, X2):
+        dx, dy, a1x, a1y, a2x, a2y = _separation(0, X1, X2, P)
+        L = P[..., 4]
+        shape = dx.shape
+        phi = ((dx * dx + dy * dy - L * L) / (2 * L))[..., None]
+        gx, gy = dx / L, dy / L
+        J1 = np.empty(shape + (1, 3))
+        J2 = np.empty(shape + (1, 3))
+        J1[..., 0, 0] = -gx
+        J1[..., 0, 1] = -gy
+        J1[..., 0, 2] = -(gx * -a1y + gy * a1x)
+        J2[..., 0, 0] = gx
+        J2[..., 0, 1] = gy
+        J2[..., 0, 2] = gx * -a2y + gy * a2x
+        return phi, [J1, J2]
+
+
+class Gear(Joint):
+    """Gear pair: the rotations of two bodies relative to a carrier coupled by their radii.
+
+    ``Phi = r1 (t1 - tc) + s r2 (t2 - tc) - phase`` with ``s = +1`` for an external mesh
+    (the gears turn in opposite senses, ``w2 = -(r1/r2) w1``) and ``s = -1`` for an internal
+    mesh (a ring gear ``body2`` around ``body1``: same sense, ``w2 = (r1/r2) w1``). Rotations are
+    measured relative to the ``carrier`` (the body holding both axles, ground by default; the arm
+    of a planetary train). The gear does not place the axles: pin each gear to the carrier with a
+    :class:`Revolute`.
+
+    Parameters
+    ----------
+    body1, body2 : Body
+        The two gears.
+    radius1, radius2 : float
+        Pitch radii (positive). The speed ratio is ``radius1 / radius2``.
+    internal : bool
+        True for an internal mesh (``body2`` is the ring gear).
+    carrier : Body, optional
+        Body carrying both axles (default: ground).
+    phase : float
+        Constant of the mesh (arc length), 0 when the gears mesh at zero relative angles.
+    name : str, optional
+    """
+
+    n_equations = 1
+    equation_labels = ("mesh",)
+
+    def __init__(self, body1: Body, body2: Body, radius1: float, radius2: float, *,
+                 internal: bool = False, carrier: Body | None = None, phase: float = 0.0,
+                 name: str | None = None) -> None:
+        r1 = as_float(radius1, "radius1", positive=True)
+        r2 = as_float(radius2, "radius2", positive=True)
+        if not isinstance(internal, (bool, np.bool_)):
+            raise TypeError(f"internal must be True or False, got {internal!r}")
+        if carrier is None and isinstance(body1, Body):
+            carrier = body1.mechanism.ground
+        sign = -1.0 if internal else 1.0
+        ph = as_float(phase, "phase")
+        super().__init__((body1, body2, carrier), [r1, sign * r2, ph], name=name)
+
+    @property
+    def ratio(self) -> float:
+        """Speed ratio ``|w2 / w1| = radius1 / radius2`` (relative to the carrier)."""
+        return float(self._p[0] / abs(self._p[1]))
+
+    @property
+    def internal(self) -> bool:
+        return bool(self._p[1] < 0)
+
+    @classmethod
+    def _phi(cls, P, X1, X2, Xc):
+        tc = Xc[..., 2]
+        return (P[..., 0] * (X1[..., 2] - tc) + P[..., 1] * (X2[..., 2] - tc) - P[..., 2])[..., None]
+
+    @classmethod
+    def _evaluate(cls, P, X1, X2, Xc):
+        phi = cls._phi(P, X1, X2, Xc)
+        shape = phi.shape[:-1]
+        J1 = np.zeros(shape + (1, 3))
+        J2 = np.zeros(shape + (1, 3))
+        Jc = np.zeros(shape + (1, 3))
+        J1[..., 0, 2] = P[..., 0]
+        J2[..., 0, 2] = P[..., 1]
+        Jc[..., 0, 2] = -(P[..., 0] + P[..., 1])
+        return phi, [J1, J2, Jc]
+
+
+class RackPinion(Joint):
+    """Rack and pinion: the rack's slide along its axis follows the pinion's rotation.
+
+    With ``u = R_rack axis`` and ``d = (r_rack + R_rack p_rack) - (r_pin + R_pin p_pin)``::
+
+        Phi = u . d - radius (t_pinion - t_rack) - phase
+
+    ``axis`` (rack coordinates) is the direction the rack moves when the pinion turns
+    counter-clockwise relative to it, so a rack below the pinion has ``axis=(1, 0)`` and a rack
+    above it ``axis=(-1, 0)``. Guide the rack with a :class:`Prismatic` and pin the pinion with a
+    :class:`Revolute`; this joint only couples the two motions (1 equation).
+
+    Parameters
+    ----------
+    pinion, rack : Body
+    radius : float
+        Pitch radius of the pinion (positive).
+    pinion_point, rack_point : array_like, shape (2,)
+        The pinion's centre (pinion coordinates) and a reference point on the rack.
+    axis : array_like, shape (2,)
+        Rack direction in rack coordinates.
+    phase : float
+        Mesh constant (length).
+    name : str, optional
+    """
+
+    n_equations = 1
+    equation_labels = ("mesh",)
+
+    def __init__(self, pinion: Body, rack: Body, radius: float, pinion_point=(0.0, 0.0),
+                 rack_point=(0.0, 0.0), axis=(1.0, 0.0), *, phase: float = 0.0,
+                 name: str | None = None) -> None:
+        r = as_float(radius, "radius", positive=True)
+        pp = _point(pinion_point, "pinion_point")
+        rp = _point(rack_point, "rack_point")
+        u = as_direction(axis, "axis", 2)
+        ph = as_float(phase, "phase")
+        # slots: (rack, pinion); parameters laid out for _projection (point on body 1 first).
+        super().__init__((rack, pinion), np.concatenate([rp, pp, u, [r, ph]]), name=name)
+
+    @classmethod
+    def _phi(cls, P, Xr, Xp):
+        return cls._evaluate(P, Xr, Xp)[0]
+
+    @classmethod
+    def _evaluate(cls, P, Xr, Xp):
+        # _projection gives u . (pinion - rack); the mesh uses u . (rack - pinion).
+        v, Jr, Jp = _projection(P, Xr, Xp, P[..., 4], P[..., 5], normal=False)
+        r = P[..., 6]
+        phi = (-v - r * (Xp[..., 2] - Xr[..., 2]) - P[..., 7])[..., None]
+        Jr = -Jr
+        Jp = -Jp
+        Jr[..., 2] += r
+        Jp[..., 2] -= r
+        return phi, [Jr[..., None, :], Jp[..., None, :]]

@@ -1,0 +1,170 @@
+"""The Joint abstraction: constraint functions Phi and their Jacobian, evaluated per class.
+
+George & Guenter's JOINT exports the number of constraints, the bodies, ``phi`` and ``phi_q``.
+mechsolve keeps that contract but evaluates a whole *class* of joints at once: a subclass gives
+class-level kernels over stacked arrays,
+
+``_phi(P, *X) -> phi``  with ``P`` of shape ``(..., k, p)`` (one parameter row per instance) and
+one ``X`` per body slot of shape ``(..., k, 3)`` (planar poses ``x, y, angle``), returning
+``(..., k, m)``;
+
+``_evaluate(P, *X) -> (phi, [J_1, ..., J_s])`` also returning the Jacobian block of each slot,
+``(..., k, m, 3)``, with respect to that body's pose increment.
+
+The leading ``...`` is an optional batch axis (many poses at once). A subclass that only writes
+``_phi`` gets a central finite-difference Jacobian from this base class; built-in joints override
+``_evaluate`` with analytic blocks, and the test suite checks each against the numeric one.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import ClassVar
+
+import numpy as np
+
+from .._validation import as_float, as_name
+from ..body import Body
+
+__all__ = ["Joint", "DriverJoint"]
+
+_FD_STEP = 1e-6
+
+
+class Joint(ABC):
+    """Abstract base of every constraint (joints, drivers, end effectors).
+
+    Subclasses set :attr:`n_equations`, optionally :attr:`equation_labels`, pass their bodies and
+    a flat parameter vector to ``Joint.__init__`` and implement the class-level kernel ``_phi``
+    (and, for speed, ``_evaluate``).
+
+    Parameters
+    ----------
+    bodies : sequence of Body
+        The bodies this joint constrains, in slot order.
+    params : array_like
+        Flat vector of numeric parameters, the same length for every instance of the class.
+    name : str, optional
+        Name used in reports and error messages.
+    """
+
+    n_equations: ClassVar[int]
+    equation_labels: ClassVar[tuple[str, ...] | None] = None
+
+    def __init__(self, bodies, params, *, name: str | None = None) -> None:
+        self.name = as_name(name)
+        bodies = tuple(bodies)
+        kind = type(self).__name__
+        for i, body in enumerate(bodies):
+            if not isinstance(body, Body):
+                raise TypeError(
+                    f"{kind}: body {i + 1} must be a mechsolve Body "
+                    f"(from Mechanism.add_body or Mechanism.ground), got {type(body).__name__}"
+                )
+        mechs = {id(b.mechanism) for b in bodies}
+        if len(mechs) > 1:
+            raise ValueError(f"{kind}: the bodies {[b.name for b in bodies]} belong to different "
+                             "mechanisms")
+        moving = [b for b in bodies if not b.is_ground]
+        if not moving:
+            raise ValueError(f"{kind}: a joint must constrain at least one moving body, "
+                             "got only ground")
+        if len({id(b) for b in moving}) != len(moving):
+            raise ValueError(f"{kind}: a joint between a body and itself "
+                             f"({moving[0].name!r}) constrains nothing")
+        self._bodies = bodies
+        self._p = np.array(params, dtype=float)
+        self._mechanism = None
+
+    # -- description ----------------------------------------------------------------------------
+    @property
+    def bodies(self) -> tuple[Body, ...]:
+        """The constrained bodies, in slot order."""
+        return self._bodies
+
+    @property
+    def mechanism(self):
+        """The mechanism this joint was added to, or ``None``."""
+        return self._mechanism
+
+    @property
+    def label(self) -> str:
+        """``Kind 'name'`` (or just the kind) for messages."""
+        kind = type(self).__name__
+        return f"{kind} {self.name!r}" if self.name else kind
+
+    def describe(self) -> str:
+        """One line naming the joint and the bodies it joins."""
+        names = " and ".join(b.name for b in self._bodies)
+        return f"{self.label} between {names}" if len(self._bodies) > 1 else f"{self.label} on {names}"
+
+    def equation_label(self, i: int) -> str:
+        """Short name of this joint's equation ``i``."""
+        labels = self.equation_labels
+        if labels is not None and i < len(labels):
+            return labels[i]
+        return str(i)
+
+    def __repr__(self) -> str:
+        return f"<{self.describe()}>"
+
+    # -- evaluation at the current state --------------------------------------------------------
+    def residual(self) -> np.ndarray:
+        """This joint's constraint values Phi at the bodies' current poses, shape ``(m,)``."""
+        X = [b.pose[None, :] for b in self._bodies]
+        return type(self)._phi(self._p[None, :], *X)[0]
+
+    # -- kernels --------------------------------------------------------------------------------
+    @classmethod
+    @abstractmethod
+    def _phi(cls, P: np.ndarray, *X: np.ndarray) -> np.ndarray:
+        """Constraint values for stacked instances: ``(..., k, m)``."""
+
+    @classmethod
+    def _evaluate(cls, P: np.ndarray, *X: np.ndarray):
+        """Constraint values and per-slot Jacobian blocks (default: finite differences)."""
+        return cls._phi(P, *X), cls._numeric_jacobian(P, *X)
+
+    @classmethod
+    def _numeric_jacobian(cls, P: np.ndarray, *X: np.ndarray) -> list[np.ndarray]:
+        """Central finite-difference Jacobian blocks, one ``(..., k, m, 3)`` array per slot."""
+        blocks = []
+        for s, Xs in enumerate(X):
+            cols = []
+            for c in range(Xs.shape[-1]):
+                Xp = Xs.copy()
+                Xm = Xs.copy()
+                Xp[..., c] += _FD_STEP
+                Xm[..., c] -= _FD_STEP
+                args_p = list(X)
+                args_m = list(X)
+                args_p[s] = Xp
+                args_m[s] = Xm
+                cols.append((cls._phi(P, *args_p) - cls._phi(P, *args_m)) / (2 * _FD_STEP))
+            blocks.append(np.stack(cols, axis=-1))
+        return blocks
+
+
+class DriverJoint(Joint):
+    """Base of constraints of the form ``f(q) - value = 0``; ``value`` can be set between solves.
+
+    Subclasses store the value at parameter index ``_value_index``.
+    """
+
+    _value_index: ClassVar[int] = -1
+
+    @property
+    def value(self) -> float:
+        """The driven value (an angle in radians, or a length)."""
+        return float(self._p[self._value_index])
+
+    @value.setter
+    def value(self, new) -> None:
+        self._p[self._value_index] = self._check_value(as_float(new, "value"))
+
+    def _check_value(self, value: float) -> float:
+        return value
+
+    def measure(self) -> float:
+        """The driven quantity at the current pose (``value + residual``)."""
+        return self.value + float(self.residual()[0])

@@ -1,0 +1,200 @@
+"""Mechanism: bodies, joints, the flat state vector, and the solve / sweep / DOF entry points."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._system import System
+from ._validation import as_float, as_name, as_vector
+from .body import Body
+from .joints.base import DriverJoint, Joint
+from .solver import SolveError, SolveResult, failure_message, newton
+
+__all__ = ["Mechanism"]
+
+
+class Mechanism:
+    """Bodies and the joints between them, solved as one system (George & Guenter's MECHANISM).
+
+    Parameters
+    ----------
+    dim : int
+        2 for planar mechanisms (spatial mechanisms, ``dim=3``, come with the spatial joints).
+    name : str, optional
+
+    Examples
+    --------
+    A crank pinned to ground and driven to 30 degrees:
+
+    >>> import numpy as np
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism()
+    >>> crank = mech.add_body("crank", position=(0.4, 0.1), angle=0.2)
+    >>> _ = mech.add(ms.joints.Revolute(mech.ground, crank, (0, 0), (-0.5, 0)))
+    >>> motor = mech.add(ms.joints.Driver(crank, "angle", np.radians(30)))
+    >>> mech.solve().success
+    True
+    >>> crank.to_global((0.5, 0.0)).round(6)
+    array([0.866025, 0.5     ])
+    """
+
+    def __init__(self, dim: int = 2, *, name: str | None = None) -> None:
+        if dim != 2:
+            if dim == 3:
+                raise NotImplementedError("spatial mechanisms (dim=3) are not available yet")
+            raise ValueError(f"dim must be 2 (planar) or 3 (spatial), got {dim!r}")
+        self.dim = dim
+        self.name = as_name(name)
+        self.ground = Body(self, "ground", None)
+        self._bodies: list[Body] = []
+        self._joints: list[Joint] = []
+        self._q = np.zeros(0)
+        self._system: System | None = None
+        self.last_result: SolveResult | None = None
+
+    # -- building -------------------------------------------------------------------------------
+    @property
+    def bodies(self) -> tuple[Body, ...]:
+        """The moving bodies, in state order."""
+        return tuple(self._bodies)
+
+    @property
+    def joints(self) -> tuple[Joint, ...]:
+        """Joints and drivers, in equation order."""
+        return tuple(self._joints)
+
+    @property
+    def drivers(self) -> tuple[DriverJoint, ...]:
+        return tuple(j for j in self._joints if isinstance(j, DriverJoint))
+
+    def body(self, name: str) -> Body:
+        """The body called ``name``."""
+        if name == "ground":
+            return self.ground
+        for b in self._bodies:
+            if b.name == name:
+                return b
+        raise KeyError(f"no body named {name!r}; bodies are {[b.name for b in self._bodies]}")
+
+    def joint(self, name: str) -> Joint:
+        """The joint or driver called ``name``."""
+        for j in self._joints:
+            if j.name == name:
+                return j
+        raise KeyError(f"no joint named {name!r}")
+
+    def add_body(self, name: str, position=(0.0, 0.0), angle: float = 0.0) -> Body:
+        """Add a rigid body at an initial (rough) pose and return it.
+
+        Parameters
+        ----------
+        name : str
+            Unique name, used in reports and messages.
+        position : array_like, shape (2,)
+            Initial global position of the body's local origin.
+        angle : float
+            Initial angle of the body's x axis (radians).
+        """
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"name must be a non-empty string, got {name!r}")
+        if name == "ground" or any(b.name == name for b in self._bodies):
+            raise ValueError(f"a body named {name!r} already exists")
+        pose = np.concatenate([as_vector(position, "position", 2), [as_float(angle, "angle")]])
+        body = Body(self, name, len(self._bodies))
+        self._bodies.append(body)
+        self._q = np.concatenate([self._q, pose])
+        self._system = None
+        return body
+
+    def add(self, joint: Joint) -> Joint:
+        """Add a joint or driver and return it (so ``j = mech.add(Revolute(...))`` reads well)."""
+        if not isinstance(joint, Joint):
+            raise TypeError(f"add() takes a mechsolve joint or driver, got {type(joint).__name__}")
+        if joint.mechanism is not None:
+            raise ValueError(f"{joint.label} was already added to a mechanism")
+        for b in joint.bodies:
+            if b.mechanism is not self:
+                raise ValueError(f"{joint.label}: body {b.name!r} belongs to another mechanism")
+        if joint.name is not None and any(j.name == joint.name for j in self._joints):
+            raise ValueError(f"a joint named {joint.name!r} already exists")
+        joint._mechanism = self
+        self._joints.append(joint)
+        self._system = None
+        return joint
+
+    def remove(self, joint: Joint) -> None:
+        """Remove a joint or driver."""
+        if joint not in self._joints:
+            raise ValueError(f"{joint!r} is not part of this mechanism")
+        self._joints.remove(joint)
+        joint._p = joint._p.copy()
+        joint._mechanism = None
+        self._system = None
+
+    # -- state ----------------------------------------------------------------------------------
+    @property
+    def state(self) -> np.ndarray:
+        """Copy of the flat state vector ``(x, y, angle)`` per body."""
+        return self._q.copy()
+
+    @state.setter
+    def state(self, q) -> None:
+        self._q[:] = as_vector(q, "state", self._q.size)
+
+    @property
+    def n_coordinates(self) -> int:
+        return self._q.size
+
+    def system(self) -> System:
+        """The compiled system (built once per topology)."""
+        if self._system is None:
+            if not self._joints:
+                raise ValueError("the mechanism has no joints to solve")
+            self._system = System(self)
+        return self._system
+
+    def residuals(self) -> np.ndarray:
+        """Phi at the current state, all equations in joint order."""
+        return self.system().phi(self._q)
+
+    def jacobian(self, dense: bool = False):
+        """Jacobian of Phi at the current state (sparse CSC, or dense array)."""
+        sys = self.system()
+        _, vals = sys.evaluate(self._q)
+        return sys.jacobian_dense(vals) if dense else sys.jacobian_sparse(vals).copy()
+
+    # -- solving --------------------------------------------------------------------------------
+    def solve(self, *, tol: float = 1e-10, max_iterations: int = 50) -> SolveResult:
+        """Assemble the mechanism: Newton–Raphson from the current state.
+
+        Returns a :class:`~mechsolve.SolveResult`; on failure the state is left unchanged and
+        :class:`~mechsolve.SolveError` is raised, naming the joints with the largest residuals.
+        """
+        tol = as_float(tol, "tol", positive=True)
+        sys = self.system()
+        q, result, _ = newton(sys, self._q, tol=tol, max_iterations=max_iterations)
+        if not result.success:  # a rough start: assemble the joints first, then drive
+            from .analysis import assemble
+
+            q, result = assemble(self, tol=tol, max_iterations=max_iterations)
+        self.last_result = result
+        if not result.success:
+            raise SolveError(failure_message(sys, result), result)
+        self._q[:] = q
+        return result
+
+    def dof(self):
+        """Degrees-of-freedom report at the current pose (see :class:`~mechsolve.DofReport`)."""
+        from .analysis import dof_report
+
+        return dof_report(self)
+
+    def sweep(self, driver: DriverJoint, values, **options):
+        """Follow the mechanism as ``driver`` takes ``values``; see :func:`mechsolve.analysis.sweep`."""
+        from .analysis import sweep
+
+        return sweep(self, driver, values, **options)
+
+    def __repr__(self) -> str:
+        return (f"Mechanism(dim={self.dim}, bodies={len(self._bodies)}, "
+                f"joints={len(self._joints)})")

@@ -1,0 +1,255 @@
+"""Classic planar mechanisms, built with the public API.
+
+Each builder returns a :class:`Model`: the mechanism, its main driver, the driver values of a
+typical sweep, and the body whose pose the demo tables report. The CLI's ``mechsolve demo``,
+the examples and the benchmarks use them.
+
+Examples
+--------
+>>> import mechsolve as ms
+>>> model = ms.models.fourbar()
+>>> model.mechanism.dof().dof
+1
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import joints
+from .body import Body
+from .joints.base import DriverJoint
+from .mechanism import Mechanism
+
+__all__ = ["Model", "fourbar", "slider_crank", "quick_return", "watt_sixbar", "gear_train",
+           "parallelogram", "fourbar_chain", "DEMOS"]
+
+
+@dataclass
+class Model:
+    """A ready-to-sweep mechanism."""
+
+    mechanism: Mechanism
+    driver: DriverJoint
+    values: np.ndarray
+    output: Body
+    description: str
+    trace: list = field(default_factory=list)
+
+
+def _place(mech: Mechanism, name: str, a, b) -> Body:
+    """A binary link from point ``a`` to ``b``: origin at the midpoint, x axis along it."""
+    a = np.asarray(a, float)
+    b = np.asarray(b, float)
+    d = b - a
+    return mech.add_body(name, position=(a + b) / 2, angle=float(np.arctan2(d[1], d[0])))
+
+
+def fourbar(ground: float = 4.0, crank: float = 1.0, coupler: float = 3.0, rocker: float = 3.5,
+            coupler_point=(0.0, 1.0), *, upper: bool = True) -> Model:
+    """Four-bar: crank pinned at the origin, rocker at ``(ground, 0)``, driven by the crank angle.
+
+    Every binary link has its origin at its midpoint and its x axis from its first pin to its
+    second. ``upper`` picks the assembly branch with the coupler-rocker pin above the line from
+    the crank pin to the rocker pivot.
+    """
+    mech = Mechanism(name="four-bar")
+    A = np.array([crank, 0.0])
+    O4 = np.array([ground, 0.0])
+    e = np.linalg.norm(O4 - A)
+    cos_g = (coupler**2 + e**2 - rocker**2) / (2 * coupler * e)
+    if abs(cos_g) > 1:
+        raise ValueError("the four-bar cannot be assembled at crank angle 0")
+    phi = np.arctan2(*(O4 - A)[::-1]) + (1 if upper else -1) * np.arccos(cos_g)
+    B = A + coupler * np.array([np.cos(phi), np.sin(phi)])
+    g = mech.ground
+    c = _place(mech, "crank", (0, 0), A)
+    k = _place(mech, "coupler", A, B)
+    r = _place(mech, "rocker", B, O4)
+    mech.add(joints.Revolute(g, c, (0, 0), (-crank / 2, 0), name="O2"))
+    mech.add(joints.Revolute(c, k, (crank / 2, 0), (-coupler / 2, 0), name="A"))
+    mech.add(joints.Revolute(k, r, (coupler / 2, 0), (-rocker / 2, 0), name="B"))
+    mech.add(joints.Revolute(r, g, (rocker / 2, 0), (ground, 0), name="O4"))
+    motor = mech.add(joints.Driver(c, "angle", 0.0, name="motor"))
+    return Model(mech, motor, np.linspace(0, 2 * np.pi, 361), k,
+                 f"four-bar (ground {ground:g}, crank {crank:g}, coupler {coupler:g}, "
+                 f"rocker {rocker:g}) driven by the crank angle", [(k, tuple(coupler_point))])
+
+
+def slider_crank(crank: float = 1.0, rod: float = 3.0, offset: float = 0.5) -> Model:
+    """Offset slider-crank: crank at the origin, slider on the line ``y = offset``."""
+    mech = Mechanism(name="slider-crank")
+    A = np.array([crank, 0.0])
+    B = np.array([crank + np.sqrt(rod**2 - offset**2), offset])
+    g = mech.ground
+    c = _place(mech, "crank", (0, 0), A)
+    k = _place(mech, "rod", A, B)
+    s = mech.add_body("slider", position=B)
+    mech.add(joints.Revolute(g, c, (0, 0), (-crank / 2, 0), name="O"))
+    mech.add(joints.Revolute(c, k, (crank / 2, 0), (-rod / 2, 0), name="A"))
+    mech.add(joints.Revolute(k, s, (rod / 2, 0), (0, 0), name="B"))
+    mech.add(joints.Prismatic(g, s, (0, offset), (0, 0), axis=(1, 0), name="rail"))
+    motor = mech.add(joints.Driver(c, "angle", 0.0, name="motor"))
+    return Model(mech, motor, np.linspace(0, 2 * np.pi, 361), s,
+                 f"offset slider-crank (crank {crank:g}, rod {rod:g}, offset {offset:g})",
+                 [(k, (0.0, 0.0))])
+
+
+def quick_return(crank: float = 2.0, pivot_drop: float = 1.0, lever: float = 2.5,
+                 rod: float = 4.0) -> Model:
+    """Whitworth quick-return: a crank drives a block in a slotted lever that turns fully.
+
+    The crank turns about the origin, the slotted lever about ``(0, -pivot_drop)`` (closer than
+    the crank length, so the lever turns fully, at a varying speed); the lever's far end drives
+    a connecting rod to a ram sliding on the line ``y = -pivot_drop``.
+    """
+    if pivot_drop >= crank:
+        raise ValueError("Whitworth needs pivot_drop < crank so that the lever turns fully")
+    mech = Mechanism(name="Whitworth quick-return")
+    g = mech.ground
+    O4 = np.array([0.0, -pivot_drop])
+    A = np.array([crank, 0.0])
+    u = (A - O4) / np.linalg.norm(A - O4)
+    C = O4 - lever * u
+    D = C + np.array([-np.sqrt(rod**2 - (C[1] - O4[1]) ** 2), O4[1] - C[1]])
+    c = _place(mech, "crank", (0, 0), A)
+    block = mech.add_body("block", position=A, angle=float(np.arctan2(u[1], u[0])))
+    lev = mech.add_body("lever", position=O4, angle=float(np.arctan2(u[1], u[0])))
+    r = _place(mech, "rod", C, D)
+    ram = mech.add_body("ram", position=D)
+    mech.add(joints.Revolute(g, c, (0, 0), (-crank / 2, 0), name="O2"))
+    mech.add(joints.Revolute(c, block, (crank / 2, 0), (0, 0), name="A"))
+    mech.add(joints.Prismatic(lev, block, (0, 0), (0, 0), axis=(1, 0), name="slot"))
+    mech.add(joints.Revolute(g, lev, tuple(O4), (0, 0), name="O4"))
+    mech.add(joints.Revolute(lev, r, (-lever, 0), (-rod / 2, 0), name="C"))
+    mech.add(joints.Revolute(r, ram, (rod / 2, 0), (0, 0), name="D"))
+    mech.add(joints.Prismatic(g, ram, tuple(O4), (0, 0), axis=(1, 0), name="guide"))
+    motor = mech.add(joints.Driver(c, "angle", 0.0, name="motor"))
+    return Model(mech, motor, np.linspace(0, 2 * np.pi, 361), ram,
+                 "Whitworth quick-return (crank 2, lever pivot 1 below, lever arm 2.5, rod 4)",
+                 [(r, (0.0, 0.0))])
+
+
+def watt_sixbar() -> Model:
+    """Watt six-bar: a crank-rocker four-bar whose ternary rocker drives a second four-bar.
+
+    Ground pivots at ``(0, 0)`` (crank), ``(4, 0)`` (ternary rocker) and ``(7, 1)`` (output).
+    """
+    mech = Mechanism(name="Watt six-bar")
+    g = mech.ground
+    base = fourbar()
+    # Rebuild the first loop here, then add the second loop on an arm of the rocker.
+    q0 = base.mechanism.state
+    crank = mech.add_body("crank", position=q0[0:2], angle=q0[2])
+    coupler = mech.add_body("coupler", position=q0[3:5], angle=q0[5])
+    rocker = mech.add_body("rocker", position=q0[6:8], angle=q0[8])
+    mech.add(joints.Revolute(g, crank, (0, 0), (-0.5, 0), name="O2"))
+    mech.add(joints.Revolute(crank, coupler, (0.5, 0), (-1.5, 0), name="A"))
+    mech.add(joints.Revolute(coupler, rocker, (1.5, 0), (-1.75, 0), name="B"))
+    mech.add(joints.Revolute(rocker, g, (1.75, 0), (4.0, 0), name="O4"))
+    # The rocker is ternary: a third pin C off its axis drives link 5; link 6 pivots at O6.
+    C = rocker.to_global((1.75 + 1.5 * np.cos(2.4), 1.5 * np.sin(2.4)))
+    O6 = np.array([7.0, 1.0])
+    l5, l6 = 3.0, 2.5
+    e = np.linalg.norm(O6 - C)
+    ang = np.arctan2(*(O6 - C)[::-1]) + np.arccos((l5**2 + e**2 - l6**2) / (2 * l5 * e))
+    D = C + l5 * np.array([np.cos(ang), np.sin(ang)])
+    link5 = _place(mech, "link5", C, D)
+    link6 = _place(mech, "link6", D, O6)
+    mech.add(joints.Revolute(rocker, link5, (1.75 + 1.5 * np.cos(2.4), 1.5 * np.sin(2.4)),
+                             (-l5 / 2, 0), name="C"))
+    mech.add(joints.Revolute(link5, link6, (l5 / 2, 0), (-l6 / 2, 0), name="D"))
+    mech.add(joints.Revolute(link6, g, (l6 / 2, 0), tuple(O6), name="O6"))
+    motor = mech.add(joints.Driver(crank, "angle", 0.0, name="motor"))
+    return Model(mech, motor, np.linspace(0, 2 * np.pi, 361), link6,
+                 "Watt six-bar (crank-rocker four-bar driving a second four-bar from its "
+                 "ternary rocker)", [(link5, (0.0, 0.0))])
+
+
+def gear_train() -> Model:
+    """Gear train: driver gear (r=1) -> gear (r=2) -> idler (r=0.5) -> ring gear and a rack.
+
+    Gears 1, 2 and 3 turn on ground pins; gear 3 meshes internally with a ring gear (r=1.5)
+    pinned concentric... on its own centre, and gear 1 also drives a rack below it.
+    """
+    mech = Mechanism(name="gear train")
+    g = mech.ground
+    g1 = mech.add_body("gear1", position=(0, 0))
+    g2 = mech.add_body("gear2", position=(3, 0))
+    g3 = mech.add_body("gear3", position=(3, 2.5))
+    ring = mech.add_body("ring", position=(3, 3.5))
+    rack = mech.add_body("rack", position=(0, -1))
+    mech.add(joints.Revolute(g, g1, (0, 0), name="pin1"))
+    mech.add(joints.Revolute(g, g2, (3, 0), name="pin2"))
+    mech.add(joints.Revolute(g, g3, (3, 2.5), name="pin3"))
+    mech.add(joints.Revolute(g, ring, (3, 3.5), name="ring pin"))
+    mech.add(joints.Gear(g1, g2, 1.0, 2.0, name="mesh12"))
+    mech.add(joints.Gear(g2, g3, 2.0, 0.5, name="mesh23"))
+    mech.add(joints.Gear(g3, ring, 0.5, 1.5, internal=True, name="mesh3r"))
+    mech.add(joints.Prismatic(g, rack, (0, -1), (0, 0), axis=(1, 0), name="rack guide"))
+    mech.add(joints.RackPinion(g1, rack, 1.0, axis=(1, 0), name="rack mesh"))
+    motor = mech.add(joints.Driver(g1, "angle", 0.0, name="motor"))
+    return Model(mech, motor, np.linspace(0, 2 * np.pi, 181), ring,
+                 "gear train: gear1 (r 1) -> gear2 (r 2) -> gear3 (r 0.5) -> ring (r 1.5, "
+                 "internal); gear1 also drives a rack", [(g2, (1.5, 0.0))])
+
+
+def parallelogram(n_cranks: int = 3) -> Model:
+    """Parallelogram with ``n_cranks`` parallel cranks of length 1 (redundant for 3 or more).
+
+    Gruebler counts ``3 - n_cranks`` + 1 degrees of freedom; the linkage moves with one.
+    """
+    mech = Mechanism(name="parallelogram")
+    g = mech.ground
+    cranks = [mech.add_body(f"crank{i + 1}", position=(2.0 * i, 0.5), angle=np.pi / 2)
+              for i in range(n_cranks)]
+    span = 2.0 * (n_cranks - 1)
+    coupler = mech.add_body("coupler", position=(span / 2, 1.0))
+    for i, c in enumerate(cranks):
+        mech.add(joints.Revolute(g, c, (2.0 * i, 0), (-0.5, 0), name=f"O{i + 1}"))
+        mech.add(joints.Revolute(c, coupler, (0.5, 0), (2.0 * i - span / 2, 0), name=f"A{i + 1}"))
+    motor = mech.add(joints.AngleDriver(mech.joint("O1"), np.pi / 2, name="motor"))
+    return Model(mech, motor, np.linspace(np.pi / 2, np.pi / 2 + 2 * np.pi, 181), coupler,
+                 f"parallelogram with {n_cranks} parallel cranks (redundant constraints)",
+                 [(coupler, (0.0, 0.0))])
+
+
+def fourbar_chain(n_loops: int) -> Model:
+    """A row of ``n_loops`` four-bar loops sharing their rockers (benchmark mechanism).
+
+    Rockers ``A_0 .. A_N`` pivot on ground at ``x = 0, 1, ..., N``; each carries a pin at
+    distance 1.2 (to the coupler on its left) and 1.0 (to the coupler on its right) along its
+    axis; couplers of length ``sqrt(1.04)`` join them. All rockers upright is a solution, and
+    each loop transmits a perturbation with gain ``1/1.2``, so the chain stays well conditioned
+    for any length. ``2N + 1`` bodies, ``3N + 1`` revolutes and one driver on ``A_0``.
+    """
+    if not isinstance(n_loops, (int, np.integer)) or n_loops < 1:
+        raise ValueError(f"n_loops must be a positive integer, got {n_loops!r}")
+    mech = Mechanism(name=f"chain of {n_loops} four-bars")
+    g = mech.ground
+    lc = float(np.sqrt(1.04))
+    rockers = [mech.add_body("A0", position=(0.0, 0.5), angle=np.pi / 2)]
+    mech.add(joints.Revolute(g, rockers[0], (0, 0), (-0.5, 0)))
+    motor = mech.add(joints.Driver(rockers[0], "angle", np.pi / 2, name="motor"))
+    ang = np.arctan2(0.2, 1.0)
+    for i in range(1, n_loops + 1):
+        cp = mech.add_body(f"C{i}", position=(i - 0.5, 1.1), angle=ang)
+        a = mech.add_body(f"A{i}", position=(float(i), 0.5), angle=np.pi / 2)
+        mech.add(joints.Revolute(rockers[-1], cp, (0.5, 0), (-lc / 2, 0)))
+        mech.add(joints.Revolute(cp, a, (lc / 2, 0), (0.7, 0)))
+        mech.add(joints.Revolute(g, a, (float(i), 0), (-0.5, 0)))
+        rockers.append(a)
+    return Model(mech, motor, np.pi / 2 + np.array([0.0, 0.1]), rockers[1],
+                 f"chain of {n_loops} four-bar loops")
+
+
+DEMOS = {
+    "fourbar": fourbar,
+    "slider-crank": slider_crank,
+    "quick-return": quick_return,
+    "watt-sixbar": watt_sixbar,
+    "gear-train": gear_train,
+    "parallelogram": parallelogram,
+}
