@@ -5,7 +5,7 @@ their Jacobian; drivers fix the free variables; :meth:`Mechanism.solve` assemble
 and :meth:`Mechanism.sweep` follows it as a driver moves.
 """
 
-from . import joints
+from . import joints, models
 from .analysis import DofReport, Motion
 from .body import Body
 from .mechanism import Mechanism
@@ -14,7 +14,7 @@ from .solver import RedundantEquation, SolveError, SolveResult, SweepError
 __version__ = "0.1.0"
 
 __all__ = [
-    "Mechanism", "Body", "joints",
+    "Mechanism", "Body", "joints", "models",
     "SolveResult", "SolveError", "SweepError", "RedundantEquation",
     "DofReport", "Motion",
 ]

@@ -414,7 +414,8 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
     N = len(values)
     nodes = {0: state0}
     i, stride = 0, 8
-    while i < N - 1:
+    stop = None
+    while i < N - 1 and stop is None:
         j = min(i + stride, N - 1)
         new, res = cont.jump(nodes[i], values[j])
         if new is None and stride > 1:
@@ -424,7 +425,8 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
             try:
                 new, _ = cont.follow(nodes[i], values[j])
             except _Unreachable as exc:
-                unreachable(j, exc.reached)
+                stop = (j, exc.reached)  # refine the poses before it, then report
+                break
         nodes[j] = new
         states[j] = new[1]
         iterations[j] = res.iterations
@@ -452,6 +454,8 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         seg_scale.append(np.full(b - a - 1, float(np.max(np.abs(qb - qa)))))
         seg_sign.append(np.full(b - a - 1, sa))
     if not idx:
+        if stop is not None:
+            unreachable(*stop)
         return
     idx = np.concatenate(idx)
     Q0 = np.concatenate(pred)
@@ -477,6 +481,8 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
             unreachable(k, exc.reached)
         states[k] = new[1]
         iterations[k] = n_it
+    if stop is not None:
+        unreachable(*stop)
     if progress is not None:
         progress(N, N)
 

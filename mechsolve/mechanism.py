@@ -112,9 +112,10 @@ class Mechanism:
             raise TypeError(f"add() takes a mechsolve joint or driver, got {type(joint).__name__}")
         if joint.mechanism is not None:
             raise ValueError(f"{joint.label} was already added to a mechanism")
-        for b in joint.bodies:
-            if b.mechanism is not self:
-                raise ValueError(f"{joint.label}: body {b.name!r} belongs to another mechanism")
+        foreign = [b for b in joint.bodies if b.mechanism is not self]
+        if foreign:
+            b = next((b for b in foreign if not b.is_ground), foreign[0])
+            raise ValueError(f"{joint.label}: body {b.name!r} belongs to another mechanism")
         if joint.name is not None and any(j.name == joint.name for j in self._joints):
             raise ValueError(f"a joint named {joint.name!r} already exists")
         joint._mechanism = self

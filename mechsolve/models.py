@@ -169,10 +169,10 @@ def watt_sixbar() -> Model:
 
 
 def gear_train() -> Model:
-    """Gear train: driver gear (r=1) -> gear (r=2) -> idler (r=0.5) -> ring gear and a rack.
+    """Gear train: gear (r 1) -> gear (r 2) -> gear (r 0.5) -> ring gear (r 1.5), and a rack.
 
-    Gears 1, 2 and 3 turn on ground pins; gear 3 meshes internally with a ring gear (r=1.5)
-    pinned concentric... on its own centre, and gear 1 also drives a rack below it.
+    All gears turn on ground pins. Gear 3 meshes internally with the ring gear (whose pin is
+    1 above gear 3's, the difference of their radii), and gear 1 also drives a rack below it.
     """
     mech = Mechanism(name="gear train")
     g = mech.ground

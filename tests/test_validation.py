@@ -1,0 +1,108 @@
+"""Bad input gets a TypeError or ValueError that names the argument."""
+
+import numpy as np
+import pytest
+
+import mechsolve as ms
+from mechsolve import joints
+
+
+@pytest.fixture
+def mech():
+    m = ms.Mechanism()
+    m.add_body("a", position=(0, 0))
+    m.add_body("b", position=(1, 0))
+    return m
+
+
+def test_wrong_point_shape(mech):
+    a, b = mech.bodies
+    with pytest.raises(ValueError, match=r"point1 must have shape \(2,\), got an array of shape "
+                                         r"\(3,\)"):
+        joints.Revolute(a, b, (0, 0, 0), (0, 0))
+    with pytest.raises(TypeError, match="point2 must be a sequence of 2 numbers"):
+        joints.Revolute(a, b, (0, 0), "origin")
+    with pytest.raises(ValueError, match=r"position must have shape \(2,\)"):
+        mech.add_body("c", position=(1, 2, 3))
+
+
+def test_unknown_coordinate_name(mech):
+    with pytest.raises(ValueError, match=r"coordinate must be one of \('x', 'y', 'angle'\), "
+                                         "got 'theta'"):
+        joints.Driver(mech.bodies[0], "theta", 0.0)
+    with pytest.raises(TypeError, match="coordinate must be one of"):
+        joints.Driver(mech.bodies[0], 2, 0.0)
+
+
+def test_joint_between_a_body_and_itself(mech):
+    a = mech.bodies[0]
+    with pytest.raises(ValueError, match=r"Revolute: a joint between a body and itself \('a'\)"):
+        joints.Revolute(a, a)
+    with pytest.raises(ValueError, match="at least one moving body, got only ground"):
+        joints.Revolute(mech.ground, mech.ground)
+
+
+def test_body_of_another_mechanism(mech):
+    other = ms.Mechanism()
+    c = other.add_body("c")
+    with pytest.raises(ValueError, match="belong to different mechanisms"):
+        joints.Revolute(mech.bodies[0], c)
+    joint = joints.Revolute(other.ground, c)
+    with pytest.raises(ValueError, match="body 'c' belongs to another mechanism"):
+        mech.add(joint)
+
+
+def test_driver_on_a_body_not_in_the_mechanism(mech):
+    other = ms.Mechanism()
+    c = other.add_body("c")
+    with pytest.raises(ValueError, match="body 'c' belongs to another mechanism"):
+        mech.add(joints.Driver(c, "x", 0.0))
+    motor = other.add(joints.Driver(c, "x", 0.0))
+    mech.add(joints.Revolute(mech.ground, mech.bodies[0]))
+    with pytest.raises(ValueError, match="is not a driver of this mechanism"):
+        mech.sweep(motor, [0.0, 1.0])
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_numbers(mech, bad):
+    a, b = mech.bodies
+    with pytest.raises(ValueError, match="point1 must contain only finite numbers"):
+        joints.Revolute(a, b, (bad, 0), (0, 0))
+    with pytest.raises(ValueError, match="length must be finite"):
+        joints.Distance(a, b, length=bad)
+    with pytest.raises(ValueError, match="angle must be finite"):
+        mech.add_body("c", angle=bad)
+    motor = joints.Driver(a, "x", 0.0)
+    with pytest.raises(ValueError, match="value must be finite"):
+        motor.value = bad
+    with pytest.raises(ValueError, match="values must contain only finite numbers"):
+        mech.add(motor)
+        mech.add(joints.Revolute(mech.ground, a))
+        mech.sweep(motor, [0.0, bad])
+
+
+def test_other_bad_arguments(mech):
+    a, b = mech.bodies
+    with pytest.raises(TypeError, match="body 1 must be a mechsolve Body"):
+        joints.Revolute("a", b)
+    with pytest.raises(ValueError, match="axis must be a non-zero direction"):
+        joints.Prismatic(a, b, axis=(0, 0))
+    with pytest.raises(ValueError, match="length must be positive"):
+        joints.Distance(a, b, length=-1.0)
+    with pytest.raises(ValueError, match="radius2 must be positive"):
+        joints.Gear(a, b, 1.0, 0.0)
+    with pytest.raises(TypeError, match="add\\(\\) takes a mechsolve joint"):
+        mech.add("revolute")
+    with pytest.raises(ValueError, match="a body named 'a' already exists"):
+        mech.add_body("a")
+    with pytest.raises(ValueError, match="dim must be 2 \\(planar\\) or 3"):
+        ms.Mechanism(dim=4)
+    with pytest.raises(ValueError, match="Driver: body must be a moving body, got ground"):
+        joints.Driver(mech.ground, "x")
+    with pytest.raises(TypeError, match="AngleDriver: joint must be a Revolute"):
+        joints.AngleDriver(joints.Distance(a, b), 0.0)
+    with pytest.raises(ValueError, match="DistanceDriver value must be a positive length"):
+        joints.DistanceDriver(a, b, value=1.0).value = 0.0
+    with pytest.raises(ValueError, match="values must be a non-empty 1-D sequence"):
+        mech.add(joints.Revolute(mech.ground, a))
+        mech.sweep(mech.add(joints.Driver(a, "angle")), [])
