@@ -10,6 +10,16 @@ from .analysis import DofReport, Motion
 from .body import Body
 from .mechanism import Mechanism
 from .solver import RedundantEquation, SolveError, SolveResult, SweepError
+from .spatial import (
+    Frame,
+    FrameMismatchError,
+    GeneralAcceleration,
+    GeneralForce,
+    GeneralVelocity,
+    MassProperties,
+    MovingFrame,
+    Orientation,
+)
 
 __version__ = "0.1.0"
 
@@ -17,4 +27,6 @@ __all__ = [
     "Mechanism", "Body", "joints", "models",
     "SolveResult", "SolveError", "SweepError", "RedundantEquation",
     "DofReport", "Motion",
+    "Orientation", "Frame", "MovingFrame", "FrameMismatchError",
+    "GeneralVelocity", "GeneralAcceleration", "GeneralForce", "MassProperties",
 ]

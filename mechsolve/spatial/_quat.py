@@ -1,0 +1,463 @@
+"""Array kernels for unit quaternions and rigid frames.
+
+These functions are the fast layer under :class:`~mechsolve.spatial.Orientation`,
+:class:`~mechsolve.spatial.Frame` and :class:`~mechsolve.spatial.MovingFrame`; other mechsolve
+modules (e.g. the spatial joints) call them directly on stacked arrays.
+
+Conventions
+-----------
+* Quaternions are **scalar-first** ``(w, x, y, z)`` (Actin's order), shape ``(..., 4)``.
+  SciPy's :class:`scipy.spatial.transform.Rotation` is scalar-last unless called with
+  ``scalar_first=True``.
+* A quaternion ``q`` describes the orientation of an outboard frame in an inboard (reference)
+  frame; ``quat_to_matrix(q)`` is the direction cosine matrix whose columns are the outboard
+  axes in reference coordinates, and ``quat_rotate(q, v) == quat_to_matrix(q) @ v``.
+* Products are Hamilton products, so ``quat_multiply(a, b)`` is the orientation "``b``
+  expressed in ``a``" composed onto ``a`` (the matrix product ``A @ B``).
+* Vectors are shape ``(..., 3)``. All functions broadcast leading (batch) dimensions with
+  NumPy rules and never validate their input: callers pass finite float arrays, and
+  quaternions that are already unit length.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mechsolve.spatial._quat import quat_exp, quat_multiply, quat_rotate
+>>> qz = quat_exp([0.0, 0.0, np.pi / 2])          # 90 degrees about z
+>>> np.round(quat_rotate(qz, [1.0, 0.0, 0.0]), 12) + 0.0
+array([0., 1., 0.])
+>>> q = quat_multiply(qz, qz)                      # 180 degrees about z
+>>> np.round(q, 12) + 0.0
+array([0., 0., 0., 1.])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+__all__ = [
+    "IDENTITY",
+    "cross",
+    "quat_multiply",
+    "quat_conjugate",
+    "quat_normalize",
+    "quat_canonical",
+    "quat_rotate",
+    "quat_rotate_inverse",
+    "quat_to_matrix",
+    "quat_from_matrix",
+    "quat_exp",
+    "quat_log",
+    "quat_rate_local",
+    "quat_rate_reference",
+    "quat_accel_local",
+    "quat_accel_reference",
+    "angular_velocity_local",
+    "angular_velocity_reference",
+    "angular_acceleration_local",
+    "angular_acceleration_reference",
+    "frame_compose",
+    "frame_inverse",
+    "frame_apply",
+]
+
+#: The identity quaternion ``(1, 0, 0, 0)``.
+IDENTITY = np.array([1.0, 0.0, 0.0, 0.0])
+IDENTITY.flags.writeable = False
+
+
+def _f(a) -> np.ndarray:
+    return np.asarray(a, dtype=float)
+
+
+def cross(a, b) -> np.ndarray:
+    """Cross product of stacked 3-vectors, ``(..., 3) x (..., 3) -> (..., 3)``.
+
+    Written component-wise; faster than :func:`numpy.cross` for large stacks.
+
+    >>> cross([1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
+    array([0., 0., 1.])
+    """
+    a = _f(a)
+    b = _f(b)
+    ax, ay, az = a[..., 0], a[..., 1], a[..., 2]
+    bx, by, bz = b[..., 0], b[..., 1], b[..., 2]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = ay * bz - az * by
+    out[..., 1] = az * bx - ax * bz
+    out[..., 2] = ax * by - ay * bx
+    return out
+
+
+def quat_multiply(a, b) -> np.ndarray:
+    """Hamilton product ``a b`` of stacked quaternions (w, x, y, z).
+
+    Parameters
+    ----------
+    a, b : array_like, shape (..., 4)
+        Quaternions; leading dimensions broadcast.
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+        The product. For unit quaternions this composes rotations: rotating by the result
+        equals rotating by ``b`` first, then by ``a`` (matrix product ``A @ B``).
+
+    Examples
+    --------
+    >>> quat_multiply([0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0])   # i j = k
+    array([0., 0., 0., 1.])
+    """
+    a = _f(a)
+    b = _f(b)
+    aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+    out[..., 0] = aw * bw - ax * bx - ay * by - az * bz
+    out[..., 1] = aw * bx + ax * bw + ay * bz - az * by
+    out[..., 2] = aw * by - ax * bz + ay * bw + az * bx
+    out[..., 3] = aw * bz + ax * by - ay * bx + az * bw
+    return out
+
+
+def quat_conjugate(q) -> np.ndarray:
+    """Conjugate ``(w, -x, -y, -z)``; the inverse of a unit quaternion.
+
+    >>> quat_conjugate([1.0, 2.0, 3.0, 4.0])
+    array([ 1., -2., -3., -4.])
+    """
+    return _f(q) * np.array([1.0, -1.0, -1.0, -1.0])
+
+
+def quat_normalize(q) -> np.ndarray:
+    """Scale stacked quaternions to unit norm (no check for zero quaternions).
+
+    >>> quat_normalize([2.0, 0.0, 0.0, 0.0])
+    array([1., 0., 0., 0.])
+    """
+    q = _f(q)
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
+def quat_canonical(q) -> np.ndarray:
+    """Return the sign representative of each quaternion with ``w >= 0``.
+
+    ``q`` and ``-q`` are the same rotation; ties at ``w == 0`` are broken by the first
+    non-zero of ``x, y, z`` being positive.
+
+    >>> quat_canonical([-1.0, 0.0, 0.0, 0.0])
+    array([1., 0., 0., 0.])
+    """
+    q = _f(q)
+    sign = np.ones(q.shape[:-1])
+    # Lexicographic sign: first component whose magnitude is not zero decides.
+    decided = np.zeros(q.shape[:-1], dtype=bool)
+    for i in range(4):
+        comp = q[..., i]
+        neg = (~decided) & (comp < 0.0)
+        sign = np.where(neg, -1.0, sign)
+        decided |= comp != 0.0
+    return q * sign[..., None] + 0.0
+
+
+def quat_to_matrix(q) -> np.ndarray:
+    """Direction cosine matrices of stacked unit quaternions, ``(..., 4) -> (..., 3, 3)``.
+
+    Uses the formula of the Actin guide::
+
+        R = [[1-2y²-2z², 2xy-2wz,   2xz+2wy  ],
+             [2xy+2wz,   1-2x²-2z², 2yz-2wx  ],
+             [2xz-2wy,   2yz+2wx,   1-2x²-2y²]]
+
+    Examples
+    --------
+    >>> quat_to_matrix([1.0, 0.0, 0.0, 0.0])
+    array([[1., 0., 0.],
+           [0., 1., 0.],
+           [0., 0., 1.]])
+    """
+    q = _f(q)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz = x * y, x * z, y * z
+    wx, wy, wz = w * x, w * y, w * z
+    out = np.empty(q.shape[:-1] + (3, 3))
+    out[..., 0, 0] = 1.0 - 2.0 * (yy + zz)
+    out[..., 0, 1] = 2.0 * (xy - wz)
+    out[..., 0, 2] = 2.0 * (xz + wy)
+    out[..., 1, 0] = 2.0 * (xy + wz)
+    out[..., 1, 1] = 1.0 - 2.0 * (xx + zz)
+    out[..., 1, 2] = 2.0 * (yz - wx)
+    out[..., 2, 0] = 2.0 * (xz - wy)
+    out[..., 2, 1] = 2.0 * (yz + wx)
+    out[..., 2, 2] = 1.0 - 2.0 * (xx + yy)
+    return out
+
+
+def quat_from_matrix(R) -> np.ndarray:
+    """Unit quaternions (w >= 0) of stacked rotation matrices, ``(..., 3, 3) -> (..., 4)``.
+
+    Delegates to :meth:`scipy.spatial.transform.Rotation.from_matrix` (which projects a
+    slightly non-orthogonal matrix onto the nearest rotation) and returns scalar-first
+    quaternions in canonical sign (``w >= 0``).
+
+    >>> quat_from_matrix(np.diag([1.0, -1.0, -1.0]))   # 180 degrees about x
+    array([0., 1., 0., 0.])
+    """
+    R = _f(R)
+    q = Rotation.from_matrix(R).as_quat(scalar_first=True)
+    return quat_canonical(q)
+
+
+def quat_rotate(q, v) -> np.ndarray:
+    """Rotate stacked vectors by stacked unit quaternions: ``q v q*``, i.e. ``R(q) @ v``.
+
+    Parameters
+    ----------
+    q : array_like, shape (..., 4)
+        Unit quaternions.
+    v : array_like, shape (..., 3)
+        Vectors; leading dimensions broadcast against those of ``q``.
+
+    Returns
+    -------
+    ndarray, shape (..., 3)
+
+    Notes
+    -----
+    A single quaternion (shape ``(4,)``) applied to many vectors is converted once to a
+    matrix and applied with a matrix product (Tasora, section 4). Stacks use
+    ``v + w t + u x t`` with ``t = 2 u x v`` component-wise.
+
+    Examples
+    --------
+    >>> q = [np.cos(np.pi / 4), 0.0, 0.0, np.sin(np.pi / 4)]   # 90 degrees about z
+    >>> np.round(quat_rotate(q, [[1.0, 0.0, 0.0], [0.0, 0.0, 2.0]]), 12) + 0.0
+    array([[0., 1., 0.],
+           [0., 0., 2.]])
+    """
+    q = _f(q)
+    v = _f(v)
+    if q.ndim == 1 and v.ndim > 1:
+        return v @ quat_to_matrix(q).T
+    u = q[..., 1:]
+    t = 2.0 * cross(u, v)
+    return v + q[..., :1] * t + cross(u, t)
+
+
+def quat_rotate_inverse(q, v) -> np.ndarray:
+    """Rotate stacked vectors by the inverse of ``q``: ``R(q).T @ v``.
+
+    >>> q = [np.cos(np.pi / 4), 0.0, 0.0, np.sin(np.pi / 4)]
+    >>> np.round(quat_rotate_inverse(q, [0.0, 1.0, 0.0]), 12) + 0.0
+    array([1., 0., 0.])
+    """
+    return quat_rotate(quat_conjugate(q), v)
+
+
+def quat_exp(rotvec) -> np.ndarray:
+    """Exponential map: rotation vectors (angle times unit axis) to unit quaternions.
+
+    ``quat_exp(theta * k) = (cos(theta/2), sin(theta/2) k)``. The argument is the full
+    rotation vector, not half of it. Accurate for small angles (series expansion below
+    ``1e-4`` rad) and differentiable at zero.
+
+    Parameters
+    ----------
+    rotvec : array_like, shape (..., 3)
+
+    Returns
+    -------
+    ndarray, shape (..., 4)
+
+    Examples
+    --------
+    >>> np.round(quat_exp([np.pi, 0.0, 0.0]), 12) + 0.0
+    array([0., 1., 0., 0.])
+    >>> quat_exp([0.0, 0.0, 0.0])
+    array([1., 0., 0., 0.])
+    """
+    v = _f(rotvec)
+    angle = np.linalg.norm(v, axis=-1)
+    half = 0.5 * angle
+    small = angle < 1e-4
+    safe = np.where(small, 1.0, angle)
+    a2 = angle * angle
+    # sin(theta/2)/theta with a 3-term series near zero.
+    scale = np.where(small, 0.5 - a2 / 48.0 + a2 * a2 / 3840.0, np.sin(half) / safe)
+    out = np.empty(v.shape[:-1] + (4,))
+    out[..., 0] = np.cos(half)
+    out[..., 1:] = scale[..., None] * v
+    return out
+
+
+def quat_log(q) -> np.ndarray:
+    """Logarithmic map: unit quaternions to rotation vectors with angle in ``[0, pi]``.
+
+    Inverse of :func:`quat_exp`; ``q`` and ``-q`` give the same result (the shorter
+    rotation is returned). At exactly 180 degrees the axis sign follows ``q``'s sign
+    convention (``w >= 0`` representative).
+
+    Examples
+    --------
+    >>> np.round(quat_log([0.0, 0.0, 0.0, 1.0]), 12)
+    array([0.        , 0.        , 3.14159265])
+    >>> quat_log([-1.0, 0.0, 0.0, 0.0]) + 0.0
+    array([0., 0., 0.])
+    """
+    q = _f(q)
+    sign = np.where(q[..., 0] < 0.0, -1.0, 1.0)[..., None]
+    q = q * sign
+    w = q[..., 0]
+    u = q[..., 1:]
+    s = np.linalg.norm(u, axis=-1)
+    angle = 2.0 * np.arctan2(s, w)
+    small = s < 1e-6
+    safe_s = np.where(small, 1.0, s)
+    safe_w = np.where(small, w, 1.0)
+    scale = np.where(small, 2.0 / safe_w - (2.0 / 3.0) * s * s / safe_w**3, angle / safe_s)
+    return scale[..., None] * u
+
+
+def _pure(v) -> np.ndarray:
+    v = _f(v)
+    out = np.zeros(v.shape[:-1] + (4,))
+    out[..., 1:] = v
+    return out
+
+
+def quat_rate_local(q, omega) -> np.ndarray:
+    """Quaternion rate from angular velocity in the moving (local) frame: ``q' = q (0, w)/2``.
+
+    >>> quat_rate_local([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 2.0])
+    array([0., 0., 0., 1.])
+    """
+    return 0.5 * quat_multiply(q, _pure(omega))
+
+
+def quat_rate_reference(q, omega) -> np.ndarray:
+    """Quaternion rate from angular velocity in the reference frame: ``q' = (0, w) q / 2``.
+
+    This is Eq. (2) of the Actin guide.
+
+    >>> quat_rate_reference([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 2.0])
+    array([0., 0., 0., 1.])
+    """
+    return 0.5 * quat_multiply(_pure(omega), q)
+
+
+def _accel_factor(omega, alpha) -> np.ndarray:
+    omega = _f(omega)
+    alpha = _f(alpha)
+    shape = np.broadcast_shapes(omega.shape, alpha.shape)
+    out = np.empty(shape[:-1] + (4,))
+    out[..., 0] = -0.25 * np.sum(omega * omega, axis=-1)
+    out[..., 1:] = 0.5 * alpha
+    return out
+
+
+def quat_accel_local(q, omega, alpha) -> np.ndarray:
+    """Quaternion acceleration from local angular velocity and acceleration.
+
+    ``q'' = q (-|w|²/4, a/2)``, the derivative of ``q (0, w)/2`` with ``w' = a`` (both in the
+    moving frame).
+
+    >>> quat_accel_local([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 2.0], [0.0, 0.0, 0.0])
+    array([-1.,  0.,  0.,  0.])
+    """
+    return quat_multiply(q, _accel_factor(omega, alpha))
+
+
+def quat_accel_reference(q, omega, alpha) -> np.ndarray:
+    """Quaternion acceleration from reference-frame angular velocity and acceleration.
+
+    ``q'' = (-|w|²/4, a/2) q`` with ``w`` and ``a = dw/dt`` in the reference frame.
+
+    >>> quat_accel_reference([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 2.0])
+    array([0., 0., 0., 1.])
+    """
+    return quat_multiply(_accel_factor(omega, alpha), q)
+
+
+def angular_velocity_local(q, qdot) -> np.ndarray:
+    """Local angular velocity from a quaternion rate: vector part of ``2 q* q'`` (Tasora Eq. 9).
+
+    >>> angular_velocity_local([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0])
+    array([0., 0., 2.])
+    """
+    return 2.0 * quat_multiply(quat_conjugate(q), qdot)[..., 1:]
+
+
+def angular_velocity_reference(q, qdot) -> np.ndarray:
+    """Reference-frame angular velocity from a quaternion rate: vector part of ``2 q' q*``.
+
+    >>> angular_velocity_reference([1.0, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 1.0])
+    array([0., 0., 2.])
+    """
+    return 2.0 * quat_multiply(qdot, quat_conjugate(q))[..., 1:]
+
+
+def angular_acceleration_local(q, qddot) -> np.ndarray:
+    """Local angular acceleration from a quaternion acceleration (Tasora Eq. 12).
+
+    ``alpha = 2 q'* q' + 2 q* q''``; the first term is real, so alpha is the vector part of
+    ``2 q* q''``.
+
+    >>> angular_acceleration_local([1.0, 0.0, 0.0, 0.0], [-1.0, 0.0, 0.0, 0.5])
+    array([0., 0., 1.])
+    """
+    return 2.0 * quat_multiply(quat_conjugate(q), qddot)[..., 1:]
+
+
+def angular_acceleration_reference(q, qddot) -> np.ndarray:
+    """Reference-frame angular acceleration: vector part of ``2 q'' q*``.
+
+    >>> angular_acceleration_reference([1.0, 0.0, 0.0, 0.0], [-1.0, 0.0, 0.0, 0.5])
+    array([0., 0., 1.])
+    """
+    return 2.0 * quat_multiply(qddot, quat_conjugate(q))[..., 1:]
+
+
+def frame_compose(t1, q1, t2, q2) -> tuple[np.ndarray, np.ndarray]:
+    """Compose rigid frames: frame 2 given in frame 1, frame 1 given in the reference.
+
+    Returns frame 2 in the reference: ``(t1 + R(q1) t2, q1 q2)`` (Actin's ``a * b``,
+    Tasora's ``b >> a``, Eqs. 5-6).
+
+    Parameters
+    ----------
+    t1, t2 : array_like, shape (..., 3)
+    q1, q2 : array_like, shape (..., 4)
+
+    Returns
+    -------
+    t, q : ndarray, shapes (..., 3) and (..., 4)
+
+    Examples
+    --------
+    >>> qz = [np.cos(np.pi / 4), 0.0, 0.0, np.sin(np.pi / 4)]
+    >>> t, q = frame_compose([1.0, 0.0, 0.0], qz, [1.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0])
+    >>> np.round(t, 12) + 0.0
+    array([1., 1., 0.])
+    """
+    return _f(t1) + quat_rotate(q1, t2), quat_multiply(q1, q2)
+
+
+def frame_inverse(t, q) -> tuple[np.ndarray, np.ndarray]:
+    """Inverse rigid frame: ``(-R(q)^T t, q*)``.
+
+    >>> t, q = frame_inverse([1.0, 2.0, 3.0], [1.0, 0.0, 0.0, 0.0])
+    >>> t
+    array([-1., -2., -3.])
+    """
+    qc = quat_conjugate(q)
+    return -quat_rotate(qc, t), qc
+
+
+def frame_apply(t, q, p) -> np.ndarray:
+    """Transform points from a frame to its reference: ``t + R(q) p``.
+
+    >>> frame_apply([0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0])
+    array([1., 0., 1.])
+    """
+    return _f(t) + quat_rotate(q, p)

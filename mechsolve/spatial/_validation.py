@@ -1,0 +1,136 @@
+"""Input checking shared by the spatial classes.
+
+Every helper names the offending argument and says what was expected, e.g.
+``"Expected axis with shape (3,), got array-like object with shape (2,)"``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+#: Largest accepted deviation of a hand-given quaternion's norm from 1.
+UNIT_TOLERANCE = 1e-6
+
+
+def _shape_text(shape: tuple[int, ...], *, stacked: bool) -> str:
+    inner = ", ".join(str(s) for s in shape)
+    if stacked:
+        return f"(..., {inner})"
+    return f"({inner},)" if len(shape) == 1 else f"({inner})"
+
+
+def as_float_array(value, name: str) -> np.ndarray:
+    """Convert ``value`` to a float array, raising TypeError naming ``name``."""
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"Expected {name} to be array-like of numbers, got {type(value).__name__}")
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"Expected {name} to be array-like of numbers, got {type(value).__name__}"
+        ) from exc
+    return arr
+
+
+def check_finite(arr: np.ndarray, name: str) -> np.ndarray:
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains non-finite values (nan or inf)")
+    return arr
+
+
+def as_array(value, name: str, shape: tuple[int, ...], *, stacked: bool = True) -> np.ndarray:
+    """Return ``value`` as a finite float array whose trailing dimensions are ``shape``.
+
+    With ``stacked=True`` any leading (batch) dimensions are accepted.
+    """
+    arr = as_float_array(value, name)
+    n = len(shape)
+    ok = arr.shape[arr.ndim - n :] == shape if arr.ndim >= n else False
+    if ok and not stacked:
+        ok = arr.ndim == n
+    if not ok:
+        raise ValueError(
+            f"Expected {name} with shape {_shape_text(shape, stacked=stacked)}, "
+            f"got array-like object with shape {arr.shape}"
+        )
+    return check_finite(arr, name)
+
+
+def as_scalars(value, name: str) -> np.ndarray:
+    """Return ``value`` as a finite float array of any shape (scalars or a stack of them)."""
+    if isinstance(value, bool):
+        raise TypeError(f"Expected {name} to be a real number, got bool")
+    arr = as_float_array(value, name)
+    return check_finite(arr, name)
+
+
+def as_real(value, name: str) -> float:
+    """Return ``value`` as a finite Python float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        if not (isinstance(value, np.ndarray) and value.ndim == 0):
+            raise TypeError(f"Expected {name} to be a real number, got {type(value).__name__}")
+    out = float(value)
+    if not np.isfinite(out):
+        raise ValueError(f"{name} must be finite, got {out}")
+    return out
+
+
+def is_scalar_number(value) -> bool:
+    """True for real scalars usable in ``scale * quantity`` (not bool)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, numbers.Real):
+        return True
+    return isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf"
+
+
+def unit_vector(value, name: str, *, stacked: bool = True) -> np.ndarray:
+    """Return ``value`` (shape (..., 3)) scaled to unit length; a zero vector raises."""
+    arr = as_array(value, name, (3,), stacked=stacked)
+    norm = np.linalg.norm(arr, axis=-1, keepdims=True)
+    if np.any(norm < 1e-300) or np.any(norm == 0.0):
+        raise ValueError(f"{name} must be a non-zero vector, got {arr.tolist()}")
+    return arr / norm
+
+
+def readonly(arr: np.ndarray) -> np.ndarray:
+    arr = np.array(arr, dtype=float, copy=True)
+    arr.flags.writeable = False
+    return arr
+
+
+def freeze(arr: np.ndarray) -> np.ndarray:
+    """Read-only view of a freshly computed array (no copy)."""
+    if arr.flags.writeable:
+        arr = arr.view()
+        arr.flags.writeable = False
+    return arr
+
+
+def to_output(arr):
+    """0-d arrays become Python floats; other arrays are returned unchanged."""
+    arr = np.asarray(arr)
+    if arr.ndim == 0:
+        return float(arr)
+    return arr
+
+
+def fmt_float(value) -> str:
+    """Short text for a float in reprs: 7 significant digits, always with a '.' or exponent."""
+    text = f"{float(value) + 0.0:.7g}"
+    if not any(c in text for c in ".enai"):
+        text += ".0"
+    return text
+
+
+class FrozenSlots:
+    """Mixin: restore pickled/copied slot state with read-only arrays."""
+
+    __slots__ = ()
+
+    def __setstate__(self, state):
+        slots = state[1] if isinstance(state, tuple) else state
+        for key, value in slots.items():
+            object.__setattr__(self, key, freeze(value) if isinstance(value, np.ndarray) else value)
