@@ -8,6 +8,7 @@ refills the data of a CSC matrix whose pattern never changes.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 
 import numpy as np
 import scipy.sparse as sp
@@ -167,6 +168,41 @@ class System:
         i = int(np.searchsorted(self.row_starts, row, side="right") - 1)
         return self.joints[i], row - int(self.row_starts[i])
 
-    def joint_residuals(self, phi: np.ndarray) -> dict:
-        return {j: phi[self.row_starts[i]:self.row_starts[i + 1]].copy()
-                for i, j in enumerate(self.joints)}
+    def joint_residuals(self, phi: np.ndarray) -> JointResiduals:
+        return JointResiduals(self.joints, self.row_starts, phi.copy())
+
+
+class JointResiduals(Mapping):
+    """Read-only mapping joint -> residual vector, sliced from Phi on demand."""
+
+    def __init__(self, joints, row_starts, phi) -> None:
+        self._joints = joints
+        self._index = None
+        self._starts = row_starts
+        self._phi = phi
+
+    def __getitem__(self, joint) -> np.ndarray:
+        if self._index is None:
+            self._index = {id(j): i for i, j in enumerate(self._joints)}
+        try:
+            i = self._index[id(joint)]
+        except (KeyError, TypeError):
+            raise KeyError(joint) from None
+        return self._phi[self._starts[i]:self._starts[i + 1]].copy()
+
+    def __iter__(self):
+        return iter(self._joints)
+
+    def __len__(self) -> int:
+        return len(self._joints)
+
+    def largest(self, count: int):
+        """The ``count`` joints with the largest absolute residual, largest first."""
+        owner = np.repeat(np.arange(len(self._joints)), np.diff(self._starts))
+        peak = np.zeros(len(self._joints))
+        np.maximum.at(peak, owner, np.abs(self._phi))
+        order = np.argsort(-peak, kind="stable")[:count]
+        return [(self._joints[i], self[self._joints[i]]) for i in order]
+
+    def __repr__(self) -> str:
+        return f"<residuals of {len(self)} joints, largest {np.max(np.abs(self._phi)):.3g}>"

@@ -214,9 +214,9 @@ class _Continuation:
 
         return _sparse_min_norm(J, self.e), 0.0
 
-    def newton(self, v, q0, analyse=False):
+    def newton(self, v, q0, analyse=False, tol=None):
         self.driver.value = v
-        return newton(self.sys, q0, tol=self.tol, max_iterations=self.max_iterations,
+        return newton(self.sys, q0, tol=tol or self.tol, max_iterations=self.max_iterations,
                       linear=self.lin, analyse=analyse)
 
     def make_state(self, v, q, vals):
@@ -224,16 +224,26 @@ class _Continuation:
         self.t_ref = max(self.t_ref, float(np.max(np.abs(t), initial=0.0)))
         return (v, q, t, sign)
 
-    def jump(self, state, v_b):
-        """One predictor–corrector step to ``v_b``; the new state, or None if rejected."""
+    def jump(self, state, v_b, tol=None, previous=None):
+        """One predictor–corrector step to ``v_b``; the new state, or None if rejected.
+
+        The predictor is the tangent step, plus a curvature term from the change of tangent
+        since ``previous`` when that state is given. ``self.ratio`` is left at the
+        corrector/predictor ratio of the step (step control).
+        """
         v_a, q_a, t_a, sign_a = state
         h = v_b - v_a
-        q_p = self.sys.retract(q_a, h * t_a)
-        q, res, vals = self.newton(v_b, q_p)
+        step = h * t_a
+        if previous is not None and previous[0] != v_a:
+            step = step + (0.5 * h * h / (v_a - previous[0])) * (t_a - previous[2])
+        q_p = self.sys.retract(q_a, step)
+        q, res, vals = self.newton(v_b, q_p, tol=tol)
+        self.ratio = np.inf
         if not res.success:
             return None, res
         corr = float(np.max(np.abs(q - q_p), initial=0.0))
         pred = abs(h) * max(float(np.max(np.abs(t_a), initial=0.0)), self.t_ref, 1e-12)
+        self.ratio = corr / pred
         if corr > 0.5 * pred + 10 * self.tol:
             return None, res
         new = self.make_state(v_b, q, vals)
@@ -413,11 +423,14 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
     """Coarse continuation at adaptive nodes, Hermite prediction, batched refinement."""
     N = len(values)
     nodes = {0: state0}
-    i, stride = 0, 8
+    i, stride = 0, 16
     stop = None
+    previous = None
+    # Nodes only pin the branch: they are solved loosely here and refined with the rest.
+    coarse_tol = max(cont.tol, 1e-6)
     while i < N - 1 and stop is None:
         j = min(i + stride, N - 1)
-        new, res = cont.jump(nodes[i], values[j])
+        new, res = cont.jump(nodes[i], values[j], tol=coarse_tol, previous=previous)
         if new is None and stride > 1:
             stride = max(1, stride // 2)
             continue
@@ -427,32 +440,33 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
             except _Unreachable as exc:
                 stop = (j, exc.reached)  # refine the poses before it, then report
                 break
+        previous = nodes[i]
         nodes[j] = new
         states[j] = new[1]
         iterations[j] = res.iterations
-        if res.iterations <= 2 and stride < 64:
+        if cont.ratio < 0.1 and stride < 64:
             stride *= 2
+        elif cont.ratio > 0.3 and stride > 1:
+            stride //= 2
         i = j
         if progress is not None:
             progress(len(nodes), N)
     keys = sorted(nodes)
     idx, pred, seg_scale, seg_sign = [], [], [], []
     for a, b in zip(keys[:-1], keys[1:]):
-        if b - a < 2:
-            continue
         va, qa, ta, sa = nodes[a]
         vb, qb, tb, _ = nodes[b]
         h = vb - va
-        tau = (values[a + 1:b] - va) / h
+        tau = (values[a + 1:b + 1] - va) / h  # node b itself is refined too
         h00 = 2 * tau**3 - 3 * tau**2 + 1
         h10 = tau**3 - 2 * tau**2 + tau
         h01 = -2 * tau**3 + 3 * tau**2
         h11 = tau**3 - tau**2
         pred.append(h00[:, None] * qa + (h10 * h)[:, None] * ta + h01[:, None] * qb
                     + (h11 * h)[:, None] * tb)
-        idx.append(np.arange(a + 1, b))
-        seg_scale.append(np.full(b - a - 1, float(np.max(np.abs(qb - qa)))))
-        seg_sign.append(np.full(b - a - 1, sa))
+        idx.append(np.arange(a + 1, b + 1))
+        seg_scale.append(np.full(b - a, float(np.max(np.abs(qb - qa)))))
+        seg_sign.append(np.full(b - a, sa))
     if not idx:
         if stop is not None:
             unreachable(*stop)

@@ -322,12 +322,11 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, step_tol: float = 1e-1
 
 def failure_message(system, result: SolveResult, *, largest: int = 3) -> str:
     """The text of a :class:`SolveError`: what failed and the joints with the largest residuals."""
-    res = result.joint_residuals
-    ranked = sorted(res.items(), key=lambda kv: -float(np.max(np.abs(kv[1]), initial=0.0)))
+    ranked = result.joint_residuals.largest(largest)
     lines = [f"could not assemble the mechanism: {result.message}; largest residual "
              f"{result.residual:.3g} after {result.iterations} iterations."]
     lines.append("Joints with the largest residuals:")
-    for joint, r in ranked[:largest]:
+    for joint, r in ranked:
         vals = ", ".join(f"{joint.equation_label(i)}={v:.3g}" for i, v in enumerate(r))
         lines.append(f"  {joint.describe()}: {vals}")
     return "\n".join(lines)

@@ -1,0 +1,142 @@
+"""Planar benchmarks: a four-bar over a full turn, and chains of N four-bar loops.
+
+Run: python benchmarks/bench_planar.py [--quick]
+
+Prints a table and writes benchmarks/results/planar.json. All times are medians of repeats.
+
+1. Four-bar (ground 4, crank 1, coupler 3, rocker 3.5), 360 poses at 1-degree steps, residual
+   tolerance 1e-10: time per pose of ``mech.sweep`` (batched: coarse continuation pins the
+   branch, then all poses are refined together through the batch axis), of the same sweep
+   without batching, and of a plain loop that sets the driver and calls ``mech.solve()``.
+2. Chain of N four-bar loops (2N+1 bodies, 3N+1 revolutes, one driver), the driver moved by
+   0.1 rad from an assembled pose: total solve time, Newton iterations, and the time of the
+   sparse LU factorizations alone on the same Jacobians (SciPy splu with the solver's ordering,
+   timed separately on the Jacobians of the same Newton iterates).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import platform
+import time
+
+import numpy as np
+import scipy
+import scipy.sparse.linalg as spla
+
+import mechsolve as ms
+from mechsolve.solver import LinearSolver, newton
+
+
+def median_time(fn, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return float(np.median(times))
+
+
+def bench_fourbar(repeats: int) -> dict:
+    model = ms.models.fourbar()
+    mech, drive = model.mechanism, model.driver
+    values = np.radians(np.arange(360.0))
+    q0 = mech.state
+
+    def batched():
+        mech.state = q0
+        return mech.sweep(drive, values, tol=1e-10)
+
+    def sequential():
+        mech.state = q0
+        return mech.sweep(drive, values, tol=1e-10, batch=False)
+
+    def plain_loop():
+        mech.state = q0
+        for v in values:
+            drive.value = v
+            mech.solve(tol=1e-10)
+
+    motion = batched()
+    worst = float(motion.residuals.max())
+    assert worst <= 1e-10, worst
+    out = {"poses": len(values), "max_residual": worst}
+    for name, fn in (("sweep (batched)", batched), ("sweep (sequential)", sequential),
+                     ("plain solve() loop", plain_loop)):
+        fn()
+        t = median_time(fn, repeats)
+        out[name] = {"total_ms": t * 1e3, "us_per_pose": t / len(values) * 1e6}
+    return out
+
+
+def bench_chain(n_loops: int, repeats: int) -> dict:
+    model = ms.models.fourbar_chain(n_loops)
+    mech, drive = model.mechanism, model.driver
+    mech.solve()
+    q0 = mech.state
+    drive.value = model.values[1]
+
+    def solve():
+        mech.state = q0
+        return mech.solve(tol=1e-10)
+
+    result = solve()
+    t_total = median_time(solve, repeats)
+    # The same Newton iterates, replayed to collect their Jacobians.
+    system = mech.system()
+    permc = LinearSolver(system).permc
+    iterates = [newton(system, q0, max_iterations=k, analyse=False)[0]
+                for k in range(result.iterations)]
+    jacobians = [system.jacobian_sparse(system.evaluate(q)[1]).copy() for q in iterates]
+    if system.dense:
+        t_factor = median_time(lambda: [scipy.linalg.lu_factor(J.toarray()) for J in jacobians],
+                               repeats)
+    else:
+        t_factor = median_time(lambda: [spla.splu(J, permc_spec=permc) for J in jacobians],
+                               repeats)
+    return {"N": n_loops, "bodies": len(mech.bodies), "unknowns": mech.n_coordinates,
+            "iterations": int(result.iterations), "residual": float(result.residual),
+            "total_ms": t_total * 1e3, "factor_ms": t_factor * 1e3,
+            "ratio": t_total / t_factor, "linear_solver": "dense" if system.dense else
+            f"splu/{permc}"}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, N up to 1000")
+    args = parser.parse_args()
+    repeats = 3 if args.quick else 9
+    sizes = [10, 100, 1000] if args.quick else [10, 100, 1000, 10000]
+
+    fb = bench_fourbar(repeats)
+    print(f"Four-bar, {fb['poses']} poses at 1 degree, tol 1e-10 "
+          f"(largest residual {fb['max_residual']:.1e}); median of {repeats}")
+    print(f"{'method':<22}{'total ms':>10}{'us/pose':>10}")
+    for name in ("sweep (batched)", "sweep (sequential)", "plain solve() loop"):
+        print(f"{name:<22}{fb[name]['total_ms']:>10.2f}{fb[name]['us_per_pose']:>10.1f}")
+    print()
+    chains = [bench_chain(n, repeats if n < 10000 else max(3, repeats // 2)) for n in sizes]
+    print("Chain of N four-bar loops, driver moved by 0.1 rad; median times")
+    print(f"{'N':>6}{'unknowns':>10}{'iters':>6}{'total ms':>10}{'LU ms':>9}{'total/LU':>9}"
+          f"{'solver':>14}")
+    for c in chains:
+        print(f"{c['N']:>6}{c['unknowns']:>10}{c['iterations']:>6}{c['total_ms']:>10.2f}"
+              f"{c['factor_ms']:>9.2f}{c['ratio']:>9.2f}{c['linear_solver']:>14}")
+    growth = None
+    by_n = {c["N"]: c for c in chains}
+    if 1000 in by_n and 10000 in by_n:
+        growth = float(np.log(by_n[10000]["total_ms"] / by_n[1000]["total_ms"]) / np.log(10))
+        print(f"growth exponent of total time from N=1000 to N=10000: {growth:.3f}")
+    record = {"machine": platform.platform(), "python": platform.python_version(),
+              "numpy": np.__version__, "scipy": scipy.__version__, "repeats": repeats,
+              "fourbar": fb, "chain": chains, "chain_growth_exponent_1000_10000": growth}
+    out = pathlib.Path(__file__).parent / "results" / "planar.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(record, indent=2))
+    print(f"\nwrote {out}")
+
+
+if __name__ == "__main__":
+    main()
