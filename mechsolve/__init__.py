@@ -5,9 +5,9 @@ their Jacobian; drivers fix the free variables; :meth:`Mechanism.solve` assemble
 and :meth:`Mechanism.sweep` follows it as a driver moves.
 """
 
-from . import joints, models
+from . import joints, models, models_spatial
 from .analysis import DofReport, Motion
-from .body import Body
+from .body import Body, SpatialBody
 from .mechanism import Mechanism
 from .solver import RedundantEquation, SolveError, SolveResult, SweepError
 from .spatial import (
@@ -24,7 +24,7 @@ from .spatial import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "Mechanism", "Body", "joints", "models",
+    "Mechanism", "Body", "SpatialBody", "joints", "models", "models_spatial",
     "SolveResult", "SolveError", "SweepError", "RedundantEquation",
     "DofReport", "Motion",
     "Orientation", "Frame", "MovingFrame", "FrameMismatchError",

@@ -13,6 +13,8 @@ from collections.abc import Mapping
 import numpy as np
 import scipy.sparse as sp
 
+from .spatial._quat import quat_conjugate, quat_exp, quat_log, quat_multiply, quat_normalize
+
 # Dense LAPACK below this many unknowns, SciPy sparse LU above.
 DENSE_LIMIT = 120
 
@@ -49,9 +51,12 @@ class System:
     def __init__(self, mechanism) -> None:
         bodies = mechanism.bodies
         joints = mechanism.joints
-        self.body_dim = 3
+        self.spatial = mechanism.dim == 3
+        self.body_dim = 6 if self.spatial else 3      # Newton increment per body
+        self.coord_dim = 7 if self.spatial else 3     # state entries per body
         self.nb = len(bodies)
         self.n = self.body_dim * self.nb
+        self.n_state = self.coord_dim * self.nb
         body_index = {id(b): i for i, b in enumerate(bodies)}
         ground_index = self.nb
         self.joints = joints
@@ -116,8 +121,10 @@ class System:
     # -- evaluation -----------------------------------------------------------------------------
     def _poses(self, q: np.ndarray) -> np.ndarray:
         batch = q.shape[:-1]
-        X = np.zeros(batch + (self.nb + 1, self.body_dim))
-        X[..., : self.nb, :] = q.reshape(batch + (self.nb, self.body_dim))
+        X = np.zeros(batch + (self.nb + 1, self.coord_dim))
+        X[..., : self.nb, :] = q.reshape(batch + (self.nb, self.coord_dim))
+        if self.spatial:
+            X[..., self.nb, 3] = 1.0  # ground: identity quaternion
         return X
 
     def phi(self, q: np.ndarray, params: dict | None = None) -> np.ndarray:
@@ -159,8 +166,34 @@ class System:
         return J.reshape(batch + (self.m, self.n))
 
     def retract(self, q: np.ndarray, dq: np.ndarray) -> np.ndarray:
-        """``q (+) dq``: the state after a Newton increment (additive for planar bodies)."""
-        return q + dq
+        """``q (+) dq``: the state after a Newton increment.
+
+        Planar states add. Spatial positions add and quaternions are updated through the
+        exponential map, ``q <- exp(dphi) * q`` (``dphi`` in global coordinates), then
+        renormalised against round-off drift.
+        """
+        if not self.spatial:
+            return q + dq
+        batch = q.shape[:-1]
+        Q = q.reshape(batch + (self.nb, 7))
+        D = dq.reshape(batch + (self.nb, 6))
+        out = np.empty(batch + (self.nb, 7))
+        out[..., :3] = Q[..., :3] + D[..., :3]
+        out[..., 3:] = quat_normalize(quat_multiply(quat_exp(D[..., 3:]), Q[..., 3:]))
+        return out.reshape(q.shape)
+
+    def difference(self, q1: np.ndarray, q0: np.ndarray) -> np.ndarray:
+        """Increment ``dq`` with ``retract(q0, dq) == q1`` (the inverse of :meth:`retract`)."""
+        if not self.spatial:
+            return q1 - q0
+        batch = np.broadcast_shapes(q1.shape, q0.shape)[:-1]
+        A = q1.reshape(batch + (self.nb, 7)) if q1.ndim else q1
+        B = np.broadcast_to(q0, batch + (self.n_state,)).reshape(batch + (self.nb, 7))
+        A = np.broadcast_to(q1, batch + (self.n_state,)).reshape(batch + (self.nb, 7))
+        out = np.empty(batch + (self.nb, 6))
+        out[..., :3] = A[..., :3] - B[..., :3]
+        out[..., 3:] = quat_log(quat_multiply(A[..., 3:], quat_conjugate(B[..., 3:])))
+        return out.reshape(batch + (self.n,))
 
     # -- reporting ------------------------------------------------------------------------------
     def row_owner(self, row: int):

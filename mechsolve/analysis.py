@@ -30,6 +30,7 @@ from .solver import (
     newton,
     svd_step,
 )
+from .spatial._quat import quat_rotate
 
 __all__ = ["DofReport", "Motion", "dof_report", "sweep"]
 
@@ -43,7 +44,8 @@ class DofReport:
     dof : int
         Mobility from the rank of the constraint Jacobian (drivers excluded): ``n - rank``.
     gruebler : int
-        Gruebler–Kutzbach count ``3 * bodies - equations`` (drivers excluded).
+        Gruebler–Kutzbach count ``3 * bodies - equations`` (``6 * bodies`` in space), drivers
+        excluded.
     rank : int
         Rank of the constraint Jacobian at this pose.
     redundant : list of RedundantEquation
@@ -88,7 +90,7 @@ class DofReport:
 
 
 def dof_report(mech) -> DofReport:
-    n = mech.n_coordinates
+    n = mech.n_dof_coordinates
     constraints = [j for j in mech.joints if not isinstance(j, DriverJoint)]
     n_drivers = sum(j.n_equations for j in mech.joints if isinstance(j, DriverJoint))
     gruebler = n - sum(j.n_equations for j in constraints)
@@ -155,16 +157,21 @@ class Motion:
         return body
 
     def pose(self, body) -> np.ndarray:
-        """``(x, y, angle)`` of ``body`` at every pose, shape ``(N, 3)``."""
+        """Pose of ``body`` at every step: ``(N, 3)`` planar ``(x, y, angle)``, or ``(N, 7)``
+        spatial ``(x, y, z, qw, qx, qy, qz)``."""
         body = self._body(body)
+        size = 3 if self.mechanism.dim == 2 else 7
         if body.is_ground:
-            return np.zeros((len(self), 3))
-        return self.states[:, 3 * body.index:3 * body.index + 3].copy()
+            return np.tile(body.pose, (len(self), 1))
+        return self.states[:, size * body.index:size * (body.index + 1)].copy()
 
-    def point(self, body, point=(0.0, 0.0)) -> np.ndarray:
-        """Global path of a body point (given in body coordinates), shape ``(N, 2)``."""
+    def point(self, body, point=None) -> np.ndarray:
+        """Global path of a body point (given in body coordinates), shape ``(N, dim)``."""
         X = self.pose(body)
-        p = as_vector(point, "point", 2)
+        dim = self.mechanism.dim
+        p = as_vector(np.zeros(dim) if point is None else point, "point", dim)
+        if dim == 3:
+            return X[:, :3] + quat_rotate(X[:, 3:], p)
         c, s = np.cos(X[:, 2]), np.sin(X[:, 2])
         return np.stack([X[:, 0] + c * p[0] - s * p[1], X[:, 1] + s * p[0] + c * p[1]], axis=1)
 
@@ -175,7 +182,7 @@ class Motion:
 
 
 # -- continuation ------------------------------------------------------------------------------
-class _Unreachable(Exception):
+class _UnreachableError(Exception):
     def __init__(self, reached: float):
         self.reached = reached
 
@@ -252,7 +259,7 @@ class _Continuation:
         return new, res
 
     def follow(self, state, v_b):
-        """Continue from ``state`` to ``v_b`` with step halving; raises _Unreachable."""
+        """Continue from ``state`` to ``v_b`` with step halving; raises _UnreachableError."""
         v0 = state[0]
         span = abs(v_b - v0)
         h = v_b - v0
@@ -264,7 +271,7 @@ class _Continuation:
             if new is None:
                 h *= 0.5
                 if abs(h) < 1e-7 * max(span, 1e-12):
-                    raise _Unreachable(state[0])
+                    raise _UnreachableError(state[0])
                 continue
             state = new
             if res.iterations <= 2:
@@ -311,7 +318,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
     N = len(values)
     cont = _Continuation(mech, driver, tol, max_iterations)
     sys = cont.sys
-    states = np.empty((N, sys.n))
+    states = np.empty((N, sys.n_state))
     iterations = np.zeros(N, dtype=int)
     residuals = np.zeros(N)
 
@@ -348,7 +355,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
         for i in range(1, N):
             try:
                 state, its = cont.follow(state, values[i])
-            except _Unreachable as exc:
+            except _UnreachableError as exc:
                 unreachable(i, exc.reached)
             states[i] = state[1]
             iterations[i] = its
@@ -393,7 +400,7 @@ def assemble(mech, *, tol: float, max_iterations: int):
             state = cont.make_state(d.value, q, vals)
             try:
                 state, _ = cont.follow(state, v)
-            except _Unreachable as exc:
+            except _UnreachableError as exc:
                 for dd, vv in zip(drivers, targets):
                     dd.value = vv
                 q_ls, res, _ = newton(sys, mech.state, tol=tol, max_iterations=max_iterations)
@@ -437,7 +444,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         if new is None:
             try:
                 new, _ = cont.follow(nodes[i], values[j])
-            except _Unreachable as exc:
+            except _UnreachableError as exc:
                 stop = (j, exc.reached)  # refine the poses before it, then report
                 break
         previous = nodes[i]
@@ -453,17 +460,20 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
             progress(len(nodes), N)
     keys = sorted(nodes)
     idx, pred, seg_scale, seg_sign = [], [], [], []
+    sys = cont.sys
     for a, b in zip(keys[:-1], keys[1:]):
         va, qa, ta, sa = nodes[a]
         vb, qb, tb, _ = nodes[b]
         h = vb - va
         tau = (values[a + 1:b + 1] - va) / h  # node b itself is refined too
-        h00 = 2 * tau**3 - 3 * tau**2 + 1
         h10 = tau**3 - 2 * tau**2 + tau
         h01 = -2 * tau**3 + 3 * tau**2
         h11 = tau**3 - tau**2
-        pred.append(h00[:, None] * qa + (h10 * h)[:, None] * ta + h01[:, None] * qb
-                    + (h11 * h)[:, None] * tb)
+        # Cubic Hermite in the increment space at node a (exact for planar states).
+        delta = sys.difference(qb, qa)
+        step = (h10 * h)[:, None] * ta + h01[:, None] * delta + (h11 * h)[:, None] * tb
+        pred.append(sys.retract(np.broadcast_to(qa, step.shape[:-1] + qa.shape), step)
+                    if sys.spatial else qa + step)
         idx.append(np.arange(a + 1, b + 1))
         seg_scale.append(np.full(b - a, float(np.max(np.abs(qb - qa)))))
         seg_sign.append(np.full(b - a, sa))
@@ -491,7 +501,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         prev = cont.make_state(v_prev, q_prev, vals[0] if vals.ndim > 1 else vals)
         try:
             new, n_it = cont.follow(prev, values[k])
-        except _Unreachable as exc:
+        except _UnreachableError as exc:
             unreachable(k, exc.reached)
         states[k] = new[1]
         iterations[k] = n_it

@@ -1,9 +1,12 @@
 """Rigid bodies: a name, a place in the mechanism's state vector, and coordinate transforms.
 
 A planar body's state is ``(x, y, angle)``: the position of its local origin in global
-coordinates and the counter-clockwise angle of its local x axis. The body does not store its
-state; it reads and writes the slice of the mechanism's one flat state vector that belongs to it.
-Ground is a body with no state (its pose is always the origin).
+coordinates and the counter-clockwise angle of its local x axis. A spatial body's state is its
+position and unit quaternion ``(w, x, y, z)``; its Newton increment is ``(dr, dphi)`` with the
+rotation applied through the exponential map, ``q <- exp(dphi) * q`` (``dphi`` in global
+coordinates). A body does not store its state; it reads and writes the slice of the mechanism's
+one flat state vector that belongs to it. Ground is a body with no state (its pose is the
+identity).
 """
 
 from __future__ import annotations
@@ -13,11 +16,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._validation import as_float, as_vector
+from .spatial._quat import quat_to_matrix
 
 if TYPE_CHECKING:
     from .mechanism import Mechanism
 
-__all__ = ["Body"]
+__all__ = ["Body", "SpatialBody"]
 
 
 def _rotation(angle: float) -> np.ndarray:
@@ -141,3 +145,114 @@ class Body:
     def vector_to_local(self, vector) -> np.ndarray:
         """Rotate a free vector from global to body coordinates."""
         return _rotation(self.angle).T @ as_vector(vector, "vector", 2)
+
+
+class SpatialBody(Body):
+    """A rigid body of a spatial mechanism (``Mechanism(dim=3)``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism(dim=3)
+    >>> link = mech.add_body("link", position=(0, 0, 0.5),
+    ...                      orientation=ms.Orientation.from_angle_axis(np.pi / 2, (0, 0, 1)))
+    >>> link.to_global((1.0, 0.0, 0.0)).round(12) + 0.0
+    array([0. , 1. , 0.5])
+    >>> link.frame.translation
+    array([0. , 0. , 0.5])
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if self.is_ground:
+            return "SpatialBody('ground')"
+        x, y, z = self.position
+        return f"SpatialBody({self.name!r}, position=({x:.6g}, {y:.6g}, {z:.6g}))"
+
+    def _slice(self) -> slice:
+        i = 7 * self._index
+        return slice(i, i + 7)
+
+    @property
+    def pose(self) -> np.ndarray:
+        """``(x, y, z, qw, qx, qy, qz)`` as a new array."""
+        if self.is_ground:
+            return np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
+        return self._mechanism._q[self._slice()].copy()
+
+    @property
+    def position(self) -> np.ndarray:
+        """Global position of the body's local origin, shape ``(3,)``."""
+        return self.pose[:3]
+
+    @position.setter
+    def position(self, value) -> None:
+        self._require_moving("position")
+        self._mechanism._q[7 * self._index:7 * self._index + 3] = as_vector(value, "position", 3)
+
+    @property
+    def quaternion(self) -> np.ndarray:
+        """Unit quaternion ``(w, x, y, z)`` of the body's orientation."""
+        return self.pose[3:]
+
+    @property
+    def orientation(self):
+        """The body's :class:`~mechsolve.Orientation`."""
+        from .spatial import Orientation
+
+        return Orientation(self.quaternion, normalize=True)
+
+    @orientation.setter
+    def orientation(self, value) -> None:
+        self._require_moving("orientation")
+        self._mechanism._q[7 * self._index + 3:7 * self._index + 7] = _as_quaternion(value)
+
+    @property
+    def angle(self):  # planar-only attribute
+        raise AttributeError("a spatial body has no single angle; use .orientation")
+
+    @property
+    def rotation(self) -> np.ndarray:
+        """Local-to-global rotation matrix, shape ``(3, 3)``."""
+        return quat_to_matrix(self.quaternion)
+
+    @property
+    def frame(self):
+        """The body's :class:`~mechsolve.Frame` (its pose in global coordinates)."""
+        from .spatial import Frame
+
+        return Frame(self.position, self.orientation)
+
+    def to_global(self, point) -> np.ndarray:
+        """Global coordinates of a point given in body coordinates."""
+        return self.position + self.rotation @ as_vector(point, "point", 3)
+
+    def to_local(self, point) -> np.ndarray:
+        """Body coordinates of a point given in global coordinates."""
+        return self.rotation.T @ (as_vector(point, "point", 3) - self.position)
+
+    def vector_to_global(self, vector) -> np.ndarray:
+        """Rotate a free vector from body to global coordinates."""
+        return self.rotation @ as_vector(vector, "vector", 3)
+
+    def vector_to_local(self, vector) -> np.ndarray:
+        """Rotate a free vector from global to body coordinates."""
+        return self.rotation.T @ as_vector(vector, "vector", 3)
+
+
+def _as_quaternion(value) -> np.ndarray:
+    """Quaternion of an Orientation (or a unit 4-vector), for setting a body's orientation."""
+    from .spatial import Orientation
+
+    if isinstance(value, Orientation):
+        q = np.asarray(value.quaternion, dtype=float)
+        if q.shape != (4,):
+            raise ValueError(f"orientation must be a single Orientation, got a stack of shape "
+                             f"{q.shape[:-1]}")
+        return q
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return np.asarray(Orientation(as_vector(value, "orientation", 4)).quaternion)
+    raise TypeError(f"orientation must be a mechsolve Orientation or a unit quaternion "
+                    f"(w, x, y, z), got {type(value).__name__}")

@@ -6,7 +6,7 @@ import numpy as np
 
 from ._system import System
 from ._validation import as_float, as_name, as_vector
-from .body import Body
+from .body import Body, SpatialBody, _as_quaternion
 from .joints.base import DriverJoint, Joint
 from .solver import SolveError, SolveResult, failure_message, newton
 
@@ -39,13 +39,12 @@ class Mechanism:
     """
 
     def __init__(self, dim: int = 2, *, name: str | None = None) -> None:
-        if dim != 2:
-            if dim == 3:
-                raise NotImplementedError("spatial mechanisms (dim=3) are not available yet")
+        if isinstance(dim, bool) or dim not in (2, 3):
             raise ValueError(f"dim must be 2 (planar) or 3 (spatial), got {dim!r}")
         self.dim = dim
         self.name = as_name(name)
-        self.ground = Body(self, "ground", None)
+        self._body_type = Body if dim == 2 else SpatialBody
+        self.ground = self._body_type(self, "ground", None)
         self._bodies: list[Body] = []
         self._joints: list[Joint] = []
         self._q = np.zeros(0)
@@ -83,24 +82,40 @@ class Mechanism:
                 return j
         raise KeyError(f"no joint named {name!r}")
 
-    def add_body(self, name: str, position=(0.0, 0.0), angle: float = 0.0) -> Body:
+    def add_body(self, name: str, position=None, angle: float = 0.0, *,
+                 orientation=None) -> Body:
         """Add a rigid body at an initial (rough) pose and return it.
 
         Parameters
         ----------
         name : str
             Unique name, used in reports and messages.
-        position : array_like, shape (2,)
-            Initial global position of the body's local origin.
+        position : array_like, shape (2,) or (3,)
+            Initial global position of the body's local origin (default: the origin).
         angle : float
-            Initial angle of the body's x axis (radians).
+            Planar only: initial angle of the body's x axis (radians).
+        orientation : Orientation, optional
+            Spatial only: initial orientation (default: identity).
         """
         if not isinstance(name, str) or not name:
             raise TypeError(f"name must be a non-empty string, got {name!r}")
         if name == "ground" or any(b.name == name for b in self._bodies):
             raise ValueError(f"a body named {name!r} already exists")
-        pose = np.concatenate([as_vector(position, "position", 2), [as_float(angle, "angle")]])
-        body = Body(self, name, len(self._bodies))
+        if self.dim == 2:
+            if orientation is not None:
+                raise TypeError("orientation= is for spatial bodies; a planar body takes angle=")
+            position = (0.0, 0.0) if position is None else position
+            pose = np.concatenate([as_vector(position, "position", 2),
+                                   [as_float(angle, "angle")]])
+        else:
+            if angle != 0.0:
+                raise TypeError("angle= is for planar bodies; a spatial body takes "
+                                "orientation=ms.Orientation(...)")
+            position = (0.0, 0.0, 0.0) if position is None else position
+            quat = np.array([1.0, 0.0, 0.0, 0.0]) if orientation is None else \
+                _as_quaternion(orientation)
+            pose = np.concatenate([as_vector(position, "position", 3), quat])
+        body = self._body_type(self, name, len(self._bodies))
         self._bodies.append(body)
         self._q = np.concatenate([self._q, pose])
         self._system = None
@@ -144,7 +159,13 @@ class Mechanism:
 
     @property
     def n_coordinates(self) -> int:
+        """Length of the state vector (3 per planar body, 7 per spatial body)."""
         return self._q.size
+
+    @property
+    def n_dof_coordinates(self) -> int:
+        """Number of independent coordinates (3 per planar body, 6 per spatial body)."""
+        return len(self._bodies) * (3 if self.dim == 2 else 6)
 
     def system(self) -> System:
         """The compiled system (built once per topology)."""
@@ -191,7 +212,10 @@ class Mechanism:
         return dof_report(self)
 
     def sweep(self, driver: DriverJoint, values, **options):
-        """Follow the mechanism as ``driver`` takes ``values``; see :func:`mechsolve.analysis.sweep`."""
+        """Follow the mechanism as ``driver`` takes ``values``.
+
+        See :func:`mechsolve.analysis.sweep` for the options.
+        """
         from .analysis import sweep
 
         return sweep(self, driver, values, **options)

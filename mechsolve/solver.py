@@ -230,8 +230,9 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, step_tol: float = 1e-1
     """Solve ``Phi(q) = 0`` from ``q0``.
 
     With ``rows`` only those equations are solved (minimum-norm steps), e.g. the constraints
-    without their drivers. Returns ``(q, result, vals)`` where ``vals`` is the Jacobian data at the last iterate where it
-    was evaluated. The result is not checked: callers raise :class:`SolveError` on failure.
+    without their drivers. Returns ``(q, result, vals)`` where ``vals`` is the Jacobian data
+    at the last iterate where it was evaluated. The result is not checked: callers raise
+    :class:`SolveError` on failure.
     """
     lin = linear or LinearSolver(system, rows)
     q = np.array(q0, dtype=float)

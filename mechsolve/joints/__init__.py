@@ -4,14 +4,33 @@ Planar joints: :class:`Revolute`, :class:`Prismatic`, :class:`Fixed`, :class:`Di
 :class:`PointOnLine`, :class:`Gear`, :class:`RackPinion`. Drivers: :class:`Driver`,
 :class:`AngleDriver`, :class:`SlideDriver`, :class:`DistanceDriver`. Write a new joint by
 subclassing :class:`Joint` (see its docstring).
+
+Spatial joints (bodies of a ``Mechanism(dim=3)``, placed by a Frame on each body whose z axis
+is the joint axis): :class:`Revolute`, :class:`Prismatic`, :class:`Fixed`, :class:`Distance`,
+:class:`PointOnLine` (the same classes: the dimension is taken from the bodies), and
+:class:`Spherical`, :class:`Cylindrical`, :class:`Universal`, :class:`Planar`,
+:class:`PointOnPlane`, :class:`ParallelAxes`, :class:`PerpendicularAxes`,
+:class:`GenericJoint`; the drivers work on spatial joints too.
 """
 
 from ._drivers import AngleDriver, DistanceDriver, Driver, SlideDriver
 from ._planar import Distance, Fixed, Gear, PointOnLine, Prismatic, RackPinion, Revolute
+from ._spatial import (
+    Cylindrical,
+    GenericJoint,
+    ParallelAxes,
+    PerpendicularAxes,
+    Planar,
+    PointOnPlane,
+    Spherical,
+    Universal,
+)
 from .base import DriverJoint, Joint
 
 __all__ = [
     "Joint", "DriverJoint",
     "Revolute", "Prismatic", "Fixed", "Distance", "PointOnLine", "Gear", "RackPinion",
     "Driver", "AngleDriver", "SlideDriver", "DistanceDriver",
+    "Spherical", "Cylindrical", "Universal", "Planar", "PointOnPlane", "ParallelAxes",
+    "PerpendicularAxes", "GenericJoint",
 ]

@@ -374,7 +374,8 @@ class Gear(Joint):
     @classmethod
     def _phi(cls, P, X1, X2, Xc):
         tc = Xc[..., 2]
-        return (P[..., 0] * (X1[..., 2] - tc) + P[..., 1] * (X2[..., 2] - tc) - P[..., 2])[..., None]
+        mesh = P[..., 0] * (X1[..., 2] - tc) + P[..., 1] * (X2[..., 2] - tc) - P[..., 2]
+        return mesh[..., None]
 
     @classmethod
     def _evaluate(cls, P, X1, X2, Xc):

@@ -31,6 +31,29 @@ __all__ = ["Joint", "DriverJoint"]
 _FD_STEP = 1e-6
 
 
+def _is_spatial(obj) -> bool:
+    """Whether a constructor's first argument (a body or a joint) belongs to a 3D mechanism."""
+    if isinstance(obj, Body):
+        return obj.mechanism.dim == 3
+    if isinstance(obj, Joint):
+        return obj.dim == 3
+    return False
+
+
+def _perturb(X: np.ndarray, c: int, h: float) -> np.ndarray:
+    """Poses ``X`` moved by ``h`` along increment component ``c``."""
+    out = X.copy()
+    if X.shape[-1] == 3 or c < 3:
+        out[..., c] += h
+    else:
+        from ..spatial._quat import quat_exp, quat_multiply
+
+        w = np.zeros(3)
+        w[c - 3] = h
+        out[..., 3:] = quat_multiply(quat_exp(w), X[..., 3:])
+    return out
+
+
 class Joint(ABC):
     """Abstract base of every constraint (joints, drivers, end effectors).
 
@@ -50,6 +73,15 @@ class Joint(ABC):
 
     n_equations: ClassVar[int]
     equation_labels: ClassVar[tuple[str, ...] | None] = None
+    #: Mechanism dimensions the class works in; a planar class with a spatial twin sets
+    #: ``_spatial_variant`` and constructing it with spatial bodies builds the twin.
+    dims: ClassVar[tuple[int, ...]] = (2,)
+
+    def __new__(cls, *args, **kwargs):
+        variant = cls.__dict__.get("_spatial_variant")
+        if variant is not None and args and _is_spatial(args[0]):
+            return object.__new__(variant)
+        return object.__new__(cls)
 
     def __init__(self, bodies, params, *, name: str | None = None) -> None:
         self.name = as_name(name)
@@ -61,6 +93,11 @@ class Joint(ABC):
                     f"{kind}: body {i + 1} must be a mechsolve Body "
                     f"(from Mechanism.add_body or Mechanism.ground), got {type(body).__name__}"
                 )
+        dim = bodies[0].mechanism.dim if bodies else 2
+        if dim not in self.dims:
+            raise TypeError(f"{kind} is a {'planar' if 2 in self.dims else 'spatial'} joint; "
+                            f"its bodies belong to a {'spatial' if dim == 3 else 'planar'} "
+                            "mechanism")
         mechs = {id(b.mechanism) for b in bodies}
         if len(mechs) > 1:
             raise ValueError(f"{kind}: the bodies {[b.name for b in bodies]} belong to different "
@@ -96,7 +133,9 @@ class Joint(ABC):
     def describe(self) -> str:
         """One line naming the joint and the bodies it joins."""
         names = " and ".join(b.name for b in self._bodies)
-        return f"{self.label} between {names}" if len(self._bodies) > 1 else f"{self.label} on {names}"
+        if len(self._bodies) > 1:
+            return f"{self.label} between {names}"
+        return f"{self.label} on {names}"
 
     def equation_label(self, i: int) -> str:
         """Short name of this joint's equation ``i``."""
@@ -114,6 +153,11 @@ class Joint(ABC):
         X = [b.pose[None, :] for b in self._bodies]
         return type(self)._phi(self._p[None, :], *X)[0]
 
+    @property
+    def dim(self) -> int:
+        """2 for planar joints, 3 for spatial ones (taken from the bodies)."""
+        return self._bodies[0].mechanism.dim
+
     # -- kernels --------------------------------------------------------------------------------
     @classmethod
     @abstractmethod
@@ -127,15 +171,18 @@ class Joint(ABC):
 
     @classmethod
     def _numeric_jacobian(cls, P: np.ndarray, *X: np.ndarray) -> list[np.ndarray]:
-        """Central finite-difference Jacobian blocks, one ``(..., k, m, 3)`` array per slot."""
+        """Central finite-difference Jacobian blocks, one per slot.
+
+        Planar slots (poses of length 3) give ``(..., k, m, 3)``; spatial slots (position and
+        quaternion, length 7) give ``(..., k, m, 6)`` with respect to the increment
+        ``(dr, dphi)``, the rotation perturbed through the exponential map.
+        """
         blocks = []
         for s, Xs in enumerate(X):
             cols = []
-            for c in range(Xs.shape[-1]):
-                Xp = Xs.copy()
-                Xm = Xs.copy()
-                Xp[..., c] += _FD_STEP
-                Xm[..., c] -= _FD_STEP
+            for c in range(3 if Xs.shape[-1] == 3 else 6):
+                Xp = _perturb(Xs, c, _FD_STEP)
+                Xm = _perturb(Xs, c, -_FD_STEP)
                 args_p = list(X)
                 args_m = list(X)
                 args_p[s] = Xp

@@ -1,0 +1,132 @@
+"""Spatial joints: analytic Jacobians against finite differences, placement and dispatch."""
+
+import numpy as np
+import pytest
+
+import mechsolve as ms
+from mechsolve import joints
+from mechsolve.spatial._quat import quat_exp
+
+
+def random_frame(rng):
+    return ms.Frame(rng.normal(size=3), ms.Orientation(quat_exp(rng.normal(size=3))))
+
+
+def spatial_instances(rng):
+    mech = ms.Mechanism(dim=3)
+    a = mech.add_body("a", position=rng.normal(size=3))
+    b = mech.add_body("b", position=rng.normal(size=3))
+    f = lambda: random_frame(rng)  # noqa: E731
+    rev = joints.Revolute(a, b, f(), f())
+    pri = joints.Prismatic(a, b, f(), f())
+    cyl = joints.Cylindrical(a, b, f(), f())
+    return [
+        joints.Spherical(a, b, f(), f()),
+        rev,
+        pri,
+        cyl,
+        joints.Universal(a, b, f(), f()),
+        joints.Planar(a, b, f(), f()),
+        joints.Fixed(a, b, f(), f()),
+        joints.Distance(a, b, rng.normal(size=3), rng.normal(size=3), 1.7),
+        joints.PointOnLine(a, b, f(), f()),
+        joints.PointOnPlane(a, b, f(), f()),
+        joints.ParallelAxes(a, b, f(), f()),
+        joints.PerpendicularAxes(a, b, f(), f()),
+        joints.GenericJoint(a, b, f(), f(), components=("x", "rz")),
+        joints.GenericJoint(a, b, f(), f(), components=("y", "z", "rx", "ry", "rz")),
+        joints.Driver(a, "z", 0.3),
+        joints.AngleDriver(rev, 0.4),
+        joints.AngleDriver(cyl, -2.0),
+        joints.SlideDriver(pri, 0.4),
+        joints.DistanceDriver(a, b, rng.normal(size=3), rng.normal(size=3), 2.0),
+        joints.Revolute(mech.ground, b, f(), f()),
+    ]
+
+
+N_SPATIAL = 20
+
+
+def random_poses(rng, shape):
+    X = np.empty(shape + (7,))
+    X[..., :3] = rng.normal(size=shape + (3,))
+    X[..., 3:] = quat_exp(rng.normal(size=shape + (3,)) * 2.0)
+    return X
+
+
+@pytest.mark.parametrize("index", range(N_SPATIAL))
+def test_spatial_jacobian_matches_finite_differences(index):
+    rng = np.random.default_rng(100 + index)
+    joint = spatial_instances(rng)[index]
+    cls = type(joint)
+    assert joint.dim == 3
+    P = joint._p[None, :]
+    m = joint.n_equations
+    for _ in range(5):
+        X = [random_poses(rng, (3, 1)) for _ in joint.bodies]
+        if joint.bodies[0].is_ground:
+            X[0][...] = [0, 0, 0, 1, 0, 0, 0]
+        phi, blocks = cls._evaluate(P, *X)
+        assert phi.shape == (3, 1, m)
+        np.testing.assert_allclose(phi, cls._phi(P, *X), atol=1e-14)
+        for J, Jn in zip(blocks, cls._numeric_jacobian(P, *X)):
+            assert J.shape == (3, 1, m, 6)
+            assert np.all(np.abs(J - Jn) <= 1e-7 * np.maximum(1.0, np.abs(Jn))), cls.__name__
+
+
+def test_same_class_names_dispatch_on_dimension():
+    rng = np.random.default_rng(0)
+    inst = spatial_instances(rng)
+    assert isinstance(inst[1], joints.Revolute) and type(inst[1]).__name__ == "SpatialRevolute"
+    assert isinstance(inst[2], joints.Prismatic)
+    assert isinstance(inst[7], joints.Distance)
+    planar = ms.Mechanism()
+    p = planar.add_body("p")
+    assert type(joints.Revolute(planar.ground, p)) is joints.Revolute
+
+
+def test_spatial_system_jacobian_matches_finite_differences():
+    rng = np.random.default_rng(5)
+    mech = ms.Mechanism(dim=3)
+    a = mech.add_body("a", position=(0, 0, 1))
+    b = mech.add_body("b", position=(1, 0, 1))
+    mech.add(joints.Revolute(mech.ground, a, ms.Frame(), ms.Frame((0, 0, -1))))
+    mech.add(joints.Spherical(a, b, (0.5, 0, 0), (-0.5, 0, 0)))
+    mech.add(joints.PointOnPlane(mech.ground, b, ms.Frame((0, 0, 1)), (0.5, 0, 0)))
+    system = mech.system()
+    q = system.retract(mech.state, rng.normal(scale=0.3, size=system.n))
+    _, vals = system.evaluate(q)
+    J = system.jacobian_dense(vals)
+    Jn = np.empty_like(J)
+    for i in range(system.n):
+        e = np.zeros(system.n)
+        e[i] = 1e-6
+        Jn[:, i] = (system.phi(system.retract(q, e)) - system.phi(system.retract(q, -e))) / 2e-6
+    np.testing.assert_allclose(J, Jn, atol=1e-7)
+
+
+def test_bad_placements_name_the_argument():
+    mech = ms.Mechanism(dim=3)
+    a = mech.add_body("a")
+    b = mech.add_body("b")
+    with pytest.raises(ValueError, match="axis of frame1 must be a non-zero direction"):
+        joints.Revolute(a, b, (0, 0, 0), (0, 0, 0), axis=(0, 0, 0))
+    with pytest.raises(ValueError, match="quaternion must have unit norm"):
+        ms.Frame((0, 0, 0), (1.0, 1.0, 0.0, 0.0))
+    with pytest.raises(ValueError, match="quaternion must have unit norm"):
+        mech.add_body("c", orientation=(2.0, 0.0, 0.0, 0.0))
+    with pytest.raises(TypeError, match="frame2 must be a mechsolve Frame or a point"):
+        joints.Spherical(a, b, (0, 0, 0), np.eye(4).tolist().__iter__())
+    with pytest.raises(TypeError, match="frame1 must be a mechsolve Frame or a point"):
+        joints.Revolute(a, b, "origin", (0, 0, 0))
+    with pytest.raises(ValueError, match=r"frame1 must have shape \(3,\)"):
+        joints.Revolute(a, b, (0, 0), (0, 0, 0))
+    with pytest.raises(ValueError, match="components must be 1 to 6 distinct names"):
+        joints.GenericJoint(a, b, components=("x", "q"))
+    with pytest.raises(TypeError, match="Gear is a planar joint; its bodies belong to a "
+                                        "spatial mechanism"):
+        joints.Gear(a, b, 1.0, 2.0)
+    with pytest.raises(TypeError, match="orientation= is for spatial bodies"):
+        ms.Mechanism().add_body("p", orientation=ms.Orientation.identity())
+    with pytest.raises(ValueError, match="coordinate of a spatial body must be one of"):
+        joints.Driver(a, "angle", 0.0)
