@@ -168,31 +168,41 @@ class LinearSolver:
 
 
 # -- rank analysis -----------------------------------------------------------------------------
-def independent_rows(J: np.ndarray, rtol: float = 1e-8) -> tuple[int, np.ndarray]:
-    """Greedy rank analysis in row order.
+def independent_rows(J: np.ndarray, rtol: float = RANK_RTOL) -> tuple[int, np.ndarray]:
+    """Rank of ``J`` and the rows to call redundant, preferring the latest rows.
 
-    Returns the rank and the indices of rows that lie (within ``rtol`` relative to the row norm
-    and the matrix scale) in the span of the rows before them: with rows in joint order, the
-    later of two redundant joints is the one named.
+    The rank comes from an SVD. The left null space ``N`` (``N.T @ J = 0``) holds the linear
+    relations between rows; a Gaussian elimination of ``N.T`` that picks its pivots from the
+    last row backwards names, for each relation, the latest row it involves. With rows in joint
+    order, the later of two duplicate joints is the one named.
     """
     m, n = J.shape
-    scale = max(float(np.max(np.abs(J), initial=0.0)), 1e-300)
-    basis = np.zeros((min(m, n), n))
-    r = 0
-    dependent = []
-    for i in range(m):
-        v = J[i].copy()
-        norm0 = np.linalg.norm(v)
-        for _ in range(2):  # Gram-Schmidt, reorthogonalised once
-            if r:
-                v -= basis[:r].T @ (basis[:r] @ v)
-        norm = np.linalg.norm(v)
-        if norm <= rtol * max(norm0, scale) or r == n:
-            dependent.append(i)
-        else:
-            basis[r] = v / norm
-            r += 1
-    return r, np.asarray(dependent, dtype=np.intp)
+    if m == 0:
+        return 0, np.zeros(0, dtype=np.intp)
+    if m <= n:  # cheap first look: a pivoted QR of J^T shows full row rank without an SVD
+        R = sla.qr(J.T, mode="r", pivoting=True)[0]
+        d = np.abs(np.diag(R))
+        if d.size == m and d[-1] > rtol * max(d[0], 1e-300):
+            return m, np.zeros(0, dtype=np.intp)
+    U, s, _ = np.linalg.svd(J, full_matrices=True)
+    rank = int(np.count_nonzero(s > rtol * max(s[0], 1e-300))) if s.size else 0
+    A = U[:, rank:].T[:, ::-1].copy()  # relations x rows, latest row first
+    k = A.shape[0]
+    pivots = []
+    row = 0
+    for col in range(m):
+        if row == k:
+            break
+        piv = row + int(np.argmax(np.abs(A[row:, col])))
+        if abs(A[piv, col]) <= 1e-8:
+            continue
+        A[[row, piv]] = A[[piv, row]]
+        A[row] /= A[row, col]
+        others = np.arange(k) != row
+        A[others] -= np.outer(A[others, col], A[row])
+        pivots.append(m - 1 - col)
+        row += 1
+    return rank, np.sort(np.asarray(pivots, dtype=np.intp))
 
 
 def analyse_rank(system, vals: np.ndarray, rows=None):
@@ -300,7 +310,8 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, step_tol: float = 1e-1
                          redundant=[], free_dof=0, rank=None)
     if success and rows is None:
         if analyse is None:
-            analyse = system.verdict is None or lu_trouble or not lin.use_lu
+            # A square system that LU solved all along is regular; anything else is analysed.
+            analyse = lu_trouble or not lin.use_lu
         if analyse:
             _, vals = system.evaluate(q)
             info = analyse_rank(system, vals)
