@@ -153,6 +153,34 @@ class System:
                 vals[..., a:b] = block.reshape(batch + (-1,))
         return out, vals
 
+    def gamma(self, q: np.ndarray, nu: np.ndarray) -> np.ndarray:
+        """``gamma = -(dJ/dt) nu`` of all joints at state ``q`` and velocity ``nu`` ``(..., m)``.
+
+        Time-dependent driver terms are not included (see :meth:`driver_time_terms`).
+        """
+        X = self._poses(q)
+        batch = q.shape[:-1]
+        V = np.zeros(batch + (self.nb + 1, self.body_dim))
+        V[..., : self.nb, :] = nu.reshape(batch + (self.nb, self.body_dim))
+        out = np.empty(batch + (self.m,))
+        for g in self.groups:
+            val = g.cls._gamma(g.P, *(X[..., idx, :] for idx in g.slots),
+                               *(V[..., idx, :] for idx in g.slots))
+            out[..., g.rows] = val.reshape(val.shape[:-2] + (-1,))
+        return out
+
+    def driver_time_terms(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """``(-Phi_t, -Phi_tt)`` at time ``t``: the rates and accelerations of the drivers' values
+        on their rows (``Phi = f(q) - v(t)``), zero elsewhere."""
+        rate = np.zeros(self.m)
+        acc = np.zeros(self.m)
+        for i, j in enumerate(self.joints):
+            if getattr(j, "profile", None) is not None:
+                r, a = j._rates(t)
+                rate[self.row_starts[i]] = r
+                acc[self.row_starts[i]] = a
+        return rate, acc
+
     def jacobian_sparse(self, vals: np.ndarray) -> sp.csc_matrix:
         """The CSC Jacobian with its data refilled from ``vals`` (shape ``(nnz,)``)."""
         self._csc.data[:] = vals[self.perm]

@@ -50,6 +50,9 @@ class Mechanism:
         self._q = np.zeros(0)
         self._system: System | None = None
         self.last_result: SolveResult | None = None
+        self.time = 0.0
+        self._nu: np.ndarray | None = None
+        self._nudot: np.ndarray | None = None
 
     # -- building -------------------------------------------------------------------------------
     @property
@@ -186,12 +189,31 @@ class Mechanism:
         return sys.jacobian_dense(vals) if dense else sys.jacobian_sparse(vals).copy()
 
     # -- solving --------------------------------------------------------------------------------
-    def solve(self, *, tol: float = 1e-10, max_iterations: int = 50) -> SolveResult:
+    def set_time(self, t: float) -> None:
+        """Set the mechanism's time: every driver with a motion profile takes its value at t."""
+        self.time = as_float(t, "t")
+        for d in self.drivers:
+            d._set_time_value(self.time)
+
+    def solve(self, *, t: float | None = None, tol: float = 1e-10,
+              max_iterations: int = 50) -> SolveResult:
         """Assemble the mechanism: Newton–Raphson from the current state.
+
+        Parameters
+        ----------
+        t : float, optional
+            Time; drivers with motion profiles take their values at ``t`` first.
+        tol : float
+            Largest absolute constraint residual accepted.
+        max_iterations : int
+            Newton iteration cap.
 
         Returns a :class:`~mechsolve.SolveResult`; on failure the state is left unchanged and
         :class:`~mechsolve.SolveError` is raised, naming the joints with the largest residuals.
         """
+        if t is not None:
+            self.set_time(t)
+        self._nu = self._nudot = None
         tol = as_float(tol, "tol", positive=True)
         sys = self.system()
         q, result, _ = newton(sys, self._q, tol=tol, max_iterations=max_iterations)
@@ -204,6 +226,58 @@ class Mechanism:
             raise SolveError(failure_message(sys, result), result)
         self._q[:] = q
         return result
+
+    def velocity(self) -> np.ndarray:
+        """Generalized velocities at the current pose and time (see :mod:`mechsolve.kinematics`).
+
+        Planar bodies give ``(xdot, ydot, thetadot)``, spatial bodies ``(v, omega)`` (global).
+        """
+        from .kinematics import velocity
+
+        return velocity(self)
+
+    def acceleration(self) -> np.ndarray:
+        """Generalized accelerations at the current pose, velocity and time."""
+        from .kinematics import acceleration
+
+        return acceleration(self)
+
+    def point_velocity(self, body: Body, point) -> np.ndarray:
+        """Global velocity of a body point (body coordinates) at the current pose and time."""
+        from .kinematics import point_velocity
+
+        nu = self._nu if self._nu is not None else self.velocity()
+        return point_velocity(self, self._own(body), point, nu)
+
+    def point_acceleration(self, body: Body, point) -> np.ndarray:
+        """Global acceleration of a body point at the current pose, velocity and time."""
+        from .kinematics import point_acceleration
+
+        nu = self._nu if self._nu is not None else self.velocity()
+        nudot = self._nudot if self._nudot is not None else self.acceleration()
+        return point_acceleration(self, self._own(body), point, nu, nudot)
+
+    def free_motions(self) -> np.ndarray:
+        """Orthonormal basis ``(k, n)`` of the instantaneous free motions at the current pose."""
+        from .kinematics import free_motions
+
+        return free_motions(self)
+
+    def sweep_time(self, times, **options):
+        """Follow time-driven drivers over ``times`` with velocities and accelerations.
+
+        See :func:`mechsolve.kinematics.time_sweep`.
+        """
+        from .kinematics import time_sweep
+
+        return time_sweep(self, times, **options)
+
+    def _own(self, body: Body) -> Body:
+        if not isinstance(body, Body):
+            raise TypeError(f"body must be a Body, got {type(body).__name__}")
+        if body.mechanism is not self:
+            raise ValueError(f"body {body.name!r} belongs to another mechanism")
+        return body
 
     def dof(self):
         """Degrees-of-freedom report at the current pose (see :class:`~mechsolve.DofReport`)."""

@@ -111,3 +111,20 @@ def test_numeric_fallback_for_a_joint_written_with_phi_alone():
     result = mech.solve()
     assert result.success
     np.testing.assert_allclose(b.position, [np.sqrt(3.0), 1.0], atol=1e-10)
+
+
+@pytest.mark.parametrize("index", range(14))
+def test_gamma_matches_derivative_of_jacobian(index):
+    from mechsolve.joints.base import _advance
+
+    rng = np.random.default_rng(50 + index)
+    joint = _instances(rng)[index]
+    cls = type(joint)
+    P = joint._p[None, :]
+    X = [rng.normal(size=(2, 1, 3)) for _ in joint.bodies]
+    V = [rng.normal(size=(2, 1, 3)) for _ in joint.bodies]
+    h = 1e-5
+    Jp = cls._evaluate(P, *(_advance(x, v, h) for x, v in zip(X, V)))[1]
+    Jm = cls._evaluate(P, *(_advance(x, v, -h) for x, v in zip(X, V)))[1]
+    expected = -sum(np.einsum("...ij,...j->...i", a - b, v) for a, b, v in zip(Jp, Jm, V)) / (2 * h)
+    np.testing.assert_allclose(cls._gamma(P, *X, *V), expected, atol=1e-6)

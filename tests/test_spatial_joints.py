@@ -130,3 +130,20 @@ def test_bad_placements_name_the_argument():
         ms.Mechanism().add_body("p", orientation=ms.Orientation.identity())
     with pytest.raises(ValueError, match="coordinate of a spatial body must be one of"):
         joints.Driver(a, "angle", 0.0)
+
+
+@pytest.mark.parametrize("index", range(N_SPATIAL))
+def test_spatial_gamma_matches_derivative_of_jacobian(index):
+    from mechsolve.joints.base import _advance
+
+    rng = np.random.default_rng(300 + index)
+    joint = spatial_instances(rng)[index]
+    cls = type(joint)
+    P = joint._p[None, :]
+    X = [random_poses(rng, (2, 1)) for _ in joint.bodies]
+    V = [rng.normal(size=(2, 1, 6)) for _ in joint.bodies]
+    h = 1e-5
+    Jp = cls._evaluate(P, *(_advance(x, v, h) for x, v in zip(X, V)))[1]
+    Jm = cls._evaluate(P, *(_advance(x, v, -h) for x, v in zip(X, V)))[1]
+    expected = -sum(np.einsum("...ij,...j->...i", a - b, v) for a, b, v in zip(Jp, Jm, V)) / (2 * h)
+    np.testing.assert_allclose(cls._gamma(P, *X, *V), expected, atol=1e-6)

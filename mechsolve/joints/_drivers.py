@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import as_float
 from ..body import Body
 from ._planar import Distance, Prismatic, Revolute, _projection
 from .base import DriverJoint
@@ -56,7 +55,7 @@ class Driver(DriverJoint):
             raise ValueError("Driver: body must be a moving body, got ground")
         weights = np.zeros(3)
         weights[_COORDINATES.index(coordinate)] = 1.0
-        v = as_float(value, "value")
+        v = self._take_value(value)
         super().__init__((body,), np.concatenate([weights, [v]]), name=name)
         self.coordinate = coordinate
 
@@ -73,6 +72,10 @@ class Driver(DriverJoint):
         phi = cls._phi(P, X)
         J = np.broadcast_to(P[..., None, :3], phi.shape + (3,))
         return phi, [J]
+
+    @classmethod
+    def _gamma(cls, P, X, V):
+        return np.zeros(cls._phi(P, X).shape)  # linear in the coordinates
 
 
 class AngleDriver(DriverJoint):
@@ -96,7 +99,7 @@ class AngleDriver(DriverJoint):
     def __init__(self, joint: Revolute, value: float = 0.0, *, name: str | None = None) -> None:
         if not isinstance(joint, Revolute):
             raise TypeError(f"AngleDriver: joint must be a Revolute, got {type(joint).__name__}")
-        super().__init__(joint.bodies, [as_float(value, "value")], name=name)
+        super().__init__(joint.bodies, [self._take_value(value)], name=name)
         self.joint = joint
 
     @classmethod
@@ -111,6 +114,10 @@ class AngleDriver(DriverJoint):
         J1[..., 2] = -1.0
         J2[..., 2] = 1.0
         return phi, [J1, J2]
+
+    @classmethod
+    def _gamma(cls, P, X1, X2, V1, V2):
+        return np.zeros(cls._phi(P, X1, X2).shape)  # linear in the coordinates
 
 
 class SlideDriver(DriverJoint):
@@ -134,7 +141,7 @@ class SlideDriver(DriverJoint):
     def __init__(self, joint: Prismatic, value: float = 0.0, *, name: str | None = None) -> None:
         if not isinstance(joint, Prismatic):
             raise TypeError(f"SlideDriver: joint must be a Prismatic, got {type(joint).__name__}")
-        params = np.concatenate([joint._p[:6], [as_float(value, "value")]])
+        params = np.concatenate([joint._p[:6], [self._take_value(value)]])
         super().__init__(joint.bodies, params, name=name)
         self.joint = joint
 
@@ -164,8 +171,8 @@ class DistanceDriver(Distance, DriverJoint):
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
                  value: float = 1.0, *, name: str | None = None) -> None:
-        super().__init__(body1, body2, point1, point2, length=as_float(value, "value",
-                                                                         positive=True), name=name)
+        length = self._take_value(value, positive=True)
+        super().__init__(body1, body2, point1, point2, length=length, name=name)
 
     def _check_value(self, value: float) -> float:
         if value <= 0.0:

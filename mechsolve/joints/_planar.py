@@ -134,6 +134,15 @@ class Revolute(Joint):
         J2[..., 1, 2] = -a2x
         return phi, [J1, J2]
 
+    @classmethod
+    def _gamma(cls, P, X1, X2, V1, V2):
+        # Phi'' = J q'' - a1 w1^2 + a2 w2^2, so gamma = a1 w1^2 - a2 w2^2.
+        a1x, a1y = _rotate(X1, P[..., 0], P[..., 1])
+        a2x, a2y = _rotate(X2, P[..., 2], P[..., 3])
+        w1 = V1[..., 2] ** 2
+        w2 = V2[..., 2] ** 2
+        return np.stack([a1x * w1 - a2x * w2, a1y * w1 - a2y * w2], axis=-1)
+
 
 class Fixed(Joint):
     """Weld: ``point1`` of ``body1`` on ``point2`` of ``body2`` and the relative angle locked.
@@ -376,6 +385,10 @@ class Gear(Joint):
         tc = Xc[..., 2]
         mesh = P[..., 0] * (X1[..., 2] - tc) + P[..., 1] * (X2[..., 2] - tc) - P[..., 2]
         return mesh[..., None]
+
+    @classmethod
+    def _gamma(cls, P, X1, X2, Xc, V1, V2, Vc):
+        return np.zeros(cls._phi(P, X1, X2, Xc).shape)  # linear in the angles
 
     @classmethod
     def _evaluate(cls, P, X1, X2, Xc):

@@ -152,6 +152,9 @@ class _FrameJoint(Joint):
         # Joint.__init__ directly: the planar twin (e.g. Revolute) follows in the MRO.
         Joint.__init__(self, (body1, body2), np.concatenate([p1, f1, p2, f2, extra]), name=name)
 
+    # The planar twin's closed-form gamma does not apply: use the base class's.
+    _gamma = classmethod(Joint._gamma.__func__)
+
     @property
     def equation_labels(self):
         return self._rows
@@ -395,8 +398,7 @@ class SpatialDriver(Driver):
             raise ValueError("Driver: body must be a moving body, got ground")
         weights = np.zeros(3)
         weights[coords.index(coordinate)] = 1.0
-        DriverJoint.__init__(self, (body,), np.concatenate([weights, [as_float(value,
-                                                                               "value")]]),
+        DriverJoint.__init__(self, (body,), np.concatenate([weights, [self._take_value(value)]]),
                              name=name)
         self.coordinate = coordinate
 
@@ -412,6 +414,10 @@ class SpatialDriver(Driver):
         J[..., 0, :3] = P[..., :3]
         return phi, [J]
 
+    @classmethod
+    def _gamma(cls, P, X, V):
+        return np.zeros(cls._phi(P, X).shape)  # linear in the position
+
 
 class SpatialAngleDriver(AngleDriver):
     """Drive a spatial revolute's (or cylindrical's) relative angle.
@@ -422,13 +428,14 @@ class SpatialAngleDriver(AngleDriver):
 
     dims = (3,)
     _value_index = 14
+    _gamma = classmethod(Joint._gamma.__func__)
 
     def __init__(self, joint, value: float = 0.0, *, name=None) -> None:
         if not isinstance(joint, (SpatialRevolute, Cylindrical)):
             raise TypeError("AngleDriver: joint must be a Revolute or Cylindrical, got "
                             f"{type(joint).__name__}")
         DriverJoint.__init__(self, joint.bodies,
-                             np.concatenate([joint._p[:14], [as_float(value, "value")]]),
+                             np.concatenate([joint._p[:14], [self._take_value(value)]]),
                              name=name)
         self.joint = joint
 
@@ -463,7 +470,7 @@ class SpatialSlideDriver(SlideDriver):
             raise TypeError("SlideDriver: joint must be a Prismatic or Cylindrical, got "
                             f"{type(joint).__name__}")
         DriverJoint.__init__(self, joint.bodies,
-                             np.concatenate([joint._p[:14], [as_float(value, "value")]]),
+                             np.concatenate([joint._p[:14], [self._take_value(value)]]),
                              name=name)
         self.joint = joint
 
@@ -485,7 +492,7 @@ class SpatialDistanceDriver(SpatialDistance, DistanceDriver):
     def __init__(self, body1, body2, point1=None, point2=None, value: float = 1.0, *,
                  name=None) -> None:
         SpatialDistance.__init__(self, body1, body2, point1, point2,
-                                 length=as_float(value, "value", positive=True), name=name)
+                                 length=self._take_value(value, positive=True), name=name)
 
 
 for _planar, _spatial in ((Revolute, SpatialRevolute), (Prismatic, SpatialPrismatic),

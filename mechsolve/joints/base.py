@@ -40,6 +40,18 @@ def _is_spatial(obj) -> bool:
     return False
 
 
+def _advance(X: np.ndarray, V: np.ndarray, h: float) -> np.ndarray:
+    """Poses ``X`` moved for a time ``h`` at constant velocity ``V`` (``exp`` map in space)."""
+    if X.shape[-1] == 3:
+        return X + h * V
+    from ..spatial._quat import quat_exp, quat_multiply
+
+    out = np.empty(np.broadcast_shapes(X.shape, V.shape[:-1] + (7,)))
+    out[..., :3] = X[..., :3] + h * V[..., :3]
+    out[..., 3:] = quat_multiply(quat_exp(h * V[..., 3:]), X[..., 3:])
+    return out
+
+
 def _perturb(X: np.ndarray, c: int, h: float) -> np.ndarray:
     """Poses ``X`` moved by ``h`` along increment component ``c``."""
     out = X.copy()
@@ -170,6 +182,35 @@ class Joint(ABC):
         return cls._phi(P, *X), cls._numeric_jacobian(P, *X)
 
     @classmethod
+    def _gamma(cls, P: np.ndarray, *XV: np.ndarray) -> np.ndarray:
+        """Acceleration right-hand side ``gamma = -(dJ/dt) v`` for stacked instances.
+
+        ``XV`` holds the poses of every slot followed by the velocities of every slot
+        (planar ``(xdot, ydot, thetadot)``, spatial ``(v, omega)`` with omega global). The
+        default differentiates the (analytic) Jacobian along the motion by central differences
+        with Richardson extrapolation (error of order ``h**4``); joints with a cheap closed form
+        override it. Time-dependent driver terms are added by the mechanism.
+        """
+        s = len(XV) // 2
+        X, V = XV[:s], XV[s:]
+        speed = max((float(np.max(np.abs(v), initial=0.0)) for v in V), default=0.0)
+        if speed == 0.0:
+            return np.zeros(cls._phi(P, *X).shape)
+        h = 2e-3 / speed
+
+        def directional(step):
+            plus = cls._evaluate(P, *(_advance(x, v, step) for x, v in zip(X, V)))[1]
+            minus = cls._evaluate(P, *(_advance(x, v, -step) for x, v in zip(X, V)))[1]
+            total = 0.0
+            for Jp, Jm, v in zip(plus, minus, V):
+                total = total + np.einsum("...ij,...j->...i", Jp - Jm, v)
+            return total / (2 * step)
+
+        d1 = directional(h)
+        d2 = directional(h / 2)
+        return -(4 * d2 - d1) / 3
+
+    @classmethod
     def _numeric_jacobian(cls, P: np.ndarray, *X: np.ndarray) -> list[np.ndarray]:
         """Central finite-difference Jacobian blocks, one per slot.
 
@@ -199,15 +240,50 @@ class DriverJoint(Joint):
     """
 
     _value_index: ClassVar[int] = -1
+    #: A :class:`~mechsolve.profiles.Profile` making the value a function of time, or None.
+    profile = None
+
+    def _take_value(self, value, *, positive: bool = False) -> float:
+        """Constructor helper: a number, or a profile (its value at t = 0 to start with)."""
+        from ..profiles import Profile
+
+        if isinstance(value, Profile):
+            self.profile = value
+            value = float(value.value(0.0))
+        return as_float(value, "value", positive=positive)
 
     @property
     def value(self) -> float:
-        """The driven value (an angle in radians, or a length)."""
+        """The driven value (an angle in radians, or a length).
+
+        Assigning a :class:`~mechsolve.profiles.Profile` makes it a function of time: the value
+        is then set from the mechanism's time (:meth:`Mechanism.set_time`). Assigning a number
+        removes the profile.
+        """
         return float(self._p[self._value_index])
 
     @value.setter
     def value(self, new) -> None:
+        from ..profiles import Profile
+
+        if isinstance(new, Profile):
+            self.profile = new
+            t = self._mechanism.time if self._mechanism is not None else 0.0
+            new = float(new.value(t))
+        else:
+            self.profile = None
         self._p[self._value_index] = self._check_value(as_float(new, "value"))
+
+    def _set_time_value(self, t: float) -> None:
+        if self.profile is not None:
+            self._p[self._value_index] = self._check_value(float(self.profile.value(t)))
+
+    def _rates(self, t: float) -> tuple[float, float]:
+        """``(dv/dt, d2v/dt2)`` of the driven value at time ``t`` (zero without a profile)."""
+        if self.profile is None:
+            return 0.0, 0.0
+        _, rate, acc = self.profile(t)
+        return float(rate), float(acc)
 
     def _check_value(self, value: float) -> float:
         return value
