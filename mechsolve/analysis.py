@@ -34,6 +34,10 @@ from .spatial._quat import quat_rotate
 
 __all__ = ["DofReport", "Motion", "dof_report", "sweep"]
 
+# A square Jacobian whose smallest singular value is below this fraction of its largest marks a
+# singular position (at a pose solved to 1e-10, a singular point shows as about 1e-5).
+SINGULAR_RTOL = 1e-4
+
 
 # -- degrees of freedom ------------------------------------------------------------------------
 class DofReport:
@@ -257,44 +261,71 @@ class _Continuation:
         self.e[sys.row_of(driver)] = 1.0
         self.t_ref = 0.0
         self.use_sign = False
+        self.at_singular = False
+        self.singular: list[float] = []
+        self.coarse = False
+        self.crossings: list[tuple[float, float]] = []
 
-    # state = (v, q, t, sign)
-    def tangent(self, vals):
+    # state = (v, q, t, sign): sign of det J (square dense systems), 0 where unknown/singular
+    def tangent(self, vals, previous=None):
+        """Tangent ``dq/dv`` from ``J t = e_driver``, and the sign of ``det J``.
+
+        At a singular position (a square Jacobian whose smallest singular value vanishes) the
+        tangent is ambiguous, as several branches may cross there; the previous tangent is kept
+        so that the sweep leaves the point along the branch it came on.
+        """
         sys, lin = self.sys, self.lin
-        if lin.use_lu:
-            if sys.dense:
-                J = sys.jacobian_dense(vals)
-                try:
-                    return np.linalg.solve(J, self.e), float(np.linalg.slogdet(J)[0])
-                except np.linalg.LinAlgError:
-                    pass
-            elif lin.lu is not None:
-                return lin.lu.solve(self.e), 0.0
-        J = sys.jacobian_dense(vals) if sys.dense else sys.jacobian_sparse(vals)
         if sys.dense:
+            J = sys.jacobian_dense(vals)
+            if self.use_sign:
+                s = np.linalg.svd(J, compute_uv=False)
+                if s[-1] <= SINGULAR_RTOL * s[0]:
+                    self.at_singular = True
+                    if previous is not None:
+                        return previous[2], 0.0
+                    return svd_step(J, self.e), 0.0
+                return np.linalg.solve(J, self.e), float(np.linalg.slogdet(J)[0])
             return svd_step(J, self.e), 0.0
+        if lin.use_lu and lin.lu is not None:
+            return lin.lu.solve(self.e), 0.0
         from .solver import _sparse_min_norm
 
-        return _sparse_min_norm(J, self.e), 0.0
+        return _sparse_min_norm(sys.jacobian_sparse(vals), self.e), 0.0
 
     def newton(self, v, q0, analyse=False, tol=None):
         self.driver.value = v
+        self.lin.use_lu = self.lin.square and self.sys.verdict in (None, "regular")
         return newton(self.sys, q0, tol=tol or self.tol, max_iterations=self.max_iterations,
                       linear=self.lin, analyse=analyse)
 
-    def make_state(self, v, q, vals):
-        t, sign = self.tangent(vals)
+    def make_state(self, v, q, vals, previous=None):
+        """``(v, q, t, sign, base)``; ``base`` is set on singular poses: the regular pose
+        before them, from which the next step is taken (stepping over the singular point)."""
+        self.at_singular = False
+        t, sign = self.tangent(vals, previous)
+        base = None
+        if self.at_singular:
+            self.singular.append(float(v))
+            if previous is not None:
+                base = previous if len(previous) < 5 or previous[4] is None else previous[4]
         self.t_ref = max(self.t_ref, float(np.max(np.abs(t), initial=0.0)))
-        return (v, q, t, sign)
+        return (v, q, t, sign, base)
 
     def jump(self, state, v_b, tol=None, previous=None):
         """One predictor–corrector step to ``v_b``; the new state, or None if rejected.
 
         The predictor is the tangent step, plus a curvature term from the change of tangent
-        since ``previous`` when that state is given. ``self.ratio`` is left at the
+        since ``previous`` when that state is given. A step is accepted when Newton converges,
+        the correction is small compared with the predicted motion, and the new tangent
+        continues the old one (a jump onto another branch at a bifurcation turns the tangent).
+        A change of sign of ``det J`` between the two poses marks a singular position passed on
+        the same branch; its driver value is recorded. ``self.ratio`` is left at the
         corrector/predictor ratio of the step (step control).
         """
-        v_a, q_a, t_a, sign_a = state
+        if len(state) > 4 and state[4] is not None:  # leave a singular pose from before it
+            state = state[4]
+            previous = None
+        v_a, q_a, t_a, sign_a = state[:4]
         h = v_b - v_a
         step = h * t_a
         if previous is not None and previous[0] != v_a:
@@ -309,9 +340,21 @@ class _Continuation:
         self.ratio = corr / pred
         if corr > 0.5 * pred + 10 * self.tol:
             return None, res
-        new = self.make_state(v_b, q, vals)
-        if self.use_sign and self.lin.use_lu and new[3] != sign_a:
+        n_sing = len(self.singular)
+        new = self.make_state(v_b, q, vals, previous=state)
+        t_b = new[2]
+        norms = float(np.linalg.norm(t_a) * np.linalg.norm(t_b))
+        if norms > 0 and float(t_a @ t_b) < 0.7 * norms:
+            del self.singular[n_sing:]
             return None, res
+        if new[3] == 0.0 and sign_a:
+            new = new[:3] + (sign_a,) + new[4:]  # a singular pose keeps the sign it came with
+        elif self.use_sign and sign_a and new[3] != sign_a:
+            lo, hi = min(v_a, v_b), max(v_a, v_b)
+            if self.coarse:  # located later, pose by pose
+                self.crossings.append((lo, hi))
+            elif not any(lo <= v <= hi for v in self.singular):
+                self.singular.append(0.5 * (v_a + v_b))
         return new, res
 
     def follow(self, state, v_b):
@@ -378,9 +421,11 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
     iterations = np.zeros(N, dtype=int)
     residuals = np.zeros(N)
 
-    def partial(upto):
+    def partial(upto, limit=None):
+        found = cont.singular + ([] if limit is None else [limit])
         return Motion(mech, driver, values[:upto].copy(), states[:upto].copy(),
-                      iterations[:upto].copy(), residuals[:upto].copy())
+                      iterations[:upto].copy(), residuals[:upto].copy(),
+                      singular=_distinct(found))
 
     def unreachable(index, reached, res=None):
         mech.state = states[index - 1] if index else mech.state
@@ -390,7 +435,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
             f"{driver.describe()} cannot reach value {v:.6g} (values[{index}]): the mechanism "
             f"was followed up to {reached:.6g} and cannot continue without leaving its assembly "
             "branch (a limit or dead-centre position, or an unreachable value)",
-            res, value=float(v), index=index, motion=partial(index))
+            res, value=float(v), index=index, motion=partial(index, reached))
 
     q, res, vals = cont.newton(values[0], mech.state, analyse=None)
     if not res.success:
@@ -421,7 +466,16 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
                           axis=1)
     mech.state = states[-1]
     driver.value = values[-1]
-    return Motion(mech, driver, values.copy(), states, iterations, residuals)
+    return Motion(mech, driver, values.copy(), states, iterations, residuals,
+                  singular=_distinct(cont.singular))
+
+
+def _distinct(values, tol=1e-9):
+    out = []
+    for v in sorted(values):
+        if not out or v - out[-1] > tol * max(1.0, abs(v)):
+            out.append(v)
+    return out
 
 
 def assemble(mech, *, tol: float, max_iterations: int):
@@ -475,6 +529,70 @@ def assemble(mech, *, tol: float, max_iterations: int):
     return q, res
 
 
+def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
+                    max_branches: int = 8):
+    """Find an assembly satisfying ``condition(mech)``, by deflation.
+
+    The ordinary solve gives the first assembly; if it fails the condition, Newton is run
+    again from the same start on the deflated system ``M(q) Phi(q)`` with
+    ``M = prod_i (1 / |q - q_i|^2 + 1)`` over the assemblies found so far, which pushes it to
+    a different root (Farrell, Birkisson & Funke 2015). The deflated step is the Newton step
+    scaled by ``1 / (1 - grad(log M) . dq)``. Returns ``(q, result)``; raises SolveError
+    naming the number of assemblies found when none satisfies the condition.
+    """
+    from .solver import LinearSolver, SolveError, SolveResult
+
+    sys = mech.system()
+    q_start = mech.state
+    found = []
+
+    def accept(q):
+        mech._q[:] = q
+        try:
+            return bool(condition(mech))
+        finally:
+            mech._q[:] = q_start
+
+    rng = np.random.default_rng(0)
+    for attempt in range(max_branches):
+        lin = LinearSolver(sys)
+        q = q_start.copy()
+        if attempt:  # leave the root(s) already found: a small, seeded kick
+            q = sys.retract(q, 0.05 * rng.standard_normal(sys.n))
+        converged = False
+        for _ in range(max_iterations):
+            phi, vals = sys.evaluate(q)
+            if np.max(np.abs(phi)) <= tol and not any(
+                    np.max(np.abs(sys.difference(q, qi))) < 1e-6 for qi in found):
+                converged = True
+                break
+            dq = lin.step(vals, phi, float(np.max(np.abs(q))))
+            if found:
+                grad = np.zeros_like(dq)
+                for qi in found:
+                    diff = sys.difference(q, qi)
+                    d2 = float(diff @ diff)
+                    grad += (-2.0 * diff / d2**2) / (1.0 / d2 + 1.0)
+                denom = 1.0 - float(grad @ dq)
+                if abs(denom) > 1e-12:
+                    dq = dq / denom
+            q = sys.retract(q, dq)
+            if not np.all(np.isfinite(q)):
+                break
+        if not converged:
+            continue
+        found.append(q)
+        if accept(q):
+            q, result, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, analyse=True)
+            return q, result
+    result = SolveResult(success=False, status="failed", iterations=0, residual=float("nan"),
+                         message="no assembly satisfies the branch condition", history=[],
+                         redundant=[], free_dof=0, rank=None)
+    raise SolveError(f"found {len(found)} assembl{'y' if len(found) == 1 else 'ies'} of the "
+                     "mechanism from this start, and none satisfies the branch condition",
+                     result)
+
+
 def _driver_params(sys, driver, values):
     gi, ii, col = sys.driver_slot(driver)
     P = np.repeat(sys.groups[gi].P[None], len(values), axis=0)
@@ -491,6 +609,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
     previous = None
     # Nodes only pin the branch: they are solved loosely here and refined with the rest.
     coarse_tol = max(cont.tol, 1e-6)
+    cont.coarse = True
     while i < N - 1 and stop is None:
         j = min(i + stride, N - 1)
         new, res = cont.jump(nodes[i], values[j], tol=coarse_tol, previous=previous)
@@ -514,12 +633,20 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         i = j
         if progress is not None:
             progress(len(nodes), N)
+    cont.coarse = False
     keys = sorted(nodes)
     idx, pred, seg_scale, seg_sign = [], [], [], []
+    sequential = []
     sys = cont.sys
     for a, b in zip(keys[:-1], keys[1:]):
-        va, qa, ta, sa = nodes[a]
-        vb, qb, tb, _ = nodes[b]
+        va, qa, ta, sa = nodes[a][:4]
+        vb, qb, tb, sb = nodes[b][:4]
+        lo, hi = min(va, vb), max(va, vb)
+        if cont.use_sign and (sa != sb or any(lo <= v <= hi for v in cont.singular)
+                              or any(c0 < hi and c1 > lo for c0, c1 in cont.crossings)):
+            # a singular position lies in this segment: follow it pose by pose
+            sequential.extend(range(a + 1, b))
+            continue
         h = vb - va
         tau = (values[a + 1:b + 1] - va) / h  # node b itself is refined too
         h10 = tau**3 - 2 * tau**2 + tau
@@ -533,28 +660,33 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         idx.append(np.arange(a + 1, b + 1))
         seg_scale.append(np.full(b - a, float(np.max(np.abs(qb - qa)))))
         seg_sign.append(np.full(b - a, sa))
-    if not idx:
-        if stop is not None:
-            unreachable(*stop)
-        return
-    idx = np.concatenate(idx)
-    Q0 = np.concatenate(pred)
-    scale = np.concatenate(seg_scale)
-    signs = np.concatenate(seg_sign)
-    Q, ok, its, sign = _batch_newton(cont, Q0, values[idx])
-    dist = np.max(np.abs(Q - Q0), axis=1)
-    ok &= dist <= 0.25 * scale + 10 * cont.tol
-    if cont.use_sign:
-        ok &= sign == signs
-    states[idx[ok]] = Q[ok]
-    iterations[idx[ok]] = its[ok]
-    # Redo rejected poses sequentially from the pose before them.
-    for k in idx[~ok]:
+    redo = list(sequential)
+    if idx:
+        idx = np.concatenate(idx)
+        Q0 = np.concatenate(pred)
+        scale = np.concatenate(seg_scale)
+        signs = np.concatenate(seg_sign)
+        Q, ok, its, sign = _batch_newton(cont, Q0, values[idx])
+        dist = np.max(np.abs(Q - Q0), axis=1)
+        ok &= dist <= 0.25 * scale + 10 * cont.tol
+        if cont.use_sign:
+            ok &= sign == signs
+        states[idx[ok]] = Q[ok]
+        iterations[idx[ok]] = its[ok]
+        redo += list(idx[~ok])
+    # Redo rejected poses (and segments with a singular position) sequentially, each from
+    # the pose before it, leaving singular poses along the secant it arrived on.
+    for k in sorted(redo):
         v_prev = values[k - 1]
         q_prev = states[k - 1]
         _, vals = cont.sys.evaluate(q_prev, params=_driver_params(cont.sys, cont.driver,
                                                                   [v_prev]))
-        prev = cont.make_state(v_prev, q_prev, vals[0] if vals.ndim > 1 else vals)
+        before = None
+        if k >= 2:
+            secant = sys.difference(q_prev, states[k - 2]) / (v_prev - values[k - 2])
+            before = (values[k - 2], states[k - 2], secant, 0.0, None)
+        prev = cont.make_state(v_prev, q_prev, vals[0] if vals.ndim > 1 else vals,
+                               previous=before)
         try:
             new, n_it = cont.follow(prev, values[k])
         except _UnreachableError as exc:

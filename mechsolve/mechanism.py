@@ -195,8 +195,8 @@ class Mechanism:
         for d in self.drivers:
             d._set_time_value(self.time)
 
-    def solve(self, *, t: float | None = None, tol: float = 1e-10,
-              max_iterations: int = 50) -> SolveResult:
+    def solve(self, *, t: float | None = None, tol: float = 1e-10, max_iterations: int = 50,
+              branch=None) -> SolveResult:
         """Assemble the mechanism: Newton–Raphson from the current state.
 
         Parameters
@@ -207,6 +207,12 @@ class Mechanism:
             Largest absolute constraint residual accepted.
         max_iterations : int
             Newton iteration cap.
+        branch : callable, optional
+            ``branch(mech) -> bool``: a condition the assembly must satisfy (e.g.
+            ``lambda m: m.body("coupler").to_global((1.5, 0))[1] > 0``). When the nearest
+            assembly fails it, other assemblies are searched by deflated Newton from the same
+            start (see :func:`mechsolve.analysis.assemble_branch`). A reference pose is
+            chosen simply by setting ``mech.state`` before solving.
 
         Returns a :class:`~mechsolve.SolveResult`; on failure the state is left unchanged and
         :class:`~mechsolve.SolveError` is raised, naming the joints with the largest residuals.
@@ -221,6 +227,19 @@ class Mechanism:
             from .analysis import assemble
 
             q, result = assemble(self, tol=tol, max_iterations=max_iterations)
+        if result.success and branch is not None:
+            if not callable(branch):
+                raise TypeError(f"branch must be a callable taking the mechanism, got "
+                                f"{type(branch).__name__}")
+            q_start = self._q.copy()
+            self._q[:] = q
+            ok = bool(branch(self))
+            self._q[:] = q_start
+            if not ok:
+                from .analysis import assemble_branch
+
+                q, result = assemble_branch(self, branch, tol=tol,
+                                            max_iterations=max_iterations)
         self.last_result = result
         if not result.success:
             raise SolveError(failure_message(sys, result), result)

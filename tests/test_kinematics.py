@@ -175,3 +175,72 @@ def test_time_sweep_needs_a_profile():
         motion.velocity(model.mechanism.body("crank"))
     assert np.all(np.abs(wrap(motion.pose(model.mechanism.body("crank"))[:, 2]
                               - [0.0, 0.1])) < 1e-12)
+
+
+@pytest.mark.parametrize("batch", [True, False])
+def test_change_point_is_reported_and_the_branch_kept(batch):
+    # A parallelogram four-bar passes its change point (all links flat) at crank angles pi and
+    # 2 pi, where it could fold into an anti-parallelogram; the sweep must report the singular
+    # positions and stay a parallelogram (coupler level).
+    model = ms.models.parallelogram(2)
+    mech = model.mechanism
+    values = np.linspace(np.pi / 2, np.pi / 2 + 2 * np.pi, 181)
+    motion = mech.sweep(model.driver, values, batch=batch)
+    assert np.max(np.abs(motion.pose(mech.body("coupler"))[:, 2])) < 1e-4
+    assert len(motion.singular) == 2
+    np.testing.assert_allclose(motion.singular, [np.pi, 2 * np.pi], atol=1e-4)
+    # off the grid points too: the crossing is located between two requested values
+    values = np.linspace(0.3, 0.3 + 2 * np.pi, 200)
+    motion = mech.sweep(model.driver, values, batch=batch)
+    assert np.max(np.abs(motion.pose(mech.body("coupler"))[:, 2])) < 1e-9
+    np.testing.assert_allclose(motion.singular, [np.pi, 2 * np.pi], atol=0.02)
+
+
+def test_toggle_position_stops_a_rocker_driven_fourbar():
+    # Driving the rocker of a crank-rocker: at the toggle position (crank and coupler in line)
+    # the rocker reaches the end of its swing. The sweep stops there and reports it.
+    model = ms.models.fourbar()
+    mech = model.mechanism
+    mech.remove(model.driver)
+    rocker = mech.body("rocker")
+    drive = mech.add(ms.joints.Driver(rocker, "angle", rocker.angle))
+    # toggle: |B| = crank + coupler = 4 and |B - O4| = 3.5
+    bx = (16 + 16 - 3.5**2) / 8
+    limit = np.arctan2(-np.sqrt(16 - bx**2), 4 - bx)
+    values = np.linspace(rocker.angle, -1.3, 60)
+    with pytest.raises(ms.SweepError) as info:
+        mech.sweep(drive, values)
+    err = info.value
+    assert values[err.index] < limit < values[err.index - 1]
+    assert err.motion.singular[-1] == pytest.approx(limit, abs=1e-6)
+    assert "cannot reach value" in str(err)
+
+
+def test_regular_sweep_reports_no_singular_position():
+    model = ms.models.fourbar()
+    motion = model.mechanism.sweep(model.driver, np.linspace(0, 2 * np.pi, 361))
+    assert motion.singular == []
+
+
+def test_branch_condition_selects_the_assembly():
+    model = ms.models.fourbar(upper=True)
+    mech = model.mechanism
+    coupler = mech.body("coupler")
+
+    def below(m):
+        return m.body("coupler").to_global((1.5, 0))[1] < 0
+
+    result = mech.solve(branch=below)
+    assert result.success
+    assert coupler.to_global((1.5, 0))[1] < 0
+    from closed_form import fourbar as exact
+    _, B, _, _ = exact(0.0, upper=False)
+    np.testing.assert_allclose(coupler.to_global((1.5, 0)), B[0] if B.ndim > 1 else B, atol=1e-10)
+    # back to the upper branch, and the sweep keeps it
+    mech.solve(branch=lambda m: m.body("coupler").to_global((1.5, 0))[1] > 0)
+    motion = mech.sweep(model.driver, np.linspace(0, 2 * np.pi, 91))
+    assert np.all(motion.point(coupler, (1.5, 0))[:, 1] > 0)
+    with pytest.raises(ms.SolveError, match="none satisfies the branch condition"):
+        mech.solve(branch=lambda m: m.body("coupler").y > 100)
+    with pytest.raises(TypeError, match="branch must be a callable"):
+        mech.solve(branch=3)
