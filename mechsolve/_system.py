@@ -30,6 +30,11 @@ class _Group:
         self.P = np.stack([j._p for j in joints])
         for i, j in enumerate(joints):  # the joints now read and write the stacked rows
             j._p = self.P[i]
+        # Joint coordinates the kernel reads (its own, or another joint's for a driver).
+        self.uses_coords = bool(cls._coordinate_slot)
+        self.coord_idx = (np.array([[owner._coord_offset + c for owner, c in j._coord_refs]
+                                    for j in joints], dtype=np.intp).reshape(self.k, -1)
+                          if self.uses_coords else None)
         self.n_slots = len(joints[0].bodies)
         self.slots = [
             np.array([ground_index if b.is_ground else body_index[id(b)] for b in
@@ -55,8 +60,11 @@ class System:
         self.body_dim = 6 if self.spatial else 3      # Newton increment per body
         self.coord_dim = 7 if self.spatial else 3     # state entries per body
         self.nb = len(bodies)
-        self.n = self.body_dim * self.nb
-        self.n_state = self.coord_dim * self.nb
+        self.nc = int(mechanism._n_joint_coords)
+        self.c0_incr = self.body_dim * self.nb      # joint coordinates follow the bodies
+        self.c0_state = self.coord_dim * self.nb
+        self.n = self.c0_incr + self.nc
+        self.n_state = self.c0_state + self.nc
         body_index = {id(b): i for i, b in enumerate(bodies)}
         ground_index = self.nb
         self.joints = joints
@@ -66,12 +74,12 @@ class System:
         self.m = int(starts[-1])
         by_key = defaultdict(list)
         for i, j in enumerate(joints):
-            by_key[(type(j), j.n_equations, len(j.bodies))].append(i)
+            by_key[(type(j), j.n_equations, len(j.bodies), len(j._coord_refs))].append(i)
         self.groups = []
         self.group_of = {}
         rows, cols = [], []
         offset = 0
-        for (cls, _, _), members in by_key.items():
+        for (cls, _, _, _), members in by_key.items():
             g = _Group(cls, [joints[i] for i in members], starts[members], body_index,
                        ground_index)
             g.pieces = []
@@ -86,6 +94,16 @@ class System:
                                     (kk, g.m, self.body_dim))
                 rows.append(r.ravel())
                 cols.append(c.ravel())
+                g.pieces.append((offset, offset + r.size))
+                offset += r.size
+            if g.uses_coords:
+                nr = g.coord_idx.shape[1]
+                r = np.broadcast_to(g.row_starts[:, None, None] + np.arange(g.m)[None, :, None],
+                                    (g.k, g.m, nr))
+                c = np.broadcast_to(self.c0_incr + g.coord_idx[:, None, :], (g.k, g.m, nr))
+                rows.append(r.ravel())
+                cols.append(c.ravel())
+                g.selections.append(None)
                 g.pieces.append((offset, offset + r.size))
                 offset += r.size
             for i, j in enumerate(g.joints):
@@ -119,10 +137,19 @@ class System:
         return int(self.row_starts[self.joints.index(joint)])
 
     # -- evaluation -----------------------------------------------------------------------------
+    def _args(self, g, X, q, coords_from=None):
+        """Kernel arguments of group ``g``: one pose array per slot, then joint coordinates."""
+        args = [X[..., idx, :] for idx in g.slots]
+        if g.uses_coords:
+            src = q if coords_from is None else coords_from
+            start = self.c0_state if coords_from is None else self.c0_incr
+            args.append(src[..., start + g.coord_idx])
+        return args
+
     def _poses(self, q: np.ndarray) -> np.ndarray:
         batch = q.shape[:-1]
         X = np.zeros(batch + (self.nb + 1, self.coord_dim))
-        X[..., : self.nb, :] = q.reshape(batch + (self.nb, self.coord_dim))
+        X[..., : self.nb, :] = q[..., : self.c0_state].reshape(batch + (self.nb, self.coord_dim))
         if self.spatial:
             X[..., self.nb, 3] = 1.0  # ground: identity quaternion
         return X
@@ -133,7 +160,7 @@ class System:
         out = np.empty(q.shape[:-1] + (self.m,))
         for gi, g in enumerate(self.groups):
             P = g.P if params is None or gi not in params else params[gi]
-            val = g.cls._phi(P, *(X[..., idx, :] for idx in g.slots))
+            val = g.cls._phi(P, *self._args(g, X, q))
             out[..., g.rows] = val.reshape(val.shape[:-2] + (-1,))
         return out
 
@@ -145,7 +172,7 @@ class System:
         vals = np.empty(batch + (self.nnz,))
         for gi, g in enumerate(self.groups):
             P = g.P if params is None or gi not in params else params[gi]
-            val, blocks = g.cls._evaluate(P, *(X[..., idx, :] for idx in g.slots))
+            val, blocks = g.cls._evaluate(P, *self._args(g, X, q))
             out[..., g.rows] = val.reshape(val.shape[:-2] + (-1,))
             for (a, b), sel, block in zip(g.pieces, g.selections, blocks):
                 if sel is not None:
@@ -161,11 +188,10 @@ class System:
         X = self._poses(q)
         batch = q.shape[:-1]
         V = np.zeros(batch + (self.nb + 1, self.body_dim))
-        V[..., : self.nb, :] = nu.reshape(batch + (self.nb, self.body_dim))
+        V[..., : self.nb, :] = nu[..., : self.c0_incr].reshape(batch + (self.nb, self.body_dim))
         out = np.empty(batch + (self.m,))
         for g in self.groups:
-            val = g.cls._gamma(g.P, *(X[..., idx, :] for idx in g.slots),
-                               *(V[..., idx, :] for idx in g.slots))
+            val = g.cls._gamma(g.P, *self._args(g, X, q), *self._args(g, V, None, nu))
             out[..., g.rows] = val.reshape(val.shape[:-2] + (-1,))
         return out
 
@@ -202,26 +228,34 @@ class System:
         """
         if not self.spatial:
             return q + dq
-        batch = q.shape[:-1]
-        Q = q.reshape(batch + (self.nb, 7))
-        D = dq.reshape(batch + (self.nb, 6))
-        out = np.empty(batch + (self.nb, 7))
-        out[..., :3] = Q[..., :3] + D[..., :3]
-        out[..., 3:] = quat_normalize(quat_multiply(quat_exp(D[..., 3:]), Q[..., 3:]))
-        return out.reshape(q.shape)
+        batch = np.broadcast_shapes(q.shape[:-1], dq.shape[:-1])
+        Q = np.broadcast_to(q[..., : self.c0_state], batch + (self.c0_state,)).reshape(
+            batch + (self.nb, 7))
+        D = dq[..., : self.c0_incr].reshape(dq.shape[:-1] + (self.nb, 6))
+        out = np.empty(batch + (self.n_state,))
+        body = out[..., : self.c0_state].reshape(batch + (self.nb, 7))
+        body[..., :3] = Q[..., :3] + D[..., :3]
+        body[..., 3:] = quat_normalize(quat_multiply(quat_exp(D[..., 3:]), Q[..., 3:]))
+        out[..., : self.c0_state] = body.reshape(batch + (self.c0_state,))
+        out[..., self.c0_state:] = q[..., self.c0_state:] + dq[..., self.c0_incr:]
+        return out
 
     def difference(self, q1: np.ndarray, q0: np.ndarray) -> np.ndarray:
         """Increment ``dq`` with ``retract(q0, dq) == q1`` (the inverse of :meth:`retract`)."""
         if not self.spatial:
             return q1 - q0
         batch = np.broadcast_shapes(q1.shape, q0.shape)[:-1]
-        A = q1.reshape(batch + (self.nb, 7)) if q1.ndim else q1
-        B = np.broadcast_to(q0, batch + (self.n_state,)).reshape(batch + (self.nb, 7))
-        A = np.broadcast_to(q1, batch + (self.n_state,)).reshape(batch + (self.nb, 7))
-        out = np.empty(batch + (self.nb, 6))
-        out[..., :3] = A[..., :3] - B[..., :3]
-        out[..., 3:] = quat_log(quat_multiply(A[..., 3:], quat_conjugate(B[..., 3:])))
-        return out.reshape(batch + (self.n,))
+        B = np.broadcast_to(q0, batch + (self.n_state,))
+        A = np.broadcast_to(q1, batch + (self.n_state,))
+        Ab = A[..., : self.c0_state].reshape(batch + (self.nb, 7))
+        Bb = B[..., : self.c0_state].reshape(batch + (self.nb, 7))
+        body = np.empty(batch + (self.nb, 6))
+        body[..., :3] = Ab[..., :3] - Bb[..., :3]
+        body[..., 3:] = quat_log(quat_multiply(Ab[..., 3:], quat_conjugate(Bb[..., 3:])))
+        out = np.empty(batch + (self.n,))
+        out[..., : self.c0_incr] = body.reshape(batch + (self.c0_incr,))
+        out[..., self.c0_incr:] = A[..., self.c0_state:] - B[..., self.c0_state:]
+        return out
 
     # -- reporting ------------------------------------------------------------------------------
     def row_owner(self, row: int):

@@ -37,6 +37,9 @@ __all__ = ["DofReport", "Motion", "dof_report", "sweep"]
 # A square Jacobian whose smallest singular value is below this fraction of its largest marks a
 # singular position (at a pose solved to 1e-10, a singular point shows as about 1e-5).
 SINGULAR_RTOL = 1e-4
+# Below this ratio a pose counts as near a singular position, where the sweep insists on a
+# continuous tangent (branches may cross there).
+NEAR_SINGULAR_RTOL = 0.05
 
 
 # -- degrees of freedom ------------------------------------------------------------------------
@@ -279,6 +282,7 @@ class _Continuation:
             J = sys.jacobian_dense(vals)
             if self.use_sign:
                 s = np.linalg.svd(J, compute_uv=False)
+                self.sigma_ratio = float(s[-1] / s[0]) if s[0] > 0 else 0.0
                 if s[-1] <= SINGULAR_RTOL * s[0]:
                     self.at_singular = True
                     if previous is not None:
@@ -302,6 +306,7 @@ class _Continuation:
         """``(v, q, t, sign, base)``; ``base`` is set on singular poses: the regular pose
         before them, from which the next step is taken (stepping over the singular point)."""
         self.at_singular = False
+        self.sigma_ratio = 1.0
         t, sign = self.tangent(vals, previous)
         base = None
         if self.at_singular:
@@ -309,7 +314,7 @@ class _Continuation:
             if previous is not None:
                 base = previous if len(previous) < 5 or previous[4] is None else previous[4]
         self.t_ref = max(self.t_ref, float(np.max(np.abs(t), initial=0.0)))
-        return (v, q, t, sign, base)
+        return (v, q, t, sign, base, self.sigma_ratio)
 
     def jump(self, state, v_b, tol=None, previous=None):
         """One predictor–corrector step to ``v_b``; the new state, or None if rejected.
@@ -344,7 +349,10 @@ class _Continuation:
         new = self.make_state(v_b, q, vals, previous=state)
         t_b = new[2]
         norms = float(np.linalg.norm(t_a) * np.linalg.norm(t_b))
-        if norms > 0 and float(t_a @ t_b) < 0.7 * norms:
+        # Near a singular position (small sigma_min / sigma_max at either end) branches can
+        # cross, so the tangent must carry on; elsewhere it may turn but not reverse.
+        near = min(state[5] if len(state) > 5 else 1.0, new[5]) < NEAR_SINGULAR_RTOL
+        if norms > 0 and float(t_a @ t_b) < (0.7 if near else 0.0) * norms:
             del self.singular[n_sing:]
             return None, res
         if new[3] == 0.0 and sign_a:
@@ -684,7 +692,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         before = None
         if k >= 2:
             secant = sys.difference(q_prev, states[k - 2]) / (v_prev - values[k - 2])
-            before = (values[k - 2], states[k - 2], secant, 0.0, None)
+            before = (values[k - 2], states[k - 2], secant, 0.0, None, 1.0)
         prev = cont.make_state(v_prev, q_prev, vals[0] if vals.ndim > 1 else vals,
                                previous=before)
         try:

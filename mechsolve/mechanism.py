@@ -47,7 +47,8 @@ class Mechanism:
         self.ground = self._body_type(self, "ground", None)
         self._bodies: list[Body] = []
         self._joints: list[Joint] = []
-        self._q = np.zeros(0)
+        self._q = np.zeros(0)  # body states, then joint coordinates
+        self._n_joint_coords = 0
         self._system: System | None = None
         self.last_result: SolveResult | None = None
         self.time = 0.0
@@ -119,8 +120,9 @@ class Mechanism:
                 _as_quaternion(orientation)
             pose = np.concatenate([as_vector(position, "position", 3), quat])
         body = self._body_type(self, name, len(self._bodies))
+        start = self._coord_start
         self._bodies.append(body)
-        self._q = np.concatenate([self._q, pose])
+        self._q = np.concatenate([self._q[:start], pose, self._q[start:]])
         self._system = None
         return body
 
@@ -136,7 +138,15 @@ class Mechanism:
             raise ValueError(f"{joint.label}: body {b.name!r} belongs to another mechanism")
         if joint.name is not None and any(j.name == joint.name for j in self._joints):
             raise ValueError(f"a joint named {joint.name!r} already exists")
+        for owner, _ in joint._coord_refs:
+            if owner is not joint and owner not in self._joints:
+                raise ValueError(f"{joint.label} reads a coordinate of {owner.label}, which is "
+                                 "not part of this mechanism")
         joint._mechanism = self
+        if joint.n_coordinates:
+            joint._coord_offset = self._n_joint_coords
+            self._q = np.concatenate([self._q, joint._coord_init])
+            self._n_joint_coords += joint.n_coordinates
         self._joints.append(joint)
         self._system = None
         return joint
@@ -145,6 +155,20 @@ class Mechanism:
         """Remove a joint or driver."""
         if joint not in self._joints:
             raise ValueError(f"{joint!r} is not part of this mechanism")
+        readers = [j for j in self._joints if j is not joint
+                   and any(owner is joint for owner, _ in j._coord_refs)]
+        if readers:
+            raise ValueError(f"{joint.label} cannot be removed while {readers[0].label} uses "
+                             "its coordinates")
+        if joint.n_coordinates:
+            joint._coord_init = joint.coordinates
+            start = self._coord_start + joint._coord_offset
+            self._q = np.delete(self._q, np.arange(start, start + joint.n_coordinates))
+            for j in self._joints:
+                if j.n_coordinates and j._coord_offset > joint._coord_offset:
+                    j._coord_offset -= joint.n_coordinates
+            self._n_joint_coords -= joint.n_coordinates
+            joint._coord_offset = -1
         self._joints.remove(joint)
         joint._p = joint._p.copy()
         joint._mechanism = None
@@ -162,13 +186,20 @@ class Mechanism:
 
     @property
     def n_coordinates(self) -> int:
-        """Length of the state vector (3 per planar body, 7 per spatial body)."""
+        """Length of the state vector (3 per planar body, 7 per spatial body, plus joint
+        coordinates)."""
         return self._q.size
 
     @property
     def n_dof_coordinates(self) -> int:
-        """Number of independent coordinates (3 per planar body, 6 per spatial body)."""
-        return len(self._bodies) * (3 if self.dim == 2 else 6)
+        """Number of independent coordinates (3 per planar body, 6 per spatial body, plus the
+        joints' own coordinates)."""
+        return len(self._bodies) * (3 if self.dim == 2 else 6) + self._n_joint_coords
+
+    @property
+    def _coord_start(self) -> int:
+        """Index in the state vector where the joints' own coordinates begin."""
+        return len(self._bodies) * (3 if self.dim == 2 else 7)
 
     def system(self) -> System:
         """The compiled system (built once per topology)."""

@@ -13,7 +13,7 @@ is the joint axis): :class:`Revolute`, :class:`Prismatic`, :class:`Fixed`, :clas
 :class:`GenericJoint`; the drivers work on spatial joints too.
 """
 
-from ._drivers import AngleDriver, DistanceDriver, Driver, SlideDriver
+from ._drivers import AngleDriver, CoordinateDriver, DistanceDriver, Driver, SlideDriver
 from ._planar import Distance, Fixed, Gear, PointOnLine, Prismatic, RackPinion, Revolute
 from ._spatial import (
     Cylindrical,
@@ -30,7 +30,7 @@ from .base import DriverJoint, Joint
 __all__ = [
     "Joint", "DriverJoint",
     "Revolute", "Prismatic", "Fixed", "Distance", "PointOnLine", "Gear", "RackPinion",
-    "Driver", "AngleDriver", "SlideDriver", "DistanceDriver",
+    "Driver", "AngleDriver", "SlideDriver", "DistanceDriver", "CoordinateDriver",
     "Spherical", "Cylindrical", "Universal", "Planar", "PointOnPlane", "ParallelAxes",
     "PerpendicularAxes", "GenericJoint",
 ]

@@ -13,7 +13,7 @@ from ..body import Body
 from ._planar import Distance, Prismatic, Revolute, _projection
 from .base import DriverJoint
 
-__all__ = ["Driver", "AngleDriver", "SlideDriver", "DistanceDriver"]
+__all__ = ["Driver", "AngleDriver", "SlideDriver", "DistanceDriver", "CoordinateDriver"]
 
 _COORDINATES = ("x", "y", "angle")
 
@@ -184,3 +184,59 @@ class DistanceDriver(Distance, DriverJoint):
         L = self.value
         phi = float(self.residual()[0])
         return float(np.sqrt(L * L + 2 * L * phi))
+
+
+class CoordinateDriver(DriverJoint):
+    """Drive a joint's own coordinate (a track's arc length, a link's joint value).
+
+    ``Phi = s - value`` with ``s`` coordinate ``index`` of ``joint``.
+
+    Parameters
+    ----------
+    joint : Joint
+        A joint with coordinates of its own (``joint.n_coordinates > 0``).
+    value : float or Profile
+    index : int
+        Which of the joint's coordinates (default 0).
+    name : str, optional
+    """
+
+    n_equations = 1
+    equation_labels = ("coordinate",)
+    dims = (2, 3)
+    _coordinate_slot = True
+    _value_index = 0
+
+    def __init__(self, joint, value: float = 0.0, index: int = 0, *, name=None) -> None:
+        from .base import Joint
+
+        if not isinstance(joint, Joint) or joint.n_coordinates == 0:
+            raise TypeError("CoordinateDriver: joint must be a joint with coordinates of its "
+                            f"own, got {type(joint).__name__}")
+        if not isinstance(index, (int, np.integer)) or not 0 <= index < joint.n_coordinates:
+            raise ValueError(f"index must be an integer in [0, {joint.n_coordinates}), got "
+                             f"{index!r}")
+        self.joint = joint
+        self.index = int(index)
+        super().__init__((), [self._take_value(value)], name=name)
+
+    @property
+    def _coord_refs(self):
+        return ((self.joint, self.index),)
+
+    @property
+    def dim(self) -> int:
+        return self.joint.dim
+
+    @classmethod
+    def _phi(cls, P, S):
+        return S - P[..., 0:1]
+
+    @classmethod
+    def _evaluate(cls, P, S):
+        phi = cls._phi(P, S)
+        return phi, [np.ones(phi.shape + (1,))]
+
+    @classmethod
+    def _gamma(cls, P, S, Sdot):
+        return np.zeros(cls._phi(P, S).shape)

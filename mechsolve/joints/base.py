@@ -40,9 +40,9 @@ def _is_spatial(obj) -> bool:
     return False
 
 
-def _advance(X: np.ndarray, V: np.ndarray, h: float) -> np.ndarray:
+def _advance(X: np.ndarray, V: np.ndarray, h: float, body: bool = True) -> np.ndarray:
     """Poses ``X`` moved for a time ``h`` at constant velocity ``V`` (``exp`` map in space)."""
-    if X.shape[-1] == 3:
+    if not body or X.shape[-1] == 3:
         return X + h * V
     from ..spatial._quat import quat_exp, quat_multiply
 
@@ -52,10 +52,10 @@ def _advance(X: np.ndarray, V: np.ndarray, h: float) -> np.ndarray:
     return out
 
 
-def _perturb(X: np.ndarray, c: int, h: float) -> np.ndarray:
-    """Poses ``X`` moved by ``h`` along increment component ``c``."""
+def _perturb(X: np.ndarray, c: int, h: float, body: bool = True) -> np.ndarray:
+    """Poses ``X`` (or joint coordinates) moved by ``h`` along increment component ``c``."""
     out = X.copy()
-    if X.shape[-1] == 3 or c < 3:
+    if not body or X.shape[-1] == 3 or c < 3:
         out[..., c] += h
     else:
         from ..spatial._quat import quat_exp, quat_multiply
@@ -88,6 +88,16 @@ class Joint(ABC):
     #: Mechanism dimensions the class works in; a planar class with a spatial twin sets
     #: ``_spatial_variant`` and constructing it with spatial bodies builds the twin.
     dims: ClassVar[tuple[int, ...]] = (2,)
+    #: Coordinates the joint carries in the state (a track's arc length, a link's joint value).
+    n_coordinates: ClassVar[int] = 0
+    #: Whether the kernels take joint coordinates as a last argument ``S`` of shape
+    #: ``(..., k, r)`` and return one more Jacobian block ``(..., k, m, r)`` for them.
+    _coordinate_slot: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("n_coordinates", 0):
+            cls._coordinate_slot = True
 
     def __new__(cls, *args, **kwargs):
         variant = cls.__dict__.get("_spatial_variant")
@@ -115,7 +125,7 @@ class Joint(ABC):
             raise ValueError(f"{kind}: the bodies {[b.name for b in bodies]} belong to different "
                              "mechanisms")
         moving = [b for b in bodies if not b.is_ground]
-        if not moving:
+        if not moving and not self._coordinate_slot:
             raise ValueError(f"{kind}: a joint must constrain at least one moving body, "
                              "got only ground")
         if len({id(b) for b in moving}) != len(moving):
@@ -124,6 +134,9 @@ class Joint(ABC):
         self._bodies = bodies
         self._p = np.array(params, dtype=float)
         self._mechanism = None
+        self._coord_offset = -1
+        if not hasattr(self, "_coord_init"):
+            self._coord_init = np.zeros(self.n_coordinates)
 
     # -- description ----------------------------------------------------------------------------
     @property
@@ -144,6 +157,9 @@ class Joint(ABC):
 
     def describe(self) -> str:
         """One line naming the joint and the bodies it joins."""
+        if not self._bodies:
+            owner, c = self._coord_refs[0]
+            return f"{self.label} on coordinate {c} of {owner.label}"
         names = " and ".join(b.name for b in self._bodies)
         if len(self._bodies) > 1:
             return f"{self.label} between {names}"
@@ -162,13 +178,47 @@ class Joint(ABC):
     # -- evaluation at the current state --------------------------------------------------------
     def residual(self) -> np.ndarray:
         """This joint's constraint values Phi at the bodies' current poses, shape ``(m,)``."""
-        X = [b.pose[None, :] for b in self._bodies]
-        return type(self)._phi(self._p[None, :], *X)[0]
+        return type(self)._phi(self._p[None, :], *self._kernel_args())[0]
 
     @property
     def dim(self) -> int:
         """2 for planar joints, 3 for spatial ones (taken from the bodies)."""
+        if not self._bodies:
+            return self._coord_refs[0][0].dim
         return self._bodies[0].mechanism.dim
+
+    @property
+    def _coord_refs(self) -> tuple:
+        """``(owner joint, index)`` of every joint coordinate the kernels read."""
+        return tuple((self, c) for c in range(self.n_coordinates))
+
+    @property
+    def coordinates(self) -> np.ndarray:
+        """Current values of the joint's own coordinates (empty for most joints)."""
+        if self.n_coordinates == 0:
+            return np.zeros(0)
+        if self._mechanism is None:
+            return self._coord_init.copy()
+        start = self._mechanism._coord_start + self._coord_offset
+        return self._mechanism._q[start:start + self.n_coordinates].copy()
+
+    @coordinates.setter
+    def coordinates(self, values) -> None:
+        from .._validation import as_vector
+
+        v = as_vector(values, "coordinates", self.n_coordinates)
+        if self._mechanism is None:
+            self._coord_init = v
+        else:
+            start = self._mechanism._coord_start + self._coord_offset
+            self._mechanism._q[start:start + self.n_coordinates] = v
+
+    def _kernel_args(self):
+        """This instance's kernel arguments at the current state (``k = 1``)."""
+        args = [b.pose[None, :] for b in self._bodies]
+        if self._coordinate_slot:
+            args.append(np.array([[owner.coordinates[c] for owner, c in self._coord_refs]]))
+        return args
 
     # -- kernels --------------------------------------------------------------------------------
     @classmethod
@@ -193,14 +243,16 @@ class Joint(ABC):
         """
         s = len(XV) // 2
         X, V = XV[:s], XV[s:]
+        kinds = [True] * (s - 1) + [not cls._coordinate_slot] if s else []
         speed = max((float(np.max(np.abs(v), initial=0.0)) for v in V), default=0.0)
         if speed == 0.0:
             return np.zeros(cls._phi(P, *X).shape)
         h = 2e-3 / speed
 
         def directional(step):
-            plus = cls._evaluate(P, *(_advance(x, v, step) for x, v in zip(X, V)))[1]
-            minus = cls._evaluate(P, *(_advance(x, v, -step) for x, v in zip(X, V)))[1]
+            plus = cls._evaluate(P, *(_advance(x, v, step, b) for x, v, b in zip(X, V, kinds)))[1]
+            minus = cls._evaluate(P, *(_advance(x, v, -step, b)
+                                       for x, v, b in zip(X, V, kinds)))[1]
             total = 0.0
             for Jp, Jm, v in zip(plus, minus, V):
                 total = total + np.einsum("...ij,...j->...i", Jp - Jm, v)
@@ -219,11 +271,13 @@ class Joint(ABC):
         ``(dr, dphi)``, the rotation perturbed through the exponential map.
         """
         blocks = []
+        n_bodies = len(X) - (1 if cls._coordinate_slot else 0)
         for s, Xs in enumerate(X):
             cols = []
-            for c in range(3 if Xs.shape[-1] == 3 else 6):
-                Xp = _perturb(Xs, c, _FD_STEP)
-                Xm = _perturb(Xs, c, -_FD_STEP)
+            is_body = s < n_bodies
+            for c in range((3 if Xs.shape[-1] == 3 else 6) if is_body else Xs.shape[-1]):
+                Xp = _perturb(Xs, c, _FD_STEP, is_body)
+                Xm = _perturb(Xs, c, -_FD_STEP, is_body)
                 args_p = list(X)
                 args_m = list(X)
                 args_p[s] = Xp
