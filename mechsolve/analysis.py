@@ -708,26 +708,37 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
 
 
 def _batch_newton(cont, Q0, values, max_iterations=8):
-    """Newton on many poses at once (dense systems); full steps, per-pose convergence."""
+    """Refine many poses of one driver sweep at once (see :func:`batch_newton`)."""
     sys = cont.sys
     gi, ii, col = sys.driver_slot(cont.driver)
-    B = len(values)
-    P = np.repeat(sys.groups[gi].P[None], B, axis=0)
+    P = np.repeat(sys.groups[gi].P[None], len(values), axis=0)
     P[:, ii, col] = values
-    Q = Q0.copy()
+    square = sys.m == sys.n and cont.lin.use_lu
+    return batch_newton(sys, Q0, {gi: P}, tol=cont.tol, max_iterations=max_iterations,
+                        square=square, signs=cont.use_sign)
+
+
+def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=False):
+    """Newton on many poses at once through the batch axis (dense systems).
+
+    ``Q0`` is ``(B, n_state)``; ``params`` maps group indices to stacked parameters
+    ``(B, k, p)``. Full Newton steps (LU when square, pseudo-inverse otherwise), each pose
+    leaving the batch when converged. Returns ``(Q, ok, iterations, det_signs)``.
+    """
+    B = len(Q0)
+    Q = np.array(Q0, dtype=float)
     ok = np.zeros(B, dtype=bool)
     its = np.zeros(B, dtype=int)
     sign = np.zeros(B)
     active = np.arange(B)
-    square = sys.m == sys.n and cont.lin.use_lu
     for it in range(max_iterations + 1):
-        phi, vals = sys.evaluate(Q[active], params={gi: P[active]})
+        phi, vals = sys.evaluate(Q[active], params={g: P[active] for g, P in params.items()})
         r = np.max(np.abs(phi), axis=1)
-        done = r <= cont.tol
+        done = r <= tol
         J = sys.jacobian_dense(vals)
         if done.any():
             ok[active[done]] = True
-            if cont.use_sign:
+            if signs:
                 sign[active[done]] = np.linalg.slogdet(J[done])[0]
         keep = ~done & np.all(np.isfinite(phi), axis=1)
         active = active[keep]
@@ -744,3 +755,98 @@ def _batch_newton(cont, Q0, values, max_iterations=8):
         Q[active] = sys.retract(Q[active], dq)
         its[active] += 1
     return Q, ok, its, sign
+
+
+def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-10,
+                max_iterations: int = 20, raise_on_failure: bool = True):
+    """Solve many variants of one mechanism at once through the batch axis.
+
+    Each batch item has its own start state and its own driver values or joint parameters
+    (IK targets, design variants); all are refined together by Newton on stacked arrays.
+
+    Parameters
+    ----------
+    mech : Mechanism
+    states : array_like, shape (B, n_state), optional
+        Start states (default: the current state for every item).
+    values : dict, optional
+        ``{driver: array (B,)}``: driver values per item.
+    params : dict, optional
+        ``{joint: array (B, p)}``: a joint's full parameter vector per item (e.g. an
+        end effector's target).
+    tol, max_iterations : as in :meth:`Mechanism.solve`.
+    raise_on_failure : bool
+        Raise :class:`~mechsolve.SolveError` if any item fails (default), naming them.
+
+    Returns
+    -------
+    BatchResult
+        ``states (B, n_state)``, ``success (B,)``, ``iterations (B,)``, ``residuals (B,)``.
+    """
+    from .solver import SolveError, SolveResult
+
+    sys = mech.system()
+    if not sys.dense:
+        raise ValueError(f"solve_batch works on dense systems (up to {sys.n} unknowns is too "
+                         "many); solve large mechanisms one at a time")
+    sizes = {len(np.atleast_1d(v)) for v in (values or {}).values()}
+    sizes |= {len(np.atleast_2d(p)) for p in (params or {}).values()}
+    if states is not None:
+        states = np.asarray(states, dtype=float)
+        if states.ndim != 2 or states.shape[1] != sys.n_state:
+            raise ValueError(f"states must have shape (B, {sys.n_state}), got {states.shape}")
+        sizes.add(len(states))
+    if len(sizes) != 1:
+        raise ValueError(f"batch sizes disagree or are missing: {sorted(sizes)}")
+    B = sizes.pop()
+    Q0 = np.repeat(mech.state[None], B, axis=0) if states is None else states
+    stacked = {}
+    for joint, arr in list((values or {}).items()) + list((params or {}).items()):
+        if joint.mechanism is not mech:
+            raise ValueError(f"{joint.label} is not part of this mechanism")
+        gi, ii = sys.group_of[id(joint)]
+        P = stacked.get(gi)
+        if P is None:
+            P = stacked[gi] = np.repeat(sys.groups[gi].P[None], B, axis=0)
+        if values and joint in values:
+            P[:, ii, joint._value_index % P.shape[2]] = np.asarray(arr, dtype=float)
+        else:
+            arr = np.asarray(arr, dtype=float)
+            if arr.shape != (B, P.shape[2]):
+                raise ValueError(f"params of {joint.label} must have shape ({B}, {P.shape[2]}),"
+                                 f" got {arr.shape}")
+            P[:, ii, :] = arr
+    Q, ok, its, _ = batch_newton(sys, Q0, stacked, tol=tol, max_iterations=max_iterations,
+                                 square=sys.m == sys.n and sys.verdict in (None, "regular"))
+    res = np.max(np.abs(sys.phi(Q, params=stacked)), axis=1)
+    ok &= res <= tol
+    out = BatchResult(states=Q, success=ok, iterations=its, residuals=res)
+    if raise_on_failure and not ok.all():
+        bad = np.flatnonzero(~ok)
+        phi = sys.phi(Q[bad[0]], params={g: P[bad[0]] for g, P in stacked.items()})
+        first = SolveResult(success=False, status="failed", iterations=int(its[bad[0]]),
+                            residual=float(res[bad[0]]), message="batch item did not converge",
+                            joint_residuals=sys.joint_residuals(phi), history=[],
+                            redundant=[], free_dof=0, rank=None)
+        worst = first.joint_residuals.largest(3)
+        names = "; ".join(f"{j.describe()}: {np.max(np.abs(r)):.3g}" for j, r in worst)
+        err = SolveError(f"{len(bad)} of {B} batch items did not converge (items "
+                         f"{bad[:10].tolist()}{'...' if len(bad) > 10 else ''}); item "
+                         f"{bad[0]} has residual {res[bad[0]]:.3g}, largest at {names}", first)
+        err.batch = out
+        raise err
+    return out
+
+
+class BatchResult(dict):
+    """Result of :func:`solve_batch` (a dict with attribute access)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __repr__(self) -> str:
+        return (f"BatchResult({len(self['success'])} items, {int(self['success'].sum())} "
+                f"converged, largest residual {np.max(self['residuals']):.3g})")

@@ -313,6 +313,16 @@ class Mechanism:
 
         return free_motions(self)
 
+    def solve_batch(self, states=None, **options):
+        """Solve many variants at once through the batch axis.
+
+        See :func:`mechsolve.analysis.solve_batch` (per-item start states, driver values and
+        joint parameters such as end-effector targets).
+        """
+        from .analysis import solve_batch
+
+        return solve_batch(self, states, **options)
+
     def sweep_time(self, times, **options):
         """Follow time-driven drivers over ``times`` with velocities and accelerations.
 

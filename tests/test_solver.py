@@ -222,3 +222,18 @@ def test_result_reports_per_joint_residuals():
     result = model.mechanism.solve()
     assert set(result.joint_residuals) == set(model.mechanism.joints)
     assert result.iterations == 0 and result.residual <= 1e-10
+
+
+def test_solve_batch_many_driver_values_at_once():
+    model = fourbar()
+    mech = model.mechanism
+    t = np.linspace(0, 1.0, 7)
+    out = mech.solve_batch(values={model.driver: t})
+    assert out.success.all() and np.all(out.residuals <= 1e-10)
+    A, B, phi, psi = fourbar_exact(t)
+    np.testing.assert_allclose(out.states[:, 5], phi, atol=1e-10)
+    with pytest.raises(ValueError, match="batch sizes disagree"):
+        mech.solve_batch(values={model.driver: t}, states=np.zeros((3, 9)))
+    with pytest.raises(ms.SolveError, match="of 2 batch items did not converge"):
+        mech.solve_batch(values={model.driver: [0.0, 0.1]},
+                         states=np.array([mech.state, mech.state + 50.0]), max_iterations=3)
