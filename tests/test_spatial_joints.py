@@ -147,3 +147,48 @@ def test_spatial_gamma_matches_derivative_of_jacobian(index):
     Jm = cls._evaluate(P, *(_advance(x, v, -h) for x, v in zip(X, V)))[1]
     expected = -sum(np.einsum("...ij,...j->...i", a - b, v) for a, b, v in zip(Jp, Jm, V)) / (2 * h)
     np.testing.assert_allclose(cls._gamma(P, *X, *V), expected, atol=1e-6)
+
+
+def _gear_pair(shared):
+    mech = ms.Mechanism(dim=3)
+    carrier = mech.add_body("carrier") if shared else mech.ground
+    a = mech.add_body("a", position=(0, 0, 0))
+    b = mech.add_body("b", position=(2, 0, 0))
+    if shared:
+        mech.add(joints.Fixed(mech.ground, carrier))
+    ra = mech.add(joints.Revolute(carrier, a, (0, 0, 0), (0, 0, 0), axis=(0, 0, 1)))
+    rb = mech.add(joints.Revolute(carrier, b, (2, 0, 0), (0, 0, 0), axis=(0.3, 0, 1)))
+    gear = mech.add(joints.AngleCoupler(ra, rb, -2.0, name="mesh"))
+    drive = mech.add(joints.AngleDriver(ra, 0.0))
+    return mech, ra, rb, gear, drive
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_angle_coupler_follows_many_turns(shared):
+    mech, ra, rb, gear, drive = _gear_pair(shared)
+    assert (type(gear).__name__ == "_SharedCarrierCoupler") == shared
+    assert mech.dof().dof == 1
+    values = np.linspace(0, 4 * np.pi, 145)
+    motion = mech.sweep(drive, values)
+    assert np.all(motion.residuals <= 1e-10)
+    s2 = motion.states[:, -1]
+    np.testing.assert_allclose(s2, -2.0 * values, atol=1e-9)  # continuous over 4 turns
+    for i in (10, 77, 144):
+        motion.apply(i)
+        assert abs(np.remainder(rb.angle() + 2 * values[i] + np.pi, 2 * np.pi) - np.pi) < 1e-9
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_angle_coupler_jacobian_matches_finite_differences(shared):
+    rng = np.random.default_rng(9)
+    mech, ra, rb, gear, drive = _gear_pair(shared)
+    cls = type(gear)
+    P = gear._p[None]
+    for _ in range(3):
+        X = [random_poses(rng, (2, 1)) for _ in gear.bodies]
+        if not shared:
+            X[0][...] = X[2][...] = [0, 0, 0, 1, 0, 0, 0]
+        S = rng.normal(size=(2, 1, 2))
+        _, blocks = cls._evaluate(P, *X, S)
+        for J, Jn in zip(blocks, cls._numeric_jacobian(P, *X, S)):
+            np.testing.assert_allclose(J, Jn, atol=1e-7)

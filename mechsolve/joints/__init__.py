@@ -16,6 +16,7 @@ is the joint axis): :class:`Revolute`, :class:`Prismatic`, :class:`Fixed`, :clas
 from ._drivers import AngleDriver, CoordinateDriver, DistanceDriver, Driver, SlideDriver
 from ._planar import Distance, Fixed, Gear, PointOnLine, Prismatic, RackPinion, Revolute
 from ._spatial import (
+    AngleCoupler,
     Cylindrical,
     GenericJoint,
     ParallelAxes,
@@ -32,5 +33,5 @@ __all__ = [
     "Revolute", "Prismatic", "Fixed", "Distance", "PointOnLine", "Gear", "RackPinion",
     "Driver", "AngleDriver", "SlideDriver", "DistanceDriver", "CoordinateDriver",
     "Spherical", "Cylindrical", "Universal", "Planar", "PointOnPlane", "ParallelAxes",
-    "PerpendicularAxes", "GenericJoint",
+    "PerpendicularAxes", "GenericJoint", "AngleCoupler",
 ]

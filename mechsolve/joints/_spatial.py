@@ -45,7 +45,7 @@ __all__ = [
     "Spherical", "Cylindrical", "Universal", "Planar", "PointOnPlane", "ParallelAxes",
     "PerpendicularAxes", "GenericJoint", "SpatialRevolute", "SpatialPrismatic", "SpatialFixed",
     "SpatialDistance", "SpatialPointOnLine", "SpatialDriver", "SpatialAngleDriver",
-    "SpatialSlideDriver", "SpatialDistanceDriver",
+    "SpatialSlideDriver", "SpatialDistanceDriver", "AngleCoupler",
 ]
 
 _COMPONENTS = ("gx", "gy", "gz", "x", "y", "z", "rx", "ry", "rz", "perp")
@@ -501,3 +501,126 @@ for _planar, _spatial in ((Revolute, SpatialRevolute), (Prismatic, SpatialPrisma
                           (AngleDriver, SpatialAngleDriver), (SlideDriver, SpatialSlideDriver),
                           (DistanceDriver, SpatialDistanceDriver)):
     _planar._spatial_variant = _spatial
+
+
+def _wrap(a):
+    return np.remainder(a + np.pi, 2 * np.pi) - np.pi
+
+
+class AngleCoupler(Joint):
+    """Gear/coupler between the angles of two spatial revolutes: ``theta2 = ratio theta1 + c``.
+
+    The joint carries the two angles as coordinates of its own, ``S = (s1, s2)``, so they are
+    continuous over any number of turns; its three equations tie them to the revolutes' measured
+    relative angles (compared modulo ``2 pi``) and to each other::
+
+        Phi = (wrap(theta1 - s1), wrap(theta2 - s2), s2 - ratio s1 - offset)
+
+    Parameters
+    ----------
+    revolute1, revolute2 : Revolute
+        Spatial revolute (or cylindrical) joints; angles as measured by ``AngleDriver``.
+    ratio : float
+        ``d theta2 / d theta1`` (negative for an external gear mesh).
+    offset : float, optional
+        The constant ``c``; by default the one that makes the current pose mesh.
+    name : str, optional
+
+    Notes
+    -----
+    The two revolutes may share their first body (a gear pair on one carrier); otherwise they
+    must not share a moving body.
+    """
+
+    n_equations = 3
+    n_coordinates = 2
+    dims = (3,)
+    equation_labels = ("angle1", "angle2", "mesh")
+
+    def __new__(cls, revolute1=None, revolute2=None, *args, **kwargs):
+        if cls is AngleCoupler and isinstance(revolute1, Joint) and \
+                isinstance(revolute2, Joint) and revolute1.bodies[0] is revolute2.bodies[0] \
+                and not revolute1.bodies[0].is_ground:
+            return object.__new__(_SharedCarrierCoupler)
+        return object.__new__(cls)
+
+    def __init__(self, revolute1, revolute2, ratio: float, offset: float | None = None, *,
+                 name: str | None = None) -> None:
+        for i, r in enumerate((revolute1, revolute2)):
+            if not isinstance(r, (SpatialRevolute, Cylindrical)):
+                raise TypeError(f"AngleCoupler: revolute{i + 1} must be a spatial Revolute or "
+                                f"Cylindrical, got {type(r).__name__}")
+        ratio = as_float(ratio, "ratio")
+        a1 = revolute1.angle() if isinstance(revolute1, SpatialRevolute) else \
+            float(_relative_angle(revolute1._p[None], *[b.pose[None] for b in
+                                                       revolute1.bodies])[0][0])
+        a2 = revolute2.angle() if isinstance(revolute2, SpatialRevolute) else \
+            float(_relative_angle(revolute2._p[None], *[b.pose[None] for b in
+                                                       revolute2.bodies])[0][0])
+        off = a2 - ratio * a1 if offset is None else as_float(offset, "offset")
+        self._coord_init = np.array([a1, a2])
+        self.revolutes = (revolute1, revolute2)
+        params = np.concatenate([revolute1._p[:14], revolute2._p[:14], [ratio, off]])
+        super().__init__(self._slots(revolute1, revolute2), params, name=name)
+
+    @staticmethod
+    def _slots(r1, r2):
+        return (*r1.bodies, *r2.bodies)
+
+    @property
+    def ratio(self) -> float:
+        return float(self._p[28])
+
+    @classmethod
+    def _split(cls, X):
+        return X  # (in1, out1, in2, out2)
+
+    @classmethod
+    def _phi(cls, P, *XS):
+        return cls._evaluate(P, *XS)[0]
+
+    @classmethod
+    def _evaluate(cls, P, *XS):
+        *X, S = XS
+        i1, o1, i2, o2 = cls._split(X)
+        th1, g1 = _relative_angle(P[..., 0:14], i1, o1)
+        th2, g2 = _relative_angle(P[..., 14:28], i2, o2)
+        shape = th1.shape
+        phi = np.stack([_wrap(th1 - S[..., 0]), _wrap(th2 - S[..., 1]),
+                        S[..., 1] - P[..., 28] * S[..., 0] - P[..., 29]], axis=-1)
+        Ji1 = np.zeros(shape + (3, 6))
+        Jo1 = np.zeros(shape + (3, 6))
+        Ji2 = np.zeros(shape + (3, 6))
+        Jo2 = np.zeros(shape + (3, 6))
+        Ji1[..., 0, 3:] = g1
+        Jo1[..., 0, 3:] = -g1
+        Ji2[..., 1, 3:] = g2
+        Jo2[..., 1, 3:] = -g2
+        JS = np.zeros(shape + (3, 2))
+        JS[..., 0, 0] = -1.0
+        JS[..., 1, 1] = -1.0
+        JS[..., 2, 0] = -P[..., 28]
+        JS[..., 2, 1] = 1.0
+        return phi, cls._merge([Ji1, Jo1, Ji2, Jo2]) + [JS]
+
+    @classmethod
+    def _merge(cls, blocks):
+        return blocks
+
+
+class _SharedCarrierCoupler(AngleCoupler):
+    """AngleCoupler of two revolutes on one moving carrier: slots (carrier, out1, out2)."""
+
+    @staticmethod
+    def _slots(r1, r2):
+        return (r1.bodies[0], r1.bodies[1], r2.bodies[1])
+
+    @classmethod
+    def _split(cls, X):
+        carrier, o1, o2 = X
+        return carrier, o1, carrier, o2
+
+    @classmethod
+    def _merge(cls, blocks):
+        Ji1, Jo1, Ji2, Jo2 = blocks
+        return [Ji1 + Ji2, Jo1, Jo2]
