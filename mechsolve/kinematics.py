@@ -45,7 +45,7 @@ def _solve_linear(system, vals, rhs):
     return spla.lsmr(J, rhs, atol=1e-15, btol=1e-15, maxiter=20 * system.n)[0]
 
 
-def _check_assembled(mech, system, q):
+def _check_assembled(system, q):
     phi = system.phi(q)
     worst = float(np.max(np.abs(phi), initial=0.0))
     if worst > 1e-6:
@@ -70,7 +70,7 @@ def velocity(mech, *, check: bool = True) -> np.ndarray:
     system = mech.system()
     q = mech._q
     if check:
-        _check_assembled(mech, system, q)
+        _check_assembled(system, q)
     _, vals = system.evaluate(q)
     rate, _ = system.driver_time_terms(mech.time)
     nu = _solve_linear(system, vals, rate)
@@ -215,6 +215,3 @@ def free_motions(mech) -> np.ndarray:
     rank = int(np.count_nonzero(s > 1e-9 * max(s[0] if s.size else 0.0, 1e-300)))
     return Vt[rank:].copy()
 
-
-def _as_nu(nu, n):
-    return as_vector(nu, "velocity", n)
