@@ -139,7 +139,8 @@ class System:
     # -- evaluation -----------------------------------------------------------------------------
     def _args(self, g, X, q, coords_from=None):
         """Kernel arguments of group ``g``: one pose array per slot, then joint coordinates."""
-        args = [X[..., idx, :] for idx in g.slots]
+        args = [X[idx] for idx in g.slots] if X.ndim == 2 else \
+            [X[..., idx, :] for idx in g.slots]
         if g.uses_coords:
             src = q if coords_from is None else coords_from
             start = self.c0_state if coords_from is None else self.c0_incr
@@ -170,9 +171,15 @@ class System:
         batch = q.shape[:-1]
         out = np.empty(batch + (self.m,))
         vals = np.empty(batch + (self.nnz,))
+        single = not batch
         for gi, g in enumerate(self.groups):
             P = g.P if params is None or gi not in params else params[gi]
             val, blocks = g.cls._evaluate(P, *self._args(g, X, q))
+            if single:  # one pose: plain indexing is several times cheaper than `...`
+                out[g.rows] = val.ravel()
+                for (a, b), sel, block in zip(g.pieces, g.selections, blocks):
+                    vals[a:b] = (block if sel is None else block[sel]).ravel()
+                continue
             out[..., g.rows] = val.reshape(val.shape[:-2] + (-1,))
             for (a, b), sel, block in zip(g.pieces, g.selections, blocks):
                 if sel is not None:
@@ -193,6 +200,17 @@ class System:
         for g in self.groups:
             val = g.cls._gamma(g.P, *self._args(g, X, q), *self._args(g, V, None, nu))
             out[..., g.rows] = val.reshape(val.shape[:-2] + (-1,))
+        return out
+
+    def phi_t(self, q: np.ndarray) -> np.ndarray:
+        """Explicit time derivative of Phi of joints whose Phi depends on time (``(m,)``);
+        drivers' time dependence is in :meth:`driver_time_terms`."""
+        out = np.zeros(self.m)
+        X = self._poses(q)
+        for g in self.groups:
+            if getattr(g.cls, "time_dependent", False):
+                val = g.cls._phi_t(g.P, *self._args(g, X, q))
+                out[g.rows] = val.ravel()
         return out
 
     def driver_time_terms(self, t: float) -> tuple[np.ndarray, np.ndarray]:

@@ -8,7 +8,9 @@ bodies follow exactly from the same Jacobian::
 Here ``nu`` lives in the increment space of the state: per planar body ``(xdot, ydot,
 thetadot)``, per spatial body ``(v, omega)`` with the origin's velocity and the angular velocity,
 both in global coordinates; ``nudot`` likewise holds ``(a, alpha)``. Only drivers depend on time
-(through their :mod:`~mechsolve.profiles`).
+(through their :mod:`~mechsolve.profiles`), and joints whose Phi depends explicitly on time
+(symbolic joints declared with a time symbol: their ``_phi_t`` and ``_gamma`` kernels carry the
+time terms).
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ def velocity(mech, *, check: bool = True) -> np.ndarray:
         _check_assembled(system, q)
     _, vals = system.evaluate(q)
     rate, _ = system.driver_time_terms(mech.time)
-    nu = _solve_linear(system, vals, rate)
+    nu = _solve_linear(system, vals, rate - system.phi_t(q))
     mech._nu = nu
     mech._nudot = None
     return nu.copy()

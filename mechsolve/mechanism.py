@@ -225,6 +225,9 @@ class Mechanism:
         self.time = as_float(t, "t")
         for d in self.drivers:
             d._set_time_value(self.time)
+        for j in self._joints:
+            if getattr(j, "time_dependent", False):
+                j.time = self.time
 
     def solve(self, *, t: float | None = None, tol: float = 1e-10, max_iterations: int = 50,
               branch=None) -> SolveResult:

@@ -132,8 +132,6 @@ class LinearSolver:
         self.use_lu = self.square and system.verdict in (None, "regular")
         self.permc = "NATURAL" if system.bandwidth <= max(64, system.n // 50) else "COLAMD"
         self.lu = None
-        self.factor_time = 0.0
-        self.factorizations = 0
 
     def step(self, vals: np.ndarray, phi: np.ndarray, scale: float) -> np.ndarray:
         sys = self.system
@@ -152,16 +150,11 @@ class LinearSolver:
     def _lu_step(self, vals, rhs):
         sys = self.system
         try:
+            if sys.dense:
+                return np.linalg.solve(sys.jacobian_dense(vals), rhs)
             with warnings.catch_warnings():
                 warnings.simplefilter("error", sla.LinAlgWarning)
-                if sys.dense:
-                    return np.linalg.solve(sys.jacobian_dense(vals), rhs)
-                import time
-
-                t0 = time.perf_counter()
                 self.lu = spla.splu(sys.jacobian_sparse(vals), permc_spec=self.permc)
-                self.factor_time += time.perf_counter() - t0
-                self.factorizations += 1
                 return self.lu.solve(rhs)
         except (np.linalg.LinAlgError, RuntimeError, sla.LinAlgWarning):
             return None

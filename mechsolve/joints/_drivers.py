@@ -65,12 +65,14 @@ class Driver(DriverJoint):
 
     @classmethod
     def _phi(cls, P, X):
-        return (np.einsum("...i,...i->...", X, P[..., :3]) - P[..., 3])[..., None]
+        return (X[..., 0] * P[..., 0] + X[..., 1] * P[..., 1] + X[..., 2] * P[..., 2]
+                - P[..., 3])[..., None]
 
     @classmethod
     def _evaluate(cls, P, X):
         phi = cls._phi(P, X)
-        J = np.broadcast_to(P[..., None, :3], phi.shape + (3,))
+        J = np.empty(phi.shape + (3,))
+        J[...] = P[..., None, :3]
         return phi, [J]
 
     @classmethod
