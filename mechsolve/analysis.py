@@ -23,6 +23,7 @@ from .body import Body
 from .joints.base import DriverJoint
 from .solver import (
     DENSE_ANALYSIS_LIMIT,
+    SolveError,
     LinearSolver,
     RedundantEquation,
     SweepError,
@@ -445,11 +446,15 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
             "branch (a limit or dead-centre position, or an unreachable value)",
             res, value=float(v), index=index, motion=partial(index, reached))
 
-    q, res, vals = cont.newton(values[0], mech.state, analyse=None)
-    if not res.success:
+    driver.value = values[0]
+    try:  # the full solve: a rough start is assembled first, as in Mechanism.solve
+        res = mech.solve(tol=tol, max_iterations=max_iterations)
+    except SolveError as exc:
         raise SweepError(f"{driver.describe()} cannot reach value {values[0]:.6g} "
-                         f"(values[0]): {res.message}", res, value=float(values[0]), index=0,
-                         motion=partial(0))
+                         f"(values[0]): {exc}", exc.result, value=float(values[0]), index=0,
+                         motion=partial(0)) from None
+    q = mech.state
+    _, vals = sys.evaluate(q)
     cont.use_sign = sys.dense and cont.lin.use_lu and sys.m == sys.n
     state = cont.make_state(values[0], q, vals)
     states[0] = q

@@ -237,3 +237,12 @@ def test_solve_batch_many_driver_values_at_once():
     with pytest.raises(ms.SolveError, match="of 2 batch items did not converge"):
         mech.solve_batch(values={model.driver: [0.0, 0.1]},
                          states=np.array([mech.state, mech.state + 50.0]), max_iterations=3)
+
+
+def test_sweep_from_a_rough_sketch_assembles_first():
+    mech, crank, coupler, rocker, drive = rough_fourbar()
+    motion = mech.sweep(drive, np.linspace(0, 2 * np.pi, 73))
+    assert np.all(motion.residuals <= 1e-10)
+    upper = motion.point(coupler, (1.5, 0))[0, 1] > 0
+    A, B, phi, psi = fourbar_exact(motion.values, upper=upper)
+    np.testing.assert_allclose(motion.point(coupler, (1.5, 0)), B, atol=1e-10)
