@@ -23,9 +23,9 @@ from .body import Body
 from .joints.base import DriverJoint
 from .solver import (
     DENSE_ANALYSIS_LIMIT,
-    SolveError,
     LinearSolver,
     RedundantEquation,
+    SolveError,
     SweepError,
     independent_rows,
     newton,
