@@ -14,5 +14,5 @@ turn = motion.values[-1] - motion.values[0]
 for name in ("gear2", "gear3", "ring"):
     a = motion.pose(mech.body(name))[:, 2]
     print(f"{name:6s} turns {(a[-1] - a[0]) / turn:+.6f} times per turn of gear1")
-rack = motion.pose(mech.body("rack"))[:, 0]
-print(f"rack moves {rack[-1] - rack[0]:.6f} per turn (2 pi r = {2 * np.pi:.6f})")
+rack = motion.pose(mech.body("rack"))[:, 1]
+print(f"rack moves {rack[0] - rack[-1]:.6f} down per turn (2 pi r = {2 * np.pi:.6f})")

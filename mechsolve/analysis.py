@@ -26,6 +26,7 @@ from .solver import (
     LinearSolver,
     RedundantEquation,
     SolveError,
+    SolveResult,
     SweepError,
     independent_rows,
     newton,
@@ -247,8 +248,9 @@ class Motion:
 
 # -- continuation ------------------------------------------------------------------------------
 class _UnreachableError(Exception):
-    def __init__(self, reached: float):
+    def __init__(self, reached: float, state=None):
         self.reached = reached
+        self.state = state  # the pose at the last reached value
 
 
 class _Continuation:
@@ -379,7 +381,7 @@ class _Continuation:
             if new is None:
                 h *= 0.5
                 if abs(h) < 1e-7 * max(span, 1e-12):
-                    raise _UnreachableError(state[0])
+                    raise _UnreachableError(state[0], state[1])
                 continue
             state = new
             if res.iterations <= 2:
@@ -508,8 +510,7 @@ def assemble(mech, *, tol: float, max_iterations: int):
     if c_rows.size:
         q, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, rows=c_rows)
         if not res.success:
-            res.message = ("the joints cannot be assembled even without the drivers "
-                           f"({res.message})")
+            res.message = f"the joints cannot be assembled even without the drivers: {res.message}"
             return q, res
     drivers = [j for j, d in zip(sys.joints, is_driver) if d]
     targets = [d.value for d in drivers]
@@ -524,14 +525,21 @@ def assemble(mech, *, tol: float, max_iterations: int):
             try:
                 state, _ = cont.follow(state, v)
             except _UnreachableError as exc:
+                # Report the pose where the driver stopped, with every driver at its target:
+                # the joints hold there and the driver's residual is what is missing.
                 for dd, vv in zip(drivers, targets):
                     dd.value = vv
-                q_ls, res, _ = newton(sys, mech.state, tol=tol, max_iterations=max_iterations)
-                res.success = False
-                res.status = "failed"
-                res.message = (f"{d.describe()} cannot reach {v:.6g}: from the assembled pose "
-                               f"it can be moved only up to {exc.reached:.6g}")
-                return q_ls, res
+                q_lim = exc.state if exc.state is not None else q
+                phi = sys.phi(q_lim)
+                res = SolveResult(success=False, status="failed", iterations=0,
+                                  residual=float(np.max(np.abs(phi))), history=[],
+                                  message=f"{d.describe()} cannot reach {v:.6g}: from the "
+                                  f"assembled pose it can be moved only up to "
+                                  f"{exc.reached:.6g} (a limit position)",
+                                  redundant=[], free_dof=0, rank=None,
+                                  joint_residuals=sys.joint_residuals(phi), state=q_lim.copy(),
+                                  tol=tol)
+                return q_lim, res
             q = state[1]
             mech._q[:] = q
     finally:

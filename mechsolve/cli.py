@@ -1,14 +1,18 @@
 """The ``mechsolve`` command.
 
-``mechsolve demo NAME`` solves a built-in mechanism over its driver range and prints a table of
-driver value, output pose, residual and iterations, and the time taken;
-``mechsolve demo --list`` lists the demos.
+``mechsolve demo NAME`` solves a built-in mechanism over its driver range, prints a table of
+driver value, output pose, residual and iterations, and the time taken, and writes an animation
+of the motion (``NAME.gif`` in the current directory, or ``--output PATH``; ``--no-animation``
+skips it); ``--plot PATH`` also writes a still picture. ``mechsolve demo --list`` lists the
+demos.
 """
 
 from __future__ import annotations
 
 import argparse
+import pathlib
 import sys
+import textwrap
 import time
 
 import numpy as np
@@ -18,14 +22,15 @@ from .models import DEMOS
 from .solver import SolveError
 
 
-def _progress_printer(stream, label: str):
+def _progress_printer(stream, label: str, unit: str = "poses"):
     last = [0.0]
 
     def progress(done: int, total: int) -> None:
         now = time.perf_counter()
         if done == total or now - last[0] > 0.1:
             last[0] = now
-            stream.write(f"\r{label}: {done}/{total} poses")
+            text = f"frame {done}/{total}" if unit == "frames" else f"{done}/{total} {unit}"
+            stream.write(f"\r{label}: {text}")
             if done == total:
                 stream.write("\n")
             stream.flush()
@@ -75,6 +80,70 @@ def _demo(args) -> int:
     print(f"{len(motion)} poses solved in {elapsed * 1e3:.1f} ms "
           f"({elapsed / len(motion) * 1e6:.0f} us per pose), largest residual "
           f"{motion.residuals.max():.1e}")
+    status = 0
+    if args.plot is not None:
+        status |= _still(args, model, motion)
+    if not args.no_animation:
+        status |= _animation(args, model, motion, show_progress)
+    return status
+
+
+def _agg() -> None:
+    """Render off screen: the command only writes files (unless pyplot is already in use)."""
+    import matplotlib
+
+    if "matplotlib.pyplot" not in sys.modules:
+        matplotlib.use("Agg")
+
+
+def _still(args, model, motion) -> int:
+    _agg()
+    import matplotlib.pyplot as plt
+
+    from . import plot
+
+    path = pathlib.Path(args.plot)
+    fig, ax = plt.subplots(figsize=(8.0, 6.0))
+    try:
+        plot.draw(model.mechanism, ax, state=motion.states[len(motion) // 8], motion=motion,
+                  trace=model.trace)
+        x0, x1, y0, y1 = plot.get_drawing(ax).limits  # a figure shaped like the drawing
+        fig.set_size_inches(8.0, 0.9 + 7.4 * float(np.clip((y1 - y0) / (x1 - x0), 0.3, 1.2)))
+        ax.set_title(textwrap.fill(model.description, 90), fontsize=10)
+        fig.tight_layout()
+        fig.savefig(path, dpi=args.dpi * 1.25)
+    except (OSError, ValueError) as exc:
+        print(f"mechsolve: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        plt.close(fig)
+    print(f"wrote a picture of {args.name} to {path.resolve()}")
+    return 0
+
+
+def _animation(args, model, motion, show_progress: bool) -> int:
+    _agg()
+    import matplotlib.pyplot as plt
+
+    from . import plot
+
+    path = pathlib.Path(args.output if args.output is not None else f"{args.name}.gif")
+    t0 = time.perf_counter()
+    anim = plot.animate(model.mechanism, motion, trace=model.trace, frames=args.frames)
+    n = len(anim.indices)
+    progress = _progress_printer(sys.stderr, f"rendering {path}", "frames") \
+        if show_progress else None
+    try:
+        anim.save(path, dpi=args.dpi,
+                  progress_callback=(lambda i, total: progress(i + 1, total))
+                  if progress else None)
+    except (OSError, RuntimeError, ValueError) as exc:
+        print(f"mechsolve: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        plt.close(anim.drawing.ax.figure)
+    print(f"wrote an animation of {args.name} ({n} frames) to {path.resolve()} "
+          f"in {time.perf_counter() - t0:.1f} s")
     return 0
 
 
@@ -85,13 +154,26 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mechsolve {__version__}")
     sub = parser.add_subparsers(dest="command")
     demo = sub.add_parser("demo", help="solve a built-in mechanism over its driver range",
-                          description="Solve a built-in mechanism over its driver range and "
-                                      "print a table of poses.")
+                          description="Solve a built-in mechanism over its driver range, "
+                                      "print a table of poses and write an animation.")
     demo.add_argument("name", nargs="?", help="demo name (see --list)")
     demo.add_argument("--list", action="store_true", help="list the built-in demos")
     demo.add_argument("--rows", type=int, default=13, help="table rows to print (default 13)")
     demo.add_argument("--progress", action="store_true",
-                      help="show sweep progress even when stderr is not a terminal")
+                      help="show sweep and rendering progress even when stderr is not a "
+                           "terminal")
+    demo.add_argument("--output", "-o", metavar="PATH",
+                      help="animation file to write (default: NAME.gif in the current "
+                           "directory; .mp4 needs ffmpeg)")
+    demo.add_argument("--no-animation", action="store_true",
+                      help="do not write an animation")
+    demo.add_argument("--plot", metavar="PATH",
+                      help="also write a still picture (e.g. out.png) with the traced paths")
+    demo.add_argument("--frames", type=int, default=120,
+                      help="animation frames, spread over the sweep (default 120)")
+    demo.add_argument("--dpi", type=float, default=80,
+                      help="resolution of the animation, dots per inch (default 80; the "
+                           "picture uses 1.25 times this)")
     demo.set_defaults(func=_demo)
     return parser
 
@@ -105,6 +187,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if getattr(args, "rows", 2) < 2:
         parser.error("--rows must be at least 2")
+    if getattr(args, "frames", 1) < 1:
+        parser.error("--frames must be at least 1")
+    if not getattr(args, "dpi", 1) > 0:
+        parser.error("--dpi must be positive")
+    if getattr(args, "no_animation", False) and getattr(args, "output", None) is not None:
+        parser.error("--output names the animation file; it cannot go with --no-animation")
     return args.func(args)
 
 

@@ -172,7 +172,8 @@ def gear_train() -> Model:
     """Gear train: gear (r 1) -> gear (r 2) -> gear (r 0.5) -> ring gear (r 1.5), and a rack.
 
     All gears turn on ground pins. Gear 3 meshes internally with the ring gear (whose pin is
-    1 above gear 3's, the difference of their radii), and gear 1 also drives a rack below it.
+    1 above gear 3's, the difference of their radii), and gear 1 also drives a vertical rack on
+    its left (it moves down as gear 1 turns counter-clockwise).
     """
     mech = Mechanism(name="gear train")
     g = mech.ground
@@ -180,7 +181,7 @@ def gear_train() -> Model:
     g2 = mech.add_body("gear2", position=(3, 0))
     g3 = mech.add_body("gear3", position=(3, 2.5))
     ring = mech.add_body("ring", position=(3, 3.5))
-    rack = mech.add_body("rack", position=(0, -1))
+    rack = mech.add_body("rack", position=(-1, 0))
     mech.add(joints.Revolute(g, g1, (0, 0), name="pin1"))
     mech.add(joints.Revolute(g, g2, (3, 0), name="pin2"))
     mech.add(joints.Revolute(g, g3, (3, 2.5), name="pin3"))
@@ -188,8 +189,8 @@ def gear_train() -> Model:
     mech.add(joints.Gear(g1, g2, 1.0, 2.0, name="mesh12"))
     mech.add(joints.Gear(g2, g3, 2.0, 0.5, name="mesh23"))
     mech.add(joints.Gear(g3, ring, 0.5, 1.5, internal=True, name="mesh3r"))
-    mech.add(joints.Prismatic(g, rack, (0, -1), (0, 0), axis=(1, 0), name="rack guide"))
-    mech.add(joints.RackPinion(g1, rack, 1.0, axis=(1, 0), name="rack mesh"))
+    mech.add(joints.Prismatic(g, rack, (-1, 0), (0, 0), axis=(0, 1), name="rack guide"))
+    mech.add(joints.RackPinion(g1, rack, 1.0, axis=(0, -1), name="rack mesh"))
     motor = mech.add(joints.Driver(g1, "angle", 0.0, name="motor"))
     return Model(mech, motor, np.linspace(0, 2 * np.pi, 181), ring,
                  "gear train: gear1 (r 1) -> gear2 (r 2) -> gear3 (r 0.5) -> ring (r 1.5, "

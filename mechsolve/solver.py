@@ -48,6 +48,11 @@ class SolveResult(dict):
         Degrees of freedom not fixed by the drivers (0 when fully driven).
     history : list of float
         Residual norm before each iteration and at the end.
+    state : ndarray
+        The state the residuals were measured at (on failure: the pose the solver stopped at,
+        which the mechanism does not take).
+    tol : float
+        The residual tolerance of the solve.
     """
 
     def __getattr__(self, name):
@@ -288,9 +293,9 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, step_tol: float = 1e-1
                 lin.use_lu = False
                 lu_trouble = True
                 continue
-            message = ("the residual cannot be reduced further: the constraints are "
-                       "inconsistent at this configuration (a driver value the linkage "
-                       "cannot reach, or incompatible dimensions)")
+            message = ("the residual cannot be reduced further, so the constraints are "
+                       "inconsistent here (incompatible dimensions, or a driver value the "
+                       "linkage cannot reach)")
             break
         q = q_try
         phi = phi_try
@@ -322,15 +327,21 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, step_tol: float = 1e-1
         system.redundant_cache = result.redundant
         system.free_cache = result.free_dof
     result.joint_residuals = system.joint_residuals(system.phi(q) if rows is not None else phi)
+    result.state = q.copy()
+    result.tol = tol
     return q, result, vals
 
 
 def failure_message(system, result: SolveResult, *, largest: int = 3) -> str:
     """The text of a :class:`SolveError`: what failed and the joints with the largest residuals."""
-    ranked = result.joint_residuals.largest(largest)
+    tol = result.get("tol", 0.0)
+    ranked = [(j, r) for j, r in result.joint_residuals.largest(largest)
+              if np.max(np.abs(r), initial=0.0) > tol] or result.joint_residuals.largest(1)
+    after = f" after {result.iterations} iterations" if result.iterations else ""
     lines = [f"could not assemble the mechanism: {result.message}; largest residual "
-             f"{result.residual:.3g} after {result.iterations} iterations."]
-    lines.append("Joints with the largest residuals:")
+             f"{result.residual:.3g}{after}."]
+    lines.append("Joints with the largest residuals:" if len(ranked) > 1 else
+                 "The joint with a residual:")
     for joint, r in ranked:
         vals = ", ".join(f"{joint.equation_label(i)}={v:.3g}" for i, v in enumerate(r))
         lines.append(f"  {joint.describe()}: {vals}")

@@ -19,10 +19,45 @@ def test_example_runs(path, capsys):
 
 @pytest.mark.parametrize("name", list(DEMOS))
 def test_cli_demo(name, capsys):
-    assert cli.main(["demo", name, "--rows", "5"]) == 0
+    assert cli.main(["demo", name, "--rows", "5", "--no-animation"]) == 0
     out = capsys.readouterr().out
     assert "poses solved in" in out and "residual" in out
     assert "Gruebler count" in out
+    assert "wrote" not in out
+
+
+def test_cli_demo_writes_a_gif_by_default(tmp_path, monkeypatch, capsys):
+    from PIL import Image
+
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["demo", "fourbar", "--rows", "3"]) == 0
+    out = capsys.readouterr().out
+    gif = tmp_path / "fourbar.gif"
+    assert f"to {gif.resolve()}" in out and "poses solved in" in out
+    with Image.open(gif) as im:
+        assert im.format == "GIF" and im.n_frames == 120
+
+
+def test_cli_demo_output_plot_and_progress(tmp_path, capsys):
+    from PIL import Image
+
+    gif, png = tmp_path / "sc.gif", tmp_path / "sc.png"
+    assert cli.main(["demo", "slider-crank", "--rows", "2", "--output", str(gif), "--plot",
+                     str(png), "--frames", "4", "--dpi", "30", "--progress"]) == 0
+    captured = capsys.readouterr()
+    assert str(png.resolve()) in captured.out and str(gif.resolve()) in captured.out
+    assert "frame 4/4" in captured.err
+    with Image.open(gif) as im:
+        assert im.n_frames == 4
+    with Image.open(png) as im:
+        assert im.format == "PNG"
+    # a video format without ffmpeg is an error after the table, not a crash
+    from matplotlib import animation
+
+    if not animation.writers.is_available("ffmpeg"):
+        assert cli.main(["demo", "fourbar", "--rows", "2", "-o", str(tmp_path / "x.mp4"),
+                         "--frames", "2"]) == 1
+        assert "ffmpeg" in capsys.readouterr().err
 
 
 def test_cli_list_help_and_errors(capsys):
@@ -35,3 +70,5 @@ def test_cli_list_help_and_errors(capsys):
     assert "unknown demo 'nonesuch'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         cli.main(["--help"])
+    with pytest.raises(SystemExit):
+        cli.main(["demo", "fourbar", "--no-animation", "--output", "x.gif"])
