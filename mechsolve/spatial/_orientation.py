@@ -5,7 +5,6 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from . import _quat as qk
 from ._validation import (
@@ -33,6 +32,8 @@ RODRIGUES_MIN_W = 1e-15
 def _euler_from_scipy(q: np.ndarray, seq: str) -> np.ndarray:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Gimbal lock detected")
+        from scipy.spatial.transform import Rotation
+
         return Rotation.from_quat(q, scalar_first=True).as_euler(seq)
 
 
@@ -193,6 +194,8 @@ class Orientation(FrozenSlots):
         b = as_scalars(b, names[1])
         c = as_scalars(c, names[2])
         angles = np.stack(np.broadcast_arrays(a, b, c), axis=-1)
+        from scipy.spatial.transform import Rotation
+
         q = Rotation.from_euler(seq, angles).as_quat(scalar_first=True)
         return cls._new(q)
 
@@ -321,8 +324,10 @@ class Orientation(FrozenSlots):
         return cls._new(qk.quat_normalize(q))
 
     @classmethod
-    def from_scipy(cls, rotation: Rotation) -> Orientation:
+    def from_scipy(cls, rotation) -> Orientation:
         """From a :class:`scipy.spatial.transform.Rotation` (single or stacked)."""
+        from scipy.spatial.transform import Rotation
+
         if not isinstance(rotation, Rotation):
             raise TypeError(
                 f"Expected rotation to be a scipy Rotation, got {type(rotation).__name__}"
@@ -463,8 +468,10 @@ class Orientation(FrozenSlots):
         w = np.maximum(q[..., :1], RODRIGUES_MIN_W)
         return q[..., 1:] / w
 
-    def as_scipy(self) -> Rotation:
+    def as_scipy(self):
         """As a :class:`scipy.spatial.transform.Rotation` (which stores x, y, z, w)."""
+        from scipy.spatial.transform import Rotation
+
         return Rotation.from_quat(self._q, scalar_first=True)
 
     # ----------------------------------------------------------------- algebra

@@ -33,7 +33,6 @@ array([0., 0., 0., 1.])
 from __future__ import annotations
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 __all__ = [
     "IDENTITY",
@@ -205,6 +204,8 @@ def quat_from_matrix(R) -> np.ndarray:
     array([0., 1., 0., 0.])
     """
     R = _f(R)
+    from scipy.spatial.transform import Rotation  # lazy: scipy.spatial is slow to import
+
     q = Rotation.from_matrix(R).as_quat(scalar_first=True)
     return quat_canonical(q)
 
