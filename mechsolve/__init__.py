@@ -5,7 +5,7 @@ their Jacobian; drivers fix the free variables; :meth:`Mechanism.solve` assemble
 and :meth:`Mechanism.sweep` follows it as a driver moves.
 """
 
-from . import joints, models, models_spatial, plot
+from . import joints, models, models_spatial, plot, robots
 from .analysis import DofReport, Motion
 from .body import Body, SpatialBody
 from .mechanism import Mechanism
@@ -25,6 +25,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Mechanism", "Body", "SpatialBody", "joints", "models", "models_spatial", "plot",
+    "robots",
     "SolveResult", "SolveError", "SweepError", "RedundantEquation",
     "DofReport", "Motion",
     "Orientation", "Frame", "MovingFrame", "FrameMismatchError",

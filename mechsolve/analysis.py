@@ -727,16 +727,19 @@ def _batch_newton(cont, Q0, values, max_iterations=8):
     P = np.repeat(sys.groups[gi].P[None], len(values), axis=0)
     P[:, ii, col] = values
     square = sys.m == sys.n and cont.lin.use_lu
+    # Full steps: the Hermite predictor is close, and a pose that drifts is redone anyway.
     return batch_newton(sys, Q0, {gi: P}, tol=cont.tol, max_iterations=max_iterations,
-                        square=square, signs=cont.use_sign)
+                        square=square, signs=cont.use_sign, damped=False)
 
 
-def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=False):
+def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=False,
+                 damped=True):
     """Newton on many poses at once through the batch axis (dense systems).
 
     ``Q0`` is ``(B, n_state)``; ``params`` maps group indices to stacked parameters
-    ``(B, k, p)``. Full Newton steps (LU when square, pseudo-inverse otherwise), each pose
-    leaving the batch when converged. Returns ``(Q, ok, iterations, det_signs)``.
+    ``(B, k, p)``. Newton steps (LU when square, pseudo-inverse otherwise), halved per item
+    where they would not reduce that item's residual (``damped``); each pose leaves the batch
+    when converged. Returns ``(Q, ok, iterations, det_signs)``.
     """
     B = len(Q0)
     Q = np.array(Q0, dtype=float)
@@ -765,9 +768,30 @@ def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=F
             dq = np.linalg.solve(J, rhs[..., None])[..., 0]
         except np.linalg.LinAlgError:
             dq = np.einsum("bij,bj->bi", np.linalg.pinv(J, rcond=1e-9), rhs)
-        Q[active] = sys.retract(Q[active], dq)
+        if damped:
+            Q[active] = _damped_step(sys, Q[active], dq, np.linalg.norm(rhs, axis=1),
+                                     {g: P[active] for g, P in params.items()})
+        else:
+            Q[active] = sys.retract(Q[active], dq)
         its[active] += 1
     return Q, ok, its, sign
+
+
+def _damped_step(sys, Q, dq, f0, params, halvings=4):
+    """Per-item backtracking: halve the step of items whose residual norm would not drop."""
+    alpha = np.ones(len(Q))
+    trial = sys.retract(Q, dq)
+    pending = np.arange(len(Q))
+    for _ in range(halvings):
+        f = np.linalg.norm(sys.phi(trial[pending], params={g: P[pending] for g, P in
+                                                           params.items()}), axis=1)
+        bad = ~(f <= (1.0 - 1e-4 * alpha[pending]) * f0[pending])
+        if not bad.any():
+            break
+        pending = pending[bad]
+        alpha[pending] *= 0.5
+        trial[pending] = sys.retract(Q[pending], alpha[pending, None] * dq[pending])
+    return trial
 
 
 def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-10,
@@ -842,7 +866,14 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
                             joint_residuals=sys.joint_residuals(phi), history=[],
                             redundant=[], free_dof=0, rank=None)
         worst = first.joint_residuals.largest(3)
-        names = "; ".join(f"{j.describe()}: {np.max(np.abs(r)):.3g}" for j, r in worst)
+        saved = {g: sys.groups[g].P.copy() for g in stacked}
+        try:  # describe the joints with the failing item's own parameters (e.g. its target)
+            for g, P in stacked.items():
+                sys.groups[g].P[...] = P[bad[0]]
+            names = "; ".join(f"{j.describe()}: {np.max(np.abs(r)):.3g}" for j, r in worst)
+        finally:
+            for g, P in saved.items():
+                sys.groups[g].P[...] = P
         err = SolveError(f"{len(bad)} of {B} batch items did not converge (items "
                          f"{bad[:10].tolist()}{'...' if len(bad) > 10 else ''}); item "
                          f"{bad[0]} has residual {res[bad[0]]:.3g}, largest at {names}", first)

@@ -5,6 +5,12 @@ Planar joints: :class:`Revolute`, :class:`Prismatic`, :class:`Fixed`, :class:`Di
 :class:`AngleDriver`, :class:`SlideDriver`, :class:`DistanceDriver`. Write a new joint by
 subclassing :class:`Joint` (see its docstring).
 
+End effectors (Actin's goal kinds, one class each: :class:`FrameEndEffector`,
+:class:`PointEndEffector`, ...) constrain a frame of a body relative to a target that can be
+changed between solves; link joints (:class:`RevoluteLink`, :class:`PrismaticLink`,
+:class:`DHLink`, :class:`CircleJoint`, :class:`SerialChain`) carry their joint value as a
+coordinate of their own.
+
 Spatial joints (bodies of a ``Mechanism(dim=3)``, placed by a Frame on each body whose z axis
 is the joint axis): :class:`Revolute`, :class:`Prismatic`, :class:`Fixed`, :class:`Distance`,
 :class:`PointOnLine` (the same classes: the dimension is taken from the bodies), and
@@ -14,6 +20,34 @@ is the joint axis): :class:`Revolute`, :class:`Prismatic`, :class:`Fixed`, :clas
 """
 
 from ._drivers import AngleDriver, CoordinateDriver, DistanceDriver, Driver, SlideDriver
+from ._end_effectors import (
+    END_EFFECTOR_KINDS,
+    AccelerometerEndEffector,
+    AxisRotateEndEffector,
+    CenterOfMassEndEffector,
+    CoordinatedJointEndEffector,
+    DirectionalFrameEndEffector,
+    EndEffector,
+    FrameEndEffector,
+    FreeSpinInZEndEffector,
+    GeneralSpatialEndEffector,
+    LinearConstraintEndEffector,
+    LookAtEndEffector,
+    OneDofGripperEndEffector,
+    OrientationEndEffector,
+    PlanarEndEffector,
+    PointDistanceEndEffector,
+    PointEndEffector,
+    PointRotateEndEffector,
+    ProjectedCenterOfMassEndEffector,
+    RcmEndEffector,
+    SewAngleEndEffector,
+    SlideXSpinZEndEffector,
+    SlidingEndEffector,
+    XEndEffector,
+    XYEndEffector,
+)
+from ._links import CircleJoint, DHLink, LinkJoint, PrismaticLink, RevoluteLink, SerialChain
 from ._planar import Distance, Fixed, Gear, PointOnLine, Prismatic, RackPinion, Revolute
 from ._spatial import (
     AngleCoupler,
@@ -34,4 +68,13 @@ __all__ = [
     "Driver", "AngleDriver", "SlideDriver", "DistanceDriver", "CoordinateDriver",
     "Spherical", "Cylindrical", "Universal", "Planar", "PointOnPlane", "ParallelAxes",
     "PerpendicularAxes", "GenericJoint", "AngleCoupler",
+    "EndEffector", "PointEndEffector", "FrameEndEffector", "DirectionalFrameEndEffector",
+    "OrientationEndEffector", "AccelerometerEndEffector", "XEndEffector", "XYEndEffector",
+    "LinearConstraintEndEffector", "PointDistanceEndEffector", "AxisRotateEndEffector",
+    "LookAtEndEffector", "FreeSpinInZEndEffector", "SlidingEndEffector",
+    "SlideXSpinZEndEffector", "PointRotateEndEffector", "PlanarEndEffector",
+    "GeneralSpatialEndEffector", "RcmEndEffector", "CenterOfMassEndEffector",
+    "ProjectedCenterOfMassEndEffector", "SewAngleEndEffector", "CoordinatedJointEndEffector",
+    "OneDofGripperEndEffector", "END_EFFECTOR_KINDS",
+    "LinkJoint", "RevoluteLink", "PrismaticLink", "DHLink", "CircleJoint", "SerialChain",
 ]

@@ -1,0 +1,1121 @@
+"""End effectors (Actin's table of end-effector goals) as constraints of the ordinary solver.
+
+An end effector constrains a frame ``E`` on a body (the *link*) relative to a *goal frame*
+``G``. The goal is a target placement ``T`` expressed in a reference frame ``F`` on a reference
+body (ground by default, or another body: Actin's "relative link"): ``G = pose(ref) * F * T``
+and ``E = pose(link) * F_e``. The target can be changed between solves like a driver value
+(``ee.target = ...`` writes into the stacked parameters, no recompilation), and per batch item
+through :func:`mechsolve.analysis.solve_batch` (``params={ee: ee.params_for(targets)}``).
+
+Notation used in every docstring: ``o_G, o_E`` the origins, ``g_x, g_y, g_z`` and
+``e_x, e_y, e_z`` the axes (global), ``d = o_E - o_G``, ``R_G = [g_x g_y g_z]``, and
+``(s, v) = sgn(w) * conj(q_G) q_E`` the relative quaternion with its scalar part made
+non-negative (``v = sin(theta/2) k`` for a relative rotation ``theta <= pi`` about ``k``,
+``k`` in goal coordinates). Equation rows (``equation_labels``):
+
+======  ==========================================================  ============================
+label   value                                                       meaning
+======  ==========================================================  ============================
+x y z   ``g_x . d``, ``g_y . d``, ``g_z . d``                        position of E in goal axes
+rx..rz  ``2 v``                                                     orientation error (about
+                                                                    goal axes, ~ rotation vector)
+angle   ``atan2(g_y . e_x, g_x . e_x)``                              rotation of E about g_z
+zx zy   ``2 (g_x . e_z) / (1 + g_z . e_z)``, same with ``g_y``         direction of e_z vs g_z
+======  ==========================================================  ============================
+
+``2 v`` vanishes only when the two frames have the same orientation (no spurious roots at a
+half turn, unlike ``-y_G . e_z``-type rows); ``zx, zy`` have magnitude ``2 tan(phi/2)`` for an
+angle ``phi`` between ``e_z`` and ``g_z`` and vanish only when they coincide (not when
+opposite). Jacobians are analytic for every kind except :class:`SewAngleEndEffector` (finite
+differences); the tests check all of them against finite differences.
+
+Kinds from Actin's table that are not position-level goals: ``spatialMomentum`` is a velocity
+goal (momentum is not the derivative of a configuration function, angular momentum is not
+integrable), and the meaning of ``sag`` is not given; neither is implemented.
+``accelerometer`` is implemented quasi-statically (see :class:`AccelerometerEndEffector`).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from .._validation import as_float, as_vector
+from ..body import Body
+from ..spatial._quat import cross, quat_conjugate, quat_multiply, quat_rotate, quat_to_matrix
+from ._spatial import _require_spatial, placement
+from .base import Joint
+
+__all__ = [
+    "PointEndEffector", "FrameEndEffector", "DirectionalFrameEndEffector",
+    "OrientationEndEffector", "AccelerometerEndEffector", "XEndEffector", "XYEndEffector",
+    "LinearConstraintEndEffector", "PointDistanceEndEffector", "AxisRotateEndEffector",
+    "LookAtEndEffector", "FreeSpinInZEndEffector", "SlidingEndEffector",
+    "SlideXSpinZEndEffector", "PointRotateEndEffector", "PlanarEndEffector",
+    "GeneralSpatialEndEffector", "RcmEndEffector", "CenterOfMassEndEffector",
+    "ProjectedCenterOfMassEndEffector", "SewAngleEndEffector", "CoordinatedJointEndEffector",
+    "OneDofGripperEndEffector", "END_EFFECTOR_KINDS",
+]
+
+_I3 = np.eye(3)
+_IDENTITY_Q = np.array([1.0, 0.0, 0.0, 0.0])
+
+
+# -- array kernels ----------------------------------------------------------------------------
+def _skew(v):
+    """``[v]x`` for stacked vectors, ``(..., 3) -> (..., 3, 3)``."""
+    out = np.zeros(v.shape + (3,))
+    out[..., 0, 1] = -v[..., 2]
+    out[..., 0, 2] = v[..., 1]
+    out[..., 1, 0] = v[..., 2]
+    out[..., 1, 2] = -v[..., 0]
+    out[..., 2, 0] = -v[..., 1]
+    out[..., 2, 1] = v[..., 0]
+    return out
+
+
+def _frame_on(X, p, f):
+    """Origin, quaternion, axes (columns) and lever ``o - r`` of a frame ``(p, f)`` on bodies."""
+    qb = X[..., 3:]
+    a = quat_rotate(qb, p)
+    q = quat_multiply(qb, f)
+    return X[..., :3] + a, q, quat_to_matrix(q), a
+
+
+def _compose(p1, f1, p2, f2):
+    """Frame ``(p2, f2)`` given in frame ``(p1, f1)``, expressed where ``(p1, f1)`` is."""
+    return p1 + quat_rotate(f1, p2), quat_multiply(f1, f2)
+
+
+def _lift(Do, Dth, a):
+    """Jacobian block ``(..., m, 6)`` w.r.t. a body increment ``(dr, dphi)`` from derivatives
+    w.r.t. the global displacement ``Do`` and rotation ``Dth`` of a frame with lever ``a``
+    (``d o = dr + dphi x a``)."""
+    shape = np.broadcast_shapes(Do.shape, Dth.shape)
+    J = np.empty(shape[:-1] + (6,))
+    J[..., :3] = Do
+    J[..., 3:] = Dth + cross(a[..., None, :], Do)
+    return J
+
+
+def _relative_quat(qA, qB):
+    """``(s, v)`` of ``sgn(w) conj(qA) qB`` (scalar part made non-negative)."""
+    qr = quat_multiply(quat_conjugate(qA), qB)
+    sgn = np.where(qr[..., 0] < 0.0, -1.0, 1.0)
+    return qr[..., 0] * sgn, qr[..., 1:] * sgn[..., None]
+
+
+def _rows(rows, oA, qA, RA, oB, qB, RB):
+    """Rows of the table above for goal frame A and end-effector frame B.
+
+    Returns ``phi (..., m)`` and the derivatives ``(..., m, 3)`` w.r.t. the global
+    displacement and rotation of A and of B.
+    """
+    d = oB - oA
+    shape = d.shape[:-1]
+    m = len(rows)
+    phi = np.empty(shape + (m,))
+    DoA = np.zeros(shape + (m, 3))
+    DthA = np.zeros(shape + (m, 3))
+    DoB = np.zeros(shape + (m, 3))
+    DthB = np.zeros(shape + (m, 3))
+    M = None
+    for i, r in enumerate(rows):
+        if r in ("x", "y", "z"):
+            g = RA[..., :, "xyz".index(r)]
+            phi[..., i] = np.sum(g * d, axis=-1)
+            DoB[..., i, :] = g
+            DoA[..., i, :] = -g
+            DthA[..., i, :] = cross(g, d)
+        elif r in ("rx", "ry", "rz"):
+            if M is None:
+                s, v = _relative_quat(qA, qB)
+                M = (s[..., None, None] * _I3 - _skew(v)) @ np.swapaxes(RA, -1, -2)
+            k = "xyz".index(r[1])
+            phi[..., i] = 2.0 * v[..., k]
+            DthB[..., i, :] = M[..., k, :]
+            DthA[..., i, :] = -M[..., k, :]
+        elif r == "angle":
+            gx, gy, ex = RA[..., :, 0], RA[..., :, 1], RB[..., :, 0]
+            sn = np.sum(gy * ex, axis=-1)
+            cs = np.sum(gx * ex, axis=-1)
+            phi[..., i] = np.arctan2(sn, cs)
+            r2 = (sn * sn + cs * cs)[..., None]
+            w = (cs[..., None] * cross(gy, ex) - sn[..., None] * cross(gx, ex)) / r2
+            DthA[..., i, :] = w
+            DthB[..., i, :] = -w
+        elif r in ("zx", "zy"):
+            gk, gz, ez = RA[..., :, "xy".index(r[1])], RA[..., :, 2], RB[..., :, 2]
+            a = np.sum(gk * ez, axis=-1)[..., None]
+            den = 1.0 + np.sum(gz * ez, axis=-1)[..., None]
+            phi[..., i] = 2.0 * a[..., 0] / den[..., 0]
+            w = 2.0 * (cross(gk, ez) * den - a * cross(gz, ez)) / (den * den)
+            DthA[..., i, :] = w
+            DthB[..., i, :] = -w
+        else:  # pragma: no cover - guarded by the class definitions
+            raise ValueError(f"unknown end-effector row {r!r}")
+    return phi, DoA, DthA, DoB, DthB
+
+
+def _as_frame_parts(value, name):
+    """``(translation, quaternion)`` of a Frame, or of a point (identity orientation)."""
+    from ..spatial import Frame, Orientation
+
+    if isinstance(value, Orientation):
+        q = np.asarray(value.quaternion, dtype=float)
+        return np.zeros(3), q
+    if isinstance(value, Frame):
+        return placement(value, name)
+    return as_vector(value, name, 3), _IDENTITY_Q.copy()
+
+
+def _frame_text(t, q) -> str:
+    pos = "(" + ", ".join(f"{x:.4g}" for x in t) + ")"
+    if np.allclose(q, _IDENTITY_Q):
+        return pos
+    angle = 2.0 * np.degrees(np.arccos(np.clip(abs(q[0]), 0.0, 1.0)))
+    return f"{pos} turned {angle:.3g} deg"
+
+
+# -- base classes -------------------------------------------------------------------------------
+class EndEffector(Joint):
+    """Base of the end effectors: a goal on a frame of a body, with a settable ``target``.
+
+    Parameters common to the subclasses with a link frame:
+
+    link : SpatialBody
+        The body carrying the end-effector frame.
+    frame : Frame or array_like (3,), optional
+        The end-effector frame on ``link`` (body coordinates; a point gives the body's axes).
+    target
+        The goal placement (a Frame, a point or a number, by kind), in the reference frame.
+    relative_to : SpatialBody, optional
+        The reference body (Actin's relative link); default ground.
+    reference : Frame or array_like (3,), optional
+        The reference frame on ``relative_to`` in which the target is expressed (default: the
+        body's own frame).
+    name : str, optional
+    """
+
+    dims = (3,)
+    #: Kind name in Actin's table.
+    actin_kind: ClassVar[str] = ""
+
+    @property
+    def equation_labels(self):
+        return getattr(type(self), "_rows_spec", None)
+
+    def _target_text(self) -> str:
+        return repr(self.target)
+
+    def describe(self) -> str:
+        bodies = [b for b in self._bodies if not b.is_ground]
+        text = f"{self.label} on {', '.join(b.name for b in bodies) or 'ground'}"
+        ref = self._bodies[0] if self._bodies else None
+        if ref is not None and not ref.is_ground and len(self._bodies) == 2:
+            text += f" relative to {ref.name}"
+        return f"{text} (target {self._target_text()})"
+
+    def params_for(self, targets) -> np.ndarray:
+        """Parameter rows ``(B, p)`` for :func:`~mechsolve.analysis.solve_batch`, one per target.
+
+        ``targets`` is a sequence of targets (anything :attr:`target` accepts), or for frame
+        and point kinds an array ``(B, 7)`` (translation, quaternion) or ``(B, 3)`` (points).
+        """
+        arr = None
+        if isinstance(targets, np.ndarray) and targets.ndim == 2 and hasattr(self, "_T"):
+            arr = np.asarray(targets, dtype=float)
+        if arr is not None and arr.shape[1] in (3, 7):
+            out = np.repeat(self._p[None], len(arr), axis=0)
+            out[:, self._T:self._T + arr.shape[1]] = arr
+            return out
+        saved = self._p.copy()
+        rows = []
+        try:
+            for t in targets:
+                self.target = t
+                rows.append(self._p.copy())
+        finally:
+            self._p[:] = saved
+        return np.array(rows)
+
+
+class _LinkEndEffector(EndEffector):
+    """Two slots (reference body, link); parameters ``[F (7), F_e (7), T (7), extra]``."""
+
+    _rows_spec: ClassVar[tuple[str, ...]] = ()
+    _target_kind: ClassVar[str] = "frame"   # "frame", "point", "orientation" or "scalar"
+    _T = 14   # index of the target translation in the parameters
+
+    def __init__(self, link, frame=None, target=None, *, relative_to=None, reference=None,
+                 name=None, extra=()) -> None:
+        kind = type(self).__name__
+        if isinstance(link, Body) and link.is_ground:
+            raise ValueError(f"{kind}: the end-effector link must be a moving body, got ground")
+        if relative_to is None:
+            if not isinstance(link, Body):
+                raise TypeError(f"{kind}: link must be a mechsolve Body, got "
+                                f"{type(link).__name__}")
+            relative_to = link.mechanism.ground
+        _require_spatial(self, relative_to, link)
+        pr, fr = _as_frame_parts(np.zeros(3) if reference is None else reference, "reference")
+        pe, fe = _as_frame_parts(np.zeros(3) if frame is None else frame, "frame")
+        params = np.concatenate([pr, fr, pe, fe, np.zeros(3), _IDENTITY_Q, extra])
+        Joint.__init__(self, (relative_to, link), params, name=name)
+        if target is not None:
+            self.target = target
+
+    @property
+    def link(self) -> Body:
+        return self._bodies[1]
+
+    @property
+    def relative_to(self) -> Body:
+        return self._bodies[0]
+
+    # -- target ---------------------------------------------------------------------------------
+    @property
+    def target(self):
+        """The goal placement in the reference frame (a Frame, a point or a number by kind)."""
+        from ..spatial import Frame, Orientation
+
+        t, q = self._p[14:17].copy(), self._p[17:21].copy()
+        if self._target_kind == "point":
+            return t
+        if self._target_kind == "orientation":
+            return Orientation(q, normalize=True)
+        return Frame(t, Orientation(q, normalize=True))
+
+    @target.setter
+    def target(self, value) -> None:
+        from ..spatial import Orientation
+
+        if self._target_kind == "orientation" and not isinstance(value, Orientation):
+            from ..spatial import Frame
+
+            if not isinstance(value, Frame):
+                value = Orientation(as_vector(value, "target", 4))
+        t, q = _as_frame_parts(value, "target")
+        if self._target_kind == "orientation":
+            t = np.zeros(3)
+        self._p[14:17] = t
+        self._p[17:21] = q
+
+    @property
+    def target_frame(self):
+        """The full target placement (translation and orientation) as a Frame."""
+        from ..spatial import Frame, Orientation
+
+        return Frame(self._p[14:17].copy(), Orientation(self._p[17:21].copy(), normalize=True))
+
+    def _target_text(self) -> str:
+        return _frame_text(self._p[14:17], self._p[17:21])
+
+    # -- kernels --------------------------------------------------------------------------------
+    @classmethod
+    def _frames(cls, P, X1, X2):
+        pg, fg = _compose(P[..., 0:3], P[..., 3:7], P[..., 14:17], P[..., 17:21])
+        G = _frame_on(X1, pg, fg)
+        E = _frame_on(X2, P[..., 7:10], P[..., 10:14])
+        return G, E
+
+    @classmethod
+    def _error(cls, P, G, E):
+        return _rows(cls._rows_spec, G[0], G[1], G[2], E[0], E[1], E[2])
+
+    @classmethod
+    def _evaluate(cls, P, X1, X2):
+        G, E = cls._frames(P, X1, X2)
+        phi, DoG, DthG, DoE, DthE = cls._error(P, G, E)
+        return phi, [_lift(DoG, DthG, G[3]), _lift(DoE, DthE, E[3])]
+
+    @classmethod
+    def _phi(cls, P, X1, X2):
+        return cls._evaluate(P, X1, X2)[0]
+
+
+class _ScalarTarget:
+    """Mixin: the target is a number stored at parameter ``_scalar``."""
+
+    _target_kind = "scalar"
+    _scalar = 21
+
+    @property
+    def target(self) -> float:
+        return float(self._p[self._scalar])
+
+    @target.setter
+    def target(self, value) -> None:
+        self._p[self._scalar] = as_float(value, "target")
+
+    def _target_text(self) -> str:
+        return f"{self.target:.6g}"
+
+    def params_for(self, targets) -> np.ndarray:
+        vals = np.asarray(targets, dtype=float).reshape(-1)
+        out = np.repeat(self._p[None], len(vals), axis=0)
+        out[:, self._scalar] = vals
+        return out
+
+
+# -- the kinds ----------------------------------------------------------------------------------
+class PointEndEffector(_LinkEndEffector):
+    """Position of a body point (Actin ``pointEndEffector``, 3 equations).
+
+    ``Phi = R_G^T (o_E - o_G)``: the end-effector point ``o_E`` coincides with the target
+    point. The target is a point in the reference frame (or a Frame, whose axes then orient
+    the three components).
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism(dim=3)
+    >>> link = mech.add_body("link", position=(0, 0, 1))
+    >>> ee = ms.joints.PointEndEffector(link, (0, 0, 0.5), target=(0, 0, 1.5))
+    >>> ee.residual()
+    array([0., 0., 0.])
+    """
+
+    actin_kind = "pointEndEffector"
+    n_equations = 3
+    _rows_spec = ("x", "y", "z")
+    _target_kind = "point"
+
+
+class FrameEndEffector(_LinkEndEffector):
+    """Position and orientation of a body frame (Actin ``frameEndEffector``, 6 equations).
+
+    ``Phi = (R_G^T (o_E - o_G), 2 v)`` with ``(s, v) = sgn(w) conj(q_G) q_E``: zero exactly
+    when the end-effector frame coincides with the target frame (``|2 v| = 2 sin(theta/2)``
+    for a remaining rotation ``theta``). Target: a Frame in the reference frame.
+    """
+
+    actin_kind = "frameEndEffector"
+    n_equations = 6
+    _rows_spec = ("x", "y", "z", "rx", "ry", "rz")
+
+
+class DirectionalFrameEndEffector(_LinkEndEffector):
+    """Frame goal with the error expressed in the end-effector's own axes (6 equations).
+
+    ``Phi = (R_E^T (o_G - o_E), 2 v')`` with ``(s', v') = sgn(w) conj(q_E) q_G``: the goal seen
+    from the tool (Actin ``directionalFrameEndEffector``; its documentation gives no
+    formula, so mechsolve takes "directional" to mean tool-frame directions). The solution set
+    is that of :class:`FrameEndEffector`; the rows differ, which matters for velocity-level
+    use and weighting.
+    """
+
+    actin_kind = "directionalFrameEndEffector"
+    n_equations = 6
+    _rows_spec = ("x", "y", "z", "rx", "ry", "rz")
+
+    @classmethod
+    def _error(cls, P, G, E):
+        phi, DoE, DthE, DoG, DthG = _rows(cls._rows_spec, E[0], E[1], E[2], G[0], G[1], G[2])
+        return phi, DoG, DthG, DoE, DthE
+
+
+class OrientationEndEffector(_LinkEndEffector):
+    """Orientation of a body frame (Actin ``orientationEndEffector``, 3 equations).
+
+    ``Phi = 2 v`` with ``(s, v) = sgn(w) conj(q_G) q_E``. Target: an Orientation (or a Frame,
+    whose orientation is used).
+    """
+
+    actin_kind = "orientationEndEffector"
+    n_equations = 3
+    _rows_spec = ("rx", "ry", "rz")
+    _target_kind = "orientation"
+
+
+class AccelerometerEndEffector(OrientationEndEffector):
+    """Accelerometer goal, quasi-static (Actin ``accelerometerEndEffector``, 3 equations).
+
+    An accelerometer at rest measures gravity in its own frame, so its goal reduces to an
+    orientation of the sensor frame: the equations are those of
+    :class:`OrientationEndEffector`. The dynamic part of the reading (the frame's
+    acceleration) needs accelerations, which a position solver does not have.
+    """
+
+    actin_kind = "accelerometerEndEffector"
+
+
+class XEndEffector(_LinkEndEffector):
+    """One coordinate of a body point (Actin ``xEndEffector``, 1 equation).
+
+    ``Phi = g_x . (o_E - o_G)``: the point's x coordinate in the reference frame equals the
+    target's (target: a point; only its x matters unless it is a Frame).
+    """
+
+    actin_kind = "xEndEffector"
+    n_equations = 1
+    _rows_spec = ("x",)
+    _target_kind = "point"
+
+
+class XYEndEffector(_LinkEndEffector):
+    """Two coordinates of a body point (Actin ``xyEndEffector``, 2 equations).
+
+    ``Phi = (g_x . d, g_y . d)`` with ``d = o_E - o_G``: the point's x and y in the reference
+    frame equal the target's; z is free.
+    """
+
+    actin_kind = "xyEndEffector"
+    n_equations = 2
+    _rows_spec = ("x", "y")
+    _target_kind = "point"
+
+
+class LinearConstraintEndEffector(_ScalarTarget, _LinkEndEffector):
+    """Coordinate of a body point along the reference z axis (``linearConstraint``, 1).
+
+    ``Phi = g_z . (o_E - o_F) - target`` with ``F`` the reference frame (origin ``o_F``,
+    axis ``g_z``): the point stays in the plane ``z = target`` of the reference frame.
+    Target: a number (Actin's ``translation.z``).
+    """
+
+    actin_kind = "linearConstraintEndEffector"
+    n_equations = 1
+    _rows_spec = ("z",)
+
+    def __init__(self, link, frame=None, target=0.0, *, relative_to=None, reference=None,
+                 name=None) -> None:
+        super().__init__(link, frame, target, relative_to=relative_to, reference=reference,
+                         name=name, extra=[0.0])
+
+    @classmethod
+    def _frames(cls, P, X1, X2):
+        t = np.zeros(P.shape[:-1] + (3,))
+        t[..., 2] = P[..., 21]
+        pg = P[..., 0:3] + quat_rotate(P[..., 3:7], t)
+        G = _frame_on(X1, pg, P[..., 3:7])
+        return G, _frame_on(X2, P[..., 7:10], P[..., 10:14])
+
+
+class AxisRotateEndEffector(_ScalarTarget, _LinkEndEffector):
+    """Rotation of a body frame about the reference z axis (``axisRotate``, 1 equation).
+
+    ``Phi = wrap(atan2(g_y . e_x, g_x . e_x) - target)`` to ``(-pi, pi]``, with ``g`` the
+    reference frame's axes: the angle of the end-effector x axis about ``g_z``, measured from
+    ``g_x``. Target: an angle in radians. Undefined when ``e_x`` is parallel to ``g_z``.
+    """
+
+    actin_kind = "axisRotateEndEffector"
+    n_equations = 1
+    _rows_spec = ("angle",)
+
+    def __init__(self, link, frame=None, target=0.0, *, relative_to=None, reference=None,
+                 name=None) -> None:
+        super().__init__(link, frame, target, relative_to=relative_to, reference=reference,
+                         name=name, extra=[0.0])
+
+    @classmethod
+    def _frames(cls, P, X1, X2):
+        half = 0.5 * P[..., 21]
+        qz = np.zeros(P.shape[:-1] + (4,))
+        qz[..., 0] = np.cos(half)
+        qz[..., 3] = np.sin(half)
+        G = _frame_on(X1, P[..., 0:3], quat_multiply(P[..., 3:7], qz))
+        return G, _frame_on(X2, P[..., 7:10], P[..., 10:14])
+
+
+class PointDistanceEndEffector(_ScalarTarget, _LinkEndEffector):
+    """Distance of a body point from a fixed point (``pointDistance``, 1 equation).
+
+    ``Phi = |o_E - c| - target`` with ``c`` the ``center`` point (reference-frame
+    coordinates). Target: the distance (Actin's ``translation.z``).
+    """
+
+    actin_kind = "pointDistanceEndEffector"
+    n_equations = 1
+    _rows_spec = ("distance",)
+
+    def __init__(self, link, frame=None, target=1.0, *, center=(0.0, 0.0, 0.0),
+                 relative_to=None, reference=None, name=None) -> None:
+        super().__init__(link, frame, None, relative_to=relative_to, reference=reference,
+                         name=name, extra=[0.0])
+        self._p[14:17] = as_vector(center, "center", 3)
+        self.target = target
+
+    @property
+    def center(self) -> np.ndarray:
+        """The fixed point, reference-frame coordinates."""
+        return self._p[14:17].copy()
+
+    @center.setter
+    def center(self, value) -> None:
+        self._p[14:17] = as_vector(value, "center", 3)
+
+    @classmethod
+    def _error(cls, P, G, E):
+        d = E[0] - G[0]
+        L = np.linalg.norm(d, axis=-1)
+        u = d / np.where(L > 0.0, L, 1.0)[..., None]
+        phi = (L - P[..., 21])[..., None]
+        z = np.zeros(u.shape[:-1] + (1, 3))
+        return phi, -u[..., None, :], z, u[..., None, :], z
+
+
+class LookAtEndEffector(_LinkEndEffector):
+    """A body axis points at a target point (Actin ``lookAtEndEffector``, 2 equations).
+
+    With ``u = (o_G - o_E) / |o_G - o_E|`` the unit direction from the end-effector origin to
+    the target point, ``Phi = 2 (e_x . u, e_y . u) / (1 + e_z . u)``: zero exactly when the
+    end-effector z axis points at the target (magnitude ``2 tan(phi/2)`` for a pointing error
+    ``phi``; looking directly away is not a solution). Target: a point.
+    """
+
+    actin_kind = "lookAtEndEffector"
+    n_equations = 2
+    _rows_spec = ("look x", "look y")
+    _target_kind = "point"
+
+    @classmethod
+    def _error(cls, P, G, E):
+        dvec = G[0] - E[0]
+        L = np.linalg.norm(dvec, axis=-1)[..., None]
+        u = dvec / L
+        ex, ey, ez = E[2][..., :, 0], E[2][..., :, 1], E[2][..., :, 2]
+        c = np.sum(ez * u, axis=-1)[..., None]
+        den = 1.0 + c
+        shape = u.shape[:-1]
+        phi = np.empty(shape + (2,))
+        DoG = np.empty(shape + (2, 3))
+        DthE = np.empty(shape + (2, 3))
+
+        def grad_dir(e):  # d(e . u)/d(o_G) = (I - u u^T) e / L
+            return (e - np.sum(e * u, axis=-1)[..., None] * u) / L
+
+        gc_o = grad_dir(ez)
+        gc_th = cross(ez, u)
+        for i, e in enumerate((ex, ey)):
+            a = np.sum(e * u, axis=-1)[..., None]
+            phi[..., i] = 2.0 * a[..., 0] / den[..., 0]
+            DoG[..., i, :] = 2.0 * (grad_dir(e) * den - a * gc_o) / (den * den)
+            DthE[..., i, :] = 2.0 * (cross(e, u) * den - a * gc_th) / (den * den)
+        return phi, DoG, np.zeros_like(DoG), -DoG, DthE
+
+
+class FreeSpinInZEndEffector(_LinkEndEffector):
+    """Position and z direction, spin about z free (``freeSpinInZEndEffector``, 5 equations).
+
+    ``Phi = (R_G^T (o_E - o_G), zx, zy)`` with ``zx = 2 (g_x . e_z) / (1 + g_z . e_z)`` and
+    ``zy`` likewise: the origins coincide and ``e_z = g_z``; rotation about ``g_z`` is free.
+    """
+
+    actin_kind = "freeSpinInZEndEffector"
+    n_equations = 5
+    _rows_spec = ("x", "y", "z", "zx", "zy")
+
+
+class SlidingEndEffector(_LinkEndEffector):
+    """Orientation fixed, sliding along the target x axis (``slidingEndEffector``, 5).
+
+    ``Phi = (g_y . d, g_z . d, 2 v)``: the end-effector origin stays on the line through
+    ``o_G`` along ``g_x`` and the frames have the same orientation.
+    """
+
+    actin_kind = "slidingEndEffector"
+    n_equations = 5
+    _rows_spec = ("y", "z", "rx", "ry", "rz")
+
+
+class SlideXSpinZEndEffector(_LinkEndEffector):
+    """Slide along the target x axis and spin about z (``slideXSpinZEndEffector``, 4).
+
+    ``Phi = (g_y . d, g_z . d, zx, zy)``: the origin stays on the line ``o_G + t g_x`` and
+    ``e_z = g_z``; sliding along ``g_x`` and spinning about ``g_z`` are free.
+    """
+
+    actin_kind = "slideXSpinZEndEffector"
+    n_equations = 4
+    _rows_spec = ("y", "z", "zx", "zy")
+
+
+class PointRotateEndEffector(_LinkEndEffector):
+    """Position and rotation about the target z axis (``pointRotateEndEffector``, 4).
+
+    ``Phi = (R_G^T (o_E - o_G), atan2(g_y . e_x, g_x . e_x))``: the origins coincide and the
+    end-effector x axis, projected on the target xy plane, lies along ``g_x``. Tilts of
+    ``e_z`` are free.
+    """
+
+    actin_kind = "pointRotateEndEffector"
+    n_equations = 4
+    _rows_spec = ("x", "y", "z", "angle")
+
+
+class PlanarEndEffector(_LinkEndEffector):
+    """x, y and rotation about z in the target frame (``planarEndEffector``, 3 equations).
+
+    ``Phi = (g_x . d, g_y . d, atan2(g_y . e_x, g_x . e_x))``: a planar pose goal in the
+    target's xy plane (height and tilts free).
+    """
+
+    actin_kind = "planarEndEffector"
+    n_equations = 3
+    _rows_spec = ("x", "y", "angle")
+
+
+_GENERAL_CLASSES: dict = {}
+_FRAME_ROWS = ("x", "y", "z", "rx", "ry", "rz")
+
+
+class GeneralSpatialEndEffector(_LinkEndEffector):
+    """Any subset of a frame goal's six rows (``generalSpatialEndEffector``, 1 to 6).
+
+    The rows are those of :class:`FrameEndEffector` (``x, y, z`` position in goal axes,
+    ``rx, ry, rz`` = ``2 v``), active where ``mask`` is true (6 booleans in that order) or
+    named in ``axes``.
+    """
+
+    actin_kind = "generalSpatialEndEffector"
+
+    def __new__(cls, link=None, frame=None, target=None, mask=None, **kw):
+        if cls is not GeneralSpatialEndEffector:
+            return object.__new__(cls)
+        rows = _mask_rows(mask if mask is not None else kw.get("axes"))
+        sub = _GENERAL_CLASSES.get(rows)
+        if sub is None:
+            sub = type(f"GeneralSpatialEndEffector[{','.join(rows)}]", (cls,),
+                       {"_rows_spec": rows, "n_equations": len(rows), "__doc__": cls.__doc__})
+            _GENERAL_CLASSES[rows] = sub
+        return object.__new__(sub)
+
+    def __init__(self, link, frame=None, target=None, mask=None, *, axes=None,
+                 relative_to=None, reference=None, name=None) -> None:
+        super().__init__(link, frame, target, relative_to=relative_to, reference=reference,
+                         name=name)
+
+    @property
+    def mask(self) -> np.ndarray:
+        return np.array([r in self._rows_spec for r in _FRAME_ROWS])
+
+
+def _mask_rows(mask) -> tuple[str, ...]:
+    if mask is None:
+        raise TypeError("GeneralSpatialEndEffector needs mask= (6 booleans for x, y, z, rx, ry, "
+                        "rz) or axes= (names)")
+    if isinstance(mask, str):
+        raise TypeError(f"axes must be a sequence of names such as ('x', 'rz'), got {mask!r}")
+    items = list(mask)
+    if all(isinstance(a, str) for a in items):
+        bad = [a for a in items if a not in _FRAME_ROWS]
+        if bad or not items or len(set(items)) != len(items):
+            raise ValueError(f"axes must be 1 to 6 distinct names from {_FRAME_ROWS}, got "
+                             f"{tuple(items)!r}")
+        return tuple(r for r in _FRAME_ROWS if r in items)
+    if len(items) != 6:
+        raise ValueError(f"mask must have 6 entries (x, y, z, rx, ry, rz), got {len(items)}")
+    rows = tuple(r for r, on in zip(_FRAME_ROWS, items) if on)
+    if not rows:
+        raise ValueError("mask activates no axis; an end effector needs at least one")
+    return rows
+
+
+class RcmEndEffector(_LinkEndEffector):
+    """Remote centre of motion: the tool axis passes through a fixed point (``rcm``, 2).
+
+    With ``d = o_G - o_E`` (the fixed point, e.g. a trocar, relative to the tool frame origin)
+    ``Phi = (e_x . d, e_y . d)``: the line ``o_E + t e_z`` passes through the target point.
+    Target: a point in the reference frame.
+    """
+
+    actin_kind = "rcmEndEffector"
+    n_equations = 2
+    _rows_spec = ("rcm x", "rcm y")
+    _target_kind = "point"
+
+    @classmethod
+    def _error(cls, P, G, E):
+        d = G[0] - E[0]
+        ex, ey = E[2][..., :, 0], E[2][..., :, 1]
+        phi = np.stack([np.sum(ex * d, axis=-1), np.sum(ey * d, axis=-1)], axis=-1)
+        DoG = np.stack([ex, ey], axis=-2)
+        DthE = np.stack([cross(ex, d), cross(ey, d)], axis=-2)
+        return phi, DoG, np.zeros_like(DoG), -DoG, DthE
+
+
+# -- centre of mass -----------------------------------------------------------------------------
+class CenterOfMassEndEffector(EndEffector):
+    """Centre of mass of a set of bodies (Actin ``centerOfMassEndEffector``, 3 equations).
+
+    ``c = sum_i m_i (r_i + R_i c_i) / sum_i m_i`` over the bodies (``c_i`` the centre of mass
+    in body coordinates) and ``Phi = R_G^T (c - o_G)``; ``G = pose(relative_to) * F * T``.
+
+    Parameters
+    ----------
+    bodies : sequence of SpatialBody or (SpatialBody, MassProperties)
+        The bodies; mass properties are taken from the pairs or from ``masses``
+        (mechsolve bodies carry no mass).
+    target : array_like (3,) or Frame
+    masses : sequence of MassProperties or float, optional
+        One per body (a float is a point mass at the body origin).
+    relative_to, reference, name : as for the other end effectors.
+    """
+
+    actin_kind = "centerOfMassEndEffector"
+    n_equations = 3
+    _rows_spec: ClassVar[tuple[str, ...]] = ("x", "y", "z")
+    _T = 7
+
+    def __init__(self, bodies, target=(0.0, 0.0, 0.0), *, masses=None, relative_to=None,
+                 reference=None, name=None) -> None:
+        from ..spatial import MassProperties
+
+        kind = type(self).__name__
+        items = list(bodies)
+        if not items:
+            raise ValueError(f"{kind}: give at least one body")
+        pairs = []
+        for i, it in enumerate(items):
+            if isinstance(it, tuple):
+                body, mp = it
+            else:
+                body, mp = it, None if masses is None else list(masses)[i]
+            if mp is None:
+                raise ValueError(f"{kind}: body {getattr(body, 'name', i)!r} has no mass "
+                                 "properties; pass (body, MassProperties) pairs or masses=")
+            if not isinstance(mp, MassProperties):
+                mp = MassProperties.from_point_mass(as_float(mp, "mass", positive=True))
+            pairs.append((body, mp))
+        total = sum(mp.mass for _, mp in pairs)
+        if not total > 0.0:
+            raise ValueError(f"{kind}: the total mass must be positive, got {total}")
+        ref = relative_to if relative_to is not None else pairs[0][0].mechanism.ground
+        _require_spatial(self, ref, *[b for b, _ in pairs])
+        pr, fr = _as_frame_parts(np.zeros(3) if reference is None else reference, "reference")
+        mass = [np.concatenate([[mp.mass], mp.center_of_mass]) for _, mp in pairs]
+        params = np.concatenate([pr, fr, np.zeros(3), _IDENTITY_Q, *mass])
+        Joint.__init__(self, (ref, *[b for b, _ in pairs]), params, name=name)
+        self.masses = tuple(mp for _, mp in pairs)
+        self.target = target
+
+    @property
+    def target(self) -> np.ndarray:
+        """The target point (reference-frame coordinates)."""
+        return self._p[7:10].copy()
+
+    @target.setter
+    def target(self, value) -> None:
+        t, q = _as_frame_parts(value, "target")
+        self._p[7:10] = t
+        self._p[10:14] = q
+
+    def _target_text(self) -> str:
+        return _frame_text(self._p[7:10], self._p[10:14])
+
+    def describe(self) -> str:
+        names = ", ".join(b.name for b in self._bodies[1:])
+        return f"{self.label} of {names} (target {self._target_text()})"
+
+    def center_of_mass(self) -> np.ndarray:
+        """The current centre of mass of the bodies, global coordinates."""
+        X = [b.pose for b in self._bodies[1:]]
+        c = sum(mp.mass * (x[:3] + quat_rotate(x[3:], mp.center_of_mass))
+                for x, mp in zip(X, self.masses))
+        return c / sum(mp.mass for mp in self.masses)
+
+    @classmethod
+    def _evaluate(cls, P, X0, *Xs):
+        pg, fg = _compose(P[..., 0:3], P[..., 3:7], P[..., 7:10], P[..., 10:14])
+        oG, _, RG, aG = _frame_on(X0, pg, fg)
+        n = len(Xs)
+        M = sum(P[..., 14 + 4 * i] for i in range(n))
+        c = 0.0
+        levers = []
+        for i, X in enumerate(Xs):
+            a = quat_rotate(X[..., 3:], P[..., 15 + 4 * i:18 + 4 * i])
+            levers.append(a)
+            c = c + P[..., 14 + 4 * i, None] * (X[..., :3] + a)
+        c = c / M[..., None]
+        d = c - oG
+        m = len(cls._rows_spec)
+        G = np.swapaxes(RG, -1, -2)[..., :m, :]       # rows g_k
+        phi = np.einsum("...kj,...j->...k", G, d)
+        J0 = _lift(-G, cross(G, d[..., None, :]), aG)
+        blocks = [J0]
+        zero = np.zeros_like(G)
+        for i, a in enumerate(levers):
+            w = (P[..., 14 + 4 * i] / M)[..., None, None]
+            blocks.append(_lift(w * G, zero, a))
+        return phi, blocks
+
+    @classmethod
+    def _phi(cls, P, X0, *Xs):
+        return cls._evaluate(P, X0, *Xs)[0]
+
+    def params_for(self, targets) -> np.ndarray:
+        arr = np.asarray(targets, dtype=float)
+        out = np.repeat(self._p[None], len(arr), axis=0)
+        out[:, 7:7 + arr.shape[1]] = arr
+        return out
+
+
+class ProjectedCenterOfMassEndEffector(CenterOfMassEndEffector):
+    """Centre of mass projected along the target z axis (``projectedCenterOfMass``, 2).
+
+    ``Phi = (g_x . (c - o_G), g_y . (c - o_G))`` with ``c`` as in
+    :class:`CenterOfMassEndEffector`: e.g. the centre of mass over a support point, with
+    ``g_z`` vertical.
+    """
+
+    actin_kind = "projectedCenterOfMassEndEffector"
+    n_equations = 2
+    _rows_spec = ("x", "y")
+
+
+# -- arm angle ----------------------------------------------------------------------------------
+def _wrap(a):
+    return np.remainder(a + np.pi, 2 * np.pi) - np.pi
+
+
+class SewAngleEndEffector(EndEffector):
+    """Shoulder-elbow-wrist plane angle of an arm (Actin ``sewAngleEndEffector``, 1).
+
+    With shoulder, elbow and wrist points ``S, E, W`` (one point on each of three bodies),
+    ``w = (W - S) / |W - S|``, the reference direction ``r0`` (``reference``, in the
+    shoulder body's coordinates, default its z axis) made perpendicular to ``w``:
+    ``r = r0 - (r0 . w) w``, and the elbow offset ``e = (E - S) - ((E - S) . w) w``,
+    the arm angle is ``psi = atan2(w . (r x e), r . e)`` (the rotation of the arm plane about
+    the shoulder-wrist line, measured from the plane containing ``r0``) and
+    ``Phi = wrap(psi - target)``. It fixes the self-motion of a 7-joint arm. Undefined when
+    ``r0`` is parallel to ``w`` or the elbow lies on the shoulder-wrist line. Jacobian by
+    finite differences.
+    """
+
+    actin_kind = "sewAngleEndEffector"
+    n_equations = 1
+    _rows_spec = ("sew angle",)
+
+    def __init__(self, shoulder, elbow, wrist, target=0.0, *, points=None, reference=None,
+                 name=None) -> None:
+        _require_spatial(self, shoulder, elbow, wrist)
+        pts = [np.zeros(3)] * 3 if points is None else [as_vector(p, "point", 3)
+                                                         for p in points]
+        if len(pts) != 3:
+            raise ValueError("points must be three points (shoulder, elbow, wrist)")
+        r0 = as_vector((0.0, 0.0, 1.0) if reference is None else reference, "reference", 3)
+        Joint.__init__(self, (shoulder, elbow, wrist),
+                       np.concatenate([*pts, r0, [as_float(target, "target")]]), name=name)
+
+    @property
+    def target(self) -> float:
+        return float(self._p[12])
+
+    @target.setter
+    def target(self, value) -> None:
+        self._p[12] = as_float(value, "target")
+
+    def _target_text(self) -> str:
+        return f"{self.target:.6g} rad"
+
+    def describe(self) -> str:
+        s, e, w = (b.name for b in self._bodies)
+        return (f"{self.label} of shoulder {s}, elbow {e}, wrist {w} "
+                f"(target {self._target_text()})")
+
+    def angle(self) -> float:
+        """The current arm angle ``psi`` (radians)."""
+        P = self._p[None].copy()
+        P[:, 12] = 0.0
+        return float(self._phi(P, *[b.pose[None] for b in self._bodies])[0, 0])
+
+    def params_for(self, targets) -> np.ndarray:
+        vals = np.asarray(targets, dtype=float).reshape(-1)
+        out = np.repeat(self._p[None], len(vals), axis=0)
+        out[:, 12] = vals
+        return out
+
+    @classmethod
+    def _phi(cls, P, XS, XE, XW):
+        S = XS[..., :3] + quat_rotate(XS[..., 3:], P[..., 0:3])
+        E = XE[..., :3] + quat_rotate(XE[..., 3:], P[..., 3:6])
+        W = XW[..., :3] + quat_rotate(XW[..., 3:], P[..., 6:9])
+        r0 = quat_rotate(XS[..., 3:], P[..., 9:12])
+        w = W - S
+        w = w / np.linalg.norm(w, axis=-1, keepdims=True)
+        r = r0 - np.sum(r0 * w, axis=-1, keepdims=True) * w
+        e = E - S
+        e = e - np.sum(e * w, axis=-1, keepdims=True) * w
+        psi = np.arctan2(np.sum(w * cross(r, e), axis=-1), np.sum(r * e, axis=-1))
+        return _wrap(psi - P[..., 12])[..., None]
+
+
+# -- joint-space goals --------------------------------------------------------------------------
+def _coordinate_refs(items, kind):
+    refs = []
+    for it in items:
+        joint, index = it if isinstance(it, tuple) else (it, 0)
+        if not isinstance(joint, Joint) or joint.n_coordinates == 0:
+            raise TypeError(f"{kind}: joints must have coordinates of their own (link joints, "
+                            f"serial chains), got {type(joint).__name__}")
+        if not isinstance(index, (int, np.integer)) or not 0 <= index < joint.n_coordinates:
+            raise ValueError(f"{kind}: coordinate index {index!r} out of range for "
+                             f"{joint.label}")
+        refs.append((joint, int(index)))
+    if not refs:
+        raise ValueError(f"{kind}: give at least one joint")
+    return tuple(refs)
+
+
+class _CoordinateEndEffector(EndEffector):
+    """End effectors on joint coordinates (no bodies)."""
+
+    dims = (2, 3)
+    _coordinate_slot = True
+
+    @property
+    def _coord_refs(self):
+        return self._refs
+
+    @property
+    def dim(self) -> int:
+        return self._refs[0][0].dim
+
+    def _names(self) -> str:
+        return ", ".join(j.name or f"{type(j).__name__}" if j.n_coordinates == 1
+                         else f"{j.name or type(j).__name__}[{c}]" for j, c in self._refs)
+
+    def equation_label(self, i: int) -> str:
+        j, c = self._refs[i]
+        base = j.name or type(j).__name__
+        return base if j.n_coordinates == 1 else f"{base}[{c}]"
+
+
+class CoordinatedJointEndEffector(_CoordinateEndEffector):
+    """Chosen joint values (Actin ``coordinatedJointEndEffector``, one equation per joint).
+
+    ``Phi_i = s_i - target_i`` for the coordinates ``s_i`` of link joints (or serial chains).
+
+    Parameters
+    ----------
+    joints : sequence of Joint or (Joint, index)
+        Joints with coordinates of their own (a joint alone means its coordinate 0).
+    target : array_like (n,)
+    name : str, optional
+    """
+
+    actin_kind = "coordinatedJointEndEffector"
+
+    def __init__(self, joints, target=None, *, name=None) -> None:
+        self._refs = _coordinate_refs(joints, type(self).__name__)
+        self.n_equations = len(self._refs)
+        Joint.__init__(self, (), np.zeros(self.n_equations), name=name)
+        self.target = np.zeros(self.n_equations) if target is None else target
+
+    @property
+    def target(self) -> np.ndarray:
+        return self._p.copy()
+
+    @target.setter
+    def target(self, value) -> None:
+        self._p[:] = as_vector(np.atleast_1d(np.asarray(value, dtype=float)), "target",
+                               self.n_equations)
+
+    def _target_text(self) -> str:
+        return "(" + ", ".join(f"{x:.4g}" for x in self._p) + ")"
+
+    def describe(self) -> str:
+        return f"{self.label} on {self._names()} (target {self._target_text()})"
+
+    def params_for(self, targets) -> np.ndarray:
+        return np.asarray(targets, dtype=float).reshape(-1, self.n_equations).copy()
+
+    @classmethod
+    def _phi(cls, P, S):
+        return S - P
+
+    @classmethod
+    def _evaluate(cls, P, S):
+        phi = S - P
+        J = np.broadcast_to(np.eye(S.shape[-1]), phi.shape + (S.shape[-1],)).copy()
+        return phi, [J]
+
+    @classmethod
+    def _gamma(cls, P, S, Sdot):
+        return np.zeros(np.broadcast_shapes(P.shape, S.shape))
+
+
+class OneDofGripperEndEffector(_CoordinateEndEffector):
+    """One-DOF gripper: a master joint value and slaves following it (``oneDofGripper``).
+
+    ``Phi_0 = s_m - target`` and ``Phi_i = s_i - (k_i s_m + c_i)`` for each slave ``i``
+    (``1 + number of slaves`` equations): the gripper opening is the target and the slave
+    fingers follow with ratios ``k_i`` and offsets ``c_i``.
+
+    Parameters
+    ----------
+    master : Joint or (Joint, index)
+    slaves : sequence of Joint or (Joint, index)
+    target : float
+    ratios, offsets : array_like, optional
+        Default 1 and 0 for every slave.
+    """
+
+    actin_kind = "oneDofGripperEndEffector"
+
+    def __init__(self, master, slaves=(), target=0.0, *, ratios=None, offsets=None,
+                 name=None) -> None:
+        self._refs = _coordinate_refs([master, *slaves], type(self).__name__)
+        ns = len(self._refs) - 1
+        k = np.ones(ns) if ratios is None else as_vector(ratios, "ratios", ns)
+        c = np.zeros(ns) if offsets is None else as_vector(offsets, "offsets", ns)
+        self.n_equations = ns + 1
+        Joint.__init__(self, (), np.concatenate([[as_float(target, "target")], k, c]),
+                       name=name)
+
+    @property
+    def target(self) -> float:
+        return float(self._p[0])
+
+    @target.setter
+    def target(self, value) -> None:
+        self._p[0] = as_float(value, "target")
+
+    def _target_text(self) -> str:
+        return f"{self.target:.6g}"
+
+    def describe(self) -> str:
+        return f"{self.label} on {self._names()} (target {self._target_text()})"
+
+    def params_for(self, targets) -> np.ndarray:
+        vals = np.asarray(targets, dtype=float).reshape(-1)
+        out = np.repeat(self._p[None], len(vals), axis=0)
+        out[:, 0] = vals
+        return out
+
+    @classmethod
+    def _phi(cls, P, S):
+        return cls._evaluate(P, S)[0]
+
+    @classmethod
+    def _evaluate(cls, P, S):
+        ns = S.shape[-1] - 1
+        k = P[..., 1:1 + ns]
+        c = P[..., 1 + ns:1 + 2 * ns]
+        sm = S[..., :1]
+        phi = np.concatenate([sm - P[..., :1], S[..., 1:] - (k * sm + c)], axis=-1)
+        J = np.broadcast_to(np.eye(ns + 1), phi.shape + (ns + 1,)).copy()
+        J[..., 1:, 0] = -k
+        return phi, [J]
+
+    @classmethod
+    def _gamma(cls, P, S, Sdot):
+        return np.zeros(S.shape)
+
+
+#: Actin kind name -> class (``None`` for the kinds that are not position-level goals).
+END_EFFECTOR_KINDS = {
+    c.actin_kind: c for c in (
+        AccelerometerEndEffector, AxisRotateEndEffector, CenterOfMassEndEffector,
+        CoordinatedJointEndEffector, DirectionalFrameEndEffector, FrameEndEffector,
+        FreeSpinInZEndEffector, GeneralSpatialEndEffector, LinearConstraintEndEffector,
+        LookAtEndEffector, OneDofGripperEndEffector, OrientationEndEffector,
+        PlanarEndEffector, PointDistanceEndEffector, PointEndEffector, PointRotateEndEffector,
+        ProjectedCenterOfMassEndEffector, RcmEndEffector, SewAngleEndEffector,
+        SlideXSpinZEndEffector, SlidingEndEffector, XEndEffector, XYEndEffector)
+}
+END_EFFECTOR_KINDS["sagEndEffector"] = None
+END_EFFECTOR_KINDS["spatialMomentumEndEffector"] = None

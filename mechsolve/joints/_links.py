@@ -1,0 +1,473 @@
+"""Link kinematics (Actin's ``EcLinkKinematics``): a joint whose relative transform is T(s).
+
+A link joint carries one coordinate ``s`` of its own (the joint value). Its inboard frame ``A``
+sits on the inboard body (``frame1``, then a constant *precursor* frame); the outboard frame
+``B`` sits on the outboard body (``frame2``). The joint holds ``B = A * T(s)``: six equations,
+the rows of :class:`~mechsolve.joints.FrameEndEffector` with the goal frame ``C = A * T(s)``::
+
+    Phi = (R_C^T (o_B - o_C), 2 v),   (s_q, v) = sgn(w) conj(q_C) q_B
+
+A subclass gives the closed form of ``T(s)`` and of its rates ``t'(s)`` and ``omega(s)`` (in
+``A`` coordinates, ``dT/ds`` as a twist: ``d(translation)/ds = t'``,
+``d(rotation)/ds = [omega]x R``) in :meth:`LinkJoint._transform`; the Jacobian, including the
+column of ``s``, is analytic. Drive the joint value with
+:class:`~mechsolve.joints.CoordinateDriver` (or sweep it); read it with ``joint.value``.
+
+:class:`SerialChain` collapses a whole serial arm into one joint whose coordinates are the
+joint values and whose equations are a frame goal at the tip (compact IK, see
+:mod:`mechsolve.robots`).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from .._validation import as_direction, as_float
+from ..body import Body
+from ..spatial._quat import cross, quat_log, quat_multiply, quat_rotate, quat_to_matrix
+from ._end_effectors import _IDENTITY_Q, _as_frame_parts, _compose, _frame_on, _lift, _rows
+from ._spatial import _require_spatial
+from .base import Joint
+
+__all__ = ["LinkJoint", "RevoluteLink", "PrismaticLink", "DHLink", "CircleJoint", "SerialChain"]
+
+_FRAME_ROWS = ("x", "y", "z", "rx", "ry", "rz")
+
+
+def _axis_quat(axis, angle):
+    """Quaternions of rotations by ``angle (...)`` about unit ``axis (..., 3)``."""
+    half = 0.5 * angle
+    out = np.empty(np.broadcast_shapes(np.shape(axis)[:-1], np.shape(angle)) + (4,))
+    out[..., 0] = np.cos(half)
+    out[..., 1:] = np.sin(half)[..., None] * axis
+    return out
+
+
+class LinkJoint(Joint):
+    """Base of link-kinematics joints: ``B = A * T(s)`` with ``s`` the joint's coordinate.
+
+    Parameters
+    ----------
+    body1, body2 : SpatialBody
+        Inboard and outboard bodies.
+    frame1 : Frame or array_like (3,), optional
+        Inboard frame on body 1 (default: its origin and axes).
+    frame2 : Frame or array_like (3,), optional
+        Outboard frame on body 2.
+    precursor : Frame, optional
+        Constant transform applied after ``frame1`` and before ``T(s)`` (Actin's precursor).
+    s0 : float
+        Initial joint value.
+    name : str, optional
+
+    Subclasses set ``_n_link_params`` and implement :meth:`_transform`; their parameters
+    follow index 21 of the parameter vector.
+    """
+
+    dims = (3,)
+    n_equations = 6
+    n_coordinates = 1
+    equation_labels = _FRAME_ROWS
+    _n_link_params: ClassVar[int] = 0
+
+    def __init__(self, body1: Body, body2: Body, frame1=None, frame2=None, *, precursor=None,
+                 s0: float = 0.0, name: str | None = None, link_params=()) -> None:
+        _require_spatial(self, body1, body2)
+        p1, f1 = _as_frame_parts(np.zeros(3) if frame1 is None else frame1, "frame1")
+        pp, fp = _as_frame_parts(np.zeros(3) if precursor is None else precursor, "precursor")
+        p2, f2 = _as_frame_parts(np.zeros(3) if frame2 is None else frame2, "frame2")
+        self._coord_init = np.array([as_float(s0, "s0")])
+        Joint.__init__(self, (body1, body2),
+                       np.concatenate([p1, f1, pp, fp, p2, f2, np.asarray(link_params, float)]),
+                       name=name)
+
+    # -- user-facing ----------------------------------------------------------------------------
+    @property
+    def value(self) -> float:
+        """The joint value ``s`` (an angle, a length, an arc length)."""
+        return float(self.coordinates[0])
+
+    @value.setter
+    def value(self, s) -> None:
+        self.coordinates = [as_float(s, "value")]
+
+    def relative_transform(self, s=None):
+        """``T(s)`` as a Frame (default: at the current joint value)."""
+        from ..spatial import Frame, Orientation
+
+        s = self.value if s is None else as_float(s, "s")
+        t, q, _, _ = type(self)._transform(self._p[None, 21:], np.array([s]))
+        return Frame(t[0], Orientation(q[0], normalize=True))
+
+    def relative_velocity(self, sdot: float, s=None):
+        """Velocity of frame B relative to frame A, in A coordinates: ``(t' sdot, omega sdot)``.
+
+        Returns a :class:`~mechsolve.GeneralVelocity` (linear velocity of B's origin).
+        """
+        from ..spatial import GeneralVelocity
+
+        s = self.value if s is None else as_float(s, "s")
+        _, _, tp, w = type(self)._transform(self._p[None, 21:], np.array([s]))
+        return GeneralVelocity(tp[0] * sdot, w[0] * sdot)
+
+    def describe(self) -> str:
+        return f"{self.label} between {self._bodies[0].name} and {self._bodies[1].name}"
+
+    # -- kernels --------------------------------------------------------------------------------
+    @classmethod
+    def _transform(cls, L, s):
+        """``(t, q, t', omega)`` of ``T(s)`` for link parameters ``L (..., p)`` and ``s (...)``.
+
+        The default differentiates :meth:`_transform_only` numerically.
+        """
+        h = 1e-6
+        t, q = cls._transform_only(L, s)
+        tp, qp = cls._transform_only(L, s + h)
+        tm, qm = cls._transform_only(L, s - h)
+        w = quat_log(quat_multiply(qp, qm * np.array([1.0, -1.0, -1.0, -1.0]))) / (2 * h)
+        return t, q, (tp - tm) / (2 * h), w
+
+    @classmethod
+    def _transform_only(cls, L, s):  # pragma: no cover - subclasses give one of the two
+        raise NotImplementedError
+
+    @classmethod
+    def _evaluate(cls, P, X1, X2, S):
+        s = S[..., 0]
+        t, q, tp, w = cls._transform(P[..., 21:], s)
+        pa, fa = _compose(P[..., 0:3], P[..., 3:7], P[..., 7:10], P[..., 10:14])
+        pc, fc = _compose(pa, fa, t, q)
+        oC, qC, RC, aC = _frame_on(X1, pc, fc)
+        oB, qB, RB, aB = _frame_on(X2, P[..., 14:17], P[..., 17:21])
+        phi, DoC, DthC, DoB, DthB = _rows(_FRAME_ROWS, oC, qC, RC, oB, qB, RB)
+        qA = quat_multiply(X1[..., 3:], fa)
+        vel = quat_rotate(qA, tp)
+        ang = quat_rotate(qA, w)
+        Js = (np.einsum("...ij,...j->...i", DoC, vel)
+              + np.einsum("...ij,...j->...i", DthC, ang))[..., None]
+        return phi, [_lift(DoC, DthC, aC), _lift(DoB, DthB, aB), Js]
+
+    @classmethod
+    def _phi(cls, P, X1, X2, S):
+        return cls._evaluate(P, X1, X2, S)[0]
+
+
+class RevoluteLink(LinkJoint):
+    """Revolute link: ``T(s)`` is a rotation by ``s`` about ``axis`` (default z of frame A).
+
+    ``t = 0``, ``q = (cos(s/2), sin(s/2) axis)``, ``t' = 0``, ``omega = axis``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism(dim=3)
+    >>> arm = mech.add_body("arm", position=(0.5, 0.2, 0.0))
+    >>> hinge = mech.add(ms.joints.RevoluteLink(mech.ground, arm, frame2=(-0.5, 0, 0)))
+    >>> drive = mech.add(ms.joints.CoordinateDriver(hinge, np.pi / 2))
+    >>> _ = mech.solve()
+    >>> arm.position.round(9) + 0.0
+    array([0. , 0.5, 0. ])
+    """
+
+    _n_link_params = 3
+
+    def __init__(self, body1, body2, frame1=None, frame2=None, *, axis=(0.0, 0.0, 1.0),
+                 precursor=None, s0=0.0, name=None) -> None:
+        super().__init__(body1, body2, frame1, frame2, precursor=precursor, s0=s0, name=name,
+                         link_params=as_direction(axis, "axis", 3))
+
+    @classmethod
+    def _transform(cls, L, s):
+        axis = L[..., 0:3]
+        q = _axis_quat(axis, s)
+        zero = np.zeros(q.shape[:-1] + (3,))
+        return zero, q, zero, np.broadcast_to(axis, zero.shape)
+
+
+class PrismaticLink(LinkJoint):
+    """Prismatic link: ``T(s)`` is a translation by ``s`` along ``axis`` (default z of A).
+
+    ``t = s axis``, ``q = 1``, ``t' = axis``, ``omega = 0``.
+    """
+
+    _n_link_params = 3
+
+    def __init__(self, body1, body2, frame1=None, frame2=None, *, axis=(0.0, 0.0, 1.0),
+                 precursor=None, s0=0.0, name=None) -> None:
+        super().__init__(body1, body2, frame1, frame2, precursor=precursor, s0=s0, name=name,
+                         link_params=as_direction(axis, "axis", 3))
+
+    @classmethod
+    def _transform(cls, L, s):
+        axis = np.broadcast_to(L[..., 0:3], np.shape(s) + (3,))
+        q = np.zeros(np.shape(s) + (4,))
+        q[..., 0] = 1.0
+        return s[..., None] * axis, q, axis, np.zeros(axis.shape)
+
+
+class DHLink(LinkJoint):
+    """Standard Denavit–Hartenberg link: ``T = Rz(theta) Tz(d) Tx(a) Rx(alpha)``.
+
+    For a revolute link ``theta = theta0 + s``; for a prismatic one (``prismatic=True``)
+    ``d = d0 + s``. Frame A is DH frame ``i-1`` (on body 1), frame B is DH frame ``i``
+    (on body 2). ``t = (a cos theta, a sin theta, d)``, ``q = qz(theta) qx(alpha)``; revolute:
+    ``t' = (-a sin theta, a cos theta, 0)``, ``omega = (0, 0, 1)``; prismatic: ``t' = (0, 0,
+    1)``, ``omega = 0``.
+    """
+
+    _n_link_params = 5
+
+    def __init__(self, body1, body2, d=0.0, a=0.0, alpha=0.0, theta=0.0, *, prismatic=False,
+                 frame1=None, frame2=None, precursor=None, s0=0.0, name=None) -> None:
+        vals = [as_float(v, n) for v, n in ((theta, "theta"), (d, "d"), (a, "a"),
+                                           (alpha, "alpha"))]
+        super().__init__(body1, body2, frame1, frame2, precursor=precursor, s0=s0, name=name,
+                         link_params=[*vals, 1.0 if prismatic else 0.0])
+
+    @classmethod
+    def _transform(cls, L, s):
+        pris = L[..., 4]
+        theta = L[..., 0] + (1.0 - pris) * s
+        d = L[..., 1] + pris * s
+        a, alpha = L[..., 2], L[..., 3]
+        c, sn = np.cos(theta), np.sin(theta)
+        shape = np.shape(theta)
+        t = np.stack(np.broadcast_arrays(a * c, a * sn, d), axis=-1)
+        ca, sa = np.cos(0.5 * alpha), np.sin(0.5 * alpha)
+        ch, sh = np.cos(0.5 * theta), np.sin(0.5 * theta)
+        q = np.stack(np.broadcast_arrays(ch * ca, ch * sa, sh * sa, sh * ca), axis=-1)
+        rev = (1.0 - pris)
+        tp = np.stack(np.broadcast_arrays(-a * sn * rev, a * c * rev, pris + 0.0 * c), axis=-1)
+        w = np.zeros(shape + (3,))
+        w[..., 2] = rev
+        return t, q, tp, w
+
+
+class CircleJoint(LinkJoint):
+    """The seed's circle track joint: frame B travels round a circle of radius R in A's xy plane.
+
+    ``s`` is the arc length. ``T(s)``: ``t = (R cos(s/R), R sin(s/R), 0)`` and a rotation by
+    ``s/R`` about z (so B's x axis points radially outward, as the seed's code does; its text
+    says inward). ``t' = (-sin(s/R), cos(s/R), 0)``, ``omega = (0, 0, 1/R)``. A precursor
+    turns the circle's plane (e.g. 90 degrees about x to rotate about y).
+
+    :meth:`calculate_velocity` and :meth:`calculate_acceleration` are the seed's closed forms.
+    """
+
+    _n_link_params = 1
+
+    def __init__(self, body1, body2, radius: float = 1.0, frame1=None, frame2=None, *,
+                 precursor=None, s0=0.0, name=None) -> None:
+        super().__init__(body1, body2, frame1, frame2, precursor=precursor, s0=s0, name=name,
+                         link_params=[as_float(radius, "radius", positive=True)])
+
+    @property
+    def radius(self) -> float:
+        return float(self._p[21])
+
+    @classmethod
+    def _transform(cls, L, s):
+        R = L[..., 0]
+        ang = s / R
+        c, sn = np.cos(ang), np.sin(ang)
+        zero = np.zeros(np.shape(ang))
+        t = np.stack([R * c, R * sn, zero], axis=-1)
+        q = np.stack([np.cos(0.5 * ang), zero, zero, np.sin(0.5 * ang)], axis=-1)
+        tp = np.stack([-sn, c, zero], axis=-1)
+        w = np.stack([zero, zero, 1.0 / R + zero], axis=-1)
+        return t, q, tp, w
+
+    def calculate_velocity(self, s: float, sdot: float):
+        """Frame velocity of B relative to A in A coordinates (the seed's closed form)."""
+        from ..spatial import GeneralVelocity
+
+        R = self.radius
+        return GeneralVelocity((-sdot * np.sin(s / R), sdot * np.cos(s / R), 0.0),
+                               (0.0, 0.0, sdot / R))
+
+    def calculate_acceleration(self, s: float, sdot: float, sddot: float):
+        """Frame acceleration of B relative to A in A coordinates (the seed's closed form)."""
+        from ..spatial import GeneralAcceleration
+
+        R = self.radius
+        c, sn = np.cos(s / R), np.sin(s / R)
+        return GeneralAcceleration((-sddot * sn - sdot ** 2 / R * c,
+                                    sddot * c - sdot ** 2 / R * sn, 0.0),
+                                   (0.0, 0.0, sddot / R))
+
+
+# -- compact serial chain -----------------------------------------------------------------------
+def _quat_of_matrix(R):
+    """Unit quaternions ``(w >= 0)`` of stacked rotation matrices (Shepperd's method)."""
+    tr = R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2]
+    w2 = 1.0 + tr
+    if np.all(w2 > 0.04):  # fast path: rotations below ~157 degrees
+        w = 0.5 * np.sqrt(w2)
+        f = 0.25 / w
+        return np.stack([w, (R[..., 2, 1] - R[..., 1, 2]) * f, (R[..., 0, 2] - R[..., 2, 0]) * f,
+                         (R[..., 1, 0] - R[..., 0, 1]) * f], axis=-1)
+    from ..spatial._quat import quat_from_matrix
+
+    return quat_from_matrix(R.reshape(-1, 3, 3)).reshape(R.shape[:-2] + (4,))
+
+
+def chain_forward(geom, kinds, Q):
+    """Forward kinematics of serial chains.
+
+    ``geom (..., n + 2, 3, 4)``: the base transform, the ``n`` joint origins (each followed by
+    a motion about / along its z axis) and the tool, as the top rows of 4x4 matrices;
+    ``kinds (..., n)`` 1 for prismatic, 0 for revolute; ``Q (..., n)``. Returns the cumulative
+    frames after each joint ``C (..., n, 4, 4)`` and the tip ``(..., 4, 4)``.
+    """
+    n = Q.shape[-1]
+    batch = np.broadcast_shapes(geom.shape[:-3], Q.shape[:-1])
+    G = np.zeros(batch + (n + 2, 4, 4))
+    G[..., :3, :] = geom
+    G[..., 3, 3] = 1.0
+    c, s = np.cos(Q * (1.0 - kinds)), np.sin(Q * (1.0 - kinds))
+    M = np.zeros(batch + (n, 4, 4))
+    M[..., 0, 0] = c
+    M[..., 0, 1] = -s
+    M[..., 1, 0] = s
+    M[..., 1, 1] = c
+    M[..., 2, 2] = 1.0
+    M[..., 3, 3] = 1.0
+    M[..., 2, 3] = Q * kinds
+    local = G[..., 1:n + 1, :, :] @ M
+    C = np.empty(batch + (n, 4, 4))
+    T = G[..., 0, :, :]
+    for i in range(n):
+        T = T @ local[..., i, :, :]
+        C[..., i, :, :] = T
+    return C, T @ G[..., n + 1, :, :]
+
+
+def chain_error(geom, kinds, Q, target, with_jacobian=True):
+    """Frame-goal rows ``(..., 6)`` of chain tips against ``target (..., 7)`` and ``dPhi/dQ``.
+
+    The rows are those of :class:`~mechsolve.joints.FrameEndEffector` (tip frame vs target
+    frame, both in the chain's base-body coordinates).
+    """
+    C, tip = chain_forward(geom, kinds, Q)
+    oG = target[..., 0:3]
+    RG = quat_to_matrix(target[..., 3:7])
+    RGt = np.swapaxes(RG, -1, -2)
+    oE = tip[..., :3, 3]
+    Rrel = RGt @ tip[..., :3, :3]
+    qr = _quat_of_matrix(Rrel)
+    d = oE - oG
+    phi = np.concatenate([np.einsum("...ij,...j->...i", RGt, d), 2.0 * qr[..., 1:]], axis=-1)
+    if not with_jacobian:
+        return phi, None
+    z = C[..., :3, 2]
+    p = C[..., :3, 3]
+    rev = (1.0 - kinds)[..., None]
+    Jv = cross(z, oE[..., None, :] - p) * rev + z * (1.0 - rev)     # (..., n, 3)
+    Jw = z * rev
+    s, v = qr[..., 0], qr[..., 1:]
+    # d(2v) = (s I - [v]x) R_G^T dtheta   (see the end-effector module)
+    Jw_g = np.einsum("...ij,...nj->...ni", RGt, Jw)
+    Jq = np.empty(phi.shape + (Q.shape[-1],))
+    Jq[..., :3, :] = np.swapaxes(np.einsum("...ij,...nj->...ni", RGt, Jv), -1, -2)
+    rot = s[..., None, None] * Jw_g - cross(v[..., None, :], Jw_g)
+    Jq[..., 3:, :] = np.swapaxes(rot, -1, -2)
+    return phi, Jq
+
+
+class SerialChain(Joint):
+    """A serial arm collapsed into one joint: coordinates = joint values, Phi = tip frame goal.
+
+    ``Phi = (R_G^T (o_E - o_G), 2 v)`` (the rows of
+    :class:`~mechsolve.joints.FrameEndEffector`) with ``E`` the tool frame computed by
+    vectorized forward kinematics of the joint values and ``G`` the ``target``, both in the
+    coordinates of the ``base`` body (ground by default), so the pose of the base does not
+    enter. The Jacobian with respect to the joint values is the analytic geometric Jacobian.
+    An IK problem with it is ``6 x n`` per target and is solved for many targets at once by
+    :func:`~mechsolve.analysis.solve_batch` (``params={chain: chain.params_for(targets)}``).
+    Build one with :meth:`mechsolve.robots.SerialArm.chain_mechanism`.
+
+    Parameters
+    ----------
+    base : SpatialBody
+    geometry : array_like (n + 2, 3, 4)
+        Base transform, joint origins (motion about / along each z axis follows) and tool.
+    kinds : array_like (n,)
+        1 for a prismatic joint, 0 for a revolute one.
+    target : Frame, optional
+    q0 : array_like (n,), optional
+        Initial joint values.
+    """
+
+    dims = (3,)
+    n_equations = 6
+    n_coordinates = 1      # per class; instances set their own count
+    equation_labels = _FRAME_ROWS
+
+    def __init__(self, base, geometry, kinds, target=None, *, q0=None, name=None) -> None:
+        geom = np.asarray(geometry, dtype=float)
+        n = geom.shape[0] - 2
+        if geom.ndim != 3 or geom.shape[1:] != (3, 4) or n < 1:
+            raise ValueError(f"geometry must have shape (n + 2, 3, 4), got {geom.shape}")
+        kinds = np.asarray(kinds, dtype=float).reshape(n)
+        self.n_coordinates = n
+        self._coord_init = np.zeros(n) if q0 is None else np.asarray(q0, float).reshape(n)
+        _require_spatial(self, base)
+        Joint.__init__(self, (base,), np.concatenate([geom.ravel(), kinds, np.zeros(3),
+                                                      _IDENTITY_Q]), name=name)
+        self._n = n
+        if target is not None:
+            self.target = target
+
+    @property
+    def n_joints(self) -> int:
+        return self._n
+
+    @property
+    def target(self):
+        from ..spatial import Frame, Orientation
+
+        return Frame(self._p[-7:-4].copy(), Orientation(self._p[-4:].copy(), normalize=True))
+
+    @target.setter
+    def target(self, value) -> None:
+        t, q = _as_frame_parts(value, "target")
+        self._p[-7:-4] = t
+        self._p[-4:] = q
+
+    def params_for(self, targets) -> np.ndarray:
+        """Parameter rows ``(B, p)`` for targets ``(B, 7)`` (translation, quaternion) or Frames."""
+        if isinstance(targets, np.ndarray) and targets.ndim == 2 and targets.shape[1] == 7:
+            arr = targets
+        else:
+            arr = np.array([np.concatenate(_as_frame_parts(t, "target")) for t in targets])
+        out = np.repeat(self._p[None], len(arr), axis=0)
+        out[:, -7:] = arr
+        return out
+
+    def describe(self) -> str:
+        from ._end_effectors import _frame_text
+
+        return (f"{self.label} on {self._bodies[0].name} (tip target "
+                f"{_frame_text(self._p[-7:-4], self._p[-4:])})")
+
+    @classmethod
+    def _split(cls, P, n):
+        geom = P[..., :(n + 2) * 12].reshape(P.shape[:-1] + (n + 2, 3, 4))
+        kinds = P[..., (n + 2) * 12:(n + 2) * 12 + n]
+        return geom, kinds, P[..., -7:]
+
+    @classmethod
+    def _evaluate(cls, P, Xb, S):
+        n = S.shape[-1]
+        geom, kinds, target = cls._split(P, n)
+        phi, Jq = chain_error(geom, kinds, S, target)
+        return phi, [np.zeros(phi.shape + (6,)), Jq]
+
+    @classmethod
+    def _phi(cls, P, Xb, S):
+        n = S.shape[-1]
+        geom, kinds, target = cls._split(P, n)
+        return chain_error(geom, kinds, S, target, with_jacobian=False)[0]

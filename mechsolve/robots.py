@@ -1,0 +1,717 @@
+"""Serial robot arms: Denavit–Hartenberg and URDF descriptions, forward and inverse kinematics.
+
+A :class:`SerialArm` is a chain of revolute or prismatic joints, each placed by a constant
+*origin* transform (from the previous joint's frame) followed by a motion about / along its
+``axis``, then a constant tool transform (the URDF convention; a DH table is converted to it).
+From it:
+
+* :meth:`SerialArm.forward` / :meth:`SerialArm.jacobian` -- vectorized forward kinematics and
+  the geometric Jacobian over any batch of joint vectors;
+* :meth:`SerialArm.ik` -- batched Newton on the compact ``6 x n`` system (the frame-goal rows
+  of :class:`~mechsolve.joints.FrameEndEffector`), many targets at once;
+* :meth:`SerialArm.chain_mechanism` -- the same compact system as a mechanism with one
+  :class:`~mechsolve.joints.SerialChain` joint, solvable with ``mech.solve()`` and
+  :func:`~mechsolve.analysis.solve_batch`;
+* :meth:`SerialArm.mechanism` -- the full multibody model (one body per link, link joints
+  whose coordinates are the joint values, optionally a frame end effector on the tool), to
+  combine with any other constraint (sewAngle, rcm, lookAt, closed loops) and to draw.
+
+>>> import numpy as np
+>>> import mechsolve as ms
+>>> arm = ms.robots.ur5()
+>>> q = np.array([0.1, -1.2, 1.4, -0.3, 1.5, 0.2])
+>>> target = arm.forward(q)
+>>> result = arm.ik(target, q + 0.1)
+>>> bool(result.success), bool(np.allclose(result.q, q, atol=1e-8))
+(True, True)
+"""
+
+from __future__ import annotations
+
+import pathlib
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import joints as _joints
+from .joints._end_effectors import _as_frame_parts
+from .joints._links import chain_forward
+from .mechanism import Mechanism
+from .solver import SolveError
+from .spatial import Frame, Orientation
+from .spatial._quat import quat_from_matrix
+
+__all__ = ["ArmJoint", "SerialArm", "ArmModel", "IKResult", "dh_arm", "ur5", "load_urdf",
+           "UR5_DH"]
+
+#: Standard DH parameters ``(d, a, alpha)`` of the Universal Robots UR5 (theta = joint value).
+UR5_DH = (
+    (0.089159, 0.0, np.pi / 2),
+    (0.0, -0.425, 0.0),
+    (0.0, -0.39225, 0.0),
+    (0.10915, 0.0, np.pi / 2),
+    (0.09465, 0.0, -np.pi / 2),
+    (0.0823, 0.0, 0.0),
+)
+
+
+def _matrix(frame: Frame) -> np.ndarray:
+    t, q = _as_frame_parts(frame, "frame")
+    M = np.eye(4)
+    M[:3, :3] = Orientation(q, normalize=True).as_matrix()
+    M[:3, 3] = t
+    return M
+
+
+def _frame(M: np.ndarray) -> Frame:
+    return Frame(M[..., :3, 3], Orientation(quat_from_matrix(M[..., :3, :3])))
+
+
+def _align_z(u: np.ndarray) -> np.ndarray:
+    """A rotation matrix whose z column is the unit vector ``u``."""
+    R = Orientation.identity().align_z(u).as_matrix()
+    return np.asarray(R)
+
+
+@dataclass
+class ArmJoint:
+    """One joint of a serial arm.
+
+    Attributes
+    ----------
+    name : str
+    kind : str
+        ``"revolute"`` or ``"prismatic"``.
+    origin : Frame
+        Constant transform from the previous joint's (moved) frame to this joint's frame.
+    axis : ndarray (3,)
+        Unit axis of the motion, in this joint's frame.
+    limits : tuple of float or None
+        ``(lower, upper)`` joint limits, informative only.
+    """
+
+    name: str
+    kind: str = "revolute"
+    origin: Frame = field(default_factory=Frame)
+    axis: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 1.0]))
+    limits: tuple | None = None
+
+    def __post_init__(self):
+        if self.kind not in ("revolute", "prismatic"):
+            raise ValueError(f"joint {self.name!r}: kind must be 'revolute' or 'prismatic', "
+                             f"got {self.kind!r}")
+        axis = np.asarray(self.axis, dtype=float)
+        n = np.linalg.norm(axis)
+        if axis.shape != (3,) or not n > 0:
+            raise ValueError(f"joint {self.name!r}: axis must be a non-zero 3-vector, got "
+                             f"{self.axis!r}")
+        self.axis = axis / n
+
+
+class IKResult(dict):
+    """Result of :meth:`SerialArm.ik` (a dict with attribute access).
+
+    ``q (B, n)`` or ``(n,)``, ``success``, ``iterations``, ``position_error`` (m) and
+    ``orientation_error`` (rad) of the returned joint values, ``residual`` (largest row).
+    """
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __repr__(self) -> str:
+        ok = np.atleast_1d(self["success"])
+        return (f"IKResult({len(ok)} targets, {int(ok.sum())} reached, largest residual "
+                f"{np.max(self['residual']):.3g})")
+
+
+@dataclass
+class ArmModel:
+    """The multibody model of an arm (see :meth:`SerialArm.mechanism`)."""
+
+    mechanism: Mechanism
+    links: list
+    joints: list
+    tool: Frame
+    end_effector: object = None
+
+    @property
+    def q(self) -> np.ndarray:
+        """Current joint values."""
+        return np.array([j.value for j in self.joints])
+
+    @q.setter
+    def q(self, values) -> None:
+        for j, v in zip(self.joints, np.asarray(values, dtype=float)):
+            j.value = float(v)
+
+    def tool_frame(self) -> Frame:
+        """The tool frame in global coordinates at the current pose."""
+        return self.links[-1].frame * self.tool
+
+
+_I1 = np.array([1, 2, 0])
+_I2 = np.array([2, 0, 1])
+_EPS = np.zeros((3, 3, 3))
+_EPS[0, 1, 2] = _EPS[1, 2, 0] = _EPS[2, 0, 1] = 1.0
+_EPS[0, 2, 1] = _EPS[2, 1, 0] = _EPS[1, 0, 2] = -1.0
+
+
+def _cross(a, b):
+    return a[..., _I1] * b[..., _I2] - a[..., _I2] * b[..., _I1]
+
+
+def _rigid_inverse(M):
+    out = np.zeros(M.shape)
+    Rt = np.swapaxes(M[..., :3, :3], -1, -2)
+    out[..., :3, :3] = Rt
+    out[..., :3, 3] = -(Rt @ M[..., :3, 3:])[..., 0]
+    out[..., 3, 3] = 1.0
+    return out
+
+
+class _FastChain:
+    """Lean IK kernel: forward kinematics relative to the target frame and the frame-goal rows.
+
+    Each joint's local transform is ``G_i M(q_i)`` with ``M(q) = K0 + cos(q) KA + sin(q) KB +
+    q KP`` (a rotation about or translation along z), so ``G_i K*`` are precomputed and the
+    local transforms of all joints come from a few array operations. The target frame is
+    folded into the base (``base' = T_goal^-1 base``): the tip then *is* the error frame, whose
+    translation gives the position rows and whose rotation the ``2 v`` rows, and the Jacobian
+    columns come out in goal coordinates.
+    """
+
+    def __init__(self, geom, kinds):
+        n = len(kinds)
+        G = np.zeros((n + 2, 4, 4))
+        G[:, :3, :] = geom
+        G[:, 3, 3] = 1.0
+        self.n = n
+        self.base = G[0]
+        self.tool = G[n + 1]
+        rev = kinds == 0.0
+        K0 = np.zeros((n, 4, 4))
+        KA = np.zeros((n, 4, 4))
+        KB = np.zeros((n, 4, 4))
+        KP = np.zeros((n, 4, 4))
+        K0[:, 2, 2] = K0[:, 3, 3] = 1.0
+        K0[~rev, 0, 0] = K0[~rev, 1, 1] = 1.0
+        KA[rev, 0, 0] = KA[rev, 1, 1] = 1.0
+        KB[rev, 1, 0] = 1.0
+        KB[rev, 0, 1] = -1.0
+        KP[~rev, 2, 3] = 1.0
+        Gj = G[1:n + 1]
+        self.P0, self.PA, self.PB, self.PP = Gj @ K0, Gj @ KA, Gj @ KB, Gj @ KP
+        self.rev = rev
+        self.all_rev = bool(rev.all())
+
+    def start(self, T):
+        """``base' = T_goal^-1 base`` for targets ``T (B, 7)``."""
+        M = np.zeros(T.shape[:-1] + (4, 4))
+        from .spatial._quat import quat_to_matrix
+
+        M[..., :3, :3] = quat_to_matrix(T[..., 3:])
+        M[..., :3, 3] = T[..., :3]
+        M[..., 3, 3] = 1.0
+        return _rigid_inverse(M) @ self.base
+
+    def frames(self, Q, base):
+        c = np.cos(Q)[..., None, None]
+        s = np.sin(Q)[..., None, None]
+        L = self.P0 + c * self.PA + s * self.PB
+        if not self.all_rev:
+            L = L + Q[..., None, None] * self.PP
+        L[..., 0, :, :] = base @ L[..., 0, :, :]
+        n = self.n
+        if Q.shape[0] <= 4:   # few items: prefix scan, log2(n) calls
+            shift = 1
+            while shift < n:
+                L = np.concatenate([L[..., :shift, :, :],
+                                    L[..., :-shift, :, :] @ L[..., shift:, :, :]], axis=-3)
+                shift *= 2
+        else:                 # many items: n sequential products
+            for i in range(1, n):
+                L[..., i, :, :] = L[..., i - 1, :, :] @ L[..., i, :, :]
+        return L, L[..., n - 1, :, :] @ self.tool
+
+    @staticmethod
+    def error(tip):
+        """Rows ``(B, 6)`` and ``(w, v)`` of the error frame ``tip``."""
+        R = tip[..., :3, :3]
+        w = 0.5 * np.sqrt(np.maximum(1.0 + R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2], 0.0))
+        if w.min() < 0.2:   # near a half turn: Shepperd's method
+            q = quat_from_matrix(R.reshape(-1, 3, 3)).reshape(R.shape[:-2] + (4,))
+            w, v = q[..., 0], q[..., 1:]
+        else:
+            K = R - np.swapaxes(R, -1, -2)
+            v = K[..., _I2, _I1] * (0.25 / w)[..., None]
+        return np.concatenate([tip[..., :3, 3], 2.0 * v], axis=-1), w, v
+
+    def solve_one(self, q, base, tol, max_iterations, max_step, square):
+        """Newton for one target with the fewest array operations (2-D arrays)."""
+        P0, PA, PB, PP, tool, n = self.P0, self.PA, self.PB, self.PP, self.tool, self.n
+        eps = _EPS
+        for it in range(max_iterations + 1):
+            L = P0 + np.cos(q)[:, None, None] * PA + np.sin(q)[:, None, None] * PB
+            if not self.all_rev:
+                L = L + q[:, None, None] * PP
+            T = base
+            frames = []
+            for i in range(n):
+                T = T @ L[i]
+                frames.append(T)
+            tip = T @ tool
+            (r00, r01, r02, ox), (r10, r11, r12, oy), (r20, r21, r22, oz), _ = tip.tolist()
+            tr = 1.0 + r00 + r11 + r22
+            if tr < 0.16:   # near a half turn
+                phi, w, v = self.error(tip[None])
+                phi, w, v = phi[0], float(w[0]), v[0]
+            else:
+                w = 0.5 * tr ** 0.5
+                f = 0.25 / w
+                v = np.array([(r21 - r12) * f, (r02 - r20) * f, (r10 - r01) * f])
+                phi = np.array([ox, oy, oz, 2.0 * v[0], 2.0 * v[1], 2.0 * v[2]])
+            if np.abs(phi).max() <= tol or it == max_iterations:
+                break
+            C = np.array(frames)
+            z = C[:, :3, 2]
+            r = tip[:3, 3] - C[:, :3, 3]
+            Jv = np.einsum("ijk,nj,nk->ni", eps, z, r)
+            if not self.all_rev:
+                Jv = np.where(self.rev[:, None], Jv, z)
+                z = z * self.rev[:, None]
+            Jr = w * z - np.einsum("ijk,j,nk->ni", eps, v, z)
+            J = np.concatenate([Jv, Jr], axis=1).T
+            dq = _step(J, phi, square)
+            big = np.abs(dq).max()
+            if big > max_step:
+                dq *= max_step / big
+            if it >= 3:   # slow progress: check the step reduces |Phi| (line search)
+                f0 = phi @ phi
+                alpha = 1.0
+                for _ in range(8):
+                    tip_t = self.frames((q + alpha * dq)[None], base[None])[1]
+                    pt = self.error(tip_t)[0][0]
+                    if pt @ pt <= (1.0 - 1e-4 * alpha) * f0 or np.abs(pt).max() <= tol:
+                        break
+                    alpha *= 0.5
+                dq = alpha * dq
+            q = q + dq
+        return q, phi, it
+
+    def jacobian(self, C, tip, w, v):
+        """``dPhi/dq (B, 6, n)``: geometric columns in goal axes, rotation rows by
+        ``(w I - [v]x)``."""
+        z = C[..., :3, 2]
+        r = tip[..., None, :3, 3] - C[..., :3, 3]
+        Jv = _cross(z, r)
+        if not self.all_rev:
+            Jv = np.where(self.rev[:, None], Jv, z)
+            z = z * self.rev[:, None]
+        Jr = w[..., None, None] * z - _cross(v[..., None, :], z)
+        return np.swapaxes(np.concatenate([Jv, Jr], axis=-1), -1, -2)
+
+
+def _step(J, phi, square):
+    """Newton step for one target: LU when square and regular, else minimum norm."""
+    if square:
+        try:
+            return np.linalg.solve(J, -phi)
+        except np.linalg.LinAlgError:
+            pass
+    return np.linalg.pinv(J, rcond=1e-9) @ -phi
+
+
+class SerialArm:
+    """A serial chain of revolute / prismatic joints with a base and a tool transform.
+
+    Parameters
+    ----------
+    joints : sequence of ArmJoint
+    base : Frame, optional
+        Pose of the arm's base in the coordinates of the body it is mounted on.
+    tool : Frame, optional
+        Tool frame on the last link.
+    name : str, optional
+    """
+
+    def __init__(self, joints, *, base=None, tool=None, name: str | None = None) -> None:
+        self.joints = list(joints)
+        if not self.joints:
+            raise ValueError("a serial arm needs at least one moving joint")
+        self.base = Frame() if base is None else base
+        self.tool = Frame() if tool is None else tool
+        self.name = name
+        self._compile()
+
+    # -- construction ---------------------------------------------------------------------------
+    @classmethod
+    def from_dh(cls, params, *, prismatic=None, theta=None, base=None, tool=None,
+                name=None) -> SerialArm:
+        """Arm from standard DH rows ``(d, a, alpha)`` (``T_i = Rz(theta) Tz(d) Tx(a) Rx(alpha)``).
+
+        Revolute joints move ``theta = theta0_i + q_i``; with ``prismatic[i]`` true joint ``i``
+        moves ``d = d_i + q_i``. ``theta`` gives the offsets ``theta0`` (default 0).
+        """
+        rows = [tuple(float(x) for x in r) for r in params]
+        if any(len(r) != 3 for r in rows):
+            raise ValueError("DH rows must be (d, a, alpha)")
+        n = len(rows)
+        pris = [False] * n if prismatic is None else [bool(p) for p in prismatic]
+        th0 = [0.0] * n if theta is None else [float(t) for t in theta]
+        consts = []
+        for (d, a, alpha), t0 in zip(rows, th0):
+            c = Frame((0.0, 0.0, d), Orientation.from_angle_axis(t0, (0, 0, 1))) * \
+                Frame((a, 0.0, 0.0), Orientation.from_angle_axis(alpha, (1, 0, 0)))
+            consts.append(c)
+        arm_joints = []
+        for i in range(n):
+            origin = Frame() if i == 0 else consts[i - 1]
+            arm_joints.append(ArmJoint(f"joint{i + 1}", "prismatic" if pris[i] else "revolute",
+                                       origin))
+        tool = consts[-1] if tool is None else consts[-1] * tool
+        arm = cls(arm_joints, base=base, tool=tool, name=name)
+        arm.dh = rows
+        return arm
+
+    @classmethod
+    def from_urdf(cls, source, *, tip: str | None = None, name: str | None = None) -> SerialArm:
+        """Arm from a URDF file (path) or XML text: the chain from the root link to ``tip``.
+
+        Revolute, continuous and prismatic joints move; fixed joints are folded into the next
+        origin (or the tool). ``tip`` defaults to the only leaf link.
+        """
+        return load_urdf(source, tip=tip, name=name)
+
+    def _compile(self) -> None:
+        n = len(self.joints)
+        geom = np.empty((n + 2, 3, 4))
+        geom[0] = _matrix(self.base)[:3]
+        prev = np.eye(4)
+        for i, j in enumerate(self.joints):
+            A = np.eye(4)
+            A[:3, :3] = _align_z(j.axis)
+            geom[i + 1] = (np.linalg.inv(prev) @ _matrix(j.origin) @ A)[:3]
+            prev = A
+        geom[n + 1] = (np.linalg.inv(prev) @ _matrix(self.tool))[:3]
+        self._geom = geom
+        self._kinds = np.array([1.0 if j.kind == "prismatic" else 0.0 for j in self.joints])
+        self._fast = _FastChain(geom, self._kinds)
+
+    # -- description ----------------------------------------------------------------------------
+    @property
+    def n_joints(self) -> int:
+        return len(self.joints)
+
+    @property
+    def joint_names(self) -> list[str]:
+        return [j.name for j in self.joints]
+
+    def __repr__(self) -> str:
+        kinds = "".join("P" if j.kind == "prismatic" else "R" for j in self.joints)
+        return f"SerialArm({self.name or 'arm'!r}, {kinds})"
+
+    # -- kinematics -----------------------------------------------------------------------------
+    def _q(self, q) -> np.ndarray:
+        q = np.asarray(q, dtype=float)
+        if q.shape[-1:] != (self.n_joints,):
+            raise ValueError(f"joint values must have shape (..., {self.n_joints}), got "
+                             f"{q.shape}")
+        return q
+
+    def forward_matrix(self, q) -> np.ndarray:
+        """Tool frames as 4x4 matrices ``(..., 4, 4)`` for joint values ``q (..., n)``."""
+        return chain_forward(self._geom, self._kinds, self._q(q))[1]
+
+    def forward(self, q) -> Frame:
+        """Tool frame(s) in the coordinates of the mounting body (a Frame, stacked for a batch)."""
+        return _frame(self.forward_matrix(q))
+
+    def link_frames(self, q) -> np.ndarray:
+        """Frames after each joint's motion, ``(..., n, 4, 4)``."""
+        C = chain_forward(self._geom, self._kinds, self._q(q))[0]
+        out = C.copy()
+        for i, j in enumerate(self.joints):
+            A = np.eye(4)
+            A[:3, :3] = _align_z(j.axis)
+            out[..., i, :, :] = C[..., i, :, :] @ np.linalg.inv(A)
+        return out
+
+    def jacobian(self, q) -> np.ndarray:
+        """Geometric Jacobian ``(..., 6, n)``: tool-origin velocity and angular velocity."""
+        q = self._q(q)
+        C, tip = chain_forward(self._geom, self._kinds, q)
+        z = C[..., :3, 2]
+        p = C[..., :3, 3]
+        rev = (1.0 - self._kinds)[:, None]
+        Jv = np.cross(z, tip[..., None, :3, 3] - p) * rev + z * (1.0 - rev)
+        return np.concatenate([np.swapaxes(Jv, -1, -2), np.swapaxes(z * rev, -1, -2)], axis=-2)
+
+    # -- inverse kinematics ---------------------------------------------------------------------
+    def _targets(self, targets) -> np.ndarray:
+        if isinstance(targets, Frame):
+            t = np.asarray(targets.translation, dtype=float)
+            q = np.asarray(targets.quaternion, dtype=float)
+            shape = np.broadcast_shapes(t.shape[:-1], q.shape[:-1])
+            return np.concatenate([np.broadcast_to(t, shape + (3,)),
+                                   np.broadcast_to(q, shape + (4,))], axis=-1)
+        arr = np.asarray(targets, dtype=float)
+        if arr.shape[-1:] == (7,):
+            return arr
+        if arr.shape[-2:] == (4, 4):
+            return np.concatenate([arr[..., :3, 3], quat_from_matrix(arr[..., :3, :3])], axis=-1)
+        raise ValueError("targets must be Frames, (..., 7) arrays (translation, quaternion) or "
+                         f"(..., 4, 4) matrices, got shape {arr.shape}")
+
+    def ik(self, targets, q0, *, tol: float = 1e-10, max_iterations: int = 50,
+           max_step: float = 1.0, raise_on_failure: bool = True) -> IKResult:
+        """Joint values putting the tool frame on ``targets``, by batched Newton.
+
+        Solves the frame-goal rows of :class:`~mechsolve.joints.FrameEndEffector` (``6 x n``
+        per target; minimum-norm steps for a redundant arm) for all targets at once, each
+        leaving the batch when its largest row is below ``tol``. Steps are scaled down so that
+        no joint moves more than ``max_step`` per iteration, and halved while they do not reduce
+        ``|Phi|`` (backtracking line search).
+
+        Parameters
+        ----------
+        targets : Frame (single or stacked), array (..., 7) or (..., 4, 4)
+            Tool poses in the coordinates of the mounting body.
+        q0 : array_like (..., n)
+            Start joint values (broadcast against the targets).
+
+        Raises :class:`~mechsolve.SolveError` naming the unreached targets and their position
+        and orientation errors (unless ``raise_on_failure=False``).
+        """
+        T = self._targets(targets)
+        single = T.ndim == 1
+        T2 = np.atleast_2d(T)
+        B = len(T2)
+        Q = np.array(np.broadcast_to(self._q(q0), (B, self.n_joints)), dtype=float)
+        Q, phi, its = self._newton(T2, Q, tol, max_iterations, max_step)
+        ok = np.abs(phi).max(axis=-1) <= tol
+        pos = np.linalg.norm(phi[:, :3], axis=-1)
+        ang = 2.0 * np.arcsin(np.clip(0.5 * np.linalg.norm(phi[:, 3:], axis=-1), 0.0, 1.0))
+        res = np.max(np.abs(phi), axis=-1)
+        out = IKResult(q=Q[0] if single else Q, success=bool(ok[0]) if single else ok,
+                       iterations=int(its[0]) if single else its,
+                       residual=float(res[0]) if single else res,
+                       position_error=float(pos[0]) if single else pos,
+                       orientation_error=float(ang[0]) if single else ang)
+        if raise_on_failure and not ok.all():
+            bad = np.flatnonzero(~ok)
+            k = bad[0]
+            label = f"{self.name or 'arm'}"
+            where = "" if single else (f" for {len(bad)} of {B} targets (items "
+                                       f"{bad[:10].tolist()}{'...' if len(bad) > 10 else ''})")
+            raise SolveError(f"inverse kinematics of {label!r} failed{where}: the tool frame "
+                             f"misses its target by {pos[k]:.3g} m and {ang[k]:.3g} rad after "
+                             f"{its[k]} iterations (unreachable target, or a start too far "
+                             "away)", out)
+        return out
+
+    def _newton(self, T2, Q, tol, max_iterations, max_step):
+        """Batched Newton on the frame-goal rows; returns ``(Q, phi, iterations)``."""
+        fast = self._fast
+        B = len(T2)
+        base = fast.start(T2)
+        square = self.n_joints == 6
+        phi_out = np.empty((B, 6))
+        its = np.zeros(B, dtype=int)
+        if B == 1:   # one target: 2-D arrays and scalar bookkeeping
+            q, phi, it = fast.solve_one(Q[0], base[0], tol, max_iterations, max_step, square)
+            its[0] = it
+            return q[None], phi[None], its
+        active = np.arange(B)
+        Qa = Q
+        C, tip = fast.frames(Qa, base)
+        phi, w, v = fast.error(tip)
+        for it in range(max_iterations + 1):
+            done = np.abs(phi).max(axis=-1) <= tol
+            if it == max_iterations:
+                done[:] = True
+            if done.any():
+                idx = active[done]
+                Q[idx] = Qa[done]
+                phi_out[idx] = phi[done]
+                its[idx] = it
+                keep = ~done
+                active = active[keep]
+                if active.size == 0:
+                    break
+                Qa, base, C, tip, phi, w, v = (Qa[keep], base[keep], C[keep], tip[keep],
+                                               phi[keep], w[keep], v[keep])
+            J = fast.jacobian(C, tip, w, v)
+            if square:
+                try:
+                    dq = np.linalg.solve(J, -phi[..., None])[..., 0]
+                except np.linalg.LinAlgError:
+                    dq = np.einsum("bij,bj->bi", np.linalg.pinv(J, rcond=1e-9), -phi)
+            else:
+                dq = np.einsum("bij,bj->bi", np.linalg.pinv(J, rcond=1e-9), -phi)
+            big = np.abs(dq).max(axis=-1)
+            if big.max() > max_step:
+                dq = dq * np.minimum(1.0, max_step / big)[:, None]
+            # backtracking line search on |Phi| (items whose full step does not reduce it)
+            f0 = np.einsum("bi,bi->b", phi, phi)
+            alpha = np.ones(len(Qa))
+            for _ in range(8):
+                Qt = Qa + alpha[:, None] * dq
+                Ct, tipt = fast.frames(Qt, base)
+                pt, wt, vt = fast.error(tipt)
+                bad = np.einsum("bi,bi->b", pt, pt) > (1.0 - 1e-4 * alpha) * f0
+                bad &= np.abs(pt).max(axis=-1) > tol
+                if not bad.any():
+                    break
+                alpha = np.where(bad, 0.5 * alpha, alpha)
+            Qa, C, tip, phi, w, v = Qt, Ct, tipt, pt, wt, vt
+        return Q, phi_out, its
+
+    # -- mechanisms -----------------------------------------------------------------------------
+    def chain_joint(self, base, target=None, *, q0=None, name=None):
+        """A :class:`~mechsolve.joints.SerialChain` joint of this arm mounted on ``base``."""
+        return _joints.SerialChain(base, self._geom, self._kinds, target, q0=q0,
+                                   name=name or self.name)
+
+    def chain_mechanism(self, q0=None, target=None, *, name=None):
+        """A mechanism holding only this arm's compact serial-chain joint.
+
+        Returns ``(mech, chain)``; ``chain.coordinates`` are the joint values.
+        """
+        mech = Mechanism(dim=3, name=name or self.name)
+        chain = mech.add(self.chain_joint(mech.ground, target, q0=q0))
+        return mech, chain
+
+    def mechanism(self, q=None, *, target=None, mech: Mechanism | None = None, mount=None,
+                  prefix: str = "", ee_name: str = "tool") -> ArmModel:
+        """The multibody model: one body per link, a link joint per arm joint.
+
+        Link ``i`` is a body whose frame is the joint frame after its motion; joints are
+        :class:`~mechsolve.joints.RevoluteLink` / :class:`~mechsolve.joints.PrismaticLink` whose
+        coordinates are the joint values. With ``target`` a
+        :class:`~mechsolve.joints.FrameEndEffector` on the tool is added. ``mech`` and
+        ``mount`` place the arm in an existing mechanism on a body (default ground).
+        """
+        q = np.zeros(self.n_joints) if q is None else self._q(q)
+        mech = Mechanism(dim=3, name=self.name) if mech is None else mech
+        mount = mech.ground if mount is None else mount
+        frames = self.link_frames(q)
+        mount_frame = mount.frame
+        links, link_joints = [], []
+        parent = mount
+        for i, j in enumerate(self.joints):
+            pose = mount_frame * _frame(frames[i])
+            body = mech.add_body(f"{prefix}{j.name}_link", position=pose.translation,
+                                 orientation=pose.orientation)
+            origin = self.base * j.origin if i == 0 else j.origin
+            cls = _joints.RevoluteLink if j.kind == "revolute" else _joints.PrismaticLink
+            link_joints.append(mech.add(cls(parent, body, origin, axis=j.axis, s0=float(q[i]),
+                                            name=f"{prefix}{j.name}")))
+            links.append(body)
+            parent = body
+        model = ArmModel(mech, links, link_joints, self.tool)
+        if target is not None:
+            model.end_effector = mech.add(_joints.FrameEndEffector(
+                links[-1], self.tool, target=target, relative_to=None if mount.is_ground
+                else mount, name=f"{prefix}{ee_name}"))
+        return model
+
+
+def dh_arm(params, **options) -> SerialArm:
+    """:meth:`SerialArm.from_dh`: an arm from standard DH rows ``(d, a, alpha)``."""
+    return SerialArm.from_dh(params, **options)
+
+
+def ur5() -> SerialArm:
+    """The Universal Robots UR5 from its published DH parameters (:data:`UR5_DH`)."""
+    return SerialArm.from_dh(UR5_DH, name="ur5")
+
+
+# -- URDF ---------------------------------------------------------------------------------------
+def _floats(text, n, what):
+    vals = [float(x) for x in (text or "").split()]
+    if len(vals) != n:
+        raise ValueError(f"URDF: {what} must have {n} numbers, got {text!r}")
+    return np.array(vals)
+
+
+def _rpy_matrix(r, p, y):
+    cr, sr, cp, sp, cy, sy = np.cos(r), np.sin(r), np.cos(p), np.sin(p), np.cos(y), np.sin(y)
+    Rx = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
+    Ry = np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
+    Rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
+    return Rz @ Ry @ Rx
+
+
+def load_urdf(source, *, tip: str | None = None, name: str | None = None) -> SerialArm:
+    """Read a serial arm from a URDF file path or XML text (see :meth:`SerialArm.from_urdf`).
+
+    Joint ``origin`` ``xyz`` / ``rpy`` (fixed-axis roll, pitch, yaw: ``R = Rz(y) Ry(p) Rx(r)``)
+    and ``axis`` (default ``1 0 0``) are read; ``limit`` lower / upper are kept. Floating and
+    planar joints are rejected.
+    """
+    text = str(source)
+    if text.lstrip().startswith("<"):
+        root = ET.fromstring(text)
+    else:
+        root = ET.parse(pathlib.Path(source)).getroot()
+    if root.tag != "robot":
+        raise ValueError(f"URDF: the root element must be <robot>, got <{root.tag}>")
+    links = [ln.get("name") for ln in root.findall("link")]
+    by_child = {}
+    children = {}
+    for j in root.findall("joint"):
+        jname, jtype = j.get("name"), j.get("type")
+        parent = j.find("parent").get("link")
+        child = j.find("child").get("link")
+        if jtype not in ("revolute", "continuous", "prismatic", "fixed"):
+            raise ValueError(f"URDF: joint {jname!r} has type {jtype!r}; only revolute, "
+                             "continuous, prismatic and fixed joints are supported")
+        org = j.find("origin")
+        xyz = _floats(org.get("xyz", "0 0 0"), 3, f"origin xyz of {jname}") if org is not None \
+            else np.zeros(3)
+        rpy = _floats(org.get("rpy", "0 0 0"), 3, f"origin rpy of {jname}") if org is not None \
+            else np.zeros(3)
+        ax = j.find("axis")
+        axis = _floats(ax.get("xyz"), 3, f"axis of {jname}") if ax is not None \
+            else np.array([1.0, 0.0, 0.0])
+        lim = j.find("limit")
+        limits = None
+        if lim is not None and jtype != "continuous" and lim.get("lower") is not None:
+            limits = (float(lim.get("lower")), float(lim.get("upper")))
+        M = np.eye(4)
+        M[:3, :3] = _rpy_matrix(*rpy)
+        M[:3, 3] = xyz
+        if child in by_child:
+            raise ValueError(f"URDF: link {child!r} is the child of two joints")
+        by_child[child] = (jname, jtype, parent, M, axis, limits)
+        children.setdefault(parent, []).append(child)
+    roots = [ln for ln in links if ln not in by_child]
+    if len(roots) != 1:
+        raise ValueError(f"URDF: expected one root link, found {roots}")
+    if tip is None:
+        leaves = [ln for ln in links if ln not in children]
+        if len(leaves) != 1:
+            raise ValueError(f"URDF: the robot branches (leaf links {leaves}); pass tip=")
+        tip = leaves[0]
+    if tip not in links:
+        raise ValueError(f"URDF: no link named {tip!r}")
+    chain = []
+    link = tip
+    while link in by_child:
+        chain.append(by_child[link])
+        link = by_child[link][2]
+    chain.reverse()
+    arm_joints = []
+    pending = np.eye(4)
+    for jname, jtype, _parent, M, axis, limits in chain:
+        pending = pending @ M
+        if jtype == "fixed":
+            continue
+        kind = "prismatic" if jtype == "prismatic" else "revolute"
+        arm_joints.append(ArmJoint(jname, kind, _frame(pending), axis, limits))
+        pending = np.eye(4)
+    return SerialArm(arm_joints, tool=_frame(pending), name=name or root.get("name"))

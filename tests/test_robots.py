@@ -1,0 +1,260 @@
+"""Serial arms: DH and URDF models, forward kinematics, IK through the ordinary solver."""
+
+import pathlib
+
+import numpy as np
+import pytest
+
+import mechsolve as ms
+from mechsolve import joints
+
+DATA = pathlib.Path(__file__).parent / "data"
+IIWA_DH = [(0.34, 0.0, -np.pi / 2), (0.0, 0.0, np.pi / 2), (0.4, 0.0, np.pi / 2),
+           (0.0, 0.0, -np.pi / 2), (0.4, 0.0, -np.pi / 2), (0.0, 0.0, np.pi / 2),
+           (0.126, 0.0, 0.0)]
+Q_UR5 = np.array([0.4, -1.1, 1.3, -0.6, 1.2, 0.3])
+
+
+def rz(angle):
+    c, s = np.cos(angle), np.sin(angle)
+    M = np.eye(4)
+    M[:2, :2] = [[c, -s], [s, c]]
+    return M
+
+
+def dh_matrix(d, a, alpha, theta):
+    ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
+    return np.array([[ct, -st * ca, st * sa, a * ct], [st, ct * ca, -ct * sa, a * st],
+                     [0, sa, ca, d], [0, 0, 0, 1]])
+
+
+def test_dh_forward_kinematics_matches_the_textbook_product():
+    arm = ms.robots.ur5()
+    rng = np.random.default_rng(1)
+    Q = rng.uniform(-np.pi, np.pi, size=(5, 6))
+    T = arm.forward_matrix(Q)
+    for q, Tq in zip(Q, T):
+        ref = np.eye(4)
+        for (d, a, alpha), th in zip(ms.robots.UR5_DH, q):
+            ref = ref @ dh_matrix(d, a, alpha, th)
+        np.testing.assert_allclose(Tq, ref, atol=1e-12)
+    F = arm.forward(Q)
+    np.testing.assert_allclose(F.translation, T[:, :3, 3], atol=1e-12)
+
+
+def test_urdf_ur5_matches_the_dh_model():
+    """The URDF base_link is the DH base turned half a turn about z, and the URDF ee_link is
+    a constant rotation of DH frame 6: T_urdf(q) = Rz(pi) T_dh(q) B for every q."""
+    urdf = ms.robots.load_urdf(DATA / "ur5.urdf")
+    dh = ms.robots.ur5()
+    assert urdf.joint_names == ["shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint",
+                                "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"]
+    assert urdf.joints[2].limits == (-np.pi, np.pi) and urdf.joints[5].limits is None
+    rng = np.random.default_rng(2)
+    Q = rng.uniform(-np.pi, np.pi, size=(6, 6))
+    Tu, Td = urdf.forward_matrix(Q), dh.forward_matrix(Q)
+    B = np.linalg.inv(rz(np.pi) @ Td) @ Tu
+    np.testing.assert_allclose(B, np.broadcast_to(B[0], B.shape), atol=1e-12)
+    np.testing.assert_allclose(B[0][:3, 3], 0.0, atol=1e-12)   # same tool point
+    # the same file read from text, and its chain to an inner link
+    text = (DATA / "ur5.urdf").read_text()
+    inner = ms.robots.SerialArm.from_urdf(text, tip="forearm_link")
+    assert inner.n_joints == 3
+
+
+def test_urdf_errors():
+    bad = '<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="floating">' \
+          '<parent link="a"/><child link="b"/></joint></robot>'
+    with pytest.raises(ValueError, match="only revolute, continuous, prismatic and fixed"):
+        ms.robots.load_urdf(bad)
+    branch = ('<robot name="r"><link name="a"/><link name="b"/><link name="c"/>'
+              '<joint name="j1" type="revolute"><parent link="a"/><child link="b"/>'
+              '<axis xyz="0 0 1"/></joint><joint name="j2" type="prismatic"><parent link="a"/>'
+              '<child link="c"/><axis xyz="1 0 0"/></joint></robot>')
+    with pytest.raises(ValueError, match="branches"):
+        ms.robots.load_urdf(branch)
+    arm = ms.robots.load_urdf(branch, tip="c")
+    assert arm.joints[0].kind == "prismatic"
+    np.testing.assert_allclose(arm.forward_matrix([0.3])[:3, 3], [0.3, 0, 0], atol=1e-15)
+
+
+def test_geometric_jacobian_matches_finite_differences():
+    arm = ms.robots.load_urdf(DATA / "ur5.urdf")
+    q = Q_UR5
+    J = arm.jacobian(q)
+    h = 1e-6
+    for i in range(6):
+        dq = np.zeros(6)
+        dq[i] = h
+        Tp, Tm = arm.forward_matrix(q + dq), arm.forward_matrix(q - dq)
+        np.testing.assert_allclose(J[:3, i], (Tp[:3, 3] - Tm[:3, 3]) / (2 * h), atol=1e-8)
+        W = (Tp[:3, :3] - Tm[:3, :3]) / (2 * h) @ arm.forward_matrix(q)[:3, :3].T
+        np.testing.assert_allclose(J[3:, i], [W[2, 1], W[0, 2], W[1, 0]], atol=1e-8)
+
+
+def random_targets(arm, n, seed):
+    rng = np.random.default_rng(seed)
+    Q = rng.uniform(-np.pi, np.pi, size=(n, arm.n_joints))
+    start = Q + rng.uniform(-0.2, 0.2, size=Q.shape)
+    return Q, arm.forward(Q), start
+
+
+def test_six_joint_ik_three_ways_agree():
+    arm = ms.robots.ur5()
+    Q, targets, start = random_targets(arm, 8, 3)
+    T7 = np.concatenate([targets.translation, targets.quaternion], axis=1)
+    # 1. dedicated batched Newton
+    res = arm.ik(targets, start)
+    assert res.success.all()
+    np.testing.assert_allclose(arm.forward_matrix(res.q), arm.forward_matrix(Q), atol=1e-9)
+    # 2. the compact serial-chain joint through solve_batch
+    mech, chain = arm.chain_mechanism()
+    out = mech.solve_batch(start, params={chain: chain.params_for(T7)})
+    assert out.success.all()
+    # near a singular pose (elbow almost straight) plain Newton may land on the neighbouring
+    # branch: compare the tool frames, and the joint values where the branches agree
+    np.testing.assert_allclose(arm.forward_matrix(out.states), arm.forward_matrix(Q), atol=1e-9)
+    same = np.all(np.abs(out.states - res.q) < 1e-6, axis=1)
+    assert same.sum() >= 6
+    np.testing.assert_allclose(out.states[same], res.q[same], atol=1e-8)
+    # ... and one at a time through mech.solve()
+    chain.coordinates = start[0]
+    chain.target = ms.Frame(targets.translation[0], ms.Orientation(targets.quaternion[0]))
+    mech.solve()
+    np.testing.assert_allclose(arm.forward_matrix(chain.coordinates), arm.forward_matrix(Q[0]),
+                               atol=1e-9)
+    # 3. the multibody model with a frame end effector
+    for k in range(3):
+        model = arm.mechanism(start[k], target=ms.Frame(targets.translation[k],
+                                                        ms.Orientation(targets.quaternion[k])))
+        assert model.mechanism.n_dof_coordinates == 42
+        model.mechanism.solve()
+        np.testing.assert_allclose(arm.forward_matrix(model.q), arm.forward_matrix(Q[k]),
+                                   atol=1e-9)
+        assert model.tool_frame().approx_eq(model.end_effector.target, 1e-9)
+
+
+def test_ik_target_changes_between_solves_like_a_driver():
+    arm = ms.robots.ur5()
+    model = arm.mechanism(Q_UR5, target=arm.forward(Q_UR5))
+    sys = model.mechanism.system()
+    for dx in (0.02, 0.04, 0.06):
+        goal = arm.forward(Q_UR5) * ms.Frame((dx, 0.0, 0.0))
+        model.end_effector.target = goal
+        model.mechanism.solve()
+        assert model.tool_frame().approx_eq(goal, 1e-9)
+    assert model.mechanism.system() is sys
+
+
+def test_redundant_seven_joint_arm_with_sew_angle():
+    arm = ms.robots.dh_arm(IIWA_DH, name="iiwa")
+    q_true = np.array([0.3, 0.8, 0.2, -1.2, 0.4, 0.9, -0.5])
+    goal = arm.forward(q_true)
+    start = q_true + np.random.default_rng(4).uniform(-0.1, 0.1, 7)
+    model = arm.mechanism(start, target=goal)
+    mech = model.mechanism
+    links = model.links
+    # shoulder fixed on the base, elbow and wrist at the origins of links 4 and 6
+    sew = mech.add(joints.SewAngleEndEffector(mech.ground, links[3], links[5], 0.0,
+                                              points=[(0, 0, 0.34), (0, 0, 0), (0, 0, 0)],
+                                              name="elbow"))
+    model_true = arm.mechanism(q_true)
+    psi = joints.SewAngleEndEffector(model_true.mechanism.ground, model_true.links[3],
+                                     model_true.links[5], 0.0,
+                                     points=[(0, 0, 0.34), (0, 0, 0), (0, 0, 0)]).angle()
+    sew.target = psi
+    assert mech.n_dof_coordinates == 49 and len(mech.residuals()) == 49
+    mech.solve()
+    np.testing.assert_allclose(model.q, q_true, atol=1e-8)
+    # the elbow swings by 0.4 rad while the tool stays on its target
+    elbow_before = links[3].position
+    sew.target = psi + 0.4
+    mech.solve()
+    assert sew.angle() == pytest.approx(psi + 0.4, abs=1e-9)
+    assert model.tool_frame().approx_eq(goal, 1e-9)
+    assert np.linalg.norm(links[3].position - elbow_before) > 0.05
+    np.testing.assert_allclose(arm.forward_matrix(model.q), _mat(model.tool_frame()),
+                               atol=1e-9)
+    # without the arm angle the dedicated solver takes minimum-norm steps and still converges
+    res = arm.ik(goal, start)
+    assert res.success and res.position_error < 1e-9
+
+
+def _mat(frame):
+    M = np.eye(4)
+    M[:3, :3] = frame.orientation.as_matrix()
+    M[:3, 3] = frame.translation
+    return M
+
+
+def test_surgical_tool_with_remote_centre_of_motion():
+    arm = ms.robots.ur5()
+    q_true = Q_UR5
+    flange = arm.forward(q_true)
+    axis = flange.orientation.as_matrix()[:, 2]
+    trocar = flange.translation + 0.12 * axis
+    tip = flange.translation + 0.25 * axis + np.array([0.0, 0.0, 0.0])
+    start = q_true + np.random.default_rng(5).uniform(-0.05, 0.05, 6)
+    model = arm.mechanism(start)
+    mech = model.mechanism
+    rcm = mech.add(joints.RcmEndEffector(model.links[-1], model.tool, target=trocar,
+                                         name="trocar"))
+    point = mech.add(joints.PointEndEffector(model.links[-1], model.tool * ms.Frame((0, 0,
+                                                                                       0.25)),
+                                             target=tip, name="tip"))
+    spin = mech.add(joints.CoordinatedJointEndEffector([model.joints[5]], [q_true[5]]))
+    mech.solve()
+    tool = model.tool_frame()
+    z = tool.orientation.as_matrix()[:, 2]
+    np.testing.assert_allclose(np.cross(z, trocar - tool.translation), 0.0, atol=1e-9)
+    np.testing.assert_allclose(tool.translation + 0.25 * z, tip, atol=1e-9)
+    # move the tip: the tool pivots about the trocar
+    point.target = tip + [0.02, -0.01, 0.015]
+    mech.solve()
+    tool = model.tool_frame()
+    z = tool.orientation.as_matrix()[:, 2]
+    np.testing.assert_allclose(np.cross(z, trocar - tool.translation), 0.0, atol=1e-9)
+    assert np.max(np.abs(rcm.residual())) < 1e-9 and spin.residual()[0] == pytest.approx(0)
+
+
+def test_camera_looks_at_a_point():
+    mech = ms.Mechanism(dim=3)
+    pan = mech.add_body("pan", position=(0, 0, 1.0))
+    cam = mech.add_body("camera", position=(0, 0, 1.1),
+                        orientation=ms.Orientation.from_rotvec([0, np.pi / 2, 0]))
+    mech.add(joints.RevoluteLink(mech.ground, pan, (0, 0, 1.0), name="pan"))
+    tilt = mech.add(joints.RevoluteLink(pan, cam, (0, 0, 0.1), axis=(0, 1, 0), s0=np.pi / 2,
+                                        name="tilt"))
+    look = mech.add(joints.LookAtEndEffector(cam, target=(2.0, 1.0, 0.5), name="view"))
+    for target in ((2.0, 1.0, 0.5), (-1.0, 2.0, 2.0), (0.5, -3.0, 0.0)):
+        look.target = target
+        mech.solve()
+        u = np.asarray(target) - cam.position
+        assert cam.rotation[:, 2] @ u / np.linalg.norm(u) == pytest.approx(1.0, abs=1e-12)
+    assert tilt.value != pytest.approx(np.pi / 2)
+
+
+def test_unreachable_targets_fail_clearly_and_never_succeed_falsely():
+    arm = ms.robots.ur5()
+    far = ms.Frame((2.0, 0.5, 0.3))
+    model = arm.mechanism(Q_UR5, target=far)
+    with pytest.raises(ms.SolveError, match=r"FrameEndEffector 'tool' on joint6_link "
+                                            r"\(target \(2, 0.5, 0.3\)\)") as info:
+        model.mechanism.solve()
+    assert not info.value.result.success
+    with pytest.raises(ms.SolveError, match=r"misses its target by 1\.\d+ m"):
+        arm.ik(far, Q_UR5)
+    res = arm.ik(far, Q_UR5, raise_on_failure=False)
+    assert not res.success and res.position_error > 1.0
+    mech, chain = arm.chain_mechanism(Q_UR5, target=far)
+    with pytest.raises(ms.SolveError, match="SerialChain 'ur5' on ground"):
+        mech.solve()
+    # a batch with one unreachable item names it
+    Q, targets, start = random_targets(arm, 4, 6)
+    T7 = np.concatenate([targets.translation, targets.quaternion], axis=1)
+    T7[2, :3] = [0.0, 0.0, 2.5]
+    with pytest.raises(ms.SolveError, match=r"1 of 4 batch items did not converge \(items "
+                                            r"\[2\]\)"):
+        mech.solve_batch(start, params={chain: chain.params_for(T7)})
+    with pytest.raises(ms.SolveError, match=r"failed for 1 of 4 targets \(items \[2\]\)"):
+        arm.ik(T7, start)
