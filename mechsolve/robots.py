@@ -555,18 +555,27 @@ class SerialArm:
             big = np.abs(dq).max(axis=-1)
             if big.max() > max_step:
                 dq = dq * np.minimum(1.0, max_step / big)[:, None]
-            # backtracking line search on |Phi| (items whose full step does not reduce it)
+            # backtracking line search on |Phi|: only the items whose step does not reduce it
+            # are evaluated again, so one hard target does not slow the whole batch down
             f0 = np.einsum("bi,bi->b", phi, phi)
             alpha = np.ones(len(Qa))
-            for _ in range(8):
-                Qt = Qa + alpha[:, None] * dq
-                Ct, tipt = fast.frames(Qt, base)
-                pt, wt, vt = fast.error(tipt)
-                bad = np.einsum("bi,bi->b", pt, pt) > (1.0 - 1e-4 * alpha) * f0
-                bad &= np.abs(pt).max(axis=-1) > tol
-                if not bad.any():
+            Qt = Qa + dq
+            Ct, tipt = fast.frames(Qt, base)
+            pt, wt, vt = fast.error(tipt)
+            pending = np.flatnonzero((np.einsum("bi,bi->b", pt, pt) > (1.0 - 1e-4) * f0)
+                                     & (np.abs(pt).max(axis=-1) > tol))
+            for _ in range(7):
+                if pending.size == 0:
                     break
-                alpha = np.where(bad, 0.5 * alpha, alpha)
+                alpha[pending] *= 0.5
+                Qp = Qa[pending] + alpha[pending, None] * dq[pending]
+                Cp, tp = fast.frames(Qp, base[pending])
+                pp, wp, vp = fast.error(tp)
+                Qt[pending], Ct[pending], tipt[pending] = Qp, Cp, tp
+                pt[pending], wt[pending], vt[pending] = pp, wp, vp
+                still = (np.einsum("bi,bi->b", pp, pp) > (1.0 - 1e-4 * alpha[pending])
+                         * f0[pending]) & (np.abs(pp).max(axis=-1) > tol)
+                pending = pending[still]
             Qa, C, tip, phi, w, v = Qt, Ct, tipt, pt, wt, vt
         return Q, phi_out, its
 
