@@ -42,6 +42,9 @@ SINGULAR_RTOL = 1e-4
 # Below this ratio a pose counts as near a singular position, where the sweep insists on a
 # continuous tangent (branches may cross there).
 NEAR_SINGULAR_RTOL = 0.05
+# A step across which det J changes sign is accepted as passing a singular position only when
+# it is at most this long (relative to the driver value) and starts or ends near-singular.
+CROSSING_STEP = 1e-3
 
 
 # -- degrees of freedom ------------------------------------------------------------------------
@@ -202,6 +205,24 @@ class Motion:
                              "(mech.sweep_time) with drivers that have motion profiles")
         return arr
 
+    def body_velocity(self, body) -> np.ndarray:
+        """Generalized velocity of ``body`` at every step: ``(N, 3)`` planar ``(xdot, ydot,
+        thetadot)``, or ``(N, 6)`` spatial ``(v, omega)`` (origin velocity and angular velocity,
+        global)."""
+        return self._body_rates(body, self._rates("velocity"))
+
+    def body_acceleration(self, body) -> np.ndarray:
+        """Generalized acceleration of ``body`` at every step, shaped like
+        :meth:`body_velocity`."""
+        return self._body_rates(body, self._rates("acceleration"))
+
+    def _body_rates(self, body, rates) -> np.ndarray:
+        body = self._body(body)
+        d = 3 if self.mechanism.dim == 2 else 6
+        if body.is_ground:
+            return np.zeros((len(self), d))
+        return rates[:, d * body.index:d * (body.index + 1)].copy()
+
     def velocity(self, body, point=None) -> np.ndarray:
         """Global velocity of a body point at every step, shape ``(N, dim)``."""
         nu = self._rates("velocity")
@@ -264,7 +285,8 @@ class _Continuation:
         self.max_iterations = max_iterations
         self.lin = LinearSolver(sys)
         self.e = np.zeros(sys.m)
-        self.e[sys.row_of(driver)] = 1.0
+        if driver is not None:
+            self.e[sys.row_of(driver)] = 1.0
         self.t_ref = 0.0
         self.use_sign = False
         self.at_singular = False
@@ -272,8 +294,20 @@ class _Continuation:
         self.coarse = False
         self.crossings: list[tuple[float, float]] = []
 
+    # Whether the tangent may not reverse between two regular poses (a reversal is a jump of
+    # branch when following a driver's value; a time-driven motion may turn back).
+    monotone = True
+
+    def set_parameter(self, v) -> None:
+        """Set the continuation parameter (here the driver's value)."""
+        self.driver.value = v
+
+    def tangent_rhs(self, v, q) -> np.ndarray:
+        """Right-hand side ``b`` of the tangent equation ``J dq/dv = b``."""
+        return self.e
+
     # state = (v, q, t, sign): sign of det J (square dense systems), 0 where unknown/singular
-    def tangent(self, vals, previous=None):
+    def tangent(self, vals, previous=None, v=None, q=None):
         """Tangent ``dq/dv`` from ``J t = e_driver``, and the sign of ``det J``.
 
         At a singular position (a square Jacobian whose smallest singular value vanishes) the
@@ -281,6 +315,7 @@ class _Continuation:
         so that the sweep leaves the point along the branch it came on.
         """
         sys, lin = self.sys, self.lin
+        b = self.tangent_rhs(v, q)
         if sys.dense:
             J = sys.jacobian_dense(vals)
             if self.use_sign:
@@ -290,17 +325,17 @@ class _Continuation:
                     self.at_singular = True
                     if previous is not None:
                         return previous[2], 0.0
-                    return svd_step(J, self.e), 0.0
-                return np.linalg.solve(J, self.e), float(np.linalg.slogdet(J)[0])
-            return svd_step(J, self.e), 0.0
+                    return svd_step(J, b), 0.0
+                return np.linalg.solve(J, b), float(np.linalg.slogdet(J)[0])
+            return svd_step(J, b), 0.0
         if lin.use_lu and lin.lu is not None:
-            return lin.lu.solve(self.e), 0.0
+            return lin.lu.solve(b), 0.0
         from .solver import _sparse_min_norm
 
-        return _sparse_min_norm(sys.jacobian_sparse(vals), self.e), 0.0
+        return _sparse_min_norm(sys.jacobian_sparse(vals), b), 0.0
 
     def newton(self, v, q0, analyse=False, tol=None):
-        self.driver.value = v
+        self.set_parameter(v)
         self.lin.use_lu = self.lin.square and self.sys.verdict in (None, "regular")
         return newton(self.sys, q0, tol=tol or self.tol, max_iterations=self.max_iterations,
                       linear=self.lin, analyse=analyse)
@@ -310,7 +345,7 @@ class _Continuation:
         before them, from which the next step is taken (stepping over the singular point)."""
         self.at_singular = False
         self.sigma_ratio = 1.0
-        t, sign = self.tangent(vals, previous)
+        t, sign = self.tangent(vals, previous, v, q)
         base = None
         if self.at_singular:
             self.singular.append(float(v))
@@ -330,7 +365,8 @@ class _Continuation:
         the same branch; its driver value is recorded. ``self.ratio`` is left at the
         corrector/predictor ratio of the step (step control).
         """
-        if len(state) > 4 and state[4] is not None:  # leave a singular pose from before it
+        from_singular = len(state) > 4 and state[4] is not None
+        if from_singular:  # leave a singular pose from before it
             state = state[4]
             previous = None
         v_a, q_a, t_a, sign_a = state[:4]
@@ -355,17 +391,33 @@ class _Continuation:
         # Near a singular position (small sigma_min / sigma_max at either end) branches can
         # cross, so the tangent must carry on; elsewhere it may turn but not reverse.
         near = min(state[5] if len(state) > 5 else 1.0, new[5]) < NEAR_SINGULAR_RTOL
-        if norms > 0 and float(t_a @ t_b) < (0.7 if near else 0.0) * norms:
+        floor = 0.7 if near else (0.0 if self.monotone else -np.inf)
+        if norms > 0 and float(t_a @ t_b) < floor * norms:
             del self.singular[n_sing:]
             return None, res
         if new[3] == 0.0 and sign_a:
             new = new[:3] + (sign_a,) + new[4:]  # a singular pose keeps the sign it came with
         elif self.use_sign and sign_a and new[3] != sign_a:
+            # det J changed sign: either a singular position was passed on this branch, or the
+            # step landed on another branch. Only a short step next to a near-singular pose
+            # can be the former (or a step over a singular pose found on the way, taken from
+            # the regular pose before it); anything else is rejected and retried shorter,
+            # which closes in on a real crossing and never accepts a jump. The coarse pass of
+            # a batched sweep accepts it and records the interval, which is then followed pose
+            # by pose and its end checked against the coarse node.
+            short = near and abs(h) <= CROSSING_STEP * max(1.0, abs(v_b))
+            if not (self.coarse or from_singular or short):
+                del self.singular[n_sing:]
+                return None, res
             lo, hi = min(v_a, v_b), max(v_a, v_b)
             if self.coarse:  # located later, pose by pose
                 self.crossings.append((lo, hi))
             elif not any(lo <= v <= hi for v in self.singular):
-                self.singular.append(0.5 * (v_a + v_b))
+                # sigma_min / sigma_max grows linearly from a simple crossing: interpolate
+                ra = state[5] if len(state) > 5 else 1.0
+                rb = new[5]
+                w = ra / (ra + rb) if ra + rb > 0.0 else 0.5
+                self.singular.append(v_a + w * (v_b - v_a))
         return new, res
 
     def follow(self, state, v_b):
@@ -485,7 +537,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
                   singular=_distinct(cont.singular))
 
 
-def _distinct(values, tol=1e-9):
+def _distinct(values, tol=1e-6):
     out = []
     for v in sorted(values):
         if not out or v - out[-1] > tol * max(1.0, abs(v)):
@@ -621,6 +673,15 @@ def _driver_params(sys, driver, values):
     return {gi: P}
 
 
+def _same_pose(cont, v, q_coarse, q_fine) -> bool:
+    """Whether the coarse node ``q_coarse``, solved tightly at driver value ``v``, is the pose
+    ``q_fine`` found by sequential continuation (the same assembly branch)."""
+    q, res, _ = cont.newton(v, q_coarse)
+    scale = 1.0 + float(np.max(np.abs(q_fine), initial=0.0))
+    diff = float(np.max(np.abs(cont.sys.difference(q, q_fine)), initial=0.0))
+    return bool(res.success) and diff <= 1e-6 * scale
+
+
 def _batched(cont, state0, values, states, iterations, progress, unreachable):
     """Coarse continuation at adaptive nodes, Hermite prediction, batched refinement."""
     N = len(values)
@@ -658,6 +719,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
     keys = sorted(nodes)
     idx, pred, seg_scale, seg_sign = [], [], [], []
     sequential = []
+    check = {}   # coarse nodes at the end of a segment with a singular position
     sys = cont.sys
     for a, b in zip(keys[:-1], keys[1:]):
         va, qa, ta, sa = nodes[a][:4]
@@ -665,8 +727,10 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         lo, hi = min(va, vb), max(va, vb)
         if cont.use_sign and (sa != sb or any(lo <= v <= hi for v in cont.singular)
                               or any(c0 < hi and c1 > lo for c0, c1 in cont.crossings)):
-            # a singular position lies in this segment: follow it pose by pose
-            sequential.extend(range(a + 1, b))
+            # a singular position lies in this segment: follow it pose by pose, the end node
+            # included, and check that the coarse pass reached the same pose there
+            sequential.extend(range(a + 1, b + 1))
+            check[b] = qb
             continue
         h = vb - va
         tau = (values[a + 1:b + 1] - va) / h  # node b itself is refined too
@@ -681,7 +745,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         idx.append(np.arange(a + 1, b + 1))
         seg_scale.append(np.full(b - a, float(np.max(np.abs(qb - qa)))))
         seg_sign.append(np.full(b - a, sa))
-    redo = list(sequential)
+    redo = set(sequential)
     if idx:
         idx = np.concatenate(idx)
         Q0 = np.concatenate(pred)
@@ -694,10 +758,14 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
             ok &= sign == signs
         states[idx[ok]] = Q[ok]
         iterations[idx[ok]] = its[ok]
-        redo += list(idx[~ok])
+        redo.update(idx[~ok].tolist())
     # Redo rejected poses (and segments with a singular position) sequentially, each from
     # the pose before it, leaving singular poses along the secant it arrived on.
-    for k in sorted(redo):
+    redo = sorted(redo)
+    pos = 0
+    while pos < len(redo):
+        k = redo[pos]
+        pos += 1
         v_prev = values[k - 1]
         q_prev = states[k - 1]
         _, vals = cont.sys.evaluate(q_prev, params=_driver_params(cont.sys, cont.driver,
@@ -714,6 +782,10 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
             unreachable(k, exc.reached)
         states[k] = new[1]
         iterations[k] = n_it
+        if k in check and not _same_pose(cont, values[k], check[k], states[k]):
+            # The coarse pass left the branch in this segment (its det J sign change was a
+            # jump, not a crossing): every pose after it came from the wrong nodes.
+            redo = redo[:pos] + list(range(k + 1, N))
     if stop is not None:
         unreachable(*stop)
     if progress is not None:

@@ -297,17 +297,20 @@ class Mechanism:
 
     def point_velocity(self, body: Body, point) -> np.ndarray:
         """Global velocity of a body point (body coordinates) at the current pose and time."""
-        from .kinematics import point_velocity
+        from .kinematics import _cached, point_velocity
 
-        nu = self._nu if self._nu is not None else self.velocity()
+        nu = _cached(self, "_nu")
+        nu = self.velocity() if nu is None else nu
         return point_velocity(self, self._own(body), point, nu)
 
     def point_acceleration(self, body: Body, point) -> np.ndarray:
         """Global acceleration of a body point at the current pose, velocity and time."""
-        from .kinematics import point_acceleration
+        from .kinematics import _cached, point_acceleration
 
-        nu = self._nu if self._nu is not None else self.velocity()
-        nudot = self._nudot if self._nudot is not None else self.acceleration()
+        nu = _cached(self, "_nu")
+        nu = self.velocity() if nu is None else nu
+        nudot = _cached(self, "_nudot")
+        nudot = self.acceleration() if nudot is None else nudot
         return point_acceleration(self, self._own(body), point, nu, nudot)
 
     def free_motions(self) -> np.ndarray:
