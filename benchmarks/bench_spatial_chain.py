@@ -5,9 +5,9 @@ Run: python benchmarks/bench_spatial_chain.py [--quick]
 Each loop of :func:`mechsolve.models_spatial.spatial_chain` adds a rocker on a ground revolute
 and a coupler body with a spherical joint at one end and a universal joint at the other
 (``2N + 1`` bodies, ``6 (2N + 1)`` unknowns, one driver). The driver is moved by 0.1 rad from
-the assembled pose; the table gives the total solve time, the Newton iterations and the time of
-the sparse LU factorizations alone on the same Jacobians, and the growth exponent of the total
-from N = 1000 to N = 10000. Writes benchmarks/results/spatial_chain.json.
+the assembled pose; the table gives the total solve time, the Newton iterations, the time of
+the sparse LU factorizations (inside the solve, and alone on the same Jacobians) and the growth
+exponent of the total from N = 1000 to N = 10000. Writes benchmarks/results/spatial_chain.json.
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ import json
 import pathlib
 import platform
 
-import numpy as np
 import scipy
-from bench_planar import bench_chain
+from bench_planar import bench_chain, print_chain_table
 
 from mechsolve.models_spatial import spatial_chain
 
@@ -30,18 +29,9 @@ def main() -> None:
     args = parser.parse_args()
     repeats = 3 if args.quick else 7
     sizes = [10, 100, 1000] if args.quick else [10, 100, 1000, 10000]
-    rows = [bench_chain(n, repeats if n < 10000 else 3, build=spatial_chain) for n in sizes]
-    print("Spatial chain of N loops (R, S, U joints), driver moved by 0.1 rad; median times")
-    print(f"{'N':>6}{'unknowns':>10}{'iters':>6}{'total ms':>10}{'LU ms':>9}{'total/LU':>9}"
-          f"{'solver':>14}")
-    for c in rows:
-        print(f"{c['N']:>6}{c['unknowns']:>10}{c['iterations']:>6}{c['total_ms']:>10.2f}"
-              f"{c['factor_ms']:>9.2f}{c['ratio']:>9.2f}{c['linear_solver']:>14}")
-    by_n = {c["N"]: c for c in rows}
-    growth = None
-    if 1000 in by_n and 10000 in by_n:
-        growth = float(np.log(by_n[10000]["total_ms"] / by_n[1000]["total_ms"]) / np.log(10))
-        print(f"growth exponent of total time from N=1000 to N=10000: {growth:.3f}")
+    rows = [bench_chain(n, repeats if n < 10000 else 5, build=spatial_chain) for n in sizes]
+    growth = print_chain_table("Spatial chain of N loops (R, S, U joints), driver moved by 0.1 "
+                               "rad; median times (total/LU: median of total / LU in solve)", rows)
     out = pathlib.Path(__file__).parent / "results" / "spatial_chain.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"machine": platform.platform(), "scipy": scipy.__version__,
