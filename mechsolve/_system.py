@@ -313,7 +313,9 @@ class JointResiduals(Mapping):
         """The ``count`` joints with the largest absolute residual, largest first."""
         owner = np.repeat(np.arange(len(self._joints)), np.diff(self._starts))
         peak = np.zeros(len(self._joints))
-        np.maximum.at(peak, owner, np.abs(self._phi))
+        # NaN and infinite residuals rank first: they are what went wrong
+        size = np.where(np.isfinite(self._phi), np.abs(self._phi), np.inf)
+        np.maximum.at(peak, owner, size)
         order = np.argsort(-peak, kind="stable")[:count]
         return [(self._joints[i], self[self._joints[i]]) for i in order]
 

@@ -75,3 +75,12 @@ def as_values(values, name: str = "values") -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite numbers")
     return arr
+
+
+def as_count(value, name: str, *, minimum: int = 1) -> int:
+    """Return ``value`` as an int of at least ``minimum`` (an iteration cap, a count)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return int(value)

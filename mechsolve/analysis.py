@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_values, as_vector
+from ._validation import as_count, as_float, as_values, as_vector
 from .body import Body
 from .joints.base import DriverJoint
 from .solver import (
@@ -477,6 +477,8 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
     if driver.mechanism is not mech:
         raise ValueError(f"{driver.label} is not a driver of this mechanism")
     values = as_values(values)
+    tol = as_float(tol, "tol", positive=True)
+    max_iterations = as_count(max_iterations, "max_iterations")
     N = len(values)
     cont = _Continuation(mech, driver, tol, max_iterations)
     sys = cont.sys

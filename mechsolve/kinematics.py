@@ -19,7 +19,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse.linalg as spla
 
-from ._validation import as_values, as_vector
+from ._validation import as_count, as_float, as_values, as_vector
 from .solver import SolveError
 
 __all__ = ["velocity", "acceleration", "time_sweep", "free_motions", "point_velocity",
@@ -249,6 +249,8 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
     from .solver import SweepError
 
     times = as_values(times, "times")
+    tol = as_float(tol, "tol", positive=True)
+    max_iterations = as_count(max_iterations, "max_iterations")
     drivers = [d for d in mech.drivers if d.profile is not None]
     if not drivers:
         raise ValueError("time_sweep needs at least one driver with a motion profile "

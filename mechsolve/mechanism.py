@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._system import System
-from ._validation import as_float, as_name, as_vector
+from ._validation import as_count, as_float, as_name, as_vector
 from .body import Body, SpatialBody, _as_quaternion
 from .joints.base import DriverJoint, Joint
 from .solver import SolveError, SolveResult, failure_message, newton
@@ -255,9 +255,11 @@ class Mechanism:
             self.set_time(t)
         self._nu = self._nudot = None
         tol = as_float(tol, "tol", positive=True)
+        max_iterations = as_count(max_iterations, "max_iterations")
         sys = self.system()
         q, result, _ = newton(sys, self._q, tol=tol, max_iterations=max_iterations)
-        if not result.success:  # a rough start: assemble the joints first, then drive
+        if not result.success and not result.roundoff and np.isfinite(result.residual):
+            # a rough start: assemble the joints first, then drive
             from .analysis import assemble
 
             q, result = assemble(self, tol=tol, max_iterations=max_iterations)

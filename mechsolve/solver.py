@@ -22,6 +22,9 @@ __all__ = ["SolveResult", "SolveError", "SweepError", "RedundantEquation"]
 RANK_RTOL = 1e-9
 # Largest system for which a dense SVD is used as the fallback / rank analysis.
 DENSE_ANALYSIS_LIMIT = 3000
+# A residual this small relative to the pose and Jacobian scale is round-off: no Newton step
+# can reduce it further, so a tolerance below it cannot be met.
+_ROUNDOFF = 64 * np.finfo(float).eps
 
 
 class SolveResult(dict):
@@ -259,10 +262,20 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, step_tol: float = 1e-1
     r = float(np.max(np.abs(phi), initial=0.0))
     history = [r]
     message = "converged"
+    if not (np.all(np.isfinite(phi)) and np.all(np.isfinite(vals))):
+        # never step from a pose where a joint gives NaN or infinity: say which
+        bad = [j.describe() for j, res in system.joint_residuals(
+            system.phi(q) if rows is not None else phi).items()
+            if not np.all(np.isfinite(res))]
+        message = ("the constraints or their Jacobian are not finite at the start pose"
+                   + (f" ({', '.join(bad[:3])})" if bad else ""))
+        r = float("inf")
     success = r <= tol
+    stalled = not np.isfinite(r)
     it = 0
     lu_trouble = False
-    while not success:
+    result_roundoff = False
+    while not success and not stalled:
         if it >= max_iterations:
             message = f"no convergence in {max_iterations} iterations"
             break
@@ -293,9 +306,15 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, step_tol: float = 1e-1
                 lin.use_lu = False
                 lu_trouble = True
                 continue
-            message = ("the residual cannot be reduced further, so the constraints are "
-                       "inconsistent here (incompatible dimensions, or a driver value the "
-                       "linkage cannot reach)")
+            if r <= _ROUNDOFF * (1.0 + scale) * max(1.0, float(np.max(np.abs(vals),
+                                                                     initial=0.0))):
+                message = (f"the residual stalled at {r:.2g}, the round-off level of this "
+                           f"pose: the tolerance {tol:.2g} cannot be reached in floating point")
+                result_roundoff = True
+            else:
+                message = ("the residual cannot be reduced further, so the constraints are "
+                           "inconsistent here (incompatible dimensions, or a driver value the "
+                           "linkage cannot reach)")
             break
         q = q_try
         phi = phi_try
@@ -305,7 +324,7 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, step_tol: float = 1e-1
         success = r <= tol
     result = SolveResult(success=success, iterations=it, residual=r, message=message,
                          history=history, status="failed" if not success else "regular",
-                         redundant=[], free_dof=0, rank=None)
+                         redundant=[], free_dof=0, rank=None, roundoff=result_roundoff)
     if success and rows is None:
         if analyse is None:
             # A square system that LU solved all along is regular; anything else is analysed.

@@ -73,7 +73,7 @@ def test_non_finite_numbers(mech, bad):
     with pytest.raises(ValueError, match="angle must be finite"):
         mech.add_body("c", angle=bad)
     motor = joints.Driver(a, "x", 0.0)
-    with pytest.raises(ValueError, match="value must be finite"):
+    with pytest.raises(ValueError, match="value of Driver on a must be finite"):
         motor.value = bad
     with pytest.raises(ValueError, match="values must contain only finite numbers"):
         mech.add(motor)
@@ -106,3 +106,57 @@ def test_other_bad_arguments(mech):
     with pytest.raises(ValueError, match="values must be a non-empty 1-D sequence"):
         mech.add(joints.Revolute(mech.ground, a))
         mech.sweep(mech.add(joints.Driver(a, "angle")), [])
+
+
+def test_a_joint_giving_nan_is_named_not_a_linear_algebra_error():
+    from mechsolve.joints.base import Joint
+
+    class Sqrt(Joint):
+        n_equations = 1
+
+        def __init__(self, body):
+            super().__init__((body,), np.zeros(1))
+
+        @classmethod
+        def _phi(cls, P, X):
+            with np.errstate(invalid="ignore"):
+                return np.sqrt(X[..., 0:1] - 10.0)
+
+    model = ms.models.fourbar()
+    mech = model.mechanism
+    mech.remove(model.driver)
+    mech.add(Sqrt(mech.body("crank")))
+    q0 = mech.state
+    with pytest.raises(ms.SolveError, match=r"not finite at the start pose \(Sqrt on crank\)"):
+        mech.solve()
+    assert np.array_equal(mech.state, q0)
+
+
+def test_a_profile_giving_nan_is_named():
+    from mechsolve.profiles import ConstantSpeed
+
+    class Broken(ConstantSpeed):
+        def value(self, t):
+            return np.nan if t > 1.0 else super().value(t)
+
+    model = ms.models.fourbar()
+    model.driver.value = Broken(1.0)
+    with pytest.raises(ValueError, match="motion profile of Driver 'motor' on crank gives nan"):
+        model.mechanism.solve(t=2.0)
+
+
+def test_iteration_caps_and_tolerances_are_checked():
+    model = ms.models.fourbar()
+    mech, drive = model.mechanism, model.driver
+    with pytest.raises(TypeError, match="max_iterations must be an integer, got str"):
+        mech.solve(max_iterations="a")
+    with pytest.raises(ValueError, match="max_iterations must be at least 1, got -3"):
+        mech.solve(max_iterations=-3)
+    with pytest.raises(ValueError, match="max_iterations must be at least 1, got 0"):
+        mech.sweep(drive, [0.0, 1.0], max_iterations=0)
+    with pytest.raises(ValueError, match="tol must be positive"):
+        mech.sweep(drive, [0.0, 1.0], tol=0.0)
+    # a tolerance below round-off is named as such, not as an unreachable driver value
+    drive.value = 1.0
+    with pytest.raises(ms.SolveError, match="round-off level of this pose: the tolerance 1e-18"):
+        mech.solve(tol=1e-18)

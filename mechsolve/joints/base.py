@@ -321,23 +321,36 @@ class DriverJoint(Joint):
         from ..profiles import Profile
 
         if isinstance(new, Profile):
-            self.profile = new
             t = self._mechanism.time if self._mechanism is not None else 0.0
-            new = float(new.value(t))
+            value = float(new.value(t))
+            if not np.isfinite(value):
+                raise ValueError(f"the motion profile given to {self.describe()} gives {value} "
+                                 f"at t = {t:g}; a driver value must be finite")
+            self.profile = new
+            new = value
         else:
+            new = as_float(new, f"value of {self.describe()}")
             self.profile = None
-        self._p[self._value_index] = self._check_value(as_float(new, "value"))
+        self._p[self._value_index] = self._check_value(new)
 
     def _set_time_value(self, t: float) -> None:
         if self.profile is not None:
-            self._p[self._value_index] = self._check_value(float(self.profile.value(t)))
+            value = float(self.profile.value(t))
+            if not np.isfinite(value):
+                raise ValueError(f"the motion profile of {self.describe()} gives {value} at "
+                                 f"t = {t:g}; a driver value must be finite")
+            self._p[self._value_index] = self._check_value(value)
 
     def _rates(self, t: float) -> tuple[float, float]:
         """``(dv/dt, d2v/dt2)`` of the driven value at time ``t`` (zero without a profile)."""
         if self.profile is None:
             return 0.0, 0.0
         _, rate, acc = self.profile(t)
-        return float(rate), float(acc)
+        rate, acc = float(rate), float(acc)
+        if not (np.isfinite(rate) and np.isfinite(acc)):
+            raise ValueError(f"the motion profile of {self.describe()} gives rate {rate} and "
+                             f"acceleration {acc} at t = {t:g}; both must be finite")
+        return rate, acc
 
     def _check_value(self, value: float) -> float:
         return value
