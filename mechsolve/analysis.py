@@ -560,10 +560,20 @@ def assemble(mech, *, tol: float, max_iterations: int):
     is_driver = [isinstance(j, DriverJoint) for j in sys.joints]
     c_rows = np.concatenate([np.arange(sys.row_starts[i], sys.row_starts[i + 1])
                              for i, d in enumerate(is_driver) if not d] or [np.zeros(0, int)])
+    from .joints._end_effectors import EndEffector
+    from .joints._links import SerialChain
+
+    # goals: what a user asks of the mechanism (driver values, end-effector targets, a serial
+    # chain's tip target), as opposed to the joints that hold it together
+    is_goal = [d or isinstance(j, (EndEffector, SerialChain))
+               for j, d in zip(sys.joints, is_driver)]
     q = q_start
     if c_rows.size:
         q, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, rows=c_rows)
         if not res.success:
+            if any(g and not d for g, d in zip(is_goal, is_driver)):
+                return closest_to_goals(sys, q_start, is_goal, tol=tol,
+                                        max_iterations=max_iterations)
             res.message = f"the joints cannot be assembled even without the drivers: {res.message}"
             return q, res
     drivers = [j for j, d in zip(sys.joints, is_driver) if d]
@@ -601,6 +611,93 @@ def assemble(mech, *, tol: float, max_iterations: int):
             d.value = v
         mech._q[:] = q_start
     q, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, analyse=True)
+    if not res.success and any(g and not d for g, d in zip(is_goal, is_driver)):
+        return closest_to_goals(sys, q, is_goal, tol=tol, max_iterations=max_iterations)
+    return q, res
+
+
+def _rows_of(sys, select) -> np.ndarray:
+    return np.concatenate([np.arange(sys.row_starts[i], sys.row_starts[i + 1])
+                           for i, s in enumerate(select) if s] or [np.zeros(0, int)])
+
+
+def closest_to_goals(sys, q0, is_goal, *, tol: float, max_iterations: int):
+    """The pose nearest the goals (drivers, end effectors) that satisfies every other joint.
+
+    Gauss–Newton on ``min |Phi_goal|`` subject to ``Phi_joint = 0``: each step lies in the null
+    space of the joints' Jacobian and is followed by a minimum-norm projection back onto the
+    joints. It explains a failed solve: the joints hold at the returned pose and the goals'
+    residuals say by how much each misses (an unreachable end-effector target, a driver value
+    out of range). Returns ``(q, result)`` with ``result.success`` False.
+    """
+    hard = _rows_of(sys, [not g for g in is_goal])
+    goal = _rows_of(sys, is_goal)
+
+    def restore(x):
+        if hard.size == 0:
+            return x, True
+        x, r, _ = newton(sys, x, tol=tol, max_iterations=max_iterations, rows=hard)
+        return x, bool(r.success)
+
+    q, ok = restore(np.array(q0, dtype=float))
+    if not ok:
+        phi = sys.phi(q)
+        res = SolveResult(success=False, status="failed", iterations=0,
+                          residual=float(np.max(np.abs(phi), initial=0.0)), history=[],
+                          message="the joints cannot be assembled even without the drivers and "
+                          "end-effector goals", redundant=[], free_dof=0, rank=None,
+                          joint_residuals=sys.joint_residuals(phi), state=q.copy(), tol=tol)
+        return q, res
+    its = 0
+    if sys.n <= DENSE_ANALYSIS_LIMIT:
+        from .solver import RANK_RTOL
+
+        lam = None
+        for _ in range(4 * max_iterations):
+            its += 1
+            phi, vals = sys.evaluate(q)
+            J = sys.jacobian_dense(vals)
+            g = phi[goal]
+            f0 = float(g @ g)
+            if hard.size:
+                _, s, Vt = np.linalg.svd(J[hard], full_matrices=True)
+                r = int(np.count_nonzero(s > RANK_RTOL * max(s[0], 1e-300))) if s.size else 0
+                N = Vt[r:].T
+            else:
+                N = np.eye(sys.n)
+            if N.shape[1] == 0 or f0 == 0.0:
+                break
+            A = J[goal] @ N
+            grad = A.T @ g
+            norm_a = float(np.linalg.norm(A, 2))
+            if float(np.linalg.norm(grad)) <= 1e-12 * norm_a * np.sqrt(f0):
+                break   # stationary: no allowed motion brings the goals closer
+            # Levenberg-Marquardt step (the plain Gauss-Newton step of a far target is huge)
+            lam = 1e-3 * norm_a**2 if lam is None else lam
+            AtA = A.T @ A
+            accepted = False
+            for _ in range(30):
+                z = np.linalg.solve(AtA + lam * np.eye(len(AtA)), -grad)
+                q_try, ok = restore(sys.retract(q, N @ z))
+                g_try = sys.phi(q_try)[goal]
+                if ok and float(g_try @ g_try) < f0:
+                    accepted = True
+                    lam = max(lam / 3.0, 1e-12 * norm_a**2)
+                    break
+                lam *= 4.0
+            if not accepted:
+                break
+            q = q_try
+            if f0 - float(g_try @ g_try) <= 1e-15 * f0:
+                break
+    phi = sys.phi(q)
+    res = SolveResult(success=False, status="failed", iterations=its,
+                      residual=float(np.max(np.abs(phi), initial=0.0)), history=[],
+                      message="the goals cannot all be met: at the pose closest to them that "
+                      "satisfies every joint, the goals below still miss (an unreachable "
+                      "end-effector target or driver value)", redundant=[], free_dof=0,
+                      rank=None, joint_residuals=sys.joint_residuals(phi), state=q.copy(),
+                      tol=tol)
     return q, res
 
 
