@@ -5,6 +5,10 @@ their Jacobian; drivers fix the free variables; :meth:`Mechanism.solve` assemble
 and :meth:`Mechanism.sweep` follows it as a driver moves.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from . import joints, models, models_spatial, plot, robots
 from .analysis import DofReport, Motion
 from .body import Body, SpatialBody
@@ -21,13 +25,35 @@ from .spatial import (
     Orientation,
 )
 
+if TYPE_CHECKING:
+    from types import ModuleType
+
 __version__ = "0.1.0"
 
 __all__ = [
     "Mechanism", "Body", "SpatialBody", "joints", "models", "models_spatial", "plot",
-    "robots",
+    "robots", "profiles",
     "SolveResult", "SolveError", "SweepError", "RedundantEquation",
     "DofReport", "Motion",
     "Orientation", "Frame", "MovingFrame", "FrameMismatchError",
     "GeneralVelocity", "GeneralAcceleration", "GeneralForce", "MassProperties",
 ]
+
+#: Submodules imported on first attribute access (``ms.profiles``, ``ms.symbolic``), so that
+#: ``import mechsolve`` stays light (``symbolic`` imports SymPy, which is why it is not in
+#: ``__all__`` either: ``from mechsolve import *`` should not pay for it).
+_LAZY_SUBMODULES = ("profiles", "symbolic")
+
+
+def __getattr__(name: str) -> ModuleType:
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        module = importlib.import_module(f"{__name__}.{name}")
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))

@@ -28,6 +28,7 @@ From it:
 
 from __future__ import annotations
 
+import math
 import pathlib
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import joints as _joints
-from .joints._end_effectors import _as_frame_parts
+from .joints._end_effectors import QUATERNION_TOLERANCE, _as_frame_parts, _unit_quaternions
 from .joints._links import chain_forward
 from .mechanism import Mechanism
 from .solver import SolveError
@@ -452,17 +453,55 @@ class SerialArm:
 
     # -- inverse kinematics ---------------------------------------------------------------------
     def _targets(self, targets) -> np.ndarray:
+        """Targets as ``(..., 7)`` rows (translation, unit quaternion), checked.
+
+        Quaternions given by hand must have norm 1 within ``1e-6`` and are then normalized;
+        matrices must have an orthonormal, right-handed rotation part (within ``1e-6``) and a
+        last row ``0 0 0 1``. Anything else is a ValueError naming ``targets``: a scaled
+        quaternion or a sheared matrix is not a pose, and solving for it would report success
+        on a goal nobody asked for.
+        """
         if isinstance(targets, Frame):
             t = np.asarray(targets.translation, dtype=float)
             q = np.asarray(targets.quaternion, dtype=float)
             shape = np.broadcast_shapes(t.shape[:-1], q.shape[:-1])
             return np.concatenate([np.broadcast_to(t, shape + (3,)),
                                    np.broadcast_to(q, shape + (4,))], axis=-1)
-        arr = np.asarray(targets, dtype=float)
+        try:
+            arr = np.asarray(targets, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError("targets must be Frames, (..., 7) arrays (translation, quaternion) "
+                            f"or (..., 4, 4) matrices, got {type(targets).__name__}") from None
+        if arr.shape == (7,):      # one target (the common case): scalar arithmetic
+            vals = arr.tolist()
+            w, x, y, z = vals[3:]
+            n = (w * w + x * x + y * y + z * z) ** 0.5
+            if abs(n - 1.0) <= QUATERNION_TOLERANCE and math.isfinite(sum(vals)):
+                out = arr.copy()
+                out[3:] /= n
+                return out
+        if arr.shape[-1:] == (7,) or arr.shape[-2:] == (4, 4):
+            if not np.isfinite(arr.sum()):      # one reduction: NaN or inf anywhere
+                raise ValueError("targets must contain only finite numbers")
         if arr.shape[-1:] == (7,):
-            return arr
+            return np.concatenate([arr[..., :3], _unit_quaternions(arr[..., 3:], "targets")],
+                                  axis=-1)
         if arr.shape[-2:] == (4, 4):
-            return np.concatenate([arr[..., :3, 3], quat_from_matrix(arr[..., :3, :3])], axis=-1)
+            R = arr[..., :3, :3]
+            gap = np.abs(np.swapaxes(R, -1, -2) @ R - np.eye(3)).max(axis=(-1, -2))
+            det = np.linalg.det(R)
+            last = np.abs(arr[..., 3, :] - [0.0, 0.0, 0.0, 1.0]).max(axis=-1)
+            bad = (gap > 1e-6) | (det <= 0.0) | (last > 1e-6)
+            if np.any(bad):
+                idx = tuple(np.argwhere(bad)[0])
+                where = f" (item {idx[0] if len(idx) == 1 else idx})" if bad.ndim else ""
+                found = (f"|R^T R - I| = {float(gap[idx]):.3g}" if gap[idx] > 1e-6 else
+                         f"determinant {float(det[idx]):.3g}" if det[idx] <= 0.0 else
+                         f"last row {arr[idx][3].tolist()}")
+                raise ValueError(f"targets: a 4x4 target must be a rigid transform (rotation "
+                                 f"part orthonormal within 1e-6 with determinant +1, last row "
+                                 f"0 0 0 1){where}, found {found}")
+            return np.concatenate([arr[..., :3, 3], quat_from_matrix(R)], axis=-1)
         raise ValueError("targets must be Frames, (..., 7) arrays (translation, quaternion) or "
                          f"(..., 4, 4) matrices, got shape {arr.shape}")
 
@@ -641,10 +680,29 @@ def ur5() -> SerialArm:
 
 # -- URDF ---------------------------------------------------------------------------------------
 def _floats(text, n, what):
-    vals = [float(x) for x in (text or "").split()]
-    if len(vals) != n:
-        raise ValueError(f"URDF: {what} must have {n} numbers, got {text!r}")
+    try:
+        vals = [float(x) for x in (text or "").split()]
+    except ValueError:
+        vals = []
+    if len(vals) != n or not np.all(np.isfinite(vals)):
+        raise ValueError(f"URDF: {what} must be {n} finite number{'s' if n > 1 else ''}, got "
+                         f"{text!r}")
     return np.array(vals)
+
+
+def _joint_link(joint: ET.Element, jname: str, tag: str, links: list[str]) -> str:
+    """The ``link`` attribute of a joint's ``<parent>`` or ``<child>`` element, checked."""
+    el = joint.find(tag)
+    if el is None:
+        raise ValueError(f"URDF: joint {jname!r} has no <{tag}> element (expected "
+                         f"<{tag} link=\"...\"/>)")
+    name = el.get("link")
+    if not name:
+        raise ValueError(f"URDF: the <{tag}> element of joint {jname!r} has no link attribute")
+    if name not in links:
+        raise ValueError(f"URDF: joint {jname!r} names {tag} link {name!r}, which is not a "
+                         "<link> of the robot")
+    return name
 
 
 def _rpy_matrix(r, p, y):
@@ -669,28 +727,37 @@ def load_urdf(source, *, tip: str | None = None, name: str | None = None) -> Ser
         root = ET.parse(pathlib.Path(source)).getroot()
     if root.tag != "robot":
         raise ValueError(f"URDF: the root element must be <robot>, got <{root.tag}>")
-    links = [ln.get("name") for ln in root.findall("link")]
+    links = []
+    for i, ln in enumerate(root.findall("link")):
+        if not ln.get("name"):
+            raise ValueError(f"URDF: <link> element {i + 1} has no name attribute")
+        links.append(ln.get("name"))
     by_child = {}
     children = {}
-    for j in root.findall("joint"):
+    for i, j in enumerate(root.findall("joint")):
         jname, jtype = j.get("name"), j.get("type")
-        parent = j.find("parent").get("link")
-        child = j.find("child").get("link")
+        if not jname:
+            raise ValueError(f"URDF: <joint> element {i + 1} has no name attribute")
+        parent, child = (_joint_link(j, jname, tag, links) for tag in ("parent", "child"))
         if jtype not in ("revolute", "continuous", "prismatic", "fixed"):
             raise ValueError(f"URDF: joint {jname!r} has type {jtype!r}; only revolute, "
                              "continuous, prismatic and fixed joints are supported")
         org = j.find("origin")
-        xyz = _floats(org.get("xyz", "0 0 0"), 3, f"origin xyz of {jname}") if org is not None \
-            else np.zeros(3)
-        rpy = _floats(org.get("rpy", "0 0 0"), 3, f"origin rpy of {jname}") if org is not None \
-            else np.zeros(3)
+        xyz = _floats(org.get("xyz", "0 0 0"), 3, f"origin xyz of joint {jname!r}") \
+            if org is not None else np.zeros(3)
+        rpy = _floats(org.get("rpy", "0 0 0"), 3, f"origin rpy of joint {jname!r}") \
+            if org is not None else np.zeros(3)
         ax = j.find("axis")
-        axis = _floats(ax.get("xyz"), 3, f"axis of {jname}") if ax is not None \
+        axis = _floats(ax.get("xyz"), 3, f"axis xyz of joint {jname!r}") if ax is not None \
             else np.array([1.0, 0.0, 0.0])
+        if jtype != "fixed" and not np.linalg.norm(axis) > 0.0:
+            raise ValueError(f"URDF: joint {jname!r} has a zero axis {ax.get('xyz')!r}")
         lim = j.find("limit")
         limits = None
         if lim is not None and jtype != "continuous" and lim.get("lower") is not None:
-            limits = (float(lim.get("lower")), float(lim.get("upper")))
+            lower, upper = (_floats(lim.get(k), 1, f"limit {k} of joint {jname!r}")[0]
+                            for k in ("lower", "upper"))
+            limits = (float(lower), float(upper))
         M = np.eye(4)
         M[:3, :3] = _rpy_matrix(*rpy)
         M[:3, 3] = xyz

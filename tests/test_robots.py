@@ -78,6 +78,42 @@ def test_urdf_errors():
     np.testing.assert_allclose(arm.forward_matrix([0.3])[:3, 3], [0.3, 0, 0], atol=1e-15)
 
 
+def urdf_one_joint(joint_body, joint_type="revolute"):
+    return ('<robot name="r"><link name="a"/><link name="b"/>'
+            f'<joint name="j1" type="{joint_type}">{joint_body}</joint></robot>')
+
+
+@pytest.mark.parametrize("body, message", [
+    ('<child link="b"/><axis xyz="0 0 1"/>',
+     r"URDF: joint 'j1' has no <parent> element \(expected <parent link=\"...\"/>\)"),
+    ('<parent link="a"/><axis xyz="0 0 1"/>', r"URDF: joint 'j1' has no <child> element"),
+    ('<parent/><child link="b"/>', r"URDF: the <parent> element of joint 'j1' has no link "
+                                   r"attribute"),
+    ('<parent link="a"/><child link="c"/>', r"URDF: joint 'j1' names child link 'c', which is "
+                                            r"not a <link> of the robot"),
+    ('<parent link="a"/><child link="b"/><axis xyz="0 1"/>',
+     r"URDF: axis xyz of joint 'j1' must be 3 finite numbers, got '0 1'"),
+    ('<parent link="a"/><child link="b"/><axis xyz="0 0 0"/>',
+     r"URDF: joint 'j1' has a zero axis '0 0 0'"),
+    ('<parent link="a"/><child link="b"/><origin xyz="0 0 x"/>',
+     r"URDF: origin xyz of joint 'j1' must be 3 finite numbers, got '0 0 x'"),
+    ('<parent link="a"/><child link="b"/><limit lower="-1"/>',
+     r"URDF: limit upper of joint 'j1' must be 1 finite number, got None"),
+])
+def test_urdf_malformed_elements_are_value_errors_naming_the_joint(body, message):
+    with pytest.raises(ValueError, match=message):
+        ms.robots.load_urdf(urdf_one_joint(body))
+
+
+def test_urdf_unnamed_elements():
+    with pytest.raises(ValueError, match=r"URDF: <joint> element 1 has no name attribute"):
+        ms.robots.load_urdf('<robot name="r"><link name="a"/><link name="b"/>'
+                            '<joint type="fixed"><parent link="a"/><child link="b"/></joint>'
+                            '</robot>')
+    with pytest.raises(ValueError, match=r"URDF: <link> element 2 has no name attribute"):
+        ms.robots.load_urdf('<robot name="r"><link name="a"/><link/></robot>')
+
+
 def test_geometric_jacobian_matches_finite_differences():
     arm = ms.robots.load_urdf(DATA / "ur5.urdf")
     q = Q_UR5
@@ -258,3 +294,56 @@ def test_unreachable_targets_fail_clearly_and_never_succeed_falsely():
         mech.solve_batch(start, params={chain: chain.params_for(T7)})
     with pytest.raises(ms.SolveError, match=r"failed for 1 of 4 targets \(items \[2\]\)"):
         arm.ik(T7, start)
+
+
+def test_hand_given_quaternions_must_be_unit():
+    """A (..., 7) target whose quaternion is scaled by 0.5 used to give success=True with the
+    tool 0.68 off the target: it is a ValueError naming the argument and the norm found."""
+    arm = ms.robots.ur5()
+    q = np.array([0.1, -1.2, 1.4, -0.3, 1.5, 0.2])
+    goal = arm.forward(q)
+    T7 = np.concatenate([goal.translation, goal.quaternion])
+    bad = T7.copy()
+    bad[3:] *= 0.5
+    message = (r"targets: the quaternion \(w, x, y, z\) must have norm 1 within 1e-06, found "
+               r"norm 0\.5")
+    with pytest.raises(ValueError, match=message):
+        arm.ik(bad, q + 0.05)
+    with pytest.raises(ValueError, match=message + r" \(item 1\)"):
+        arm.ik(np.array([T7, bad]), np.array([q, q]) + 0.05)
+    mech, chain = arm.chain_mechanism()
+    with pytest.raises(ValueError, match=r"SerialChain\.params_for targets: .*found norm 0\.5"):
+        chain.params_for(bad[None])
+    model = arm.mechanism(q, target=goal)
+    with pytest.raises(ValueError, match=r"FrameEndEffector\.params_for targets: .*norm 0\.5"):
+        model.end_effector.params_for(bad[None])
+    # within 1e-6 of unit norm: normalized, and the solves reach the (normalized) target
+    near = T7.copy()
+    near[3:] *= 1.0 + 8e-7
+    res = arm.ik(near, q + 0.05)
+    assert res.success
+    np.testing.assert_allclose(arm.forward_matrix(res.q), arm.forward_matrix(q), atol=1e-9)
+    out = mech.solve_batch(q[None] + 0.05, params={chain: chain.params_for(near[None])})
+    assert out.success.all()
+    np.testing.assert_allclose(arm.forward_matrix(out.states[0]), arm.forward_matrix(q),
+                               atol=1e-9)
+
+
+def test_matrix_targets_must_be_rigid_transforms():
+    arm = ms.robots.ur5()
+    q = np.array([0.1, -1.2, 1.4, -0.3, 1.5, 0.2])
+    M = arm.forward_matrix(q)
+    sheared = M.copy()
+    sheared[:3, :3] *= 1.1
+    with pytest.raises(ValueError, match=r"targets: a 4x4 target must be a rigid transform "
+                                         r".*, found \|R\^T R - I\| = 0\.21"):
+        arm.ik(sheared, q)
+    mirrored = M.copy()
+    mirrored[:3, 0] *= -1.0
+    with pytest.raises(ValueError, match=r"determinant \+1.*\(item 1\), found determinant -1"):
+        arm.ik(np.stack([M, mirrored]), np.stack([q, q]))
+    lifted = M.copy()
+    lifted[3, 2] = 0.5
+    with pytest.raises(ValueError, match=r"found last row \[0\.0, 0\.0, 0\.5, 1\.0\]"):
+        arm.ik(lifted, q)
+    assert arm.ik(M, q + 0.05).success

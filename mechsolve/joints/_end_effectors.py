@@ -10,29 +10,46 @@ through :func:`mechsolve.analysis.solve_batch` (``params={ee: ee.params_for(targ
 Notation used in every docstring: ``o_G, o_E`` the origins, ``g_x, g_y, g_z`` and
 ``e_x, e_y, e_z`` the axes (global), ``d = o_E - o_G``, ``R_G = [g_x g_y g_z]``, and
 ``(s, v) = sgn(w) * conj(q_G) q_E`` the relative quaternion with its scalar part made
-non-negative (``v = sin(theta/2) k`` for a relative rotation ``theta <= pi`` about ``k``,
-``k`` in goal coordinates). Equation rows (``equation_labels``):
+non-negative (``s = cos(theta/2)``, ``v = sin(theta/2) k`` for the relative rotation by
+``0 <= theta <= pi`` about the unit axis ``k``, ``k`` in goal coordinates). Equation rows
+(``equation_labels``):
 
 ======  ==========================================================  ============================
 label   value                                                       meaning
 ======  ==========================================================  ============================
 x y z   ``g_x . d``, ``g_y . d``, ``g_z . d``                        position of E in goal axes
-rx..rz  ``2 v``                                                     orientation error (about
-                                                                    goal axes, ~ rotation vector)
+rx..rz  ``theta k = 2 atan2(|v|, s) v / |v|``                       orientation error: the
+                                                                    rotation vector (radians)
+                                                                    about the goal axes
 angle   ``atan2(g_y . e_x, g_x . e_x)``                              rotation of E about g_z
 zx zy   ``2 (g_x . e_z) / (1 + g_z . e_z)``, same with ``g_y``         direction of e_z vs g_z
 ======  ==========================================================  ============================
 
-``2 v`` vanishes only when the two frames have the same orientation (no spurious roots at a
-half turn, unlike ``-y_G . e_z``-type rows); ``zx, zy`` have magnitude ``2 tan(phi/2)`` for an
-angle ``phi`` between ``e_z`` and ``g_z`` and vanish only when they coincide (not when
-opposite). Jacobians are analytic for every kind except :class:`SewAngleEndEffector` (finite
-differences); the tests check all of them against finite differences.
+The orientation rows are the rotation vector (the log map of the relative rotation), taken the
+short way (``s >= 0``). They vanish only when the two frames have the same orientation (no
+spurious roots at a half turn, unlike ``-y_G . e_z``-type rows), and their Jacobian,
+``(c I - [theta k]x / 2 + (1 - c) k k^T) R_G^T`` with ``c = (theta/2) cot(theta/2)``, is
+regular for every ``theta <= pi``: at exactly a half turn (``s = 0``) it is
+``-(pi/2) [k]x + k k^T``, so the Newton step is defined there too (for a free body it is the
+exact half turn back). ``2 v`` (``|2 v| = 2 sin(theta/2)``), which the link joints,
+:class:`~mechsolve.joints.SerialChain` and :meth:`mechsolve.robots.SerialArm.ik` use, has the
+same zero set but a singular Jacobian at a half turn: ``|v| = 1`` is its maximum, so no
+first-order step reduces it. No three-number error that vanishes only at the goal, with a
+regular Jacobian there, is continuous on the whole rotation group; these rows jump (from
+``pi k`` to ``-pi k``) where the relative rotation passes a half turn, the rotations farthest
+from the goal. ``zx, zy`` have magnitude ``2 tan(phi/2)`` for an angle ``phi``
+between ``e_z`` and ``g_z`` and vanish only when they coincide (not when opposite). Jacobians
+are analytic for every kind; the tests check all of them against finite differences.
+
+Quaternions given by hand (``(B, 7)`` target arrays for :meth:`EndEffector.params_for`, a
+4-vector orientation target) must have norm 1 within ``1e-6`` (a :class:`ValueError` names
+the argument and the norm found); they are then normalized.
 
 Kinds from Actin's table that are not position-level goals: ``spatialMomentum`` is a velocity
 goal (momentum is not the derivative of a configuration function, angular momentum is not
 integrable), and the meaning of ``sag`` is not given; neither is implemented.
-``accelerometer`` is implemented quasi-statically (see :class:`AccelerometerEndEffector`).
+``accelerometer`` is the orientation goal the guide's table gives it (placement element
+``orientation``, 3 degrees of constraint; see :class:`AccelerometerEndEffector`).
 """
 
 from __future__ import annotations
@@ -106,11 +123,31 @@ def _relative_quat(qA, qB):
     return qr[..., 0] * sgn, qr[..., 1:] * sgn[..., None]
 
 
-def _rows(rows, oA, qA, RA, oB, qB, RB):
+def _log_rows(s: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rotation vector ``theta k`` of the unit quaternion ``(s >= 0, v)`` and its Jacobian.
+
+    Returns ``phi (..., 3)`` and ``M (..., 3, 3)`` with ``d phi = M eps`` for a rotation
+    increment ``eps`` applied on the left of the quaternion (``q <- exp(eps) q``):
+    ``M = c I - [phi]x / 2 + (1 - c) k k^T``, ``c = (theta/2) cot(theta/2)`` (the inverse of
+    SO(3)'s left Jacobian). ``M`` is regular up to and including ``theta = pi``.
+    """
+    n = np.sqrt(np.sum(v * v, axis=-1))
+    pos = n > 0.0
+    safe = np.where(pos, n, 1.0)
+    f = np.where(pos, 2.0 * np.arctan2(n, s) / safe, 2.0)   # theta / |v|, 2 at theta = 0
+    c = 0.5 * f * s
+    k = v / safe[..., None]
+    M = (c[..., None, None] * _I3 - _skew(0.5 * f[..., None] * v)
+         + (1.0 - c)[..., None, None] * k[..., :, None] * k[..., None, :])
+    return f[..., None] * v, M
+
+
+def _rows(rows, oA, qA, RA, oB, qB, RB, *, log_map=False):
     """Rows of the table above for goal frame A and end-effector frame B.
 
     Returns ``phi (..., m)`` and the derivatives ``(..., m, 3)`` w.r.t. the global
-    displacement and rotation of A and of B.
+    displacement and rotation of A and of B. The orientation rows are the rotation vector
+    with ``log_map=True`` (end effectors) and ``2 v`` otherwise (link joints).
     """
     d = oB - oA
     shape = d.shape[:-1]
@@ -131,9 +168,13 @@ def _rows(rows, oA, qA, RA, oB, qB, RB):
         elif r in ("rx", "ry", "rz"):
             if M is None:
                 s, v = _relative_quat(qA, qB)
-                M = (s[..., None, None] * _I3 - _skew(v)) @ np.swapaxes(RA, -1, -2)
+                if log_map:
+                    rot, M = _log_rows(s, v)
+                else:
+                    rot, M = 2.0 * v, s[..., None, None] * _I3 - _skew(v)
+                M = M @ np.swapaxes(RA, -1, -2)
             k = "xyz".index(r[1])
-            phi[..., i] = 2.0 * v[..., k]
+            phi[..., i] = rot[..., k]
             DthB[..., i, :] = M[..., k, :]
             DthA[..., i, :] = -M[..., k, :]
         elif r == "angle":
@@ -158,23 +199,72 @@ def _rows(rows, oA, qA, RA, oB, qB, RB):
     return phi, DoA, DthA, DoB, DthB
 
 
+#: Largest accepted deviation of a hand-given quaternion's norm from 1 (as for Orientation).
+QUATERNION_TOLERANCE = 1e-6
+
+
+def _unit_quaternions(q, name: str) -> np.ndarray:
+    """Quaternions ``(..., 4)`` given by hand, checked to have unit norm and normalized.
+
+    Raises a ValueError naming ``name`` and the norm found when a norm differs from 1 by more
+    than :data:`QUATERNION_TOLERANCE` (a scaled quaternion is a different target, not the
+    same rotation: the solver would otherwise report success on a goal that was never meant).
+    """
+    q = np.asarray(q, dtype=float)
+    if q.shape == (4,):        # one quaternion: scalar arithmetic is several times faster
+        w, x, y, z = q.tolist()
+        n = (w * w + x * x + y * y + z * z) ** 0.5
+        if abs(n - 1.0) <= QUATERNION_TOLERANCE:
+            return q / n
+    norm = np.sqrt(np.einsum("...i,...i->...", q, q))
+    bad = ~(np.abs(norm - 1.0) <= QUATERNION_TOLERANCE)     # NaN counts as bad
+    if np.any(bad):
+        idx = np.argwhere(bad)[0]
+        where = f" (item {tuple(int(i) for i in idx) if len(idx) > 1 else int(idx[0])})" \
+            if norm.ndim else ""
+        raise ValueError(f"{name}: the quaternion (w, x, y, z) must have norm 1 within "
+                         f"{QUATERNION_TOLERANCE:g}, found norm {float(norm[tuple(idx)]):.6g}"
+                         f"{where}; normalize it or build the target from an Orientation")
+    return q / norm[..., None]
+
+
 def _as_frame_parts(value, name):
     """``(translation, quaternion)`` of a Frame, or of a point (identity orientation)."""
     from ..spatial import Frame, Orientation
 
     if isinstance(value, Orientation):
         q = np.asarray(value.quaternion, dtype=float)
+        if q.shape != (4,):
+            raise ValueError(f"{name} must be a single Orientation, got a stack of shape "
+                             f"{q.shape[:-1]}")
         return np.zeros(3), q
     if isinstance(value, Frame):
         return placement(value, name)
     return as_vector(value, name, 3), _IDENTITY_Q.copy()
 
 
+def _frame_target_rows(targets, name: str) -> np.ndarray:
+    """Target rows ``(B, 3)`` (points) or ``(B, 7)`` (translation, unit quaternion) checked."""
+    arr = np.asarray(targets, dtype=float)
+    if arr.ndim != 2 or arr.shape[1] not in (3, 7):
+        raise ValueError(f"{name} must be an array (B, 3) of points or (B, 7) of "
+                         f"(translation, quaternion), got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite numbers")
+    if arr.shape[1] == 7:
+        arr = arr.copy()
+        arr[:, 3:] = _unit_quaternions(arr[:, 3:], name)
+    return arr
+
+
 def _frame_text(t, q) -> str:
+    """``(x, y, z) turned A deg`` for a translation and a quaternion (any norm)."""
     pos = "(" + ", ".join(f"{x:.4g}" for x in t) + ")"
+    q = np.asarray(q, dtype=float)
     if np.allclose(q, _IDENTITY_Q):
         return pos
-    angle = 2.0 * np.degrees(np.arccos(np.clip(abs(q[0]), 0.0, 1.0)))
+    # 2 atan2(|v|, |w|) is the rotation angle for any non-zero norm (arccos(|w|) is not)
+    angle = 2.0 * np.degrees(np.arctan2(np.linalg.norm(q[1:]), abs(q[0])))
     return f"{pos} turned {angle:.3g} deg"
 
 
@@ -206,6 +296,13 @@ class EndEffector(Joint):
     def equation_labels(self):
         return getattr(type(self), "_rows_spec", None)
 
+    @property
+    def _kind(self) -> str:
+        """The class name, for messages (``GeneralSpatialEndEffector`` for its row subsets)."""
+        cls = type(self)
+        return "GeneralSpatialEndEffector" if cls.__name__.startswith(
+            "GeneralSpatialEndEffector") else cls.__name__
+
     def _target_text(self) -> str:
         return repr(self.target)
 
@@ -221,20 +318,24 @@ class EndEffector(Joint):
         """Parameter rows ``(B, p)`` for :func:`~mechsolve.analysis.solve_batch`, one per target.
 
         ``targets`` is a sequence of targets (anything :attr:`target` accepts), or for frame
-        and point kinds an array ``(B, 7)`` (translation, quaternion) or ``(B, 3)`` (points).
+        and point kinds an array ``(B, 7)`` (translation, quaternion of norm 1 within
+        ``1e-6``, then normalized) or ``(B, 3)`` (points).
         """
-        arr = None
-        if isinstance(targets, np.ndarray) and targets.ndim == 2 and hasattr(self, "_T"):
-            arr = np.asarray(targets, dtype=float)
-        if arr is not None and arr.shape[1] in (3, 7):
+        if (isinstance(targets, np.ndarray) and targets.ndim == 2 and hasattr(self, "_T")
+                and targets.shape[1] in (3, 7)):
+            arr = _frame_target_rows(targets, f"{self._kind}.params_for targets")
             out = np.repeat(self._p[None], len(arr), axis=0)
             out[:, self._T:self._T + arr.shape[1]] = arr
             return out
         saved = self._p.copy()
         rows = []
         try:
-            for t in targets:
-                self.target = t
+            for i, t in enumerate(targets):
+                try:
+                    self.target = t
+                except (TypeError, ValueError) as exc:
+                    raise type(exc)(f"{self._kind}.params_for targets, item {i}: "
+                                    f"{exc}") from None
                 rows.append(self._p.copy())
         finally:
             self._p[:] = saved
@@ -250,7 +351,7 @@ class _LinkEndEffector(EndEffector):
 
     def __init__(self, link, frame=None, target=None, *, relative_to=None, reference=None,
                  name=None, extra=()) -> None:
-        kind = type(self).__name__
+        kind = self._kind
         if isinstance(link, Body) and link.is_ground:
             raise ValueError(f"{kind}: the end-effector link must be a moving body, got ground")
         if relative_to is None:
@@ -259,8 +360,9 @@ class _LinkEndEffector(EndEffector):
                                 f"{type(link).__name__}")
             relative_to = link.mechanism.ground
         _require_spatial(self, relative_to, link)
-        pr, fr = _as_frame_parts(np.zeros(3) if reference is None else reference, "reference")
-        pe, fe = _as_frame_parts(np.zeros(3) if frame is None else frame, "frame")
+        pr, fr = _as_frame_parts(np.zeros(3) if reference is None else reference,
+                                 f"{kind} reference")
+        pe, fe = _as_frame_parts(np.zeros(3) if frame is None else frame, f"{kind} frame")
         params = np.concatenate([pr, fr, pe, fe, np.zeros(3), _IDENTITY_Q, extra])
         Joint.__init__(self, (relative_to, link), params, name=name)
         if target is not None:
@@ -289,14 +391,13 @@ class _LinkEndEffector(EndEffector):
 
     @target.setter
     def target(self, value) -> None:
-        from ..spatial import Orientation
+        from ..spatial import Frame, Orientation
 
-        if self._target_kind == "orientation" and not isinstance(value, Orientation):
-            from ..spatial import Frame
-
-            if not isinstance(value, Frame):
-                value = Orientation(as_vector(value, "target", 4))
-        t, q = _as_frame_parts(value, "target")
+        name = f"{self._kind} target"
+        if self._target_kind == "orientation" and not isinstance(value, (Orientation, Frame)):
+            t, q = np.zeros(3), _unit_quaternions(as_vector(value, name, 4), name)
+        else:
+            t, q = _as_frame_parts(value, name)
         if self._target_kind == "orientation":
             t = np.zeros(3)
         self._p[14:17] = t
@@ -322,7 +423,7 @@ class _LinkEndEffector(EndEffector):
 
     @classmethod
     def _error(cls, P, G, E):
-        return _rows(cls._rows_spec, G[0], G[1], G[2], E[0], E[1], E[2])
+        return _rows(cls._rows_spec, G[0], G[1], G[2], E[0], E[1], E[2], log_map=True)
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
@@ -347,15 +448,21 @@ class _ScalarTarget:
 
     @target.setter
     def target(self, value) -> None:
-        self._p[self._scalar] = as_float(value, "target")
+        self._p[self._scalar] = self._check_target(as_float(value, f"{self._kind} target"))
+
+    def _check_target(self, value: float | np.ndarray) -> float | np.ndarray:
+        """Hook: validate a target value (a float, or an array of them); return it."""
+        return value
 
     def _target_text(self) -> str:
         return f"{self.target:.6g}"
 
     def params_for(self, targets) -> np.ndarray:
         vals = np.asarray(targets, dtype=float).reshape(-1)
+        if not np.all(np.isfinite(vals)):
+            raise ValueError(f"{self._kind}.params_for targets must be finite numbers")
         out = np.repeat(self._p[None], len(vals), axis=0)
-        out[:, self._scalar] = vals
+        out[:, self._scalar] = self._check_target(vals)
         return out
 
 
@@ -386,9 +493,12 @@ class PointEndEffector(_LinkEndEffector):
 class FrameEndEffector(_LinkEndEffector):
     """Position and orientation of a body frame (Actin ``frameEndEffector``, 6 equations).
 
-    ``Phi = (R_G^T (o_E - o_G), 2 v)`` with ``(s, v) = sgn(w) conj(q_G) q_E``: zero exactly
-    when the end-effector frame coincides with the target frame (``|2 v| = 2 sin(theta/2)``
-    for a remaining rotation ``theta``). Target: a Frame in the reference frame.
+    ``Phi = (R_G^T (o_E - o_G), theta k)`` with ``theta k`` the rotation vector of
+    ``(s, v) = sgn(w) conj(q_G) q_E`` (``theta = 2 atan2(|v|, s)``, ``k = v / |v|``, see the
+    module notes): zero exactly when the end-effector frame coincides with the target frame;
+    the orientation rows are the remaining rotation in radians about the goal axes, taken the
+    short way, and the Newton step is defined even exactly a half turn away. Target: a Frame in
+    the reference frame.
     """
 
     actin_kind = "frameEndEffector"
@@ -399,7 +509,8 @@ class FrameEndEffector(_LinkEndEffector):
 class DirectionalFrameEndEffector(_LinkEndEffector):
     """Frame goal with the error expressed in the end-effector's own axes (6 equations).
 
-    ``Phi = (R_E^T (o_G - o_E), 2 v')`` with ``(s', v') = sgn(w) conj(q_E) q_G``: the goal seen
+    ``Phi = (R_E^T (o_G - o_E), theta k')`` with ``theta k'`` the rotation vector of
+    ``(s', v') = sgn(w) conj(q_E) q_G``: the goal seen
     from the tool (Actin ``directionalFrameEndEffector``; its documentation gives no
     formula, so mechsolve takes "directional" to mean tool-frame directions). The solution set
     is that of :class:`FrameEndEffector`; the rows differ, which matters for velocity-level
@@ -412,15 +523,18 @@ class DirectionalFrameEndEffector(_LinkEndEffector):
 
     @classmethod
     def _error(cls, P, G, E):
-        phi, DoE, DthE, DoG, DthG = _rows(cls._rows_spec, E[0], E[1], E[2], G[0], G[1], G[2])
+        phi, DoE, DthE, DoG, DthG = _rows(cls._rows_spec, E[0], E[1], E[2], G[0], G[1], G[2],
+                                          log_map=True)
         return phi, DoG, DthG, DoE, DthE
 
 
 class OrientationEndEffector(_LinkEndEffector):
     """Orientation of a body frame (Actin ``orientationEndEffector``, 3 equations).
 
-    ``Phi = 2 v`` with ``(s, v) = sgn(w) conj(q_G) q_E``. Target: an Orientation (or a Frame,
-    whose orientation is used).
+    ``Phi = theta k``, the rotation vector of ``(s, v) = sgn(w) conj(q_G) q_E`` (the rotation
+    still to go, in radians about the goal axes, the short way). Target: an Orientation, a
+    Frame (whose orientation is used) or a quaternion ``(w, x, y, z)`` of norm 1 within
+    ``1e-6`` (normalized; any other norm is a ValueError).
     """
 
     actin_kind = "orientationEndEffector"
@@ -430,12 +544,21 @@ class OrientationEndEffector(_LinkEndEffector):
 
 
 class AccelerometerEndEffector(OrientationEndEffector):
-    """Accelerometer goal, quasi-static (Actin ``accelerometerEndEffector``, 3 equations).
+    """Accelerometer goal as a full orientation (Actin ``accelerometerEndEffector``, 3).
 
-    An accelerometer at rest measures gravity in its own frame, so its goal reduces to an
-    orientation of the sensor frame: the equations are those of
-    :class:`OrientationEndEffector`. The dynamic part of the reading (the frame's
-    acceleration) needs accelerations, which a position solver does not have.
+    ``Phi = theta k``, the equations of :class:`OrientationEndEffector`: the sensor frame takes
+    the target orientation. Why three equations and not two: an accelerometer at rest
+    measures only gravity in its own frame, a direction (two numbers; the spin about gravity
+    is unobservable), so a gravity-direction goal would have two equations. But the Actin
+    guide's end-effector table (``seeds/000``) gives ``accelerometerEndEffector`` the
+    placement element ``placement.coordSysXForm.orientation`` and **3** degrees of
+    constraint, the same as ``orientationEndEffector``: in Actin the goal is a whole
+    orientation of the sensor frame, and mechsolve follows the guide. For the two-equation
+    gravity-direction goal (sensor z axis along the target z axis, spin about it free) use
+    ``GeneralSpatialEndEffector(link, frame, target, axes=("rx", "ry"))``: its rows vanish
+    exactly when the relative rotation is about the goal z axis, and their Jacobian has rank
+    2 there. The dynamic part of a reading (the frame's own acceleration) needs
+    accelerations, which a position solver does not have.
     """
 
     actin_kind = "accelerometerEndEffector"
@@ -524,7 +647,8 @@ class PointDistanceEndEffector(_ScalarTarget, _LinkEndEffector):
     """Distance of a body point from a fixed point (``pointDistance``, 1 equation).
 
     ``Phi = |o_E - c| - target`` with ``c`` the ``center`` point (reference-frame
-    coordinates). Target: the distance (Actin's ``translation.z``).
+    coordinates). Target: the distance (Actin's ``translation.z``), non-negative (a negative
+    distance is a ValueError: no pose could reach it).
     """
 
     actin_kind = "pointDistanceEndEffector"
@@ -535,7 +659,7 @@ class PointDistanceEndEffector(_ScalarTarget, _LinkEndEffector):
                  relative_to=None, reference=None, name=None) -> None:
         super().__init__(link, frame, None, relative_to=relative_to, reference=reference,
                          name=name, extra=[0.0])
-        self._p[14:17] = as_vector(center, "center", 3)
+        self.center = center
         self.target = target
 
     @property
@@ -545,7 +669,14 @@ class PointDistanceEndEffector(_ScalarTarget, _LinkEndEffector):
 
     @center.setter
     def center(self, value) -> None:
-        self._p[14:17] = as_vector(value, "center", 3)
+        self._p[14:17] = as_vector(value, f"{self._kind} center", 3)
+
+    def _check_target(self, value: float | np.ndarray) -> float | np.ndarray:
+        bad = np.asarray(value) < 0.0
+        if np.any(bad):
+            raise ValueError(f"{self._kind} target is a distance and must be non-negative, "
+                             f"got {float(np.asarray(value)[bad].flat[0]):g}")
+        return value
 
     @classmethod
     def _error(cls, P, G, E):
@@ -612,7 +743,7 @@ class FreeSpinInZEndEffector(_LinkEndEffector):
 class SlidingEndEffector(_LinkEndEffector):
     """Orientation fixed, sliding along the target x axis (``slidingEndEffector``, 5).
 
-    ``Phi = (g_y . d, g_z . d, 2 v)``: the end-effector origin stays on the line through
+    ``Phi = (g_y . d, g_z . d, theta k)``: the end-effector origin stays on the line through
     ``o_G`` along ``g_x`` and the frames have the same orientation.
     """
 
@@ -666,8 +797,9 @@ class GeneralSpatialEndEffector(_LinkEndEffector):
     """Any subset of a frame goal's six rows (``generalSpatialEndEffector``, 1 to 6).
 
     The rows are those of :class:`FrameEndEffector` (``x, y, z`` position in goal axes,
-    ``rx, ry, rz`` = ``2 v``), active where ``mask`` is true (6 booleans in that order) or
-    named in ``axes``.
+    ``rx, ry, rz`` = the rotation vector ``theta k``), active where ``mask`` is true
+    (6 booleans in that order) or named in ``axes``. ``axes=("rx", "ry")`` is a direction
+    goal: zero exactly when ``e_z = g_z``, spin about ``g_z`` free.
     """
 
     actin_kind = "generalSpatialEndEffector"
@@ -764,28 +896,42 @@ class CenterOfMassEndEffector(EndEffector):
                  reference=None, name=None) -> None:
         from ..spatial import MassProperties
 
-        kind = type(self).__name__
+        kind = self._kind
         items = list(bodies)
         if not items:
             raise ValueError(f"{kind}: give at least one body")
+        mass_list = None if masses is None else list(masses)
+        if mass_list is not None and len(mass_list) != len(items):
+            raise ValueError(f"{kind}: masses must have one entry per body ({len(items)} "
+                             f"bodies; None for a body given as a (body, MassProperties) "
+                             f"pair), got {len(mass_list)}")
         pairs = []
         for i, it in enumerate(items):
             if isinstance(it, tuple):
+                if len(it) != 2:
+                    raise ValueError(f"{kind}: body {i} must be a body or a (body, "
+                                     f"MassProperties) pair, got a tuple of {len(it)} items")
                 body, mp = it
+                if mass_list is not None and mass_list[i] is not None:
+                    raise ValueError(f"{kind}: body {getattr(body, 'name', i)!r} has mass "
+                                     "properties both in its pair and in masses=")
             else:
-                body, mp = it, None if masses is None else list(masses)[i]
+                body, mp = it, None if mass_list is None else mass_list[i]
             if mp is None:
                 raise ValueError(f"{kind}: body {getattr(body, 'name', i)!r} has no mass "
                                  "properties; pass (body, MassProperties) pairs or masses=")
             if not isinstance(mp, MassProperties):
-                mp = MassProperties.from_point_mass(as_float(mp, "mass", positive=True))
+                mp = MassProperties.from_point_mass(
+                    as_float(mp, f"{kind} mass of body {getattr(body, 'name', i)!r}",
+                             positive=True))
             pairs.append((body, mp))
         total = sum(mp.mass for _, mp in pairs)
         if not total > 0.0:
             raise ValueError(f"{kind}: the total mass must be positive, got {total}")
         ref = relative_to if relative_to is not None else pairs[0][0].mechanism.ground
         _require_spatial(self, ref, *[b for b, _ in pairs])
-        pr, fr = _as_frame_parts(np.zeros(3) if reference is None else reference, "reference")
+        pr, fr = _as_frame_parts(np.zeros(3) if reference is None else reference,
+                                 f"{kind} reference")
         mass = [np.concatenate([[mp.mass], mp.center_of_mass]) for _, mp in pairs]
         params = np.concatenate([pr, fr, np.zeros(3), _IDENTITY_Q, *mass])
         Joint.__init__(self, (ref, *[b for b, _ in pairs]), params, name=name)
@@ -799,7 +945,7 @@ class CenterOfMassEndEffector(EndEffector):
 
     @target.setter
     def target(self, value) -> None:
-        t, q = _as_frame_parts(value, "target")
+        t, q = _as_frame_parts(value, f"{self._kind} target")
         self._p[7:10] = t
         self._p[10:14] = q
 
@@ -847,7 +993,14 @@ class CenterOfMassEndEffector(EndEffector):
         return cls._evaluate(P, X0, *Xs)[0]
 
     def params_for(self, targets) -> np.ndarray:
-        arr = np.asarray(targets, dtype=float)
+        """Parameter rows ``(B, p)``: targets ``(B, 3)`` (points) or ``(B, 7)`` (translation,
+        unit quaternion) as for the other end effectors, or a sequence of targets."""
+        if isinstance(targets, np.ndarray):
+            arr = _frame_target_rows(targets, f"{self._kind}.params_for targets")
+        else:
+            rows = [np.concatenate(_as_frame_parts(t, f"{self._kind} target"))
+                    for t in targets]
+            arr = np.array(rows).reshape(len(rows), 7)
         out = np.repeat(self._p[None], len(arr), axis=0)
         out[:, 7:7 + arr.shape[1]] = arr
         return out
@@ -867,22 +1020,50 @@ class ProjectedCenterOfMassEndEffector(CenterOfMassEndEffector):
 
 
 # -- arm angle ----------------------------------------------------------------------------------
-def _wrap(a):
-    return np.remainder(a + np.pi, 2 * np.pi) - np.pi
-
-
 class SewAngleEndEffector(EndEffector):
     """Shoulder-elbow-wrist plane angle of an arm (Actin ``sewAngleEndEffector``, 1).
 
     With shoulder, elbow and wrist points ``S, E, W`` (one point on each of three bodies),
-    ``w = (W - S) / |W - S|``, the reference direction ``r0`` (``reference``, in the
+    ``D = W - S``, ``w = D / |D|``, the reference direction ``r0`` (``reference``, in the
     shoulder body's coordinates, default its z axis) made perpendicular to ``w``:
     ``r = r0 - (r0 . w) w``, and the elbow offset ``e = (E - S) - ((E - S) . w) w``,
-    the arm angle is ``psi = atan2(w . (r x e), r . e)`` (the rotation of the arm plane about
-    the shoulder-wrist line, measured from the plane containing ``r0``) and
-    ``Phi = wrap(psi - target)``. It fixes the self-motion of a 7-joint arm. Undefined when
-    ``r0`` is parallel to ``w`` or the elbow lies on the shoulder-wrist line. Jacobian by
-    finite differences.
+    the arm angle ``psi`` is the rotation of the arm plane about the shoulder-wrist line,
+    measured from the plane containing ``r0``: ``psi = atan2(Y, X)`` with
+    ``X = r . e`` and ``Y = w . (r x e) = w . (r0 x (E - S))``. The equation is the signed
+    angle from the target ``t`` to ``psi``,
+
+    ``Phi = atan2(Y cos t - X sin t, X cos t + Y sin t)``,
+
+    that is ``psi - t`` reduced to ``(-pi, pi]`` (the atan2 of ``(X, Y)`` turned by ``-t``, so
+    there is no separate branch cut of ``psi``). It vanishes exactly when ``psi = t`` (mod
+    ``2 pi``), has slope 1 in ``psi`` everywhere and is analytic everywhere except at the
+    antipode ``psi = t + pi``, where it jumps from ``pi`` to ``-pi``. That jump cannot be
+    avoided: a continuous function of the angle that vanishes only at ``t`` with a non-zero
+    slope there would have to change sign once round the circle, so it would vanish a second
+    time (a false root, as ``sin(psi - t)`` has at ``t + pi``). The jump is therefore put as
+    far from the solution as it can be, and the slope is kept at 1 so that a Newton step from
+    anywhere is the angle still to go (``2 sin((psi - t) / 2)`` has the same jump, with height
+    4, and a slope that vanishes at the antipode, where its Newton steps blow up). Near the
+    antipode a finite-difference Jacobian straddles the jump; the analytic one does not.
+
+    The Jacobian is analytic: ``d psi = (X dY - Y dX) / (X^2 + Y^2)`` with, for ``P = I - w
+    w^T`` and ``c = E - S``, ``dY = (P (r0 x c) / |D|) . dD + (c x w) . dr0 + (w x r0) .
+    dc`` and ``dX = -(P ((c . w) r0 + (r0 . w) c) / |D|) . dD + e . dr0 + r . dc``, where
+    ``dD = dW - dS``, ``dc = dE - dS`` and ``dr0 = dphi_S x r0``. It fixes the self-motion of a
+    7-joint arm. Undefined when ``r0`` is parallel to ``w`` or the elbow lies on the
+    shoulder-wrist line (``X = Y = 0``).
+
+    Parameters
+    ----------
+    shoulder, elbow, wrist : SpatialBody
+        The bodies carrying ``S``, ``E`` and ``W`` (the shoulder may be ground).
+    target : float
+        The arm angle in radians.
+    points : sequence of three array_like (3,), optional
+        ``S, E, W`` in their bodies' coordinates (default: the body origins).
+    reference : array_like (3,), optional
+        ``r0`` in the shoulder body's coordinates (default ``(0, 0, 1)``).
+    name : str, optional
     """
 
     actin_kind = "sewAngleEndEffector"
@@ -891,14 +1072,25 @@ class SewAngleEndEffector(EndEffector):
 
     def __init__(self, shoulder, elbow, wrist, target=0.0, *, points=None, reference=None,
                  name=None) -> None:
+        kind = self._kind
         _require_spatial(self, shoulder, elbow, wrist)
-        pts = [np.zeros(3)] * 3 if points is None else [as_vector(p, "point", 3)
-                                                         for p in points]
-        if len(pts) != 3:
-            raise ValueError("points must be three points (shoulder, elbow, wrist)")
-        r0 = as_vector((0.0, 0.0, 1.0) if reference is None else reference, "reference", 3)
+        if points is None:
+            pts = [np.zeros(3)] * 3
+        else:
+            pts = list(points)
+            if len(pts) != 3:
+                raise ValueError(f"{kind}: points must be three points (shoulder, elbow, "
+                                 f"wrist), got {len(pts)}")
+            pts = [as_vector(p, f"{kind} {which} point", 3)
+                   for p, which in zip(pts, ("shoulder", "elbow", "wrist"))]
+        r0 = as_vector((0.0, 0.0, 1.0) if reference is None else reference,
+                       f"{kind} reference", 3)
+        if not np.linalg.norm(r0) > 0.0:
+            raise ValueError(f"{kind} reference must be a non-zero direction, got "
+                             f"{r0.tolist()}")
         Joint.__init__(self, (shoulder, elbow, wrist),
-                       np.concatenate([*pts, r0, [as_float(target, "target")]]), name=name)
+                       np.concatenate([*pts, r0, [as_float(target, f"{kind} target")]]),
+                       name=name)
 
     @property
     def target(self) -> float:
@@ -906,7 +1098,7 @@ class SewAngleEndEffector(EndEffector):
 
     @target.setter
     def target(self, value) -> None:
-        self._p[12] = as_float(value, "target")
+        self._p[12] = as_float(value, f"{self._kind} target")
 
     def _target_text(self) -> str:
         return f"{self.target:.6g} rad"
@@ -917,30 +1109,69 @@ class SewAngleEndEffector(EndEffector):
                 f"(target {self._target_text()})")
 
     def angle(self) -> float:
-        """The current arm angle ``psi`` (radians)."""
+        """The current arm angle ``psi`` (radians, in ``(-pi, pi]``)."""
         P = self._p[None].copy()
         P[:, 12] = 0.0
         return float(self._phi(P, *[b.pose[None] for b in self._bodies])[0, 0])
 
     def params_for(self, targets) -> np.ndarray:
         vals = np.asarray(targets, dtype=float).reshape(-1)
+        if not np.all(np.isfinite(vals)):
+            raise ValueError(f"{self._kind}.params_for targets must be finite numbers")
         out = np.repeat(self._p[None], len(vals), axis=0)
         out[:, 12] = vals
         return out
 
+    @staticmethod
+    def _points(P: np.ndarray, XS: np.ndarray, XE: np.ndarray, XW: np.ndarray) -> tuple:
+        aS = quat_rotate(XS[..., 3:], P[..., 0:3])
+        aE = quat_rotate(XE[..., 3:], P[..., 3:6])
+        aW = quat_rotate(XW[..., 3:], P[..., 6:9])
+        r0 = quat_rotate(XS[..., 3:], P[..., 9:12])
+        return XS[..., :3] + aS, XE[..., :3] + aE, XW[..., :3] + aW, r0, aS, aE, aW
+
+    @staticmethod
+    def _error(X: np.ndarray, Y: np.ndarray, t: np.ndarray) -> np.ndarray:
+        ct, st = np.cos(t), np.sin(t)
+        return np.arctan2(Y * ct - X * st, X * ct + Y * st)[..., None]
+
     @classmethod
     def _phi(cls, P, XS, XE, XW):
-        S = XS[..., :3] + quat_rotate(XS[..., 3:], P[..., 0:3])
-        E = XE[..., :3] + quat_rotate(XE[..., 3:], P[..., 3:6])
-        W = XW[..., :3] + quat_rotate(XW[..., 3:], P[..., 6:9])
-        r0 = quat_rotate(XS[..., 3:], P[..., 9:12])
-        w = W - S
-        w = w / np.linalg.norm(w, axis=-1, keepdims=True)
-        r = r0 - np.sum(r0 * w, axis=-1, keepdims=True) * w
-        e = E - S
-        e = e - np.sum(e * w, axis=-1, keepdims=True) * w
-        psi = np.arctan2(np.sum(w * cross(r, e), axis=-1), np.sum(r * e, axis=-1))
-        return _wrap(psi - P[..., 12])[..., None]
+        S, E, W, r0, *_ = cls._points(P, XS, XE, XW)
+        D = W - S
+        w = D / np.linalg.norm(D, axis=-1, keepdims=True)
+        c = E - S
+        X = np.sum(r0 * c, axis=-1) - np.sum(r0 * w, axis=-1) * np.sum(c * w, axis=-1)
+        Y = np.sum(w * cross(r0, c), axis=-1)
+        return cls._error(X, Y, P[..., 12])
+
+    @classmethod
+    def _evaluate(cls, P, XS, XE, XW):
+        S, E, W, r0, aS, aE, aW = cls._points(P, XS, XE, XW)
+        D = W - S
+        L = np.linalg.norm(D, axis=-1, keepdims=True)
+        w = D / L
+        c = E - S
+        cw = np.sum(c * w, axis=-1, keepdims=True)
+        rw = np.sum(r0 * w, axis=-1, keepdims=True)
+        r = r0 - rw * w
+        e = c - cw * w
+        r0xc = cross(r0, c)
+        X = np.sum(r * e, axis=-1, keepdims=True)
+        Y = np.sum(w * r0xc, axis=-1, keepdims=True)
+
+        def project(a):   # P a / |D|: the derivative of w along dD
+            return (a - np.sum(a * w, axis=-1, keepdims=True) * w) / L
+
+        h = X * X + Y * Y
+        g_D = (X * project(r0xc) + Y * project(cw * r0 + rw * c)) / h
+        g_c = (X * cross(w, r0) - Y * r) / h
+        g_r0 = (X * cross(c, w) - Y * e) / h
+        zero = np.zeros(g_D.shape[:-1] + (1, 3))
+        blocks = [_lift(-(g_D + g_c)[..., None, :], cross(r0, g_r0)[..., None, :], aS),
+                  _lift(g_c[..., None, :], zero, aE),
+                  _lift(g_D[..., None, :], zero, aW)]
+        return cls._error(X[..., 0], Y[..., 0], P[..., 12]), blocks
 
 
 # -- joint-space goals --------------------------------------------------------------------------
@@ -1011,8 +1242,8 @@ class CoordinatedJointEndEffector(_CoordinateEndEffector):
 
     @target.setter
     def target(self, value) -> None:
-        self._p[:] = as_vector(np.atleast_1d(np.asarray(value, dtype=float)), "target",
-                               self.n_equations)
+        self._p[:] = as_vector(np.atleast_1d(np.asarray(value, dtype=float)),
+                               f"{self._kind} target", self.n_equations)
 
     def _target_text(self) -> str:
         return "(" + ", ".join(f"{x:.4g}" for x in self._p) + ")"
@@ -1060,10 +1291,11 @@ class OneDofGripperEndEffector(_CoordinateEndEffector):
                  name=None) -> None:
         self._refs = _coordinate_refs([master, *slaves], type(self).__name__)
         ns = len(self._refs) - 1
-        k = np.ones(ns) if ratios is None else as_vector(ratios, "ratios", ns)
-        c = np.zeros(ns) if offsets is None else as_vector(offsets, "offsets", ns)
+        kind = self._kind
+        k = np.ones(ns) if ratios is None else as_vector(ratios, f"{kind} ratios", ns)
+        c = np.zeros(ns) if offsets is None else as_vector(offsets, f"{kind} offsets", ns)
         self.n_equations = ns + 1
-        Joint.__init__(self, (), np.concatenate([[as_float(target, "target")], k, c]),
+        Joint.__init__(self, (), np.concatenate([[as_float(target, f"{kind} target")], k, c]),
                        name=name)
 
     @property
@@ -1072,7 +1304,7 @@ class OneDofGripperEndEffector(_CoordinateEndEffector):
 
     @target.setter
     def target(self, value) -> None:
-        self._p[0] = as_float(value, "target")
+        self._p[0] = as_float(value, f"{self._kind} target")
 
     def _target_text(self) -> str:
         return f"{self.target:.6g}"

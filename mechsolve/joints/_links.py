@@ -27,7 +27,15 @@ import numpy as np
 from .._validation import as_direction, as_float
 from ..body import Body
 from ..spatial._quat import cross, quat_log, quat_multiply, quat_rotate, quat_to_matrix
-from ._end_effectors import _IDENTITY_Q, _as_frame_parts, _compose, _frame_on, _lift, _rows
+from ._end_effectors import (
+    _IDENTITY_Q,
+    _as_frame_parts,
+    _compose,
+    _frame_on,
+    _frame_target_rows,
+    _lift,
+    _rows,
+)
 from ._spatial import _require_spatial
 from .base import Joint
 
@@ -433,16 +441,21 @@ class SerialChain(Joint):
 
     @target.setter
     def target(self, value) -> None:
-        t, q = _as_frame_parts(value, "target")
+        t, q = _as_frame_parts(value, "SerialChain target")
         self._p[-7:-4] = t
         self._p[-4:] = q
 
     def params_for(self, targets) -> np.ndarray:
-        """Parameter rows ``(B, p)`` for targets ``(B, 7)`` (translation, quaternion) or Frames."""
+        """Parameter rows ``(B, p)`` for targets ``(B, 7)`` (translation, quaternion) or Frames.
+
+        Quaternions in a ``(B, 7)`` array must have norm 1 within ``1e-6`` (a ValueError names
+        the norm found otherwise) and are normalized.
+        """
         if isinstance(targets, np.ndarray) and targets.ndim == 2 and targets.shape[1] == 7:
-            arr = targets
+            arr = _frame_target_rows(targets, "SerialChain.params_for targets")
         else:
-            arr = np.array([np.concatenate(_as_frame_parts(t, "target")) for t in targets])
+            arr = np.array([np.concatenate(_as_frame_parts(t, "SerialChain target"))
+                            for t in targets]).reshape(-1, 7)
         out = np.repeat(self._p[None], len(arr), axis=0)
         out[:, -7:] = arr
         return out
