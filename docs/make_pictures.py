@@ -1,6 +1,7 @@
 """Make the pictures in docs/ with mechsolve.plot.
 
-Run: python docs/make_pictures.py   (writes docs/*.png and docs/fourbar.gif)
+Run: python docs/make_pictures.py   (writes docs/*.png and docs/fourbar.gif; stewart.png and
+ur5.png are spatial mechanisms, drawn in 3D)
 """
 
 import pathlib
@@ -22,9 +23,9 @@ from mechsolve import plot as msplot  # noqa: E402
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def save(fig, name: str) -> None:
+def save(fig, name: str, **options) -> None:
     path = HERE / name
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, dpi=90, **options)
     plt.close(fig)
     print(f"wrote {path}")
 
@@ -89,6 +90,50 @@ def failed_solve() -> None:
     save(fig, "failed_solve.png")
 
 
+def stewart() -> None:
+    model = ms.models_spatial.stewart()
+    mech = model.mechanism
+    motion = mech.sweep(model.driver, model.values)
+    platform = model.output
+    fig = plt.figure(figsize=(11, 5.2))
+    for k, i in enumerate((0, len(motion) - 1)):
+        ax = fig.add_subplot(1, 2, k + 1, projection="3d")
+        msplot.draw(mech, ax, state=motion.states[i], motion=motion,
+                    trace=[(platform, (0.0, 0.0, 0.0))], frames=k == 1, view=(22, -60))
+        what = "assembled level" if k == 0 else "leg1 lengthened by 0.4: the platform tilts"
+        ax.set_title(f"Stewart–Gough platform, {what}", fontsize=10)
+    fig.text(0.5, 0.02, "Six legs (orange: driven distances) between a base hexagon and a "
+             "platform hexagon; red: the path of the platform centre as leg1 grows.",
+             ha="center", fontsize=9)
+    fig.subplots_adjust(left=0.0, right=1.0, bottom=0.06, top=0.93, wspace=0.0)
+    save(fig, "stewart.png")
+
+
+def ur5() -> None:
+    arm = ms.robots.ur5()
+    q = np.array([0.4, -1.1, 1.5, -1.9, -1.57, 0.3])
+    fig = plt.figure(figsize=(11, 5.2))
+    left = fig.add_subplot(1, 2, 1, projection="3d")
+    model = arm.mechanism(q, target=arm.forward(q))
+    msplot.draw(model.mechanism, left, frames=True, view=(25, -55))
+    left.set_title("UR5 as a multibody model (robots.ur5().mechanism(q)),\nlink frames shown, "
+                   "the tool target marked x", fontsize=10)
+    # Drive every joint value; sweep the shoulder (joint2) and trace the tool point.
+    model = arm.mechanism(q)
+    mech = model.mechanism
+    drives = [mech.add(joints.CoordinateDriver(j, v, name=f"q{k + 1}"))
+              for k, (j, v) in enumerate(zip(model.joints, q))]
+    motion = mech.sweep(drives[1], np.linspace(-1.1, -0.2, 46))
+    tool = (model.links[-1], model.tool.translation)
+    right = fig.add_subplot(1, 2, 2, projection="3d")
+    msplot.draw(mech, right, state=motion.states[30], motion=motion, trace=[tool],
+                drivers=False, view=(25, -55))
+    right.set_title("Sweeping joint2 (the shoulder) with the others held:\nthe path of the tool "
+                    "point", fontsize=10)
+    fig.subplots_adjust(left=0.0, right=1.0, bottom=0.02, top=0.9, wspace=0.0)
+    save(fig, "ur5.png")
+
+
 def fourbar_gif() -> None:
     model = ms.models.fourbar()
     mech = model.mechanism
@@ -103,6 +148,6 @@ def fourbar_gif() -> None:
 
 if __name__ == "__main__":
     np.set_printoptions(precision=4)
-    for make in (fourbar, slider_crank, watt_sixbar, failed_solve, fourbar_gif):
+    for make in (fourbar, slider_crank, watt_sixbar, failed_solve, stewart, ur5, fourbar_gif):
         make()
     sys.exit(0)

@@ -4,7 +4,8 @@
 driver value, output pose, residual and iterations, and the time taken, and writes an animation
 of the motion (``NAME.gif`` in the current directory, or ``--output PATH``; ``--no-animation``
 skips it); ``--plot PATH`` also writes a still picture. ``mechsolve demo --list`` lists the
-demos.
+demos: the planar ones of :mod:`mechsolve.models` and the spatial ones of
+:mod:`mechsolve.models_spatial` (drawn in 3D).
 """
 
 from __future__ import annotations
@@ -19,7 +20,16 @@ import numpy as np
 
 from . import __version__
 from .models import DEMOS
+from .models_spatial import SPATIAL_DEMOS
 from .solver import SolveError
+
+#: Every demo: the planar ones, then the spatial ones.
+ALL_DEMOS = {**DEMOS, **SPATIAL_DEMOS}
+
+#: Camera (elevation, azimuth) in degrees for the spatial demos' pictures; others take
+#: matplotlib's default view.
+VIEWS = {"spherical-fourbar": (25.0, -110.0), "slider-crank-3d": (22.0, -70.0),
+         "rssr": (22.0, -75.0), "stewart": (22.0, -60.0)}
 
 
 def _progress_printer(stream, label: str, unit: str = "poses"):
@@ -40,16 +50,20 @@ def _progress_printer(stream, label: str, unit: str = "poses"):
 
 def _demo(args) -> int:
     if args.list or args.name is None:
-        print("built-in demos:")
-        for name, build in DEMOS.items():
-            doc = (build.__doc__ or "").strip().splitlines()[0].replace("``", "")
-            print(f"  {name:<14} {doc}")
+        for title, demos in (("planar demos:", DEMOS), ("spatial demos (drawn in 3D):",
+                                                        SPATIAL_DEMOS)):
+            print(title)
+            for name, build in demos.items():
+                # the first sentence of the builder's docstring
+                doc = " ".join((build.__doc__ or "").strip().split("\n\n")[0].split())
+                doc = doc.replace("``", "").split(". ")[0]
+                print(f"  {name:<18} {doc}")
         return 0
-    if args.name not in DEMOS:
-        print(f"mechsolve: unknown demo {args.name!r}; choose from {', '.join(DEMOS)}",
+    if args.name not in ALL_DEMOS:
+        print(f"mechsolve: unknown demo {args.name!r}; choose from {', '.join(ALL_DEMOS)}",
               file=sys.stderr)
         return 2
-    model = DEMOS[args.name]()
+    model = ALL_DEMOS[args.name]()
     mech = model.mechanism
     print(f"{args.name}: {model.description}")
     print(mech.dof())
@@ -63,19 +77,31 @@ def _demo(args) -> int:
         return 1
     elapsed = time.perf_counter() - t0
     out = model.output
-    unit = "deg" if model.driver.__class__.__name__ in ("Driver", "AngleDriver") else ""
+    from .plot import _driver_unit
+
+    unit = "deg" if _driver_unit(model.driver) == "angle" else ""
+    spatial = mech.dim == 3
     print()
-    header = (f"{'driver':>10} {unit:<3} {out.name + ' x':>12} {out.name + ' y':>12} "
-              f"{out.name + ' angle':>14} {'residual':>10} {'iters':>5}")
+    # Planar: x, y and angle of the output body; spatial: x, y, z and its rotation angle
+    # (from the identity, 2 acos|w| of its quaternion).
+    coords = ("x", "y", "z", "turn") if spatial else ("x", "y", "angle")
+    header = (f"{'driver':>10} {unit:<3} "
+              + " ".join(f"{out.name + ' ' + c:>{14 if c in ('angle', 'turn') else 12}}"
+                         for c in coords)
+              + f" {'residual':>10} {'iters':>5}")
     print(header)
     print("-" * len(header))
     poses = motion.pose(out)
+    if spatial:
+        turn = 2.0 * np.arccos(np.clip(np.abs(poses[:, 3]), 0.0, 1.0))
+        poses = np.column_stack([poses[:, :3], turn])
     rows = np.unique(np.linspace(0, len(motion) - 1, args.rows).round().astype(int))
     for i in rows:
         v = np.degrees(motion.values[i]) if unit else motion.values[i]
-        x, y, a = poses[i]
-        print(f"{v:>10.3f} {'':<3} {x:>12.6f} {y:>12.6f} {np.degrees(a):>14.6f} "
-              f"{motion.residuals[i]:>10.1e} {motion.iterations[i]:>5d}")
+        *xyz, a = poses[i]
+        print(f"{v:>10.3f} {'':<3} " + " ".join(f"{c:>12.6f}" for c in xyz)
+              + f" {np.degrees(a):>14.6f} {motion.residuals[i]:>10.1e} "
+              f"{motion.iterations[i]:>5d}")
     print()
     print(f"{len(motion)} poses solved in {elapsed * 1e3:.1f} ms "
           f"({elapsed / len(motion) * 1e6:.0f} us per pose), largest residual "
@@ -103,14 +129,27 @@ def _still(args, model, motion) -> int:
     from . import plot
 
     path = pathlib.Path(args.plot)
-    fig, ax = plt.subplots(figsize=(8.0, 6.0))
+    spatial = model.mechanism.dim == 3
+    if spatial:
+        fig = plt.figure(figsize=(8.0, 8.0))
+        ax = fig.add_subplot(projection="3d")
+    else:
+        fig, ax = plt.subplots(figsize=(8.0, 6.0))
     try:
         plot.draw(model.mechanism, ax, state=motion.states[len(motion) // 8], motion=motion,
-                  trace=model.trace)
-        x0, x1, y0, y1 = plot.get_drawing(ax).limits  # a figure shaped like the drawing
-        fig.set_size_inches(8.0, 0.9 + 7.4 * float(np.clip((y1 - y0) / (x1 - x0), 0.3, 1.2)))
-        ax.set_title(textwrap.fill(model.description, 90), fontsize=10)
-        fig.tight_layout()
+                  trace=model.trace, view=VIEWS.get(args.name) if spatial else None)
+        title = textwrap.fill(model.description, 90)
+        if spatial:
+            from ._plot3d import fit_figure
+
+            fit_figure(ax, 8.0, margin=0.16)  # a figure shaped like the drawing as seen
+            fig.text(0.5, 0.985, title, ha="center", va="top", fontsize=10)
+        else:
+            x0, x1, y0, y1 = plot.get_drawing(ax).limits  # a figure shaped like the drawing
+            fig.set_size_inches(8.0, 0.9 + 7.4 * float(np.clip((y1 - y0) / (x1 - x0), 0.3,
+                                                                1.2)))
+            ax.set_title(title, fontsize=10)
+            fig.tight_layout()
         fig.savefig(path, dpi=args.dpi * 1.25)
     except (OSError, ValueError) as exc:
         print(f"mechsolve: {exc}", file=sys.stderr)
@@ -129,7 +168,9 @@ def _animation(args, model, motion, show_progress: bool) -> int:
 
     path = pathlib.Path(args.output if args.output is not None else f"{args.name}.gif")
     t0 = time.perf_counter()
-    anim = plot.animate(model.mechanism, motion, trace=model.trace, frames=args.frames)
+    view = VIEWS.get(args.name) if model.mechanism.dim == 3 else None
+    anim = plot.animate(model.mechanism, motion, trace=model.trace, frames=args.frames,
+                        view=view)
     n = len(anim.indices)
     progress = _progress_printer(sys.stderr, f"rendering {path}", "frames") \
         if show_progress else None
@@ -150,7 +191,8 @@ def _animation(args, model, motion, show_progress: bool) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mechsolve",
-        description="Kinematics of mechanisms: solve, sweep and report planar linkages.")
+        description="Kinematics of mechanisms: solve, sweep, report and animate planar and "
+                    "spatial linkages.")
     parser.add_argument("--version", action="version", version=f"mechsolve {__version__}")
     sub = parser.add_subparsers(dest="command")
     demo = sub.add_parser("demo", help="solve a built-in mechanism over its driver range",

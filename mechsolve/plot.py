@@ -1,4 +1,4 @@
-"""Drawing and animation of planar mechanisms with matplotlib.
+"""Drawing and animation of planar and spatial mechanisms with matplotlib.
 
 ``draw(mech)`` draws a mechanism at its current pose: every body as the polyline or polygon
 through its joint points (or as a shape you attach with :func:`set_shape`), pins as small
@@ -12,9 +12,14 @@ satisfied in red and labels them with their residuals.
 writes a GIF with Pillow (``.mp4`` needs ffmpeg). ``plot_motion(motion, body, "angle")`` plots a
 body coordinate or a point path against the driver value.
 
-matplotlib is imported on first use, so ``import mechsolve`` stays light. Spatial mechanisms
-(``Mechanism(dim=3)``) are not drawn yet: ``draw`` and ``animate`` raise ``NotImplementedError``
-for them (``plot_motion`` plots spatial point paths).
+Spatial mechanisms (``Mechanism(dim=3)``) are drawn by the same ``draw`` and ``animate`` in a
+3D Axes (mplot3d, made for you when ``ax`` is not given; see :mod:`mechsolve._plot3d`): bodies
+through their joint origins in global coordinates, joint origins as small circles, ground
+points as dark triangles, rods as lines, revolute axes as short segments, drivers with their
+names, equal axis scaling, optional body-frame triads (``frames=True``) and the same failed-solve
+highlight. ``plot_motion`` plots spatial point paths.
+
+matplotlib is imported on first use, so ``import mechsolve`` stays light.
 
 Examples
 --------
@@ -50,6 +55,8 @@ BODY_COLORS = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf", "#bcbd22",
 GROUND_COLOR = "#444444"
 DRIVER_COLOR = "#ff7f0e"
 HIGHLIGHT_COLOR = "#d62728"
+#: Colours of a body frame's x, y and z axes (``frames=True``).
+TRIAD_COLORS = ("#e41a1c", "#4daf4a", "#377eb8")
 TRACE_COLORS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd")
 
 # File suffixes that need ffmpeg, and those Pillow writes.
@@ -80,13 +87,15 @@ def _check_body(body) -> Body:
     return body
 
 
-def _as_points(points, name: str = "points") -> np.ndarray:
+def _as_points(points, name: str = "points", dim: int = 2) -> np.ndarray:
     try:
         pts = np.array(points, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be an array of (x, y) points, got {points!r}") from None
-    if pts.ndim != 2 or pts.shape[1] != 2 or len(pts) == 0:
-        raise ValueError(f"{name} must have shape (k, 2) with k >= 1, got shape {pts.shape}")
+        what = "(x, y)" if dim == 2 else "(x, y, z)"
+        raise TypeError(f"{name} must be an array of {what} points, got {points!r}") from None
+    if pts.ndim != 2 or pts.shape[1] != dim or len(pts) == 0:
+        raise ValueError(f"{name} must have shape (k, {dim}) with k >= 1, got shape "
+                         f"{pts.shape}")
     if not np.all(np.isfinite(pts)):
         raise ValueError(f"{name} must be finite")
     return pts
@@ -99,7 +108,7 @@ def set_shape(body: Body, points, *, closed: bool | None = None, **style) -> Sha
     ----------
     body : Body
         A moving body.
-    points : array_like, shape (k, 2), or None
+    points : array_like, shape (k, 2) or (k, 3) for a spatial body, or None
         Outline vertices in the body's local coordinates; ``None`` removes the shape.
     closed : bool, optional
         Draw a filled polygon (default when ``k >= 3``) or an open polyline.
@@ -124,13 +133,11 @@ def set_shape(body: Body, points, *, closed: bool | None = None, **style) -> Sha
     body = _check_body(body)
     if body.is_ground:
         raise ValueError("ground is drawn with ground symbols; set_shape takes a moving body")
-    if body.mechanism.dim != 2:
-        raise NotImplementedError(_SPATIAL_MESSAGE)
     shapes = _SHAPES.setdefault(body.mechanism, {})
     if points is None:
         shapes.pop(body.index, None)
         return None
-    pts = _as_points(points)
+    pts = _as_points(points, dim=body.mechanism.dim)
     if closed is None:
         closed = len(pts) >= 3
     shape = Shape(pts, bool(closed), dict(style))
@@ -157,17 +164,29 @@ def circle(radius: float, center=(0.0, 0.0), n: int = 48) -> np.ndarray:
 
 
 # -- geometry over many states -----------------------------------------------------------------
-_SPATIAL_MESSAGE = ("mechsolve.plot draws planar mechanisms only: drawing and animating spatial "
-                    "mechanisms (Mechanism(dim=3)) is not implemented yet")
-
-
-def _check_planar(mech) -> None:
+def _check_mechanism(mech) -> int:
+    """The dimension of ``mech`` (2 or 3), or TypeError if it is not a Mechanism."""
     from .mechanism import Mechanism
 
     if not isinstance(mech, Mechanism):
-        raise TypeError(f"expected a mechsolve Mechanism, got {type(mech).__name__}")
-    if mech.dim != 2:
-        raise NotImplementedError(_SPATIAL_MESSAGE)
+        raise TypeError(f"mech must be a mechsolve Mechanism, got {type(mech).__name__}")
+    return mech.dim
+
+
+def _check_planar(mech) -> None:
+    if _check_mechanism(mech) != 2:
+        raise TypeError("Drawing draws planar mechanisms; a spatial one (Mechanism(dim=3)) is "
+                        "drawn by mechsolve.plot.Drawing3D, which draw and animate pick for it")
+
+
+def _is_3d(ax) -> bool:
+    return getattr(ax, "name", "") == "3d"
+
+
+def _check_2d_axes(ax) -> None:
+    if ax is not None and _is_3d(ax):
+        raise ValueError("ax is a 3D Axes, but a planar mechanism is drawn in a 2D Axes "
+                         "(fig.add_subplot() without projection='3d')")
 
 
 def _poses(body: Body, states: np.ndarray) -> np.ndarray:
@@ -300,6 +319,8 @@ class Drawing:
         ``driver -> (Line2D, Text)``: its arrow and its name.
     traces : list of (Line2D, Line2D)
         Path and current-point marker of each traced point.
+    triads : tuple of Line2D
+        With ``frames=True``: the x and y axes of every body frame (one line each).
     highlights : dict
         ``joint -> (Line2D, Annotation)`` for joints drawn in red (see :func:`draw`).
     """
@@ -308,7 +329,7 @@ class Drawing:
                  grow_traces: bool = False, shapes=None, names: bool = False,
                  show_ground: bool = True, show_drivers: bool = True, result=None,
                  highlight=(), tol: float = 1e-10, top_margin: float = 0.0,
-                 travel=None) -> None:
+                 travel=None, body_frames: bool = False) -> None:
         _check_planar(mech)
         if ax is None:
             import matplotlib.pyplot as plt
@@ -335,6 +356,7 @@ class Drawing:
         self.traces: list = []
         self.highlights: dict = {}
         self.names: dict = {}
+        self.triads: tuple = ()
         self._moving: list[_Moving] = []
         self._grow = grow_traces
         self._trace_paths: list[np.ndarray] = []
@@ -348,7 +370,7 @@ class Drawing:
         self._colors[mech.ground] = GROUND_COLOR
         trace = _check_trace(mech, trace)
         self._build(trace, trace_paths, shapes or {}, names, show_ground, show_drivers,
-                    float(top_margin))
+                    float(top_margin), bool(body_frames))
         if result is not None or highlight:
             self._highlight(result, highlight, tol)
         self.set_frame(0)
@@ -411,7 +433,7 @@ class Drawing:
         self._extent.append(coords.reshape(-1, 2))
 
     def _build(self, trace, trace_paths, shapes, names, show_ground, show_drivers,
-               top_margin) -> None:
+               top_margin, body_frames=False) -> None:
         mech, ax = self.mechanism, self.ax
         self._extent: list[np.ndarray] = []
         joints = mech.joints
@@ -590,6 +612,19 @@ class Drawing:
             if not self._grow:
                 self._register(dot, here[:, None, :], "line")
 
+        # Body frames: x (red) and y (green) axes of every body, ground's at the origin.
+        if body_frames:
+            axis_len = 2.5 * s
+            lines = []
+            for k, color in enumerate(TRIAD_COLORS[:2]):
+                tip = np.zeros(2)
+                tip[k] = axis_len
+                parts = [(b, np.array([[0.0, 0.0], tip, [np.nan, np.nan]]))
+                         for b in (mech.ground, *mech.bodies)]
+                line, _ = self._add_line(parts, color=color, linewidth=1.5, zorder=5)
+                lines.append(line)
+            self.triads = tuple(lines)
+
         # Body names.
         if names:
             for b, coords in self._outline_coords.items():
@@ -750,68 +785,96 @@ class Drawing:
     def _highlight(self, result, highlight, tol: float) -> None:
         from matplotlib.lines import Line2D
 
-        residuals = {}
-        if result is not None:
-            jr = result["joint_residuals"] if isinstance(result, dict) else \
-                result.joint_residuals
-            for j, r in jr.items():
-                r = np.asarray(r, float)
-                if r.size and not np.max(np.abs(r)) <= tol:  # NaN counts as failed
-                    residuals[j] = r
-        chosen = list(residuals)
-        for j in highlight:
-            if not isinstance(j, Joint):
-                raise TypeError(f"highlight takes joints, got {type(j).__name__}")
-            if j not in chosen:
-                chosen.append(j)
-        chosen.sort(key=lambda j: -float(np.max(np.abs(residuals[j]))) if j in residuals
-                    else 0.0)
+        chosen, residuals = _failed_joints(self.mechanism, result, highlight, tol)
         ax = self.ax
         ax.apply_aspect()
         scale = 72.0 / ax.figure.dpi
         xmid = 0.5 * sum(ax.get_xlim())
         boxes: list[tuple[float, float, float, float]] = []  # label boxes, in points
         for j in chosen:
-            if j.mechanism is not self.mechanism:
-                raise ValueError(f"{j.label} is not part of this mechanism")
             parts = _anchor_parts(j, self.mechanism.joints)
             if not parts:  # a joint with no place on the drawing: label it at the origin
                 parts = [(self.mechanism.ground, np.zeros(2))]
             coords = self._coords(parts)
-            line = Line2D([], [], color=HIGHLIGHT_COLOR, linewidth=2.0, linestyle="--",
-                          marker="o", markersize=11, markerfacecolor="none",
-                          markeredgewidth=2.0, zorder=8)
+            line = Line2D([], [], **_HIGHLIGHT_LINE)
             ax.add_line(line)
             self._moving.append(_Moving(line, coords, "line"))
             anchor = coords[self.frame, 0]
-            text = j.name or j.label
-            if j in residuals:
-                text += ": " + ", ".join(f"{j.equation_label(i)}={v:.3g}"
-                                         for i, v in enumerate(residuals[j]))
+            text = _note_text(j, residuals)
             # Beside the joint, away from the middle of the plot, clear of earlier labels.
-            w, h = 4.6 * len(text) + 6.0, 13.0
-            a = ax.transData.transform(anchor) * scale
             right = anchor[0] <= xmid
-            dx = 10.0 if right else -10.0
-            x0 = a[0] + dx if right else a[0] + dx - w
-            for k in range(60):
-                dy = 6.0 + 15.0 * (k // 2) if k % 2 == 0 else -6.0 - h - 15.0 * (k // 2)
-                y0 = a[1] + dy
-                if not any(x0 < bx1 and bx0 < x0 + w and y0 < by1 and by0 < y0 + h
-                           for bx0, bx1, by0, by1 in boxes):
-                    break
-            boxes.append((x0, x0 + w, y0, y0 + h))
-            note = ax.annotate(
-                text, xy=anchor, xytext=(dx, dy), textcoords="offset points",
-                ha="left" if right else "right", va="bottom", color=HIGHLIGHT_COLOR,
-                fontsize=8, zorder=10,
-                bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": HIGHLIGHT_COLOR,
-                      "alpha": 0.9},
-                arrowprops={"arrowstyle": "-", "color": HIGHLIGHT_COLOR, "linewidth": 0.8,
-                            "shrinkA": 0, "shrinkB": 6})
+            dx, dy = _note_offset(ax.transData.transform(anchor) * scale, right, text, boxes)
+            note = ax.annotate(text, xy=anchor, xytext=(dx, dy), textcoords="offset points",
+                               ha="left" if right else "right", **_NOTE_STYLE)
             self.highlights[j] = (line, note)
             if j in self.drivers:  # the red label names it
                 self.drivers[j][1].set_visible(False)
+
+
+# The red of a joint that could not be satisfied (shared with the spatial drawing).
+_HIGHLIGHT_LINE = {"color": HIGHLIGHT_COLOR, "linewidth": 2.0, "linestyle": "--", "marker": "o",
+                   "markersize": 11, "markerfacecolor": "none", "markeredgewidth": 2.0,
+                   "zorder": 8}
+_NOTE_STYLE = {"va": "bottom", "color": HIGHLIGHT_COLOR, "fontsize": 8, "zorder": 10,
+               "bbox": {"boxstyle": "round,pad=0.2", "fc": "white", "ec": HIGHLIGHT_COLOR,
+                        "alpha": 0.9},
+               "arrowprops": {"arrowstyle": "-", "color": HIGHLIGHT_COLOR, "linewidth": 0.8,
+                              "shrinkA": 0, "shrinkB": 6}}
+
+
+def _failed_joints(mech, result, highlight, tol: float) -> tuple[list, dict]:
+    """Joints to draw in red: those of ``result`` above ``tol``, then ``highlight``.
+
+    Returns the joints (largest residual first) and ``joint -> residual vector`` of the failed
+    ones.
+    """
+    residuals = {}
+    if result is not None:
+        jr = result["joint_residuals"] if isinstance(result, dict) else result.joint_residuals
+        for j, r in jr.items():
+            r = np.asarray(r, float)
+            if r.size and not np.max(np.abs(r)) <= tol:  # NaN counts as failed
+                residuals[j] = r
+    chosen = list(residuals)
+    for j in highlight:
+        if not isinstance(j, Joint):
+            raise TypeError(f"highlight takes joints, got {type(j).__name__}")
+        if j not in chosen:
+            chosen.append(j)
+    chosen.sort(key=lambda j: -float(np.max(np.abs(residuals[j]))) if j in residuals else 0.0)
+    for j in chosen:
+        if j.mechanism is not mech:
+            raise ValueError(f"{j.label} is not part of this mechanism")
+    return chosen, residuals
+
+
+def _note_text(j: Joint, residuals: dict) -> str:
+    """A highlighted joint's label: its name and, if it failed, its residuals."""
+    text = j.name or j.label
+    if j in residuals:
+        text += ": " + ", ".join(f"{j.equation_label(i)}={v:.3g}"
+                                 for i, v in enumerate(residuals[j]))
+    return text
+
+
+def _note_offset(a, right: bool, text: str, boxes: list) -> tuple[float, float]:
+    """Offset (points) of a label of ``text`` at anchor ``a`` (points) clear of ``boxes``.
+
+    The label goes to the right of the anchor (or the left), 6 points above it, else below,
+    then further up and down, until its box overlaps no earlier one; its box is added.
+    """
+    w, h = 4.6 * len(text) + 6.0, 13.0
+    dx = 10.0 if right else -10.0
+    x0 = a[0] + dx if right else a[0] + dx - w
+    dy = 6.0
+    for k in range(60):
+        dy = 6.0 + 15.0 * (k // 2) if k % 2 == 0 else -6.0 - h - 15.0 * (k // 2)
+        y0 = a[1] + dy
+        if not any(x0 < bx1 and bx0 < x0 + w and y0 < by1 and by0 < y0 + h
+                   for bx0, bx1, by0, by1 in boxes):
+            break
+    boxes.append((x0, x0 + w, a[1] + dy, a[1] + dy + h))
+    return dx, dy
 
 
 def _rgb(color) -> tuple:
@@ -888,8 +951,9 @@ def _check_trace(mech, trace) -> list:
         if body.mechanism is not mech:
             raise ValueError(f"traced body {body.name!r} is not part of this mechanism")
         p = np.asarray(point, dtype=float)
-        if p.shape != (2,) or not np.all(np.isfinite(p)):
-            raise ValueError(f"trace point must be a finite (x, y) pair, got {point!r}")
+        if p.shape != (mech.dim,) or not np.all(np.isfinite(p)):
+            what = "an (x, y) pair" if mech.dim == 2 else "an (x, y, z) point"
+            raise ValueError(f"trace point must be {what} of finite numbers, got {point!r}")
         out.append((body, p))
     return out
 
@@ -909,16 +973,21 @@ def _check_motion(mech, motion):
 
 # -- draw --------------------------------------------------------------------------------------
 def draw(mech, ax=None, *, state=None, motion=None, trace=(), shapes=None, result=None,
-         highlight=(), tol: float = 1e-10, names: bool = False, ground: bool = True,
-         drivers: bool = True):
-    """Draw a planar mechanism at its current pose (or at ``state``).
+         highlight=(), tol: float | None = None, names: bool = False, ground: bool = True,
+         drivers: bool = True, frames: bool = False, joint_axes: bool = True, view=None):
+    """Draw a mechanism at its current pose (or at ``state``).
+
+    A spatial mechanism (``Mechanism(dim=3)``) is drawn in a 3D Axes (mplot3d) with equal
+    axis scaling; see :mod:`mechsolve._plot3d` for what its symbols are.
 
     Parameters
     ----------
     mech : Mechanism
-        A planar mechanism.
+        A planar or spatial mechanism.
     ax : matplotlib Axes, optional
-        Where to draw (default: the current Axes of pyplot).
+        Where to draw (default: the current Axes of pyplot for a planar mechanism, a 3D Axes
+        on a new pyplot figure for a spatial one). A spatial mechanism needs a 3D Axes
+        (``fig.add_subplot(projection="3d")``), a planar one a 2D Axes.
     state : array_like, optional
         A state vector to draw instead of the mechanism's current one (the mechanism is not
         changed), e.g. ``motion.states[i]``.
@@ -935,43 +1004,77 @@ def draw(mech, ax=None, *, state=None, motion=None, trace=(), shapes=None, resul
         residuals were measured at (``result.state``) unless ``state`` is given.
     highlight : sequence of Joint
         Joints to draw in red as well (labelled with their names).
-    tol : float
-        Residual above which a joint counts as not satisfied (default 1e-10, the solver's).
+    tol : float, optional
+        Residual above which a joint counts as not satisfied (default: the tolerance of the
+        solve, ``result.tol``, else 1e-10, the solver's default).
     names : bool
         Label the bodies with their names.
     ground, drivers : bool
         Draw the ground symbols and the driver arrows (default True).
+    frames : bool
+        Draw every body's frame as a small triad of its axes (x red, y green, z blue).
+    joint_axes : bool
+        Spatial only: draw revolute axes (a universal joint's two pins) as short segments.
+    view : (float, float), optional
+        Spatial only: the camera's elevation and azimuth in degrees (``ax.view_init``).
 
     Returns
     -------
     matplotlib Axes
-        The artists are kept in a :class:`Drawing`, returned by ``get_drawing(ax)``.
+        The artists are kept in a :class:`Drawing` (:class:`Drawing3D` for a spatial
+        mechanism), returned by ``get_drawing(ax)``.
 
     Raises
     ------
-    NotImplementedError
-        For a spatial mechanism (``Mechanism(dim=3)``).
+    ValueError
+        If ``ax`` is a 2D Axes for a spatial mechanism (or a 3D Axes for a planar one).
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> from matplotlib.figure import Figure
+    >>> model = ms.models_spatial.rssr()
+    >>> ax = ms.plot.draw(model.mechanism, Figure().add_subplot(projection="3d"))
+    >>> rocker = ms.plot.get_drawing(ax).outline(model.output)  # pivot and rod end, global
+    >>> rocker.shape
+    (2, 3)
     """
-    _check_planar(mech)
+    dim = _check_mechanism(mech)
+    if dim == 2:
+        if view is not None:
+            raise ValueError("view (elevation, azimuth) is for spatial mechanisms; a planar "
+                             "one is drawn in the plane")
+        _check_2d_axes(ax)
     trace = _check_trace(mech, trace)
     paths = None
     if motion is not None:
         motion = _check_motion(mech, motion)
         paths = [motion.point(b, p) for b, p in trace]
+    if tol is None:
+        tol = _get(result, "tol", None) if result is not None else None
+        tol = 1e-10 if tol is None else tol
+    tol = float(tol)
+    if not tol >= 0:
+        raise ValueError(f"tol must be non-negative, got {tol}")
+    if state is None and result is not None and not _get(result, "success", True):
+        state = _get(result, "state", None)  # draw the pose the residuals belong to
+    states = None if state is None else np.asarray(state, dtype=float)[None, :]
+    shapes = _check_shapes(mech, shapes)
+    travel = None if motion is None else motion.states
+    if dim == 3:
+        from . import _plot3d
+
+        return _plot3d.draw(mech, ax, states=states, trace=trace, trace_paths=paths,
+                            travel=travel, shapes=shapes, result=result, highlight=highlight,
+                            tol=tol, names=names, ground=ground, drivers=drivers,
+                            frames=frames, joint_axes=joint_axes, view=view)
     if ax is None:
         import matplotlib.pyplot as plt
 
         ax = plt.gca()
-    if state is None and result is not None and not _get(result, "success", True):
-        state = _get(result, "state", None)  # draw the pose the residuals belong to
-    states = None if state is None else np.asarray(state, dtype=float)[None, :]
-    tol = float(tol)
-    if not tol >= 0:
-        raise ValueError(f"tol must be non-negative, got {tol}")
     Drawing(mech, ax, states=states, trace=trace, trace_paths=paths, grow_traces=False,
-            shapes=_check_shapes(mech, shapes), names=names, show_ground=ground,
-            show_drivers=drivers, result=result, highlight=highlight, tol=tol,
-            travel=None if motion is None else motion.states)
+            shapes=shapes, names=names, show_ground=ground, show_drivers=drivers,
+            result=result, highlight=highlight, tol=tol, travel=travel, body_frames=frames)
     return ax
 
 
@@ -1023,6 +1126,19 @@ def _driver_unit(driver) -> str:
 
 def _driver_name(driver) -> str:
     return "t" if driver is None else driver.name or driver.label
+
+
+_VALUE_STYLE = {"ha": "left", "va": "top", "fontsize": 9, "zorder": 10,
+                "bbox": {"boxstyle": "round,pad=0.25", "fc": "white", "ec": "0.7",
+                         "alpha": 0.85}}
+
+
+def _value_texts(motion) -> list[str]:
+    """``"motor = 30.0°"`` for every pose of a motion (the corner label of an animation)."""
+    angle = _driver_unit(motion.driver) == "angle"
+    label = _driver_name(motion.driver)
+    return [f"{label} = {np.degrees(v):.1f}\N{DEGREE SIGN}" if angle else f"{label} = {v:.4g}"
+            for v in np.asarray(motion.values, dtype=float)]
 
 
 _ANIMATION_CLASS = None
@@ -1108,19 +1224,27 @@ def _animation_class():
 def __getattr__(name):
     if name == "MechanismAnimation":
         return _animation_class()
+    if name == "Drawing3D":
+        from ._plot3d import Drawing3D
+
+        return Drawing3D
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def animate(mech, motion, trace=(), *, frames: int | None = 120, step: int | None = None,
             interval: float = 40, ax=None, figsize=None, shapes=None, names: bool = False,
-            axis: bool = False, show_value: bool = True, blit: bool = True,
-            repeat: bool = True):
+            axis: bool | None = None, show_value: bool = True, blit: bool | None = None,
+            repeat: bool = True, body_frames: bool = False, joint_axes: bool = True,
+            view=None):
     """Animate a sweep: a matplotlib ``FuncAnimation`` with growing point traces.
+
+    A spatial mechanism is animated in a 3D Axes whose limits cover the whole motion (the
+    view does not jump from frame to frame).
 
     Parameters
     ----------
     mech : Mechanism
-        A planar mechanism.
+        A planar or spatial mechanism.
     motion : Motion
         Its sweep (``mech.sweep(driver, values)`` or ``mech.sweep_time(times)``).
     trace : sequence of (Body, point)
@@ -1134,36 +1258,71 @@ def animate(mech, motion, trace=(), *, frames: int | None = 120, step: int | Non
     interval : float
         Milliseconds per frame (40 = 25 frames per second, also the saved frame rate).
     ax : matplotlib Axes, optional
-        Where to draw (default: a new pyplot figure shaped like the mechanism's extent).
+        Where to draw (default: a new pyplot figure shaped like the mechanism's extent, with a
+        3D Axes for a spatial mechanism, which needs one).
     figsize : (float, float), optional
         Size of the new figure in inches (default: 6.4 wide).
-    shapes, names :
+    shapes, names, joint_axes, view :
         As for :func:`draw`.
-    axis : bool
-        Keep the axes' ticks and frame (off by default: they double the rendering time).
+    axis : bool, optional
+        Keep the axes' ticks and frame. Off by default for a planar mechanism (they double
+        the rendering time); on for a spatial one, whose panes and grid show the depth.
     show_value : bool
         Show the driver value in the top-left corner.
-    blit, repeat : bool
+    blit : bool, optional
+        Passed to ``FuncAnimation`` (default True for a planar mechanism, False for a spatial
+        one, whose view can be turned with the mouse).
+    repeat : bool
         Passed to ``FuncAnimation``.
+    body_frames : bool
+        Draw the body frames as triads (the ``frames=True`` of :func:`draw`; here ``frames``
+        counts the animation frames).
 
     Returns
     -------
     MechanismAnimation
         A ``FuncAnimation``; ``.save("x.gif")`` writes a GIF with Pillow, ``.save("x.mp4")``
         needs ffmpeg; ``.drawing`` holds the artists, ``.indices`` the pose of each frame.
+        Pass ``progress_callback=`` to ``save`` to follow a long render.
 
     Raises
     ------
-    NotImplementedError
-        For a spatial mechanism (``Mechanism(dim=3)``).
+    ValueError
+        If ``ax`` is a 2D Axes for a spatial mechanism (or a 3D Axes for a planar one).
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> model = ms.models.fourbar()
+    >>> motion = model.mechanism.sweep(model.driver, model.values)
+    >>> anim = ms.plot.animate(model.mechanism, motion, trace=model.trace, frames=10)
+    >>> len(anim.indices), int(anim.indices[-1])  # 10 frames spread over the 361 poses
+    (10, 360)
+    >>> import matplotlib.pyplot as plt; plt.close(anim.drawing.ax.figure)
     """
-    _check_planar(mech)
+    dim = _check_mechanism(mech)
+    if dim == 2:
+        if view is not None:
+            raise ValueError("view (elevation, azimuth) is for spatial mechanisms; a planar "
+                             "one is drawn in the plane")
+        _check_2d_axes(ax)
     motion = _check_motion(mech, motion)
     trace = _check_trace(mech, trace)
     interval = float(interval)
     if not interval > 0:
         raise ValueError(f"interval must be positive (milliseconds), got {interval}")
     idx = _frame_indices(len(motion), frames, step)
+    shapes = _check_shapes(mech, shapes)
+    if dim == 3:
+        from . import _plot3d
+
+        return _plot3d.animate(mech, motion, trace, idx, interval=interval, ax=ax,
+                               figsize=figsize, shapes=shapes, names=names,
+                               axis=True if axis is None else bool(axis),
+                               show_value=show_value, blit=bool(blit), repeat=repeat,
+                               body_frames=body_frames, joint_axes=joint_axes, view=view)
+    axis = bool(axis)
+    blit = True if blit is None else blit
     states = np.asarray(motion.states, dtype=float)
     new_figure = ax is None
     if new_figure:
@@ -1172,8 +1331,8 @@ def animate(mech, motion, trace=(), *, frames: int | None = 120, step: int | Non
         ax = plt.figure(figsize=figsize or (6.4, 4.8)).add_subplot()
     fig = ax.figure
     drawing = Drawing(mech, ax, states=states, trace=trace, grow_traces=True,
-                      shapes=_check_shapes(mech, shapes), names=names,
-                      top_margin=0.08 if show_value else 0.0)
+                      shapes=shapes, names=names,
+                      top_margin=0.08 if show_value else 0.0, body_frames=body_frames)
     if axis:
         ax.grid(True, alpha=0.25)
     else:
@@ -1190,14 +1349,8 @@ def animate(mech, motion, trace=(), *, frames: int | None = 120, step: int | Non
     value_text = None
     texts: list[str] = []
     if show_value:
-        angle = _driver_unit(motion.driver) == "angle"
-        label = _driver_name(motion.driver)
-        value_text = ax.text(0.02, 0.97, "", transform=ax.transAxes, ha="left", va="top",
-                             fontsize=9, zorder=10,
-                             bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": "0.7",
-                                   "alpha": 0.85})
-        texts = [f"{label} = {np.degrees(v):.1f}\N{DEGREE SIGN}" if angle else
-                 f"{label} = {v:.4g}" for v in np.asarray(motion.values, dtype=float)]
+        value_text = ax.text(0.02, 0.97, "", transform=ax.transAxes, **_VALUE_STYLE)
+        texts = _value_texts(motion)
 
     def update(k):
         artists = drawing.set_frame(idx[k])

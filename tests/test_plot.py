@@ -201,11 +201,12 @@ def test_highlight_joints_by_hand():
     assert _contains(_vertices(line), mech.body("rocker").to_global(pin.point2), 1e-8)
 
 
-def test_spatial_mechanisms_are_not_drawn_yet():
+def test_spatial_mechanisms_need_a_mechanism_and_drawing3d():
+    # spatial mechanisms are drawn by Drawing3D (tests/test_plot3d.py), not Drawing
     mech = ms.Mechanism(dim=3)
-    with pytest.raises(NotImplementedError, match="planar"):
-        msplot.draw(mech)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="Drawing3D"):
+        msplot.Drawing(mech, plt.figure().add_subplot())
+    with pytest.raises(TypeError, match="Mechanism"):
         msplot.draw("not a mechanism")
 
 
@@ -385,3 +386,16 @@ def test_every_joint_and_driver_kind_is_drawn():
     u = c.vector_to_global((1.0, 0.0))
     w = v - c.position
     assert np.allclose(w[:, 0] * u[1] - w[:, 1] * u[0], 0.0, atol=1e-9)
+
+
+def test_body_frames_drawn_as_triads():
+    model = fourbar()
+    mech = model.mechanism
+    drawing = msplot.get_drawing(msplot.draw(mech, plt.figure().add_subplot(), frames=True))
+    xs, ys = (_vertices(line) for line in drawing.triads)
+    length = 2.5 * drawing.size
+    for body in mech.bodies:
+        assert _contains(xs, body.position)
+        assert _contains(xs, body.to_global((length, 0.0)))
+        assert _contains(ys, body.to_global((0.0, length)))
+    assert _contains(xs, (length, 0.0))  # ground's frame: the global axes
