@@ -50,21 +50,21 @@ def test_fourbar_velocities_and_accelerations_match_closed_form(profile):
     phi, phid, phidd, psid, psidd = fourbar_rates(th, thd, thdd)
     crank, coupler, rocker = mech.bodies
     nu, nud = motion.velocities, motion.accelerations
-    np.testing.assert_allclose(nu[:, 2], thd, atol=1e-9)
-    np.testing.assert_allclose(nu[:, 5], phid, atol=1e-9)
-    np.testing.assert_allclose(nu[:, 8], psid, atol=1e-9)
-    np.testing.assert_allclose(nud[:, 5], phidd, atol=1e-9)
-    np.testing.assert_allclose(nud[:, 8], psidd, atol=1e-9)
+    np.testing.assert_allclose(nu[:, 2], thd, atol=1e-10)
+    np.testing.assert_allclose(nu[:, 5], phid, atol=1e-10)
+    np.testing.assert_allclose(nu[:, 8], psid, atol=1e-10)
+    np.testing.assert_allclose(nud[:, 5], phidd, atol=1e-10)
+    np.testing.assert_allclose(nud[:, 8], psidd, atol=1e-10)
     # the coupler-rocker pin B = A + b u(phi)
     Bd = np.stack([-np.sin(th) * thd - 3 * np.sin(phi) * phid,
                    np.cos(th) * thd + 3 * np.cos(phi) * phid], axis=1)
-    np.testing.assert_allclose(motion.velocity(coupler, (1.5, 0)), Bd, atol=1e-9)
+    np.testing.assert_allclose(motion.velocity(coupler, (1.5, 0)), Bd, atol=1e-10)
     Bdd = np.stack([-np.cos(th) * thd**2 - np.sin(th) * thdd
                     - 3 * (np.cos(phi) * phid**2 + np.sin(phi) * phidd),
                     -np.sin(th) * thd**2 + np.cos(th) * thdd
                     + 3 * (-np.sin(phi) * phid**2 + np.cos(phi) * phidd)], axis=1)
-    np.testing.assert_allclose(motion.acceleration(coupler, (1.5, 0)), Bdd, atol=1e-9)
-    np.testing.assert_allclose(motion.acceleration(rocker, (-1.75, 0)), Bdd, atol=1e-9)
+    np.testing.assert_allclose(motion.acceleration(coupler, (1.5, 0)), Bdd, atol=1e-10)
+    np.testing.assert_allclose(motion.acceleration(rocker, (-1.75, 0)), Bdd, atol=1e-10)
 
 
 def test_offset_slider_crank_velocity_and_acceleration():
@@ -85,9 +85,9 @@ def test_offset_slider_crank_velocity_and_acceleration():
     slider = mech.body("slider")
     x, _ = slider_exact(th)
     np.testing.assert_allclose(motion.pose(slider)[:, 0], x, atol=1e-10)
-    np.testing.assert_allclose(motion.velocity(slider)[:, 0], xd, atol=1e-9)
-    np.testing.assert_allclose(motion.acceleration(slider)[:, 0], xdd, atol=1e-9)
-    np.testing.assert_allclose(motion.velocity(slider)[:, 1], 0.0, atol=1e-9)
+    np.testing.assert_allclose(motion.velocity(slider)[:, 0], xd, atol=1e-10)
+    np.testing.assert_allclose(motion.acceleration(slider)[:, 0], xdd, atol=1e-10)
+    np.testing.assert_allclose(motion.velocity(slider)[:, 1], 0.0, atol=1e-10)
 
 
 def test_single_pose_api():

@@ -124,8 +124,10 @@ def test_bad_placements_name_the_argument():
     with pytest.raises(ValueError, match="components must be 1 to 6 distinct names"):
         joints.GenericJoint(a, b, components=("x", "q"))
     with pytest.raises(TypeError, match="Gear is a planar joint; its bodies belong to a "
-                                        "spatial mechanism"):
+                                        "spatial mechanism: .*joints.AngleCoupler"):
         joints.Gear(a, b, 1.0, 2.0)
+    with pytest.raises(TypeError, match="joints.AngleCoupler"):
+        joints.Gear(mech.ground, b, 1.0, 2.0)
     with pytest.raises(TypeError, match="orientation= is for spatial bodies"):
         ms.Mechanism().add_body("p", orientation=ms.Orientation.identity())
     with pytest.raises(ValueError, match="coordinate of a spatial body must be one of"):
@@ -147,6 +149,22 @@ def test_spatial_gamma_matches_derivative_of_jacobian(index):
     Jm = cls._evaluate(P, *(_advance(x, v, -h) for x, v in zip(X, V)))[1]
     expected = -sum(np.einsum("...ij,...j->...i", a - b, v) for a, b, v in zip(Jp, Jm, V)) / (2 * h)
     np.testing.assert_allclose(cls._gamma(P, *X, *V), expected, atol=1e-6)
+
+
+def test_axis_shorthand_is_in_each_bodys_own_coordinates():
+    mech = ms.Mechanism(dim=3)
+    turned = ms.Orientation.from_angle_axis(np.pi / 2, (1, 0, 0))  # body z -> global -y
+    a = mech.add_body("a", orientation=turned)
+    b = mech.add_body("b", position=(0, 0, 2))
+    par = joints.ParallelAxes(a, b, axis=(0, 0, 1))
+    gen = joints.GenericJoint(a, b, (0, 0, 0), (0, 0, 0), components=("rx", "ry"),
+                              axis=(0, 0, 1))
+    # a's axis is global -y, b's is global z: rx = -y_1 . z_2 with y_1 = global z
+    np.testing.assert_allclose(par.residual(), [-1.0, 0.0], atol=1e-15)
+    np.testing.assert_allclose(gen.residual(), par.residual(), atol=1e-15)
+    b.orientation = turned  # now both axes are global -y
+    np.testing.assert_allclose(par.residual(), [0.0, 0.0], atol=1e-15)
+    np.testing.assert_allclose(gen.residual(), [0.0, 0.0], atol=1e-15)
 
 
 def _gear_pair(shared):

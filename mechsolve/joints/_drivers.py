@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..body import Body
-from ._planar import Distance, Prismatic, Revolute, _projection
+from ._planar import Distance, Prismatic, Revolute, _projection, _projection_gamma
 from .base import DriverJoint
 
 __all__ = ["Driver", "AngleDriver", "SlideDriver", "DistanceDriver", "CoordinateDriver"]
@@ -155,6 +155,11 @@ class SlideDriver(DriverJoint):
     def _evaluate(cls, P, X1, X2):
         s, J1, J2 = _projection(P, X1, X2, P[..., 4], P[..., 5], normal=False)
         return (s - P[..., 6])[..., None], [J1[..., None, :], J2[..., None, :]]
+
+    @classmethod
+    def _gamma(cls, P, X1, X2, V1, V2):
+        return _projection_gamma(P, X1, X2, V1, V2, P[..., 4], P[..., 5],
+                                 normal=False)[..., None]
 
 
 class DistanceDriver(Distance, DriverJoint):

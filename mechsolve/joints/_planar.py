@@ -12,7 +12,7 @@ import numpy as np
 
 from .._validation import as_direction, as_float, as_vector
 from ..body import Body
-from .base import Joint
+from .base import Joint, _is_spatial
 
 __all__ = ["Revolute", "Prismatic", "Fixed", "Distance", "PointOnLine", "Gear", "RackPinion"]
 
@@ -62,6 +62,42 @@ def _projection(P: np.ndarray, X1: np.ndarray, X2: np.ndarray, ux, uy, normal: b
     J2[..., 1] = wy
     J2[..., 2] = wx * -a2y + wy * a2x
     return value, J1, J2
+
+
+def _separation_rates(P: np.ndarray, X1, X2, V1, V2):
+    """Motion terms of ``d`` for acceleration right-hand sides.
+
+    Returns ``(dx, dy, ddx, ddy, cx, cy, a1x, a1y)``: the separation ``d``, its rate
+    ``d' = v2 + w2 perp(a2) - v1 - w1 perp(a1)`` and the part of ``d''`` that does not
+    multiply accelerations, ``c = w1**2 a1 - w2**2 a2``.
+    """
+    dx, dy, a1x, a1y, a2x, a2y = _separation(0, X1, X2, P)
+    w1 = V1[..., 2]
+    w2 = V2[..., 2]
+    ddx = V2[..., 0] - w2 * a2y - V1[..., 0] + w1 * a1y
+    ddy = V2[..., 1] + w2 * a2x - V1[..., 1] - w1 * a1x
+    w1s = w1 * w1
+    w2s = w2 * w2
+    cx = w1s * a1x - w2s * a2x
+    cy = w1s * a1y - w2s * a2y
+    return dx, dy, ddx, ddy, cx, cy, a1x, a1y
+
+
+def _projection_gamma(P, X1, X2, V1, V2, ux, uy, normal: bool):
+    """``gamma`` of the projection ``w . d`` of :func:`_projection`.
+
+    With ``w = R1 u`` (or ``perp(R1 u)``), ``w' = w1 perp(w)`` and
+    ``w'' = alpha1 perp(w) - w1**2 w``, so the velocity-only part of
+    ``(w . d)''`` is ``-w1**2 (w . d) + 2 w1 perp(w) . d' + w . c`` and ``gamma`` is minus it.
+    Returns shape ``(...,)``.
+    """
+    dx, dy, ddx, ddy, cx, cy, _, _ = _separation_rates(P, X1, X2, V1, V2)
+    wx, wy = _rotate(X1, ux, uy)
+    if normal:
+        wx, wy = -wy, wx
+    w1 = V1[..., 2]
+    return (w1 * w1 * (wx * dx + wy * dy) - 2 * w1 * (-wy * ddx + wx * ddy)
+            - (wx * cx + wy * cy))
 
 
 def _point(value, name: str) -> np.ndarray:
@@ -189,6 +225,14 @@ class Fixed(Joint):
         J2[..., 2, 2] = 1.0
         return phi, [J1, J2]
 
+    @classmethod
+    def _gamma(cls, P, X1, X2, V1, V2):
+        # the pin rows as Revolute's; the angle row is linear.
+        g = Revolute._gamma(P, X1, X2, V1, V2)
+        out = np.zeros(g.shape[:-1] + (3,))
+        out[..., :2] = g
+        return out
+
 
 class Prismatic(Joint):
     """Translational joint: a point of ``body2`` slides on a line of ``body1``, rotation locked.
@@ -247,6 +291,13 @@ class Prismatic(Joint):
         J2[..., 1, 2] = 1.0
         return phi, [J1, J2]
 
+    @classmethod
+    def _gamma(cls, P, X1, X2, V1, V2):
+        g = _projection_gamma(P, X1, X2, V1, V2, P[..., 4], P[..., 5], normal=True)
+        out = np.zeros(g.shape + (2,))
+        out[..., 0] = g  # the angle row is linear
+        return out
+
 
 class PointOnLine(Joint):
     """Pin in slot: ``point2`` of ``body2`` stays on the line of ``body1`` through ``point1``.
@@ -281,6 +332,10 @@ class PointOnLine(Joint):
     def _evaluate(cls, P, X1, X2):
         n, J1, J2 = _projection(P, X1, X2, P[..., 4], P[..., 5], normal=True)
         return n[..., None], [J1[..., None, :], J2[..., None, :]]
+
+    @classmethod
+    def _gamma(cls, P, X1, X2, V1, V2):
+        return _projection_gamma(P, X1, X2, V1, V2, P[..., 4], P[..., 5], normal=True)[..., None]
 
 
 class Distance(Joint):
@@ -329,6 +384,12 @@ class Distance(Joint):
         J2[..., 0, 2] = gx * -a2y + gy * a2x
         return phi, [J1, J2]
 
+    @classmethod
+    def _gamma(cls, P, X1, X2, V1, V2):
+        # Phi' = d . d' / L, Phi'' = (d' . d' + d . d'') / L; d'' = (accelerations) + c.
+        dx, dy, ddx, ddy, cx, cy, _, _ = _separation_rates(P, X1, X2, V1, V2)
+        return (-(ddx * ddx + ddy * ddy + dx * cx + dy * cy) / P[..., 4])[..., None]
+
 
 class Gear(Joint):
     """Gear pair: the rotations of two bodies relative to a carrier coupled by their radii.
@@ -339,6 +400,9 @@ class Gear(Joint):
     measured relative to the ``carrier`` (the body holding both axles, ground by default; the arm
     of a planetary train). The gear does not place the axles: pin each gear to the carrier with a
     :class:`Revolute`.
+
+    For spatial bodies use :class:`~mechsolve.joints.AngleCoupler`, which couples the angles
+    of two spatial revolutes.
 
     Parameters
     ----------
@@ -361,6 +425,10 @@ class Gear(Joint):
     def __init__(self, body1: Body, body2: Body, radius1: float, radius2: float, *,
                  internal: bool = False, carrier: Body | None = None, phase: float = 0.0,
                  name: str | None = None) -> None:
+        if _is_spatial(body1) or _is_spatial(body2):
+            raise TypeError("Gear is a planar joint; its bodies belong to a spatial mechanism: "
+                            "couple the angles of two spatial revolutes with "
+                            "joints.AngleCoupler(revolute1, revolute2, ratio)")
         r1 = as_float(radius1, "radius1", positive=True)
         r2 = as_float(radius2, "radius2", positive=True)
         if not isinstance(internal, (bool, np.bool_)):
@@ -458,3 +526,9 @@ class RackPinion(Joint):
         Jr[..., 2] += r
         Jp[..., 2] -= r
         return phi, [Jr[..., None, :], Jp[..., None, :]]
+
+    @classmethod
+    def _gamma(cls, P, Xr, Xp, Vr, Vp):
+        # Phi = -u . d + (linear in the angles).
+        return -_projection_gamma(P, Xr, Xp, Vr, Vp, P[..., 4], P[..., 5],
+                                  normal=False)[..., None]

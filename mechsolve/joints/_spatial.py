@@ -28,6 +28,12 @@ ry    x_1 . z_2                     ... about y_1
 rz    y_1 . x_2                     ... about z_1
 perp  z_1 . z_2                     the two z axes perpendicular
 ====  ============================  ==========================================
+
+Every joint's acceleration right-hand side ``gamma`` is analytic. With body velocities
+``(v_i, w_i)`` (``w_i`` global) and accelerations ``(acc_i, alpha_i)``, a frame origin has
+``o_i'' = acc_i + alpha_i x a_i + w_i x (w_i x a_i)`` and an axis ``u`` of frame ``i`` has
+``u'' = alpha_i x u + w_i x (w_i x u)``; ``gamma`` is minus the part of ``Phi''`` that does not
+multiply accelerations (so ``Phi'' = J nudot - gamma``).
 """
 
 from __future__ import annotations
@@ -134,6 +140,78 @@ def _components(rows, P, X1, X2):
     return phi, [J1, J2], d, a1, a2
 
 
+def _dot(a, b):
+    """Dot product of stacked 3-vectors, ``(..., 3) . (..., 3) -> (...)``."""
+    return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
+
+
+def _motion(P, X1, X2, V1, V2):
+    """Velocity terms of the frame origins for acceleration right-hand sides.
+
+    With ``o_i' = v_i + w_i x a_i`` and ``o_i'' = acc_i + alpha_i x a_i + w_i x (w_i x a_i)``
+    returns ``(d, d', c)``: the separation ``d = o_2 - o_1``, its rate and the part of ``d''``
+    that does not multiply accelerations, ``c = w_2 x (w_2 x a_2) - w_1 x (w_1 x a_1)``.
+    """
+    a1 = quat_rotate(X1[..., 3:], P[..., 0:3])
+    a2 = quat_rotate(X2[..., 3:], P[..., 7:10])
+    w1 = V1[..., 3:]
+    w2 = V2[..., 3:]
+    wa1 = cross(w1, a1)
+    wa2 = cross(w2, a2)
+    d = X2[..., :3] + a2 - X1[..., :3] - a1
+    dd = V2[..., :3] + wa2 - V1[..., :3] - wa1
+    c = cross(w2, wa2) - cross(w1, wa1)
+    return d, dd, c
+
+
+def _quadratic(u, v, w1, w2):
+    """Velocity-only part of ``(u . v)''`` for ``u`` turning with ``w1`` and ``v`` with ``w2``:
+    ``(w1 x (w1 x u)) . v + 2 (w1 x u) . (w2 x v) + u . (w2 x (w2 x v))``."""
+    wu = cross(w1, u)
+    wv = cross(w2, v)
+    return _dot(cross(w1, wu), v) + 2 * _dot(wu, wv) + _dot(u, cross(w2, wv))
+
+
+def _components_gamma(rows, P, X1, X2, V1, V2):
+    """``gamma`` (minus the velocity-only part of ``Phi''``) of the listed components.
+
+    * ``g*``: ``Phi = -d_c`` so ``gamma = c_c`` (see :func:`_motion`);
+    * ``x, y, z``: ``Phi = u . d`` with ``u' = w_1 x u``, so
+      ``gamma = -[(w_1 x (w_1 x u)) . d + 2 (w_1 x u) . d' + u . c]``;
+    * ``rx, ry, rz, perp``: ``Phi = +-u . v``, ``gamma = -+`` :func:`_quadratic`.
+    """
+    shape = np.broadcast_shapes(P.shape[:-1], X1.shape[:-1], X2.shape[:-1], V1.shape[:-1],
+                                V2.shape[:-1])
+    out = np.empty(shape + (len(rows),))
+    w1 = V1[..., 3:]
+    w2 = V2[..., 3:]
+    if any(r[0] == "g" or r in ("x", "y", "z") for r in rows):
+        d, dd, c = _motion(P, X1, X2, V1, V2)
+    if any(r[0] != "g" for r in rows):
+        A1 = _axes(X1, P[..., 3:7])
+    if any(r[0] == "r" or r == "perp" for r in rows):
+        A2 = _axes(X2, P[..., 10:14])
+    for i, r in enumerate(rows):
+        if r[0] == "g":
+            out[..., i] = c[..., "xyz".index(r[1])]
+        elif r in ("x", "y", "z"):
+            u = A1[..., :, "xyz".index(r)]
+            wu = cross(w1, u)
+            out[..., i] = -(_dot(cross(w1, wu), d) + 2 * _dot(wu, dd) + _dot(u, c))
+        else:
+            sign = -1.0
+            if r == "rx":
+                u, v, sign = A1[..., :, 1], A2[..., :, 2], 1.0
+            elif r == "ry":
+                u, v = A1[..., :, 0], A2[..., :, 2]
+            elif r == "rz":
+                u, v = A1[..., :, 1], A2[..., :, 0]
+            else:  # perp
+                u, v = A1[..., :, 2], A2[..., :, 2]
+            out[..., i] = sign * _quadratic(u, v, w1, w2)
+    return out
+
+
 class _FrameJoint(Joint):
     """A spatial joint defined by a tuple of components between two joint frames."""
 
@@ -152,8 +230,10 @@ class _FrameJoint(Joint):
         # Joint.__init__ directly: the planar twin (e.g. Revolute) follows in the MRO.
         Joint.__init__(self, (body1, body2), np.concatenate([p1, f1, p2, f2, extra]), name=name)
 
-    # The planar twin's closed-form gamma does not apply: use the base class's.
-    _gamma = classmethod(Joint._gamma.__func__)
+    @classmethod
+    def _gamma(cls, P, X1, X2, V1, V2):
+        # Overrides the planar twin's closed form (Revolute, Fixed, ... later in the MRO).
+        return _components_gamma(cls._rows, P, X1, X2, V1, V2)
 
     @property
     def equation_labels(self):
@@ -211,7 +291,48 @@ class Spherical(_FrameJoint):
 
 
 class SpatialRevolute(_FrameJoint, Revolute):
-    """Spatial revolute: origins coincide and the z axes stay parallel (5 equations)."""
+    """Spatial revolute (hinge): origins coincide, the z axes stay parallel (5 equations).
+
+    With ``o_i`` the frame origins and ``x_i, y_i, z_i`` the frame axes in global coordinates
+    (see the module notes)::
+
+        Phi = (o_1 - o_2,  -y_1 . z_2,  x_1 . z_2)
+
+    Rotation about the common z axis is free; :meth:`angle` measures it and
+    :class:`~mechsolve.joints.AngleDriver` drives it. Built by ``joints.Revolute`` when the
+    bodies are spatial.
+
+    Parameters
+    ----------
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,), optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        or a point (a frame at that point with the body's own orientation). Default: the
+        body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism(dim=3)
+    >>> door = mech.add_body("door", position=(0, 0, 1))
+    >>> hinge = mech.add(ms.joints.Revolute(mech.ground, door, (0, 0, 1), (0, 0, 0),
+    ...                                     axis=(0, 0, 1)))
+    >>> type(hinge).__name__, mech.dof().dof
+    ('SpatialRevolute', 1)
+    >>> door.orientation = ms.Orientation.from_angle_axis(0.5, (0, 0, 1))
+    >>> hinge.residual().round(12) + 0.0
+    array([0., 0., 0., 0., 0.])
+    >>> round(hinge.angle(), 12)
+    0.5
+    """
 
     _rows = ("gx", "gy", "gz", "rx", "ry")
     n_equations = 5
@@ -224,7 +345,44 @@ class SpatialRevolute(_FrameJoint, Revolute):
 
 
 class SpatialPrismatic(_FrameJoint, Prismatic):
-    """Spatial prismatic: frame 2's origin on frame 1's z axis, orientation locked (5)."""
+    """Spatial prismatic (slider): frame 2's origin on frame 1's z axis, rotation locked.
+
+    With ``d = o_2 - o_1`` (5 equations)::
+
+        Phi = (x_1 . d,  y_1 . d,  -y_1 . z_2,  x_1 . z_2,  y_1 . x_2)
+
+    Sliding along the z axis is free; the slide ``z_1 . d`` is what
+    :class:`~mechsolve.joints.SlideDriver` drives. Built by ``joints.Prismatic`` when the bodies
+    are spatial.
+
+    Parameters
+    ----------
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,), optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        or a point (a frame at that point with the body's own orientation). Default: the
+        body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism(dim=3)
+    >>> slider = mech.add_body("slider", position=(0, 0, 0.3))
+    >>> guide = mech.add(ms.joints.Prismatic(mech.ground, slider, axis=(0, 0, 1)))
+    >>> type(guide).__name__, mech.dof().dof
+    ('SpatialPrismatic', 1)
+    >>> slider.position = (0.25, 0, 0.7)  # 0.25 off the axis along x
+    >>> guide.residual().round(12) + 0.0
+    array([0.25, 0.  , 0.  , 0.  , 0.  ])
+    """
 
     _rows = ("x", "y", "rx", "ry", "rz")
     n_equations = 5
@@ -233,7 +391,40 @@ class SpatialPrismatic(_FrameJoint, Prismatic):
 class Cylindrical(_FrameJoint):
     """Cylindrical joint: frame 2's origin on frame 1's z axis, z axes parallel (4 equations).
 
-    Rotation about and sliding along the common axis are free.
+    With ``d = o_2 - o_1``::
+
+        Phi = (x_1 . d,  y_1 . d,  -y_1 . z_2,  x_1 . z_2)
+
+    Rotation about and sliding along the common axis are free; drive them with
+    :class:`~mechsolve.joints.AngleDriver` and :class:`~mechsolve.joints.SlideDriver`.
+
+    Parameters
+    ----------
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,), optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        or a point (a frame at that point with the body's own orientation). Default: the
+        body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism(dim=3)
+    >>> sleeve = mech.add_body("sleeve", position=(0, 0, 0.4))
+    >>> cyl = mech.add(ms.joints.Cylindrical(mech.ground, sleeve, axis=(0, 0, 1)))
+    >>> mech.dof().dof
+    2
+    >>> sleeve.position = (0, -0.5, 0.4)
+    >>> cyl.residual().round(12) + 0.0
+    array([ 0. , -0.5,  0. ,  0. ])
     """
 
     _rows = ("x", "y", "rx", "ry")
@@ -241,10 +432,42 @@ class Cylindrical(_FrameJoint):
 
 
 class Universal(_FrameJoint):
-    """Universal (Hooke) joint: origins coincide and the two z axes stay perpendicular (4).
+    """Universal (Hooke) joint: origins coincide, the two z axes stay perpendicular (4).
+
+    ::
+
+        Phi = (o_1 - o_2,  z_1 . z_2)
 
     The cross's two pins are the z axis of ``frame1`` (on body 1) and the z axis of ``frame2``
-    (on body 2); place them perpendicular when assembling.
+    (on body 2); place them perpendicular when assembling, normally with Frames (the ``axis=``
+    shorthand gives both pins the same direction, each in its own body's coordinates).
+
+    Parameters
+    ----------
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,), optional
+        The joint frame on each body, in that body's coordinates; its z axis is that body's
+        pin. A point gives a frame with the body's own orientation. Default: the body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements, in **each body's own coordinates** (both pins then have
+        the same body-coordinate direction, so the bodies must be turned to make them
+        perpendicular). Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism(dim=3)
+    >>> shaft = mech.add_body("shaft", position=(0, 0, 1))
+    >>> pin2 = ms.Frame((0, 0, -1), ms.Orientation.from_angle_axis(np.pi / 2, (0, 1, 0)))
+    >>> hooke = mech.add(ms.joints.Universal(mech.ground, shaft, ms.Frame(), pin2))
+    >>> mech.dof().dof
+    2
+    >>> hooke.residual().round(12) + 0.0
+    array([0., 0., 0., 0.])
     """
 
     _rows = ("gx", "gy", "gz", "perp")
@@ -252,42 +475,250 @@ class Universal(_FrameJoint):
 
 
 class Planar(_FrameJoint):
-    """Planar joint: frame 2's origin in frame 1's xy plane, z axes parallel (3 equations)."""
+    """Planar joint: frame 2's origin in frame 1's xy plane, z axes parallel (3 equations).
+
+    With ``d = o_2 - o_1``::
+
+        Phi = (z_1 . d,  -y_1 . z_2,  x_1 . z_2)
+
+    Translation in the plane and rotation about its normal are free.
+
+    Parameters
+    ----------
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,), optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        or a point (a frame at that point with the body's own orientation). Default: the
+        body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism(dim=3)
+    >>> puck = mech.add_body("puck", position=(0.2, 0.3, 0.0))
+    >>> table = mech.add(ms.joints.Planar(mech.ground, puck))
+    >>> mech.dof().dof
+    3
+    >>> puck.position = (0.2, 0.3, 0.125)  # lifted off the table
+    >>> table.residual().round(12) + 0.0
+    array([0.125, 0.   , 0.   ])
+    """
 
     _rows = ("z", "rx", "ry")
     n_equations = 3
 
 
 class SpatialFixed(_FrameJoint, Fixed):
-    """Spatial weld: the two joint frames coincide (6 equations)."""
+    """Spatial weld: the two joint frames coincide (6 equations).
+
+    ::
+
+        Phi = (o_1 - o_2,  -y_1 . z_2,  x_1 . z_2,  y_1 . x_2)
+
+    With ``body1`` ground this places ``body2`` at a fixed global pose. Built by
+    ``joints.Fixed`` when the bodies are spatial.
+
+    Parameters
+    ----------
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,), optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        or a point (a frame at that point with the body's own orientation). Default: the
+        body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism(dim=3)
+    >>> base = mech.add_body("base", position=(0, 0, 1.5))
+    >>> weld = mech.add(ms.joints.Fixed(mech.ground, base, (0, 0, 1), (0, 0, 0)))
+    >>> type(weld).__name__, mech.dof().dof
+    ('SpatialFixed', 0)
+    >>> weld.residual().round(12) + 0.0
+    array([ 0. ,  0. , -0.5,  0. ,  0. ,  0. ])
+    """
 
     _rows = ("gx", "gy", "gz", "rx", "ry", "rz")
     n_equations = 6
 
 
 class SpatialPointOnLine(_FrameJoint, PointOnLine):
-    """Frame 2's origin stays on frame 1's z axis (2 equations)."""
+    """Point on line: frame 2's origin stays on frame 1's z axis (2 equations).
+
+    With ``d = o_2 - o_1``::
+
+        Phi = (x_1 . d,  y_1 . d)
+
+    Sliding along the line and every rotation are free. Built by ``joints.PointOnLine`` when
+    the bodies are spatial.
+
+    Parameters
+    ----------
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,), optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        or a point (a frame at that point with the body's own orientation). Default: the
+        body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism(dim=3)
+    >>> bead = mech.add_body("bead", position=(0.5, -0.25, 2.0))
+    >>> wire = mech.add(ms.joints.PointOnLine(mech.ground, bead, axis=(0, 0, 1)))
+    >>> type(wire).__name__, mech.dof().dof
+    ('SpatialPointOnLine', 4)
+    >>> wire.residual().round(12) + 0.0
+    array([ 0.5 , -0.25])
+    """
 
     _rows = ("x", "y")
     n_equations = 2
 
 
 class PointOnPlane(_FrameJoint):
-    """Frame 2's origin stays in frame 1's xy plane (1 equation)."""
+    """Point on plane: frame 2's origin stays in frame 1's xy plane (1 equation).
+
+    With ``d = o_2 - o_1``::
+
+        Phi = z_1 . d
+
+    Parameters
+    ----------
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,), optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        or a point (a frame at that point with the body's own orientation). Default: the
+        body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism(dim=3)
+    >>> foot = mech.add_body("foot", position=(0.3, -0.2, 0.25))
+    >>> floor = mech.add(ms.joints.PointOnPlane(mech.ground, foot))
+    >>> mech.dof().dof
+    5
+    >>> floor.residual().round(12) + 0.0
+    array([0.25])
+    """
 
     _rows = ("z",)
     n_equations = 1
 
 
 class ParallelAxes(_FrameJoint):
-    """The z axes of the two frames stay parallel (2 equations)."""
+    """The z axes of the two frames stay parallel (2 equations).
+
+    ::
+
+        Phi = (-y_1 . z_2,  x_1 . z_2)
+
+    Only the orientation is constrained: every translation and the rotation about the common
+    axis are free.
+
+    Parameters
+    ----------
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,), optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        or a point (a frame at that point with the body's own orientation). Default: the
+        body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism(dim=3)
+    >>> tilted = ms.Orientation.from_angle_axis(np.pi / 6, (1, 0, 0))
+    >>> b = mech.add_body("b", position=(1, 2, 3), orientation=tilted)
+    >>> par = mech.add(ms.joints.ParallelAxes(mech.ground, b, axis=(0, 0, 1)))
+    >>> mech.dof().dof
+    4
+    >>> par.residual().round(12) + 0.0  # sin(30 deg) about x_1
+    array([0.5, 0. ])
+    """
 
     _rows = ("rx", "ry")
     n_equations = 2
 
 
 class PerpendicularAxes(_FrameJoint):
-    """The z axes of the two frames stay perpendicular (1 equation)."""
+    """The z axes of the two frames stay perpendicular (1 equation).
+
+    ::
+
+        Phi = z_1 . z_2
+
+    Parameters
+    ----------
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,), optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        or a point (a frame at that point with the body's own orientation). Default: the
+        body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism(dim=3)
+    >>> b = mech.add_body("b")
+    >>> perp = mech.add(ms.joints.PerpendicularAxes(mech.ground, b))
+    >>> perp.residual()  # both z axes along global z
+    array([1.])
+    >>> b.orientation = ms.Orientation.from_angle_axis(np.pi / 2, (1, 0, 0))
+    >>> perp.residual().round(12) + 0.0
+    array([0.])
+    """
 
     _rows = ("perp",)
     n_equations = 1
@@ -299,17 +730,45 @@ _GENERIC_CLASSES: dict = {}
 class GenericJoint(_FrameJoint):
     """Constrain a chosen subset of the six relative components of two frames.
 
-    The components are frame 2's origin in frame 1 (``"x"``, ``"y"``, ``"z"``) and the small
-    relative rotation about frame 1's axes (``"rx" = -y1 . z2``, ``"ry" = x1 . z2``,
-    ``"rz" = y1 . x2``), so a loop can be closed with 1 to 5 equations (6 is a weld).
+    The components are frame 2's origin in frame 1 and the small relative rotation about frame
+    1's axes; with ``d = o_2 - o_1``::
+
+        "x" = x_1 . d    "y" = y_1 . d    "z" = z_1 . d
+        "rx" = -y_1 . z_2    "ry" = x_1 . z_2    "rz" = y_1 . x_2
+
+    so a loop can be closed with 1 to 5 equations (6 is a weld). Each distinct subset is its
+    own class (named ``GenericJoint[...]``, the components in the order above), so joints with
+    the same subset are evaluated together.
 
     Parameters
     ----------
     body1, body2 : SpatialBody
-    frame1, frame2 : Frame or array_like (3,)
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,), optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        or a point (a frame at that point with the body's own orientation). Default: the
+        body's origin.
     components : sequence of str
         Which of ``"x", "y", "z", "rx", "ry", "rz"`` to constrain (1 to 6, no repeats).
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: frame z axis, given in **each body's own coordinates**
+        (the same three numbers for both bodies). Not allowed with Frames.
     name : str, optional
+        Name used in reports and messages.
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism(dim=3)
+    >>> b = mech.add_body("b", position=(0, 0, 0.5))
+    >>> hinge = mech.add(ms.joints.GenericJoint(mech.ground, b,
+    ...                                         components=("x", "y", "rx", "ry", "z")))
+    >>> type(hinge).__name__, hinge.equation_labels
+    ('GenericJoint[x,y,z,rx,ry]', ('x', 'y', 'z', 'rx', 'ry'))
+    >>> mech.dof().dof
+    1
+    >>> hinge.residual().round(12) + 0.0
+    array([0. , 0. , 0.5, 0. , 0. ])
     """
 
     def __new__(cls, body1=None, body2=None, frame1=None, frame2=None, components=(), **kw):
@@ -331,9 +790,9 @@ class GenericJoint(_FrameJoint):
             _GENERIC_CLASSES[rows] = sub
         return object.__new__(sub)
 
-    def __init__(self, body1, body2, frame1=None, frame2=None, components=(), *,
+    def __init__(self, body1, body2, frame1=None, frame2=None, components=(), *, axis=None,
                  name: str | None = None) -> None:
-        _FrameJoint.__init__(self, body1, body2, frame1, frame2, name=name)
+        _FrameJoint.__init__(self, body1, body2, frame1, frame2, axis=axis, name=name)
 
 
 class SpatialDistance(_FrameJoint, Distance):
@@ -367,6 +826,12 @@ class SpatialDistance(_FrameJoint, Distance):
         J2[..., 0, 3:] = cross(a2, g)
         return phi, [J1, J2]
 
+    @classmethod
+    def _gamma(cls, P, X1, X2, V1, V2):
+        # Phi' = d . d' / L, Phi'' = (d' . d' + d . d'') / L; d'' = (accelerations) + c.
+        d, dd, c = _motion(P, X1, X2, V1, V2)
+        return (-(_dot(dd, dd) + _dot(d, c)) / P[..., 14])[..., None]
+
 
 # -- drivers ---------------------------------------------------------------------------------
 def _relative_angle(P, X1, X2):
@@ -381,6 +846,28 @@ def _relative_angle(P, X1, X2):
     # d(theta) = (c ds - s dc) / (s^2 + c^2); ds, dc from d(u . v) on dphi1 / dphi2.
     g1 = (c[..., None] * cross(y1, x2) - s[..., None] * cross(x1, x2)) / r2
     return theta, g1
+
+
+def _angle_gamma(P, X1, X2, V1, V2):
+    """``gamma`` of the relative angle ``theta = atan2(s, c)`` (``s = y1.x2``, ``c = x1.x2``).
+
+    ``theta' = (c s' - s c') / r2`` with ``r2 = s^2 + c^2``, so
+    ``theta'' = (c s'' - s c'') / r2 - 2 (c s' - s c') (s s' + c c') / r2^2``; ``gamma`` is
+    minus its velocity-only part (``s''`` and ``c''`` through :func:`_quadratic`). Shape ``(...)``.
+    """
+    A1 = _axes(X1, P[..., 3:7])
+    A2 = _axes(X2, P[..., 10:14])
+    x1, y1, x2 = A1[..., :, 0], A1[..., :, 1], A2[..., :, 0]
+    w1 = V1[..., 3:]
+    w2 = V2[..., 3:]
+    s = _dot(y1, x2)
+    c = _dot(x1, x2)
+    wx2 = cross(w2, x2)
+    sd = _dot(cross(w1, y1), x2) + _dot(y1, wx2)
+    cd = _dot(cross(w1, x1), x2) + _dot(x1, wx2)
+    r2 = s * s + c * c
+    quad = (c * _quadratic(y1, x2, w1, w2) - s * _quadratic(x1, x2, w1, w2)) / r2
+    return 2 * (c * sd - s * cd) * (s * sd + c * cd) / (r2 * r2) - quad
 
 
 class SpatialDriver(Driver):
@@ -428,7 +915,6 @@ class SpatialAngleDriver(AngleDriver):
 
     dims = (3,)
     _value_index = 14
-    _gamma = classmethod(Joint._gamma.__func__)
 
     def __init__(self, joint, value: float = 0.0, *, name=None) -> None:
         if not isinstance(joint, (SpatialRevolute, Cylindrical)):
@@ -458,6 +944,10 @@ class SpatialAngleDriver(AngleDriver):
         J2[..., 0, 3:] = -g1
         return phi, [J1, J2]
 
+    @classmethod
+    def _gamma(cls, P, X1, X2, V1, V2):
+        return _angle_gamma(P, X1, X2, V1, V2)[..., None]
+
 
 class SpatialSlideDriver(SlideDriver):
     """Drive a spatial prismatic's (or cylindrical's) slide ``z_1 . d``."""
@@ -483,6 +973,11 @@ class SpatialSlideDriver(SlideDriver):
         phi, blocks, *_ = _components(("z",), P, X1, X2)
         return phi - P[..., 14:15], blocks
 
+    @classmethod
+    def _gamma(cls, P, X1, X2, V1, V2):
+        # Overrides the planar SlideDriver's closed form.
+        return _components_gamma(("z",), P, X1, X2, V1, V2)
+
 
 class SpatialDistanceDriver(SpatialDistance, DistanceDriver):
     """A spatial distance whose length is a driven value (a linear actuator, a Stewart leg)."""
@@ -500,7 +995,10 @@ for _planar, _spatial in ((Revolute, SpatialRevolute), (Prismatic, SpatialPrisma
                           (PointOnLine, SpatialPointOnLine), (Driver, SpatialDriver),
                           (AngleDriver, SpatialAngleDriver), (SlideDriver, SpatialSlideDriver),
                           (DistanceDriver, SpatialDistanceDriver)):
-    _planar._spatial_variant = _spatial
+    # Set once: executing this file again (pytest imports it anew to run its doctests) must
+    # not re-point the planar classes at copies the package's other classes do not recognise.
+    if "_spatial_variant" not in _planar.__dict__:
+        _planar._spatial_variant = _spatial
 
 
 def _wrap(a):
@@ -510,26 +1008,49 @@ def _wrap(a):
 class AngleCoupler(Joint):
     """Gear/coupler between the angles of two spatial revolutes: ``theta2 = ratio theta1 + c``.
 
-    The joint carries the two angles as coordinates of its own, ``S = (s1, s2)``, so they are
-    continuous over any number of turns; its three equations tie them to the revolutes' measured
-    relative angles (compared modulo ``2 pi``) and to each other::
+    The spatial counterpart of the planar :class:`~mechsolve.joints.Gear` (which only joins
+    planar bodies). The joint carries the two angles as coordinates of its own,
+    ``S = (s1, s2)``, so they are continuous over any number of turns; its three equations tie
+    them to the revolutes' measured relative angles (compared modulo ``2 pi``) and to each
+    other::
 
         Phi = (wrap(theta1 - s1), wrap(theta2 - s2), s2 - ratio s1 - offset)
 
+    where ``theta = atan2(y_1 . x_2, x_1 . x_2)`` is the angle of frame 2's x axis about frame
+    1's z axis, as :class:`~mechsolve.joints.AngleDriver` measures it.
+
     Parameters
     ----------
-    revolute1, revolute2 : Revolute
-        Spatial revolute (or cylindrical) joints; angles as measured by ``AngleDriver``.
+    revolute1, revolute2 : Revolute or Cylindrical
+        Spatial revolute (or cylindrical) joints whose angles are coupled.
     ratio : float
         ``d theta2 / d theta1`` (negative for an external gear mesh).
     offset : float, optional
         The constant ``c``; by default the one that makes the current pose mesh.
     name : str, optional
+        Name used in reports and messages.
 
     Notes
     -----
     The two revolutes may share their first body (a gear pair on one carrier); otherwise they
     must not share a moving body.
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> mech = ms.Mechanism(dim=3)
+    >>> a = mech.add_body("a")
+    >>> b = mech.add_body("b", position=(3, 0, 0))
+    >>> ra = mech.add(ms.joints.Revolute(mech.ground, a, axis=(0, 0, 1)))
+    >>> rb = mech.add(ms.joints.Revolute(mech.ground, b, (3, 0, 0), (0, 0, 0), axis=(0, 0, 1)))
+    >>> mesh = mech.add(ms.joints.AngleCoupler(ra, rb, ratio=-2.0, name="mesh"))
+    >>> mech.dof().dof
+    1
+    >>> motor = mech.add(ms.joints.AngleDriver(ra, 0.25))
+    >>> mech.solve().success
+    True
+    >>> round(rb.angle(), 9)
+    -0.5
     """
 
     n_equations = 3
@@ -602,6 +1123,18 @@ class AngleCoupler(Joint):
         JS[..., 2, 0] = -P[..., 28]
         JS[..., 2, 1] = 1.0
         return phi, cls._merge([Ji1, Jo1, Ji2, Jo2]) + [JS]
+
+    @classmethod
+    def _gamma(cls, P, *XV):
+        # XV = (body poses..., S, body velocities..., S'); the mesh row and the S terms are
+        # linear, the two angle rows are those of the angle driver.
+        n = len(XV) // 2
+        i1, o1, i2, o2 = cls._split(XV[:n - 1])
+        vi1, vo1, vi2, vo2 = cls._split(XV[n:2 * n - 1])
+        g1 = _angle_gamma(P[..., 0:14], i1, o1, vi1, vo1)
+        g2 = _angle_gamma(P[..., 14:28], i2, o2, vi2, vo2)
+        g1, g2 = np.broadcast_arrays(g1, g2)
+        return np.stack([g1, g2, np.zeros(g1.shape)], axis=-1)
 
     @classmethod
     def _merge(cls, blocks):
