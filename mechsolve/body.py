@@ -253,6 +253,9 @@ def _as_quaternion(value) -> np.ndarray:
                              f"{q.shape[:-1]}")
         return q
     if isinstance(value, (list, tuple, np.ndarray)):
-        return np.asarray(Orientation(as_vector(value, "orientation", 4)).quaternion)
+        from .spatial._validation import unit_quaternion
+
+        return unit_quaternion(as_vector(value, "orientation", 4), "orientation",
+                               remedy="pass ms.Orientation(q, normalize=True) to rescale")
     raise TypeError(f"orientation must be a mechsolve Orientation or a unit quaternion "
                     f"(w, x, y, z), got {type(value).__name__}")

@@ -11,10 +11,12 @@ from ._validation import (
     as_array,
     as_float_array,
     as_real,
+    broadcast_named,
     check_finite,
     fmt_float,
     freeze,
     readonly,
+    unit_quaternion,
 )
 
 __all__ = ["Frame", "MovingFrame", "FrameMismatchError"]
@@ -87,7 +89,9 @@ def _as_orientation_array(value) -> np.ndarray:
     if isinstance(value, Orientation):
         return value.quaternion
     if _is_point_like(value):
-        return Orientation(value).quaternion
+        return unit_quaternion(
+            value, "orientation", remedy="pass Orientation(q, normalize=True) to rescale"
+        )
     raise TypeError(
         f"Expected orientation to be an Orientation or a quaternion (w, x, y, z), "
         f"got {type(value).__name__}"
@@ -141,6 +145,7 @@ class Frame(FrozenSlots):
     def __init__(self, translation=(0.0, 0.0, 0.0), orientation=None, *, name=None, parent=None):
         t = as_array(translation, "translation", (3,))
         q = qk.IDENTITY if orientation is None else _as_orientation_array(orientation)
+        broadcast_named({"translation": t, "orientation": q}, core=1)
         self._set(t, q, _check_name(name, "name"), _check_name(parent, "parent"))
 
     def _set(self, t, q, name, parent, *, copy=True):
@@ -162,13 +167,25 @@ class Frame(FrozenSlots):
 
     @classmethod
     def identity(cls, *, name=None, parent=None) -> Frame:
-        """The identity frame (no translation, no rotation)."""
+        """The identity frame (no translation, no rotation).
+
+        Examples
+        --------
+        >>> Frame.identity(name="tool", parent="flange")
+        Frame((0.0, 0.0, 0.0), Orientation(w=1.0, x=0.0, y=0.0, z=0.0), name='tool',
+        parent='flange')
+        >>> f = Frame((1.0, 2.0, 3.0), Orientation.from_x_rotation(0.4))
+        >>> (f * Frame.identity()).approx_eq(f)
+        True
+        """
         return cls(name=name, parent=parent)
 
     @classmethod
     def from_matrix(cls, matrix, *, name=None, parent=None) -> Frame:
         """From homogeneous 4x4 matrices ``[[R, t], [0, 0, 0, 1]]`` (shape ``(..., 4, 4)``).
 
+        Examples
+        --------
         >>> T = np.eye(4); T[:3, 3] = (1, 2, 3)
         >>> Frame.from_matrix(T).translation
         array([1., 2., 3.])
@@ -185,36 +202,81 @@ class Frame(FrozenSlots):
     # ------------------------------------------------------------------ accessors
     @property
     def translation(self) -> np.ndarray:
-        """Origin of the frame in its reference, read-only array ``(..., 3)``."""
+        """Origin of the frame in its reference, read-only array ``(..., 3)``.
+
+        Examples
+        --------
+        >>> Frame((1.0, 2.0, 3.0)).translation
+        array([1., 2., 3.])
+        """
         return self._t
 
     @property
     def orientation(self) -> Orientation:
-        """Orientation of the frame in its reference."""
+        """Orientation of the frame in its reference.
+
+        Examples
+        --------
+        >>> Frame((0, 0, 0), (0.0, 1.0, 0.0, 0.0)).orientation
+        Orientation(w=0.0, x=1.0, y=0.0, z=0.0)
+        """
         return Orientation._new(self._q)
 
     @property
     def quaternion(self) -> np.ndarray:
-        """The orientation quaternion ``(w, x, y, z)``, read-only array ``(..., 4)``."""
+        """The orientation quaternion ``(w, x, y, z)``, read-only array ``(..., 4)``.
+
+        Examples
+        --------
+        >>> Frame((0, 0, 0), Orientation.z_quaternion()).quaternion
+        array([0., 0., 0., 1.])
+        """
         return self._q
 
     @property
     def name(self):
-        """Name of this (outboard) frame, or None."""
+        """Name of this (outboard) frame, or None.
+
+        Examples
+        --------
+        >>> Frame(name="hand", parent="arm").name
+        'hand'
+        """
         return self._name
 
     @property
     def parent(self):
-        """Name of the frame this one is expressed in, or None."""
+        """Name of the frame this one is expressed in, or None.
+
+        Examples
+        --------
+        >>> Frame(name="hand", parent="arm").parent
+        'arm'
+        """
         return self._parent
 
     @property
     def shape(self) -> tuple[int, ...]:
-        """Batch shape (``()`` for a single frame)."""
+        """Batch shape (``()`` for a single frame).
+
+        Examples
+        --------
+        >>> Frame(np.zeros((5, 3))).shape
+        (5,)
+        """
         return self._t.shape[:-1]
 
     def with_names(self, name=None, parent=None):
-        """A copy carrying the given frame names."""
+        """A copy carrying the given frame names (both default to None, i.e. unnamed).
+
+        Examples
+        --------
+        >>> f = Frame((1.0, 0.0, 0.0)).with_names("hand", "arm")
+        >>> f.name, f.parent
+        ('hand', 'arm')
+        >>> f.inverse().name, f.inverse().parent
+        ('arm', 'hand')
+        """
         out = object.__new__(type(self))
         for slot in self._all_slots():
             setattr(out, slot, getattr(self, slot))
@@ -232,6 +294,8 @@ class Frame(FrozenSlots):
     def as_matrix(self) -> np.ndarray:
         """Homogeneous 4x4 matrices ``(..., 4, 4)``.
 
+        Examples
+        --------
         >>> Frame((1, 2, 3)).as_matrix()[:3, 3]
         array([1., 2., 3.])
         """
@@ -242,25 +306,69 @@ class Frame(FrozenSlots):
         return T
 
     def as_frame(self) -> Frame:
-        """The plain :class:`Frame` (position and orientation only)."""
+        """The plain :class:`Frame` (position and orientation only).
+
+        Examples
+        --------
+        >>> m = MovingFrame((1.0, 2.0, 3.0), velocity=(0.0, 1.0, 0.0), name="a", parent="b")
+        >>> m.as_frame()
+        Frame((1.0, 2.0, 3.0), Orientation(w=1.0, x=0.0, y=0.0, z=0.0), name='a', parent='b')
+        """
         return Frame._new(self._t, self._q, self._name, self._parent)
 
     # ------------------------------------------------------------------ algebra
     def inverse(self) -> Frame:
-        """The inverse transformation (reference expressed in this frame); names swap."""
+        """The inverse transformation (reference expressed in this frame); names swap.
+
+        ``(t, R)`` becomes ``(-R^T t, R^T)``.
+
+        Examples
+        --------
+        >>> f = Frame((1.0, 0.0, 0.0), Orientation.from_z_rotation(np.pi / 2))
+        >>> np.round(f.inverse().translation, 12) + 0.0
+        array([0., 1., 0.])
+        >>> (f.inverse() * f).approx_eq(Frame.identity())
+        True
+        """
         t, q = qk.frame_inverse(self._t, self._q)
         return Frame._new(t, q, self._parent, self._name)
 
     def transform_point(self, points) -> np.ndarray:
-        """Points ``(..., 3)`` from this frame to its reference: ``t + R p``."""
+        """Points ``(..., 3)`` from this frame to its reference: ``t + R p``.
+
+        Same as ``self * points`` and ``points >> self``.
+
+        Examples
+        --------
+        >>> f = Frame((1.0, 0.0, 0.0), Orientation.from_z_rotation(np.pi / 2))
+        >>> np.round(f.transform_point([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]), 12) + 0.0
+        array([[1., 1., 0.],
+               [1., 0., 0.]])
+        """
         return qk.frame_apply(self._t, self._q, _as_points(points, "points"))
 
     def transform_direction(self, vectors) -> np.ndarray:
-        """Free vectors ``(..., 3)`` from this frame to its reference (rotation only): ``R v``."""
+        """Free vectors ``(..., 3)`` from this frame to its reference (rotation only): ``R v``.
+
+        Examples
+        --------
+        >>> f = Frame((1.0, 0.0, 0.0), Orientation.from_z_rotation(np.pi / 2))
+        >>> np.round(f.transform_direction((1.0, 0.0, 0.0)), 12) + 0.0   # no translation
+        array([0., 1., 0.])
+        """
         return qk.quat_rotate(self._q, _as_points(vectors, "vectors"))
 
     def inverse_transform_point(self, points) -> np.ndarray:
-        """Points from the reference into this frame: ``R^T (p - t)``."""
+        """Points from the reference into this frame: ``R^T (p - t)``.
+
+        Inverse of :meth:`transform_point`; same as ``points << self``.
+
+        Examples
+        --------
+        >>> f = Frame((1.0, 0.0, 0.0), Orientation.from_z_rotation(np.pi / 2))
+        >>> np.round(f.inverse_transform_point(f.transform_point((0.3, 0.2, 0.1))), 12)
+        array([0.3, 0.2, 0.1])
+        """
         p = _as_points(points, "points")
         return qk.quat_rotate_inverse(self._q, p - self._t)
 
@@ -314,8 +422,20 @@ class Frame(FrozenSlots):
     __hash__ = None
 
     def approx_eq(self, other: Frame, tol: float = 1e-9):
-        """True where translations differ by at most ``tol`` (2-norm) and orientations agree
-        (``q`` and ``-q`` match). A bool array for stacks."""
+        """True where translations differ by at most ``tol`` (2-norm) and orientations agree.
+
+        Orientations are compared as in :meth:`Orientation.approx_eq` (``q`` and ``-q``
+        match). Returns a bool for single frames, a bool array for stacks. Names are not
+        compared.
+
+        Examples
+        --------
+        >>> q = Orientation.from_y_rotation(0.5)
+        >>> Frame((1.0, 0.0, 0.0), q).approx_eq(Frame((1.0, 0.0, 1e-12), -q.quaternion))
+        True
+        >>> Frame((1.0, 0.0, 0.0), q).approx_eq(Frame((1.0, 0.0, 1e-6), q))
+        False
+        """
         if not isinstance(other, Frame):
             raise TypeError(f"Expected other to be a Frame, got {type(other).__name__}")
         tol = as_real(tol, "tol")
@@ -460,6 +580,17 @@ class MovingFrame(Frame):
         w = as_array(angular_velocity, "angular_velocity", (3,))
         a = as_array(acceleration, "acceleration", (3,))
         al = as_array(angular_acceleration, "angular_acceleration", (3,))
+        broadcast_named(
+            {
+                "translation": t,
+                "orientation": q,
+                "velocity": v,
+                "angular_velocity": w,
+                "acceleration": a,
+                "angular_acceleration": al,
+            },
+            core=1,
+        )
         if angular_in == "parent":
             w = qk.quat_rotate_inverse(q, w)
             al = qk.quat_rotate_inverse(q, al)
@@ -488,7 +619,14 @@ class MovingFrame(Frame):
 
     @classmethod
     def from_frame(cls, frame: Frame) -> MovingFrame:
-        """A moving frame at rest at the pose of ``frame`` (a copy if it already moves)."""
+        """A moving frame at rest at the pose of ``frame`` (a copy if it already moves).
+
+        Examples
+        --------
+        >>> rest = MovingFrame.from_frame(Frame((1.0, 2.0, 3.0), name="a", parent="b"))
+        >>> rest.velocity, rest.name
+        (array([0., 0., 0.]), 'a')
+        """
         if isinstance(frame, MovingFrame):
             return cls._from_parts(frame._parts(), frame._name, frame._parent)
         if not isinstance(frame, Frame):
@@ -511,58 +649,143 @@ class MovingFrame(Frame):
     # ------------------------------------------------------------------ accessors
     @property
     def velocity(self) -> np.ndarray:
-        """Velocity of the origin in parent coordinates."""
+        """Velocity of the origin in parent coordinates.
+
+        Examples
+        --------
+        >>> MovingFrame(velocity=(0, 3.0, 0)).velocity
+        array([0., 3., 0.])
+        """
         return self._v
 
     @property
     def acceleration(self) -> np.ndarray:
-        """Acceleration of the origin in parent coordinates."""
+        """Acceleration of the origin in parent coordinates.
+
+        Examples
+        --------
+        >>> MovingFrame(acceleration=(0, 0, -9.81)).acceleration
+        array([ 0.  ,  0.  , -9.81])
+        """
         return self._a
 
     @property
     def angular_velocity(self) -> np.ndarray:
-        """Angular velocity relative to the parent, in local (this frame's) coordinates."""
+        """Angular velocity relative to the parent, in local (this frame's) coordinates.
+
+        Examples
+        --------
+        >>> q = Orientation.from_x_rotation(np.pi / 2)
+        >>> m = MovingFrame(orientation=q, angular_velocity=(0, 1.0, 0), angular_in="parent")
+        >>> np.round(m.angular_velocity, 12) + 0.0   # parent y is local -z
+        array([ 0.,  0., -1.])
+        """
         return self._w
 
     @property
     def angular_acceleration(self) -> np.ndarray:
-        """Angular acceleration relative to the parent, in local coordinates."""
+        """Angular acceleration relative to the parent, in local coordinates.
+
+        Examples
+        --------
+        >>> MovingFrame(angular_acceleration=(0, 0, 2.0)).angular_acceleration
+        array([0., 0., 2.])
+        """
         return self._al
 
     @property
     def angular_velocity_parent(self) -> np.ndarray:
-        """Angular velocity in parent coordinates, ``R w``."""
+        """Angular velocity in parent coordinates, ``R w``.
+
+        Examples
+        --------
+        >>> m = MovingFrame(orientation=Orientation.from_x_rotation(np.pi / 2),
+        ...                 angular_velocity=(0, 0, 1.0))
+        >>> np.round(m.angular_velocity_parent, 12) + 0.0   # local z is parent -y
+        array([ 0., -1.,  0.])
+        """
         return qk.quat_rotate(self._q, self._w)
 
     @property
     def angular_acceleration_parent(self) -> np.ndarray:
-        """Angular acceleration in parent coordinates, ``R alpha`` (= d/dt of ``R w``)."""
+        """Angular acceleration in parent coordinates, ``R alpha`` (= d/dt of ``R w``).
+
+        Examples
+        --------
+        >>> m = MovingFrame(orientation=Orientation.from_z_rotation(np.pi / 2),
+        ...                 angular_acceleration=(1.0, 0, 0))
+        >>> np.round(m.angular_acceleration_parent, 12) + 0.0
+        array([0., 1., 0.])
+        """
         return qk.quat_rotate(self._q, self._al)
 
     @property
     def quaternion_rate(self) -> np.ndarray:
-        """``q' = q (0, w) / 2`` (inverse of Tasora Eq. 9)."""
+        """``q' = q (0, w) / 2`` (inverse of Tasora Eq. 9).
+
+        Examples
+        --------
+        >>> MovingFrame(angular_velocity=(0, 0, 2.0)).quaternion_rate
+        array([0., 0., 0., 1.])
+        """
         return qk.quat_rate_local(self._q, self._w)
 
     @property
     def quaternion_acceleration(self) -> np.ndarray:
-        """``q''`` from the local angular velocity and acceleration (inverse of Eq. 12)."""
+        """``q''`` from the local angular velocity and acceleration (inverse of Eq. 12).
+
+        Examples
+        --------
+        >>> MovingFrame(angular_velocity=(0, 0, 2.0)).quaternion_acceleration
+        array([-1.,  0.,  0.,  0.])
+        """
         return qk.quat_accel_local(self._q, self._w, self._al)
 
     def point_velocity(self, points) -> np.ndarray:
-        """Velocity (parent coordinates) of points fixed in this frame at local ``points``."""
+        """Velocity (parent coordinates) of points fixed in this frame at local ``points``.
+
+        ``v + R (w x p)`` with ``w`` the local angular velocity.
+
+        Examples
+        --------
+        >>> wheel = MovingFrame(velocity=(1.0, 0, 0), angular_velocity=(0, 0, -2.0))
+        >>> wheel.point_velocity([(0, -0.5, 0), (0, 0.5, 0)])   # rolling: contact at rest
+        array([[0., 0., 0.],
+               [2., 0., 0.]])
+        """
         p = _as_points(points, "points")
         return self._v + qk.quat_rotate(self._q, qk.cross(self._w, p))
 
     def point_acceleration(self, points) -> np.ndarray:
-        """Acceleration (parent coordinates) of points fixed in this frame at local ``points``."""
+        """Acceleration (parent coordinates) of points fixed in this frame at local ``points``.
+
+        ``a + R (alpha x p + w x (w x p))`` with ``w, alpha`` in local coordinates.
+
+        Examples
+        --------
+        >>> spin = MovingFrame(angular_velocity=(0, 0, 2.0))
+        >>> spin.point_acceleration((1.0, 0, 0))   # centripetal, w^2 r towards the axis
+        array([-4.,  0.,  0.])
+        """
         p = _as_points(points, "points")
         local = qk.cross(self._al, p) + qk.cross(self._w, qk.cross(self._w, p))
         return self._a + qk.quat_rotate(self._q, local)
 
     # ------------------------------------------------------------------ algebra
     def inverse(self) -> MovingFrame:
-        """The inverse moving frame (Tasora Eqs. 19-23): the parent seen from this frame."""
+        """The inverse moving frame (Tasora Eqs. 19-23): the parent seen from this frame.
+
+        Names swap; ``a >> a.inverse()`` is the identity at rest.
+
+        Examples
+        --------
+        >>> cart = MovingFrame((2.0, 0, 0), velocity=(0, 3.0, 0), name="cart", parent="ground")
+        >>> ground = cart.inverse()
+        >>> ground.translation + 0.0, ground.velocity + 0.0, ground.name
+        (array([-2.,  0.,  0.]), array([ 0., -3.,  0.]), 'ground')
+        >>> (cart >> ground).approx_eq(MovingFrame())
+        True
+        """
         return MovingFrame._from_parts(moving_inverse(self._parts()), self._parent, self._name)
 
     def __rshift__(self, other):
@@ -615,7 +838,16 @@ class MovingFrame(Frame):
 
     def approx_eq(self, other: Frame, tol: float = 1e-9):
         """Pose as in :meth:`Frame.approx_eq`, and every velocity and acceleration within
-        ``tol`` (2-norm). A plain Frame compares as a frame at rest."""
+        ``tol`` (2-norm).
+
+        A plain Frame compares as a frame at rest.
+
+        Examples
+        --------
+        >>> m = MovingFrame((1.0, 0, 0), velocity=(0, 1e-12, 0))
+        >>> m.approx_eq(Frame((1.0, 0, 0))), m.approx_eq(Frame((1.0, 0, 0)), tol=1e-15)
+        (True, False)
+        """
         other_m = self._coerce(other)
         if other_m is None:
             raise TypeError(f"Expected other to be a Frame, got {type(other).__name__}")

@@ -36,6 +36,8 @@ def second_moment_matrix(jxx, jyy, jzz, jxy, jxz, jyz) -> np.ndarray:
          [Jxy, Jyy, Jyz],
          [Jxz, Jyz, Jzz]]
 
+    Examples
+    --------
     >>> second_moment_matrix(1, 2, 3, -0.1, 0, 0)
     array([[ 1. , -0.1,  0. ],
            [-0.1,  2. ,  0. ],
@@ -117,7 +119,14 @@ class MassProperties(FrozenSlots):
     # --------------------------------------------------------------- constructors
     @classmethod
     def from_point_mass(cls, mass, position=(0.0, 0.0, 0.0)) -> MassProperties:
-        """A point mass at ``position``: ``h = m p``, ``I = m (|p|^2 E - p p^T)``."""
+        """A point mass at ``position``: ``h = m p``, ``I = m (|p|^2 E - p p^T)``.
+
+        Examples
+        --------
+        >>> body = MassProperties.from_point_mass(2.0, (0, 0, 3.0))
+        >>> body.first_moment, body.second_moment_components
+        (array([0., 0., 6.]), (18.0, 18.0, 0.0, 0.0, 0.0, 0.0))
+        """
         m = as_real(mass, "mass")
         p = as_array(position, "position", (3,), stacked=False)
         return cls._new(m, m * p, m * (p @ p * np.eye(3) - np.outer(p, p)))
@@ -130,6 +139,8 @@ class MassProperties(FrozenSlots):
 
         ``I_origin = I_c + m (|c|^2 E - c c^T)``.
 
+        Examples
+        --------
         >>> MassProperties.from_center_of_mass(2.0, (0, 0, 1.0), np.eye(3)).second_moment
         array([[3., 0., 0.],
                [0., 3., 0.],
@@ -146,6 +157,14 @@ class MassProperties(FrozenSlots):
         and aligned with its axes (default: the reference frame).
 
         ``I_c = m/12 diag(b^2 + c^2, a^2 + c^2, a^2 + b^2)``.
+
+        Examples
+        --------
+        >>> MassProperties.from_box(12.0, (1.0, 2.0, 3.0)).second_moment_components
+        (13.0, 10.0, 5.0, 0.0, 0.0, 0.0)
+        >>> lifted = MassProperties.from_box(12.0, (1.0, 2.0, 3.0), Frame((0, 0, 1.0)))
+        >>> lifted.center_of_mass, lifted.second_moment_components[:3]   # + m d^2 on x, y
+        (array([0., 0., 1.]), (25.0, 22.0, 5.0))
         """
         m = as_real(mass, "mass")
         a, b, c = as_array(size, "size", (3,), stacked=False)
@@ -156,22 +175,48 @@ class MassProperties(FrozenSlots):
     # --------------------------------------------------------------- accessors
     @property
     def mass(self) -> float:
-        """Total mass."""
+        """Total mass.
+
+        Examples
+        --------
+        >>> (MassProperties(1.5) + MassProperties(2.0)).mass
+        3.5
+        """
         return self._m
 
     @property
     def first_moment(self) -> np.ndarray:
-        """First moment ``h = m c``."""
+        """First moment ``h = m c``.
+
+        Examples
+        --------
+        >>> MassProperties.from_point_mass(2.0, (1.0, 0, 0)).first_moment
+        array([2., 0., 0.])
+        """
         return self._h
 
     @property
     def second_moment(self) -> np.ndarray:
-        """Second moment (inertia tensor) about the reference origin, symmetric 3x3."""
+        """Second moment (inertia tensor) about the reference origin, symmetric 3x3.
+
+        Examples
+        --------
+        >>> MassProperties.from_point_mass(1.0, (0, 0, 2.0)).second_moment
+        array([[4., 0., 0.],
+               [0., 4., 0.],
+               [0., 0., 0.]])
+        """
         return self._I
 
     @property
     def second_moment_components(self) -> tuple[float, float, float, float, float, float]:
-        """Actin's ``(Jxx, Jyy, Jzz, Jxy, Jxz, Jyz)`` with ``Jxy = -integral(x y dm)``."""
+        """Actin's ``(Jxx, Jyy, Jzz, Jxy, Jxz, Jyz)`` with ``Jxy = -integral(x y dm)``.
+
+        Examples
+        --------
+        >>> MassProperties(1.0, second_moment=(1, 2, 3, -0.5, 0, 0)).second_moment_components
+        (1.0, 2.0, 3.0, -0.5, 0.0, 0.0)
+        """
         inertia = self._I
         return tuple(
             float(v) + 0.0
@@ -187,20 +232,46 @@ class MassProperties(FrozenSlots):
 
     @property
     def center_of_mass(self) -> np.ndarray:
-        """Centre of mass ``h / m`` (ValueError for zero mass)."""
+        """Centre of mass ``h / m`` (ValueError for zero mass).
+
+        Examples
+        --------
+        >>> a = MassProperties.from_point_mass(1.0, (0, 0, 0))
+        >>> b = MassProperties.from_point_mass(3.0, (4.0, 0, 0))
+        >>> (a + b).center_of_mass
+        array([3., 0., 0.])
+        """
         if self._m == 0.0:
             raise ValueError("center_of_mass is undefined for zero mass")
         return self._h / self._m
 
     @property
     def inertia_at_center_of_mass(self) -> np.ndarray:
-        """Second moment about the centre of mass: ``I - m (|c|^2 E - c c^T)``."""
+        """Second moment about the centre of mass: ``I - m (|c|^2 E - c c^T)``.
+
+        Examples
+        --------
+        >>> body = MassProperties.from_center_of_mass(2.0, (0, 0, 1.0), np.eye(3))
+        >>> body.inertia_at_center_of_mass + 0.0
+        array([[1., 0., 0.],
+               [0., 1., 0.],
+               [0., 0., 1.]])
+        """
         c = self.center_of_mass
         return self._I - self._m * (c @ c * np.eye(3) - np.outer(c, c))
 
     def spatial_inertia(self) -> np.ndarray:
-        """6x6 matrix mapping ``(a, alpha)`` to ``(force, moment)`` at the origin, without the
-        velocity terms: ``[[m E, -[h]x], [[h]x, I]]``."""
+        """6x6 matrix mapping ``(a, alpha)`` to ``(force, moment)`` at the origin.
+
+        Without the velocity terms: ``[[m E, -[h]x], [[h]x, I]]`` (see
+        :meth:`calculate_force`).
+
+        Examples
+        --------
+        >>> M = MassProperties.from_point_mass(2.0, (1.0, 0, 0)).spatial_inertia()
+        >>> M @ [0, 0, 0, 0, 0, 1.0]   # angular acceleration about z: force along y
+        array([0., 2., 0., 0., 0., 2.])
+        """
         H = _skew(self._h)
         return np.block([[self._m * np.eye(3), -H], [H, self._I]])
 
@@ -212,6 +283,8 @@ class MassProperties(FrozenSlots):
         ``h' = R h + m t``, ``I' = R I R^T + m(|t|^2 E - t t^T) + 2 (h'' . t) E - h'' t^T -
         t h''^T`` with ``h'' = R h``.
 
+        Examples
+        --------
         >>> body = MassProperties.from_point_mass(1.0, (1.0, 0, 0))
         >>> body.transform_by(Orientation.from_z_rotation(np.pi / 2)).first_moment.round(12)
         array([0., 1., 0.])
@@ -239,6 +312,8 @@ class MassProperties(FrozenSlots):
         rotation) are the principal axes, so
         ``I_c = R diag(moments) R^T`` with ``R = frame.orientation.as_matrix()``.
 
+        Examples
+        --------
         >>> body = MassProperties.from_box(12.0, (1.0, 2.0, 3.0))
         >>> moments, frame = body.principal_axes()
         >>> moments
@@ -270,6 +345,8 @@ class MassProperties(FrozenSlots):
             f   = m a_O + alpha x h + w x (w x h)
             n_O = I alpha + w x (I w) + h x a_O
 
+        Examples
+        --------
         >>> body = MassProperties.from_point_mass(2.0, (1.0, 0, 0))
         >>> body.calculate_force(GeneralVelocity((0, 0, 0), (0, 0, 3.0)),
         ...                      GeneralAcceleration((0, 0, 0), (0, 0, 0)))
@@ -289,6 +366,8 @@ class MassProperties(FrozenSlots):
         :meth:`calculate_force`): solves the 6x6 :meth:`spatial_inertia` system for
         ``(a_O, alpha)``.
 
+        Examples
+        --------
         >>> body = MassProperties.from_box(1.0, (1.0, 1.0, 1.0))
         >>> body.calculate_acceleration(GeneralVelocity(), GeneralForce((2.0, 0, 0), (0, 0, 0)))
         GeneralAcceleration((2.0, 0.0, 0.0), (0.0, 0.0, 0.0))
@@ -343,7 +422,15 @@ class MassProperties(FrozenSlots):
     __hash__ = None
 
     def approx_eq(self, other: MassProperties, tol: float = 1e-9) -> bool:
-        """True if mass, first moment and second moment all agree within ``tol``."""
+        """True if mass, first moment and second moment all agree within ``tol``.
+
+        Examples
+        --------
+        >>> a = MassProperties.from_point_mass(1.0, (1.0, 0, 0))
+        >>> b = MassProperties.from_center_of_mass(1.0, (1.0, 0, 0), np.zeros((3, 3)))
+        >>> a.approx_eq(b), a.approx_eq(2 * b)
+        (True, False)
+        """
         if not isinstance(other, MassProperties):
             raise TypeError(f"Expected other to be MassProperties, got {type(other).__name__}")
         tol = as_real(tol, "tol")

@@ -25,7 +25,15 @@ import numpy as np
 from . import _quat as qk
 from ._frame import Frame
 from ._orientation import Orientation
-from ._validation import FrozenSlots, as_array, as_real, fmt_float, is_scalar_number, readonly
+from ._validation import (
+    FrozenSlots,
+    as_array,
+    as_real,
+    broadcast_named,
+    fmt_float,
+    is_scalar_number,
+    readonly,
+)
 
 __all__ = ["GeneralVelocity", "GeneralAcceleration", "GeneralForce"]
 
@@ -55,6 +63,7 @@ class _GeneralPair(FrozenSlots):
     def __init__(self, linear=(0.0, 0.0, 0.0), angular=(0.0, 0.0, 0.0)):
         lin = as_array(linear, self._linear_name, (3,))
         ang = as_array(angular, self._angular_name, (3,))
+        broadcast_named({self._linear_name: lin, self._angular_name: ang}, core=1)
         self._set(lin, ang)
 
     def _set(self, lin, ang):
@@ -70,30 +79,66 @@ class _GeneralPair(FrozenSlots):
 
     @property
     def linear(self) -> np.ndarray:
-        """The linear part, read-only array ``(..., 3)``."""
+        """The linear part, read-only array ``(..., 3)``.
+
+        Examples
+        --------
+        >>> GeneralVelocity((1.0, 0, 0), (0, 0, 2.0)).linear
+        array([1., 0., 0.])
+        """
         return self._lin
 
     @property
     def angular(self) -> np.ndarray:
-        """The angular part, read-only array ``(..., 3)``."""
+        """The angular part, read-only array ``(..., 3)``.
+
+        Examples
+        --------
+        >>> GeneralVelocity((1.0, 0, 0), (0, 0, 2.0)).angular
+        array([0., 0., 2.])
+        """
         return self._ang
 
     def as_array(self) -> np.ndarray:
-        """The 6-vector(s) ``(linear, angular)``, shape ``(..., 6)``."""
+        """The 6-vector(s) ``(linear, angular)``, shape ``(..., 6)``.
+
+        Examples
+        --------
+        >>> GeneralVelocity((1.0, 2.0, 3.0), (4.0, 5.0, 6.0)).as_array()
+        array([1., 2., 3., 4., 5., 6.])
+        """
         return np.concatenate([self._lin, self._ang], axis=-1)
 
     @classmethod
     def from_array(cls, values):
-        """From 6-vector(s) ``(linear, angular)``."""
+        """From 6-vector(s) ``(linear, angular)``; inverse of :meth:`as_array`.
+
+        Examples
+        --------
+        >>> GeneralForce.from_array([0.0, 0.0, -9.81, 0.0, 0.0, 0.5])
+        GeneralForce((0.0, 0.0, -9.81), (0.0, 0.0, 0.5))
+        """
         arr = as_array(values, "values", (6,))
         return cls._new(arr[..., :3], arr[..., 3:])
 
     def with_linear(self, linear):
-        """A copy with the linear part replaced (Actin ``setLinear``)."""
+        """A copy with the linear part replaced (Actin ``setLinear``).
+
+        Examples
+        --------
+        >>> GeneralVelocity((0, 0, 0), (0, 0, 1.0)).with_linear((2.0, 0, 0))
+        GeneralVelocity((2.0, 0.0, 0.0), (0.0, 0.0, 1.0))
+        """
         return type(self)(linear, self._ang)
 
     def with_angular(self, angular):
-        """A copy with the angular part replaced (Actin ``setAngular``)."""
+        """A copy with the angular part replaced (Actin ``setAngular``).
+
+        Examples
+        --------
+        >>> GeneralAcceleration((0, 0, -9.81), (0, 0, 0)).with_angular((0, 0, 1.5))
+        GeneralAcceleration((0.0, 0.0, -9.81), (0.0, 0.0, 1.5))
+        """
         return type(self)(self._lin, angular)
 
     # arithmetic between objects of the same class, and with scalars
@@ -139,7 +184,14 @@ class _GeneralPair(FrozenSlots):
     __hash__ = None
 
     def approx_eq(self, other, tol: float = 1e-9):
-        """True if both parts differ by at most ``tol`` (2-norm); bool array for stacks."""
+        """True if both parts differ by at most ``tol`` (2-norm); bool array for stacks.
+
+        Examples
+        --------
+        >>> v = GeneralVelocity((1.0, 0, 0), (0, 0, 1.0))
+        >>> v.approx_eq(v + GeneralVelocity((1e-12, 0, 0))), v.approx_eq(2 * v)
+        (True, False)
+        """
         if type(other) is not type(self):
             raise TypeError(
                 f"Expected other to be a {type(self).__name__}, got {type(other).__name__}"
@@ -186,6 +238,29 @@ class GeneralVelocity(_GeneralPair):
         """Re-express by a Frame, an Orientation or a point shift (see module docs).
 
         ``w' = R w``, ``v' = R v + t x w'``.
+
+        Parameters
+        ----------
+        transform : Frame, Orientation or array_like (3,)
+            Frame B (where ``self`` is expressed, at B's origin) given in frame A; a rotation
+            only; or the old point of application relative to the new one.
+
+        Returns
+        -------
+        GeneralVelocity
+            The same motion expressed in A, at A's origin.
+
+        Examples
+        --------
+        A frame spinning at 1 rad/s about its z-axis, placed at (1, 0, 0) and turned 90
+        degrees about z: seen at the reference origin, it moves along -y.
+
+        >>> f = Frame((1.0, 0, 0), Orientation.from_z_rotation(np.pi / 2))
+        >>> v = GeneralVelocity((0, 0, 0), (0, 0, 1.0)).transform_by(f)
+        >>> np.round(v.linear, 12) + 0.0, v.angular
+        (array([ 0., -1.,  0.]), array([0., 0., 1.]))
+        >>> GeneralVelocity((1.0, 0, 0), (0, 0, 0)).transform_by(f.orientation).linear.round(12)
+        array([0., 1., 0.])
         """
         t, q = _pose_of(transform)
         ang = qk.quat_rotate(q, self._ang)
@@ -214,6 +289,27 @@ class GeneralAcceleration(_GeneralPair):
         spatial-acceleration rule (exact when the angular velocity is zero). Pass the body's
         :class:`GeneralVelocity` (same frame and point as ``self``) to get the classical
         acceleration of the new point, adding the centripetal term ``w' x (w' x (-t))``.
+
+        Parameters
+        ----------
+        transform : Frame, Orientation or array_like (3,)
+            As in :meth:`GeneralVelocity.transform_by`.
+        velocity : GeneralVelocity, optional
+            The body's velocity, expressed like ``self``.
+
+        Returns
+        -------
+        GeneralAcceleration
+
+        Examples
+        --------
+        Angular acceleration about z at the origin, seen at the point (1, 0, 0):
+
+        >>> a = GeneralAcceleration((0, 0, 0), (0, 0, 2.0))
+        >>> a.transform_by((-1.0, 0, 0))
+        GeneralAcceleration((0.0, 2.0, 0.0), (0.0, 0.0, 2.0))
+        >>> a.transform_by((-1.0, 0, 0), velocity=GeneralVelocity((0, 0, 0), (0, 0, 1.0)))
+        GeneralAcceleration((-1.0, 2.0, 0.0), (0.0, 0.0, 2.0))
         """
         t, q = _pose_of(transform)
         ang = qk.quat_rotate(q, self._ang)
@@ -243,16 +339,51 @@ class GeneralForce(_GeneralPair):
     __slots__ = ()
 
     def add_linear(self, force) -> GeneralForce:
-        """A copy with ``force`` added to the linear part."""
+        """A copy with ``force`` added to the linear part.
+
+        Examples
+        --------
+        >>> GeneralForce((1.0, 0, 0), (0, 0, 0)).add_linear((0, 0, -9.81))
+        GeneralForce((1.0, 0.0, -9.81), (0.0, 0.0, 0.0))
+        """
         return GeneralForce._new(self._lin + as_array(force, "force", (3,)), self._ang)
 
     def add_angular(self, moment) -> GeneralForce:
-        """A copy with ``moment`` added to the angular part."""
+        """A copy with ``moment`` added to the angular part.
+
+        Examples
+        --------
+        >>> GeneralForce((1.0, 0, 0), (0, 0, 1.0)).add_angular((0, 0, 0.5))
+        GeneralForce((1.0, 0.0, 0.0), (0.0, 0.0, 1.5))
+        """
         return GeneralForce._new(self._lin, self._ang + as_array(moment, "moment", (3,)))
 
     def transform_by(self, transform) -> GeneralForce:
-        """Re-express by a Frame, an Orientation or a point shift: ``f' = R f``,
-        ``n' = R n + t x f'``."""
+        """Re-express by a Frame, an Orientation or a point shift.
+
+        ``f' = R f``, ``n' = R n + t x f'``.
+
+        Parameters
+        ----------
+        transform : Frame, Orientation or array_like (3,)
+            As in :meth:`GeneralVelocity.transform_by`.
+
+        Returns
+        -------
+        GeneralForce
+
+        Examples
+        --------
+        A push along the local x of a frame at (0, 1, 0) turned 90 degrees about z, as a
+        force and moment about the reference origin:
+
+        >>> f = Frame((0, 1.0, 0), Orientation.from_z_rotation(np.pi / 2))
+        >>> w = GeneralForce((2.0, 0, 0), (0, 0, 0)).transform_by(f)
+        >>> np.round(w.linear, 12) + 0.0, np.round(w.angular, 12) + 0.0
+        (array([0., 2., 0.]), array([0., 0., 0.]))
+        >>> GeneralForce((2.0, 0, 0), (0, 0, 0)).transform_by((0, 1.0, 0))
+        GeneralForce((2.0, 0.0, 0.0), (0.0, 0.0, -2.0))
+        """
         t, q = _pose_of(transform)
         lin = qk.quat_rotate(q, self._lin)
         ang = qk.quat_rotate(q, self._ang) + qk.cross(t, lin)

@@ -95,6 +95,64 @@ def unit_vector(value, name: str, *, stacked: bool = True) -> np.ndarray:
     return arr / norm
 
 
+def index_text(index: tuple[int, ...]) -> str:
+    """``"[2]"`` or ``"[1, 0]"``: the position of one item in a stack, for messages."""
+    return "[" + ", ".join(str(int(i)) for i in index) + "]"
+
+
+def unit_quaternion(
+    value,
+    name: str,
+    *,
+    normalize: bool = False,
+    remedy: str = "pass normalize=True to rescale",
+) -> np.ndarray:
+    """Return ``value`` (shape (..., 4)) as unit quaternion(s), checking the norm.
+
+    Without ``normalize`` every norm must be within :data:`UNIT_TOLERANCE` of 1; the message
+    names the argument, the norm found and, for a stack, the index of the worst quaternion.
+    With ``normalize`` any non-zero quaternion is accepted. Either way the result is scaled to
+    exactly unit length.
+    """
+    q = as_array(value, name, (4,))
+    norm = np.linalg.norm(q, axis=-1, keepdims=True)
+    subject = "quaternion" if name == "quaternion" else f"{name} quaternion"
+    if normalize:
+        zero = norm[..., 0] == 0.0
+        if np.any(zero):
+            where = "" if zero.ndim == 0 else index_text(np.argwhere(zero)[0])
+            raise ValueError(f"{name}{where} must be non-zero to be normalized")
+    else:
+        deviation = np.abs(norm[..., 0] - 1.0)
+        if np.any(deviation > UNIT_TOLERANCE):
+            if deviation.ndim == 0:
+                found = f"got {np.round(q, 6).tolist()} with norm {float(norm[0]):.6g}"
+            else:
+                worst = np.unravel_index(np.argmax(deviation), deviation.shape)
+                found = f"got norm {float(norm[worst][0]):.6g} at index {index_text(worst)}"
+            raise ValueError(f"{subject} must have unit norm ({found}); {remedy}")
+    return q / norm
+
+
+def broadcast_named(arrays: dict[str, np.ndarray], core: int = 0) -> tuple[int, ...]:
+    """Broadcast shape of named arrays whose last ``core`` dimensions are not broadcast.
+
+    Raises a :class:`ValueError` naming every argument and its shape (NumPy's own message
+    only says "arg 0" and "arg 1").
+    """
+    shapes = [np.shape(a)[: np.ndim(a) - core] for a in arrays.values()]
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        names = list(arrays)
+        listed = ", ".join(names[:-1]) + " and " + names[-1]
+        found = ", ".join(f"{n} {np.shape(a)}" for n, a in arrays.items())
+        what = "shapes" if core == 0 else "batch shapes (leading dimensions)"
+        raise ValueError(
+            f"Expected {listed} with {what} that broadcast together, got {found}"
+        ) from None
+
+
 def readonly(arr: np.ndarray) -> np.ndarray:
     arr = np.array(arr, dtype=float, copy=True)
     arr.flags.writeable = False

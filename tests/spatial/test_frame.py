@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial.transform import Rotation
 
+import mechsolve as ms
 from mechsolve.spatial import Frame, FrameMismatchError, MovingFrame, Orientation
 
 TOL = 1e-12
@@ -165,8 +166,22 @@ def test_validation(rng):
         Frame((1, 2))
     with pytest.raises(ValueError, match="translation contains non-finite"):
         Frame((1, np.nan, 0))
-    with pytest.raises(ValueError, match="quaternion must have unit norm"):
+    with pytest.raises(
+        ValueError,
+        match=r"^orientation quaternion must have unit norm \(got \[1.0, 1.0, 1.0, 1.0\] with "
+        r"norm 2\); pass Orientation\(q, normalize=True\) to rescale$",
+    ):
         Frame((0, 0, 0), (1, 1, 1, 1))
+    with pytest.raises(ValueError, match=r"^orientation quaternion .* norm 0.5 at index \[1\]"):
+        Frame((0, 0, 0), [(1, 0, 0, 0), (0.5, 0, 0, 0)])
+    with pytest.raises(
+        ValueError,
+        match=r"Expected translation and orientation with batch shapes .* broadcast together, "
+        r"got translation \(2, 3\), orientation \(3, 4\)",
+    ):
+        Frame(np.zeros((2, 3)), np.tile([1.0, 0, 0, 0], (3, 1)))
+    with pytest.raises(ValueError, match=r"got translation \(2, 3\), .* velocity \(3, 3\)"):
+        MovingFrame(np.zeros((2, 3)), velocity=np.zeros((3, 3)))
     with pytest.raises(TypeError, match="orientation"):
         Frame((0, 0, 0), "identity")
     with pytest.raises(TypeError, match="name"):
@@ -181,6 +196,18 @@ def test_validation(rng):
         f >> 3
     with pytest.raises(TypeError):
         f.approx_eq(Orientation.identity())
+
+
+def test_add_body_names_the_orientation_argument():
+    mech = ms.Mechanism(dim=3)
+    with pytest.raises(
+        ValueError,
+        match=r"^orientation quaternion must have unit norm \(got \[2.0, 0.0, 0.0, 0.0\] with "
+        r"norm 2\); pass ms.Orientation\(q, normalize=True\) to rescale$",
+    ):
+        mech.add_body("c", orientation=(2.0, 0.0, 0.0, 0.0))
+    body = mech.add_body("d", orientation=(1.0 + 1e-9, 0.0, 0.0, 0.0))  # within 1e-6: rescaled
+    np.testing.assert_array_equal(body.quaternion, [1.0, 0.0, 0.0, 0.0])
 
 
 def test_numpy_array_on_left_defers_to_frame():

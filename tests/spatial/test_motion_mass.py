@@ -135,6 +135,12 @@ def test_motion_validation():
         GeneralVelocity().transform_by("x")
     with pytest.raises(TypeError, match="velocity"):
         GeneralAcceleration().transform_by((1, 0, 0), velocity=GeneralForce())
+    with pytest.raises(
+        ValueError,
+        match=r"Expected linear and angular with batch shapes .* broadcast together, "
+        r"got linear \(2, 3\), angular \(3, 3\)",
+    ):
+        GeneralVelocity(np.zeros((2, 3)), np.zeros((3, 3)))
 
 
 # ---------------------------------------------------------------- mass properties

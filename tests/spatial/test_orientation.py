@@ -79,22 +79,95 @@ def test_euler321_gimbal_lock(theta):
     q = Orientation.from_euler321(0.7, theta, 0.3)
     psi2, theta2, phi2 = q.as_euler321()
     assert phi2 == 0.0
-    assert theta2 == pytest.approx(theta, abs=1e-7)
-    assert Orientation.from_euler321(psi2, theta2, phi2).approx_eq(q, 1e-7)
+    assert theta2 == pytest.approx(theta, abs=1e-15)
+    assert Orientation.from_euler321(psi2, theta2, phi2).approx_eq(q, 1e-14)
     # only psi - phi (theta=+pi/2) or psi + phi (theta=-pi/2) is determined
     expected = 0.7 - 0.3 if theta > 0 else 0.7 + 0.3
-    assert psi2 == pytest.approx(expected, abs=1e-7)
+    assert psi2 == pytest.approx(expected, abs=1e-14)
 
 
 def test_euler123_and_231_gimbal_lock():
     q = Orientation.from_euler123(0.4, np.pi / 2, 0.2)
     angles = q.as_euler123()
     assert angles[2] == 0.0
-    assert Orientation.from_euler123(*angles).approx_eq(q, 1e-7)
+    assert Orientation.from_euler123(*angles).approx_eq(q, 1e-14)
     q = Orientation.from_euler231(0.4, -np.pi / 2, 0.2)
     angles = q.as_euler231()
     assert angles[2] == 0.0
-    assert Orientation.from_euler231(*angles).approx_eq(q, 1e-7)
+    assert Orientation.from_euler231(*angles).approx_eq(q, 1e-14)
+
+
+EULER = [
+    ("321", Orientation.from_euler321, Orientation.as_euler321),
+    ("123", Orientation.from_euler123, Orientation.as_euler123),
+    ("231", Orientation.from_euler231, Orientation.as_euler231),
+]
+
+
+def _rebuild_error(build, convert, q):
+    """Largest matrix-entry difference between ``q`` and the rotation rebuilt from its angles."""
+    angles = convert(q)
+    back = build(angles[..., 0], angles[..., 1], angles[..., 2])
+    return np.abs(back.as_matrix() - q.as_matrix()).max()
+
+
+def test_euler321_one_step_from_lock_round_trips():
+    # SciPy treats |theta - pi/2| <= 1e-7 as locked and zeroes phi: 3e-8 rotation error.
+    q = Orientation.from_euler321(0.7, np.pi / 2 - 1e-7, 0.3)
+    angles = q.as_euler321()
+    assert _rebuild_error(Orientation.from_euler321, Orientation.as_euler321, q) < 1e-15
+    # so close to lock the angles themselves are recovered too (error ~ eps / 1e-7)
+    np.testing.assert_allclose(angles, [0.7, np.pi / 2 - 1e-7, 0.3], atol=1e-8)
+
+
+@pytest.mark.parametrize(("label", "build", "convert"), EULER, ids=[e[0] for e in EULER])
+@pytest.mark.parametrize("side", [1.0, -1.0])
+def test_euler_round_trip_rotation_near_gimbal_lock(label, build, convert, side, rng):
+    """Rebuilding from the angles gives the same rotation (1e-14) at every distance from lock.
+
+    The outer angles may differ from the ones the rotation was built from (they are
+    ill-conditioned near lock), but the rotation may not.
+    """
+    distances = np.concatenate([10.0 ** -np.arange(1.0, 18.0, 0.25), [0.0, 1e-300]])
+    n = distances.size
+    outer1 = rng.uniform(-np.pi, np.pi, (40, n))
+    outer3 = rng.uniform(-np.pi, np.pi, (40, n))
+    middle = side * (np.pi / 2 - distances)
+    q = build(outer1, np.broadcast_to(middle, (40, n)), outer3)
+    back = convert(q)
+    assert back.shape == (40, n, 3)
+    assert np.all(np.abs(back[..., 1]) <= np.pi / 2)
+    assert np.all(np.abs(back[..., ::2]) <= np.pi)
+    err = np.abs(build(*np.moveaxis(back, -1, 0)).as_matrix() - q.as_matrix()).max()
+    assert err <= 1e-14, f"{label}: rebuilt rotation off by {err:.2e}"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(EULER),
+    st.floats(-np.pi, np.pi),
+    st.floats(0.0, 1.0) | st.floats(0.0, 1e-6) | st.floats(0.0, 1e-12),
+    st.sampled_from([1.0, -1.0]),
+    st.floats(-np.pi, np.pi),
+)
+def test_euler_round_trip_rotation_property(seq, first, distance, side, third):
+    _, build, convert = seq
+    q = build(first, side * (np.pi / 2 - distance), third)
+    assert _rebuild_error(build, convert, q) <= 1e-14
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(EULER), unit_quats)
+def test_euler_round_trip_any_rotation(seq, q):
+    _, build, convert = seq
+    assert _rebuild_error(build, convert, q) <= 1e-14
+
+
+def test_euler_angles_match_scipy_away_from_lock(rng):
+    q = random_orientations(rng, 500)
+    for seq, convert in (("ZYX", q.as_euler321), ("XYZ", q.as_euler123), ("YZX", q.as_euler231)):
+        ref = Rotation.from_quat(q.quaternion, scalar_first=True).as_euler(seq)
+        np.testing.assert_allclose(convert(), ref, atol=1e-12)
 
 
 def test_angle_axis_and_rotvec_match_scipy(rng):
@@ -377,6 +450,80 @@ def test_align_z_opposite_axes_uses_x_or_y_rotation():
     assert R.as_angle_axis()[0] == pytest.approx(np.pi)
 
 
+def _toward_opposite(z, offset, direction):
+    """Unit vector at angle ``pi - offset`` from ``z``, tilted towards ``direction``."""
+
+    def unit(v):
+        return v / np.linalg.norm(v, axis=-1, keepdims=True)
+
+    z = unit(z)
+    return unit(-np.cos(offset) * z + np.sin(offset) * unit(np.cross(z, direction)))
+
+
+# |R z - d| is at rounding level for every d: a few ulps of the rotation itself (measured
+# maximum 2.1e-15 over 2e5 random near-opposite cases; 4.4e-5 before the fix).
+ALIGN_TOL = 4e-15
+
+
+def test_align_z_nearly_opposite_repro():
+    # Actin's |z . d + 1| < 1e-9 test snapped this to a plain flip: error 3.0e-5.
+    d = np.array([3e-5, 0.0, -1.0]) / np.hypot(3e-5, 1.0)
+    R = Orientation.identity().align_z(d)
+    assert np.linalg.norm(R * (0.0, 0.0, 1.0) - d) <= 1e-15
+    angle, axis = R.as_angle_axis()
+    assert angle == pytest.approx(np.pi - np.arctan2(3e-5, 1.0), abs=1e-15)
+    np.testing.assert_allclose(axis, [0.0, 1.0, 0.0], atol=1e-15)
+
+
+def test_align_z_dense_sweep_near_opposite(rng):
+    q = random_orientations(rng, 64)
+    z = q.z_axis
+    for offset in np.concatenate([np.logspace(-8, -3, 300), np.logspace(-15, -8, 60)]):
+        d = _toward_opposite(z, offset, rng.normal(size=(64, 3)))
+        R = q.align_z(d)
+        err = np.linalg.norm(R * z - d, axis=-1).max()
+        assert err <= ALIGN_TOL, f"offset {offset:.3g}: |R z - d| = {err:.2e}"
+        assert np.linalg.norm((R * q).z_axis - d, axis=-1).max() <= ALIGN_TOL
+        # still the smallest rotation: angle pi - offset
+        np.testing.assert_allclose(R.as_angle_axis()[0], np.pi - offset, atol=1e-14)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    unit_quats,
+    st.floats(-17.0, 0.0),
+    st.lists(st.floats(-1, 1), min_size=3, max_size=3).filter(lambda v: np.linalg.norm(v) > 0.1),
+    st.booleans(),
+)
+def test_align_z_exact_for_every_direction(q, log_offset, direction, opposite):
+    """Exact near opposite (offset 1e-17..1 from -z) and near equal (from +z) alike."""
+    z = q.z_axis
+    if np.linalg.norm(np.cross(z, direction)) < 1e-3:
+        direction = np.eye(3)[np.argmin(np.abs(z))]
+    d = _toward_opposite(z, 10.0**log_offset, direction)
+    if not opposite:
+        d = _toward_opposite(z, np.pi - 10.0**log_offset, direction)
+    R = q.align_z(d)
+    assert np.linalg.norm(R * z - d) <= ALIGN_TOL
+    assert np.linalg.norm((R * q).z_axis - d) <= ALIGN_TOL
+    # the alignment axis is perpendicular to z (a pure change of direction of z)
+    angle, axis = R.as_angle_axis()
+    if angle > 1e-12:
+        assert abs(axis @ z) <= 1e-14
+
+
+def test_align_z_fallback_only_when_opposite_to_rounding():
+    e = Orientation.identity()
+    # a rounding-level tilt is still "opposite": Actin's pure x rotation
+    assert e.align_z((0.0, 1e-17, -1.0)).approx_eq(Orientation.x_quaternion(), 1e-15)
+    assert e.align_z((1e-17, 0.0, -1.0)).approx_eq(Orientation.y_quaternion(), 1e-15)
+    # inside Actin's EcNANO band but well above rounding: the exact smallest rotation
+    d = np.array([0.0, 1e-6, -1.0]) / np.hypot(1e-6, 1.0)
+    R = e.align_z(d)
+    np.testing.assert_allclose(R * (0.0, 0.0, 1.0), d, atol=1e-16)
+    assert R.approx_eq(Orientation.from_x_rotation(-(np.pi - np.arctan(1e-6))), 1e-15)
+
+
 # ---------------------------------------------------------------- rates and integration
 def _q_of_t(t):
     return Orientation.from_euler321(np.sin(t), 0.5 * np.cos(2 * t), 0.3 * t * t + 0.1)
@@ -447,8 +594,17 @@ def test_integrate_angular_velocity():
 
 # ---------------------------------------------------------------- validation
 def test_non_unit_quaternion_raises_unless_normalized():
-    with pytest.raises(ValueError, match="quaternion must have unit norm"):
+    with pytest.raises(
+        ValueError,
+        match=r"^quaternion must have unit norm \(got \[1.0, 1.0, 0.0, 0.0\] with norm 1.41421\); "
+        r"pass normalize=True to rescale$",
+    ):
         Orientation((1, 1, 0, 0))
+    # in a stack, the worst quaternion is named by its index
+    with pytest.raises(ValueError, match=r"got norm 3 at index \[1, 0\]"):
+        Orientation([[(1, 0, 0, 0), (1.5, 0, 0, 0)], [(0, 3, 0, 0), (0, 0, 1, 0)]])
+    with pytest.raises(ValueError, match=r"^quaternion\[2\] must be non-zero to be normalized"):
+        Orientation([(1, 0, 0, 0), (1, 1, 0, 0), (0, 0, 0, 0)], normalize=True)
     q = Orientation((2, 0, 0, 0), normalize=True)
     np.testing.assert_array_equal(q.quaternion, [1, 0, 0, 0])
     # within tolerance: accepted and renormalized exactly
@@ -477,8 +633,49 @@ def test_non_unit_quaternion_raises_unless_normalized():
         (lambda: Orientation.from_angle_axis(1.0, (0, 1)), ValueError, r"Expected axis with shape"),
         (lambda: Orientation.from_angle_axis(np.inf, (0, 0, 1)), ValueError, "angle"),
         (lambda: Orientation.from_euler321("a", 0, 0), TypeError, "psi"),
+        (
+            lambda: Orientation.from_euler321([0.1, 0.2], [0.1, 0.2, 0.3], 0.0),
+            ValueError,
+            r"^Expected psi, theta and phi with shapes that broadcast together, "
+            r"got psi \(2,\), theta \(3,\), phi \(\)$",
+        ),
+        (
+            lambda: Orientation.from_euler123(np.zeros((2, 2)), 0.0, np.zeros(4)),
+            ValueError,
+            r"^Expected phi, theta and psi .* got phi \(2, 2\), theta \(\), psi \(4,\)$",
+        ),
+        (
+            lambda: Orientation.from_euler231(np.zeros(2), np.zeros(3), 0.0),
+            ValueError,
+            r"^Expected theta, psi and phi .* got theta \(2,\), psi \(3,\), phi \(\)$",
+        ),
+        (
+            lambda: Orientation.from_dcm_rows(np.eye(3)[[0, 0]], np.eye(3)[[1, 1, 1]], (0, 0, 1)),
+            ValueError,
+            r"Expected row0, row1 and row2 with batch shapes .* got row0 \(2, 3\), row1 \(3, 3\)",
+        ),
         (lambda: Orientation.from_matrix(np.ones((3, 3))), ValueError, "rotation matrix"),
-        (lambda: Orientation.from_matrix(np.diag([1.0, 1.0, -1.0])), ValueError, "determinant"),
+        (
+            lambda: Orientation.from_matrix(np.diag([1.0, 1.0, -1.0])),
+            ValueError,
+            r"^matrix must be a rotation matrix .* determinant -1$",
+        ),
+        (
+            # the offending matrix is reported, not the first one
+            lambda: Orientation.from_matrix(
+                np.stack([np.eye(3), np.eye(3), np.diag([1.0, 1.0, -1.0]), 2 * np.eye(3)])
+            ),
+            ValueError,
+            r"^matrix\[2\] must be a rotation matrix \(orthonormal with determinant \+1\), "
+            r"got orthogonality error 0 and determinant -1 \(2 of 4 matrices are not rotations\)$",
+        ),
+        (
+            lambda: Orientation.from_matrix(
+                np.stack([[np.eye(3), np.eye(3)], [np.eye(3), np.diag([1.0, -1.0, 1.0])]])
+            ),
+            ValueError,
+            r"^matrix\[1, 1\] must be a rotation matrix .* determinant -1 \(1 of 4",
+        ),
         (lambda: Orientation.from_matrix(np.eye(4)), ValueError, "matrix with shape"),
         (lambda: Orientation.identity().align_z((0, 0, 0)), ValueError, "desired_z"),
         (lambda: Orientation.identity() * (1, 2), ValueError, "vector with shape"),
