@@ -1,11 +1,35 @@
 """Test-session set-up shared by tests/ and the package doctests."""
 
 import os
+import shutil
 import tempfile
 
 import matplotlib
 
 matplotlib.use("Agg")
 
-# Generated symbolic kernels go to a private cache during the tests, not the user's.
-os.environ.setdefault("MECHSOLVE_CACHE_DIR", tempfile.mkdtemp(prefix="mechsolve-test-cache-"))
+_CACHE_VAR = "MECHSOLVE_CACHE_DIR"
+_session: dict = {}
+
+
+def pytest_configure(config):
+    """Generated symbolic kernels go to a private cache for the session, never the user's.
+
+    Set unconditionally (a ``MECHSOLVE_CACHE_DIR`` of the environment is put back afterwards),
+    so a test run neither reads stale kernels from nor writes into a real cache.
+    """
+    _session["previous"] = os.environ.get(_CACHE_VAR)
+    _session["dir"] = tempfile.mkdtemp(prefix="mechsolve-test-cache-")
+    os.environ[_CACHE_VAR] = _session["dir"]
+
+
+def pytest_unconfigure(config):
+    """Remove the session's cache directory and restore the environment."""
+    path = _session.pop("dir", None)
+    previous = _session.pop("previous", None)
+    if previous is None:
+        os.environ.pop(_CACHE_VAR, None)
+    else:
+        os.environ[_CACHE_VAR] = previous
+    if path is not None:
+        shutil.rmtree(path, ignore_errors=True)

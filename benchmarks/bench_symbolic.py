@@ -5,14 +5,16 @@ Run: python benchmarks/bench_symbolic.py [--quick]
 Prints a table and writes benchmarks/results/symbolic.json. All times are medians of repeats.
 
 1. Class creation (``mechsolve.symbolic.catalog``: SymRevolute, SymPointOnLine, CircleJoint,
-   CamFollower), each in a new Python process: *cold* with an empty cache directory (SymPy
-   differentiates, runs cse, prints the code and writes it), *warm* with the cache filled by
-   the cold run (the code is read and ``exec``-ed). The import of ``mechsolve.symbolic``
-   (SymPy's own import, mostly) is reported separately. Also in-process: re-creating the class
-   after ``clear_memory_cache()`` (disk hit) and with the in-memory cache (memory hit).
-2. ``_evaluate`` over 10^4 stacked instances (random parameters and poses): the generated
-   kernels of SymRevolute and SymPointOnLine against the hand-written ``joints.Revolute`` and
-   ``joints.PointOnLine`` (target: within 2x), and the generated ``_gamma``.
+   CamFollower, and the spatial SymSpherical, SymSpatialRevolute and SpatialCircleJoint), each
+   in a new Python process: *cold* with an empty cache directory (SymPy differentiates, runs
+   cse, prints the code and writes it), *warm* with the cache filled by the cold run (the code
+   is read and ``exec``-ed). The import of ``mechsolve.symbolic`` (SymPy's own import, mostly)
+   is reported separately. Also in-process: re-creating the class after
+   ``clear_memory_cache()`` (disk hit) and with the in-memory cache (memory hit).
+2. ``_evaluate`` over 10^4 stacked instances (random parameters and poses, unit quaternions):
+   the generated kernels against the hand-written ones of the same joint (target: within 2x),
+   planar (Revolute, PointOnLine) and spatial (Spherical, Revolute, CircleJoint), and the
+   generated ``_gamma`` against the hand-written one.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ import time
 import numpy as np
 
 HERE = pathlib.Path(__file__).resolve().parent
-CLASSES = ["revolute", "point_on_line", "circle_joint", "cam_follower"]
+CLASSES = ["revolute", "point_on_line", "circle_joint", "cam_follower", "spherical",
+           "revolute:3", "circle_joint:3"]
 
 CHILD = """
 import json, sys, time
@@ -39,8 +42,9 @@ from mechsolve.symbolic import catalog
 t1 = time.perf_counter()
 out = {"import": t1 - t0}
 for name in sys.argv[1:]:
+    fn, _, dim = name.partition(":")
     t = time.perf_counter()
-    getattr(catalog, name)()
+    getattr(catalog, fn)(*([int(dim)] if dim else []))
     out[name] = time.perf_counter() - t
 print(json.dumps(out))
 """
@@ -88,7 +92,26 @@ def in_process(repeats: int) -> dict:
             "circle_joint_memory_hit": float(np.median(memory))}
 
 
+def _unit_quaternions(rng, k):
+    q = rng.normal(size=(k, 4))
+    return q / np.linalg.norm(q, axis=1, keepdims=True)
+
+
+def _spatial_inputs(rng, k):
+    """Poses, velocities and parameter rows of the hand-written spatial joints' layouts."""
+    def frame():
+        return np.concatenate([rng.normal(size=(k, 3)), _unit_quaternions(rng, k)], axis=1)
+
+    X1, X2 = frame(), frame()
+    V1, V2 = rng.normal(size=(k, 6)), rng.normal(size=(k, 6))
+    P14 = np.concatenate([frame(), frame()], axis=1)                 # p1, f1, p2, f2
+    P22 = np.concatenate([frame(), frame(), frame(), rng.uniform(1, 3, (k, 1))], axis=1)
+    S, U = rng.normal(size=(k, 1)), rng.normal(size=(k, 1))
+    return X1, X2, V1, V2, P14, P22, S, U
+
+
 def kernels(k: int, repeats: int, number: int) -> dict:
+    import mechsolve as ms
     from mechsolve import joints
     from mechsolve.symbolic import catalog
 
@@ -97,12 +120,30 @@ def kernels(k: int, repeats: int, number: int) -> dict:
     P6 = np.concatenate([P4, rng.normal(size=(k, 2))], axis=1)
     X1, X2, V1, V2 = (rng.normal(size=(k, 3)) for _ in range(4))
     rev, pol = catalog.revolute(), catalog.point_on_line()
+    Y1, Y2, W1, W2, P14, P22, S, U = _spatial_inputs(rng, k)
+    Pb = P14[:, [0, 1, 2, 7, 8, 9]]                                   # the ball's two points
+    sph, rev3, circ = catalog.spherical(), catalog.revolute(dim=3), catalog.circle_joint(dim=3)
+    m3 = ms.Mechanism(dim=3)
+    hrev3 = type(joints.Revolute(m3.ground, m3.add_body("b")))        # spatial Revolute class
+    hcirc = joints.CircleJoint
     cases = {
         "Revolute._evaluate (hand-written)": lambda: joints.Revolute._evaluate(P4, X1, X2),
         "SymRevolute._evaluate (generated)": lambda: rev._evaluate(P4, X1, X2),
         "PointOnLine._evaluate (hand-written)": lambda: joints.PointOnLine._evaluate(P6, X1, X2),
         "SymPointOnLine._evaluate (generated)": lambda: pol._evaluate(P6, X1, X2),
         "SymRevolute._gamma (generated)": lambda: rev._gamma(P4, X1, X2, V1, V2),
+        "Spherical._evaluate (hand-written)": lambda: joints.Spherical._evaluate(P14, Y1, Y2),
+        "SymSpherical._evaluate (generated)": lambda: sph._evaluate(Pb, Y1, Y2),
+        "Spherical._gamma (hand-written)": lambda: joints.Spherical._gamma(P14, Y1, Y2, W1, W2),
+        "SymSpherical._gamma (generated)": lambda: sph._gamma(Pb, Y1, Y2, W1, W2),
+        "Revolute 3D._evaluate (hand-written)": lambda: hrev3._evaluate(P14, Y1, Y2),
+        "SymSpatialRevolute._evaluate (generated)": lambda: rev3._evaluate(P14, Y1, Y2),
+        "Revolute 3D._gamma (hand-written)": lambda: hrev3._gamma(P14, Y1, Y2, W1, W2),
+        "SymSpatialRevolute._gamma (generated)": lambda: rev3._gamma(P14, Y1, Y2, W1, W2),
+        "CircleJoint._evaluate (hand-written)": lambda: hcirc._evaluate(P22, Y1, Y2, S),
+        "SpatialCircleJoint._evaluate (generated)": lambda: circ._evaluate(P22, Y1, Y2, S),
+        "CircleJoint._gamma (hand-written)": lambda: hcirc._gamma(P22, Y1, Y2, S, W1, W2, U),
+        "SpatialCircleJoint._gamma (generated)": lambda: circ._gamma(P22, Y1, Y2, S, W1, W2, U),
     }
     for fn in cases.values():
         fn()
@@ -114,6 +155,24 @@ def kernels(k: int, repeats: int, number: int) -> dict:
                 fn()
             times[name].append((time.perf_counter() - t) / number)
     return {name: float(np.median(v)) for name, v in times.items()}
+
+
+#: (label, generated case, hand-written case) of the ratios reported.
+RATIOS = [
+    ("Revolute", "SymRevolute._evaluate (generated)", "Revolute._evaluate (hand-written)"),
+    ("PointOnLine", "SymPointOnLine._evaluate (generated)",
+     "PointOnLine._evaluate (hand-written)"),
+    ("Spherical", "SymSpherical._evaluate (generated)", "Spherical._evaluate (hand-written)"),
+    ("Revolute 3D", "SymSpatialRevolute._evaluate (generated)",
+     "Revolute 3D._evaluate (hand-written)"),
+    ("CircleJoint 3D", "SpatialCircleJoint._evaluate (generated)",
+     "CircleJoint._evaluate (hand-written)"),
+    ("Spherical gamma", "SymSpherical._gamma (generated)", "Spherical._gamma (hand-written)"),
+    ("Revolute 3D gamma", "SymSpatialRevolute._gamma (generated)",
+     "Revolute 3D._gamma (hand-written)"),
+    ("CircleJoint 3D gamma", "SpatialCircleJoint._gamma (generated)",
+     "CircleJoint._gamma (hand-written)"),
+]
 
 
 def main() -> None:
@@ -133,25 +192,27 @@ def main() -> None:
 
     print("Symbolic joint class creation (new process each; median of "
           f"{rep_proc}), milliseconds")
-    print(f"{'':26s}{'cold cache':>12s}{'warm cache':>12s}{'speed-up':>10s}")
+    print(f"{'':30s}{'cold cache':>12s}{'warm cache':>12s}{'speed-up':>10s}")
     for name in ["import", *CLASSES]:
         c, w = create["cold"][name] * 1e3, create["warm"][name] * 1e3
-        label = "import mechsolve.symbolic" if name == "import" else f"catalog.{name}()"
-        print(f"{label:26s}{c:12.1f}{w:12.1f}{c / w:9.1f}x")
+        fn, _, dim = name.partition(":")
+        label = ("import mechsolve.symbolic" if name == "import"
+                 else f"catalog.{fn}({'dim=' + dim if dim else ''})")
+        print(f"{label:30s}{c:12.1f}{w:12.1f}{c / w:9.1f}x")
     total_c = sum(create["cold"][n] for n in CLASSES) * 1e3
     total_w = sum(create["warm"][n] for n in CLASSES) * 1e3
-    print(f"{'all four classes':26s}{total_c:12.1f}{total_w:12.1f}{total_c / total_w:9.1f}x")
+    print(f"{'all seven classes':30s}{total_c:12.1f}{total_w:12.1f}{total_c / total_w:9.1f}x")
     print(f"in process, CircleJoint again: disk hit {inproc['circle_joint_disk_hit'] * 1e3:.2f} "
           f"ms, memory hit {inproc['circle_joint_memory_hit'] * 1e3:.2f} ms")
     print()
     print(f"Kernels over {k} stacked instances (median of {rep_kern} x 10 calls), microseconds")
     for name, t in kern.items():
-        print(f"{name:40s}{t * 1e6:10.0f}")
-    r_rev = kern["SymRevolute._evaluate (generated)"] / kern["Revolute._evaluate (hand-written)"]
-    r_pol = (kern["SymPointOnLine._evaluate (generated)"]
-             / kern["PointOnLine._evaluate (hand-written)"])
-    print(f"generated / hand-written: Revolute {r_rev:.2f}x, PointOnLine {r_pol:.2f}x "
-          "(target: within 2x)")
+        print(f"{name:44s}{t * 1e6:10.0f}")
+    ratios = {label: kern[gen] / kern[hand] for label, gen, hand in RATIOS}
+    print()
+    print("generated / hand-written (target: within 2x)")
+    for label, r in ratios.items():
+        print(f"{label:24s}{r:8.2f}x")
 
     import sympy
 
@@ -165,7 +226,7 @@ def main() -> None:
         "in_process_seconds": inproc,
         "kernel_instances": k,
         "kernel_seconds": kern,
-        "ratio_generated_over_hand": {"Revolute": r_rev, "PointOnLine": r_pol},
+        "ratio_generated_over_hand": ratios,
     }
     out = HERE / "results" / "symbolic.json"
     out.parent.mkdir(exist_ok=True)

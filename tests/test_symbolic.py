@@ -1,5 +1,7 @@
 """Symbolic joints: generated kernels against hand-written ones and finite differences, motion
-terms, mechanisms and sweeps, the code cache, error messages, and the tutorial."""
+terms, mechanisms and sweeps, the code cache, error messages, and the tutorial; planar, then
+spatial (Jacobians with respect to the increment (dr, dphi), gamma with qdot = 1/2 [0; w] q, the
+seed's CircleJoint against the hand-written joints.CircleJoint and the seed's formulas)."""
 
 import doctest
 import pathlib
@@ -15,12 +17,6 @@ from mechsolve.symbolic import _codegen, _derive, body_symbols, catalog, symboli
 
 DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs"
 H = 1e-6
-
-
-@pytest.fixture(autouse=True)
-def _cache(tmp_path_factory, monkeypatch):
-    """Every test writes generated code to a private cache directory."""
-    monkeypatch.setenv("MECHSOLVE_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "mscache"))
 
 
 def _random_state(rng, cls, batch=(3, 4)):
@@ -98,7 +94,8 @@ def test_jacobian_blocks_match_finite_differences(which):
         X = _random_state(rng, cls)
         phi, blocks = cls._evaluate(P, *X)
         assert phi.shape == (3, 4, cls.n_equations)
-        np.testing.assert_allclose(phi, cls._phi(P, *X), rtol=0, atol=1e-14)
+        # the two kernels group the same sums differently: equal to round-off
+        np.testing.assert_allclose(phi, cls._phi(P, *X), rtol=1e-14, atol=1e-14)
         numeric = _numeric_blocks(cls, P, X)
         assert len(blocks) == len(numeric)
         for J, Jn, Xs in zip(blocks, numeric, X):
@@ -316,7 +313,8 @@ def test_own_coordinate_kernels_need_the_coordinate():
     j.s = np.pi
     np.testing.assert_allclose(j.residual(), [2.0, -2.0, -np.pi / 2], atol=1e-12)
     P = j._p[None, :]
-    with pytest.raises(NotImplementedError, match="own coordinate.*with_coordinate_bodies"):
+    with pytest.raises(TypeError, match=r"CircleJoint._evaluate\(P, \*X, Q\) needs the values "
+                                        r"of the joint's own coordinate\(s\) s as a last array"):
         Circle._evaluate(P, a.pose[None], b.pose[None])
     with pytest.raises(TypeError, match=r"_gamma\(P, \*XV\) takes the poses of its 2 slot"):
         Circle._gamma(P, a.pose[None], b.pose[None])
@@ -416,12 +414,30 @@ def test_damaged_cache_file_is_regenerated(tmp_path, monkeypatch):
 
 def test_cache_directory_follows_the_environment(monkeypatch, tmp_path):
     monkeypatch.delenv("MECHSOLVE_CACHE_DIR")
+    monkeypatch.setattr(_codegen.sys, "platform", "linux")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert ms.symbolic.cache_dir() == tmp_path / "mechsolve"
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/path")       # ignored, as the spec says
+    assert ms.symbolic.cache_dir() == pathlib.Path.home() / ".cache" / "mechsolve"
     monkeypatch.delenv("XDG_CACHE_HOME")
     assert ms.symbolic.cache_dir() == pathlib.Path.home() / ".cache" / "mechsolve"
+    monkeypatch.setattr(_codegen.sys, "platform", "darwin")
+    assert ms.symbolic.cache_dir() == pathlib.Path.home() / "Library" / "Caches" / "mechsolve"
+    monkeypatch.setattr(_codegen.sys, "platform", "win32")
+    monkeypatch.setenv("LOCALAPPDATA", str(tmp_path / "Local"))
+    assert ms.symbolic.cache_dir() == tmp_path / "Local" / "mechsolve"
+    monkeypatch.delenv("LOCALAPPDATA")
+    assert ms.symbolic.cache_dir() == pathlib.Path.home() / "AppData" / "Local" / "mechsolve"
     monkeypatch.setenv("MECHSOLVE_CACHE_DIR", str(tmp_path / "x"))
     assert ms.symbolic.cache_dir() == tmp_path / "x"
+
+
+def test_the_test_session_uses_a_private_cache():
+    """conftest.py points the cache at a temporary directory for the session (removed at
+    the end), whatever the environment says."""
+    here = ms.symbolic.cache_dir()
+    assert here.name.startswith("mechsolve-test-cache-") and here.is_dir()
+    assert here != _codegen.user_cache_dir() / "mechsolve"
 
 
 def test_unwritable_cache_warns_and_still_works(tmp_path, monkeypatch):
@@ -525,11 +541,13 @@ def test_instantiation_errors():
         _ = rod.time
 
 
-def test_spatial_bodies_are_not_available_yet():
-    with pytest.raises(NotImplementedError, match="spatial symbolic joints"):
-        body_symbols(2, dim=3)
-    with pytest.raises(ValueError, match="dim must be 2"):
+def test_body_symbols_dimension_checks():
+    with pytest.raises(ValueError, match=r"dim must be 2 \(planar\) or 3 \(spatial\), got 4"):
         body_symbols(2, dim=4)
+    (p,) = body_symbols("p")
+    (q,) = body_symbols("q", dim=3)
+    with pytest.raises(ValueError, match="the bodies mix planar and spatial symbols"):
+        symbolic_joint("Mixed", bodies=(p, q), phi=[p.x - q.x])
 
 
 def test_time_attribute_feeds_the_time_column():
@@ -598,3 +616,449 @@ def test_time_dependent_symbolic_joint_takes_the_mechanism_time():
     nud = mech.acceleration()
     assert nu[0] == pytest.approx(1.5 * np.cos(1.2), abs=1e-12)
     assert nud[0] == pytest.approx(-4.5 * np.sin(1.2), abs=1e-9)
+
+
+# -- spatial symbolic joints -----------------------------------------------------------------------
+def _unit_quaternions(rng, shape):
+    q = rng.normal(size=tuple(shape) + (4,))
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+
+
+def _spatial_poses(rng, shape):
+    return np.concatenate([rng.normal(size=tuple(shape) + (3,)) * 1.5,
+                           _unit_quaternions(rng, shape)], axis=-1)
+
+
+def _spatial_params(rng, cls, k):
+    """Random parameters, with unit quaternions in the frame groups ``f?w f?x f?y f?z``."""
+    names = cls.params
+    P = rng.normal(size=(k, len(names) + cls.time_dependent))
+    for i, nm in enumerate(names):
+        if nm.startswith("f") and nm.endswith("w") and \
+                names[i + 1:i + 4] == tuple(nm[:-1] + c for c in "xyz"):
+            P[:, i:i + 4] = _unit_quaternions(rng, (k,))
+    if "R" in names:
+        P[:, names.index("R")] = rng.uniform(1.0, 3.0, size=k)
+    return P
+
+
+def _spatial_state(rng, cls, batch):
+    X = [_spatial_poses(rng, batch) for _ in cls.definition.bodies]
+    if cls.own_coordinates:
+        X.append(rng.normal(size=tuple(batch) + (len(cls.own_coordinates),)))
+    return X
+
+
+def _spatial_time_dependent():
+    """A spatial joint with explicit time: a point on a moving circle, an axis that nods."""
+    (b,) = body_symbols(1, dim=3)
+    a, w, t = sp.symbols("a w t")
+    tip = b.to_global(1, 0, 0)
+    return symbolic_joint(
+        "SpatialWobble", bodies=[b], params=[a, w], time=t,
+        phi=[tip[0] - a * sp.cos(w * t), tip[1] * sp.exp(t / 4) - a * sp.sin(w * t),
+             b.axis(2)[0] * sp.sin(w * t) + b.z - t**2, b.qx * b.qy + t * b.x])
+
+
+SPATIAL = {
+    "spherical": catalog.spherical,
+    "revolute": lambda: catalog.revolute(dim=3),
+    "circle": lambda: catalog.circle_joint(dim=3),
+    "time": _spatial_time_dependent,
+}
+
+
+def _advance(X, V, tau):
+    """Poses moved for a time ``tau`` at constant (v, omega global): r + tau v, exp(tau w) q."""
+    from mechsolve.spatial._quat import quat_exp, quat_multiply
+
+    out = X.copy()
+    out[..., :3] += tau * V[..., :3]
+    out[..., 3:] = quat_multiply(quat_exp(tau * V[..., 3:]), X[..., 3:])
+    return out
+
+
+def _along(cls, P, X, V, tau):
+    """Parameters and kernel arguments at time ``tau`` along the motion (own coordinates and
+    time advance linearly)."""
+    n = len(cls.definition.bodies)
+    Xt = [_advance(x, v, tau) for x, v in zip(X[:n], V[:n])]
+    Xt += [x + tau * v for x, v in zip(X[n:], V[n:])]
+    Pt = P.copy()
+    if cls.time_dependent:
+        Pt[..., -1] += tau
+    return Pt, Xt
+
+
+def _hand_params(rng, k):
+    """Parameter rows of the hand-written spatial frame joints: p1, f1, p2, f2."""
+    return np.concatenate([rng.normal(size=(k, 3)), _unit_quaternions(rng, (k,)),
+                           rng.normal(size=(k, 3)), _unit_quaternions(rng, (k,))], axis=1)
+
+
+def _hand_spatial_revolute():
+    mech = ms.Mechanism(dim=3)
+    a = mech.add_body("a")
+    return type(joints.Revolute(mech.ground, a))      # the spatial twin of joints.Revolute
+
+
+@pytest.mark.parametrize("which", ["spherical", "revolute"])
+def test_spatial_kernels_match_hand_written(which):
+    """Phi and the Jacobian blocks (6 columns: dr, dphi) agree with the hand-written kernels to
+    1e-12 on random poses; gamma agrees with theirs (closed form, or Richardson-extrapolated
+    differences of the Jacobian, error ~1e-10) to 1e-9."""
+    rng = np.random.default_rng(11)
+    if which == "spherical":
+        cls, hand, cols = catalog.spherical(), joints.Spherical, [0, 1, 2, 7, 8, 9]
+    else:
+        cls, hand, cols = catalog.revolute(dim=3), _hand_spatial_revolute(), list(range(14))
+    assert cls.dims == (3,) and cls.n_equations == hand._rows.__len__()
+    worst = 0.0
+    for _ in range(5):
+        Ph = _hand_params(rng, 7)
+        P = Ph[:, cols]
+        X = [_spatial_poses(rng, (2, 7)) for _ in range(2)]
+        phi, blocks = cls._evaluate(P, *X)
+        phi_h, blocks_h = hand._evaluate(Ph, *X)
+        np.testing.assert_allclose(phi, phi_h, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(cls._phi(P, *X), phi_h, rtol=0, atol=1e-12)
+        for J, Jh in zip(blocks, blocks_h):
+            assert J.shape == Jh.shape == (2, 7, cls.n_equations, 6)
+            np.testing.assert_allclose(J, Jh, rtol=0, atol=1e-12)
+        V = [rng.normal(size=(7, 6)) for _ in range(2)]
+        g = cls._gamma(P, X[0][0], X[1][0], *V)
+        gh = hand._gamma(Ph, X[0][0], X[1][0], *V)
+        np.testing.assert_allclose(g, gh, rtol=0, atol=1e-9 * max(1.0, np.abs(g).max()))
+        worst = max(worst, float(np.abs(g - gh).max()))
+    assert worst < 1e-9
+
+
+@pytest.mark.parametrize("which", sorted(SPATIAL))
+def test_spatial_jacobian_matches_the_numeric_one(which):
+    """Against mechsolve's own central differences, which perturb the rotation through the
+    exponential map (``Joint._numeric_jacobian``): the increment is (dr, dphi), not dq."""
+    rng = np.random.default_rng(12)
+    cls = SPATIAL[which]()
+    for _ in range(3):
+        P = _spatial_params(rng, cls, 4)
+        X = _spatial_state(rng, cls, (3, 4))
+        phi, blocks = cls._evaluate(P, *X)
+        np.testing.assert_allclose(phi, cls._phi(P, *X), rtol=1e-14, atol=1e-14)
+        numeric = joints.Joint._numeric_jacobian.__func__(cls, P, *X)
+        assert len(blocks) == len(numeric) == len(X)
+        for J, Jn in zip(blocks, numeric):
+            assert J.shape == Jn.shape
+            np.testing.assert_allclose(J, Jn, rtol=1e-7, atol=1e-7)
+
+
+@pytest.mark.parametrize("which", sorted(SPATIAL))
+def test_spatial_gamma_matches_time_differences(which):
+    """gamma = -(d/dt J(q(t))) nu along q(t) = exp(t omega) q, r(t) = r + t v: against central
+    differences of J(q(t)) nu, and against -d2/dt2 Phi(q(t), t) (five-point stencil), which
+    also holds with explicit time."""
+    rng = np.random.default_rng(13)
+    cls = SPATIAL[which]()
+    for _ in range(3):
+        P = _spatial_params(rng, cls, 5)
+        X = _spatial_state(rng, cls, (5,))
+        V = [rng.normal(size=(5, 6)) for _ in cls.definition.bodies]
+        V += [rng.normal(size=x.shape) for x in X[len(V):]]
+        gamma = cls._gamma(P, *X, *V)
+        assert gamma.shape == (5, cls.n_equations)
+        h = 1e-3
+        phis = [cls._phi(*(lambda a: (a[0], *a[1]))(_along(cls, P, X, V, k * h)))
+                for k in (-2, -1, 0, 1, 2)]
+        d2 = (-phis[0] + 16 * phis[1] - 30 * phis[2] + 16 * phis[3] - phis[4]) / (12 * h**2)
+        np.testing.assert_allclose(gamma, -d2, rtol=1e-7, atol=1e-7)
+        if not cls.time_dependent:
+            np.testing.assert_array_equal(cls._phi_t(P, *X), 0.0)
+
+            def jnu(tau, P=P, X=X, V=V):
+                Pt, Xt = _along(cls, P, X, V, tau)
+                return sum(np.einsum("kmc,kc->km", J, v)
+                           for J, v in zip(cls._evaluate(Pt, *Xt)[1], V))
+
+            h = 1e-4
+            fd = -(8 * (jnu(h) - jnu(-h)) - (jnu(2 * h) - jnu(-2 * h))) / (12 * h)
+            np.testing.assert_allclose(gamma, fd, rtol=1e-8, atol=1e-8)
+
+
+def test_spatial_phi_t_of_a_time_dependent_joint():
+    rng = np.random.default_rng(14)
+    cls = _spatial_time_dependent()
+    P = _spatial_params(rng, cls, 5)
+    X = _spatial_state(rng, cls, (5,))
+    Pp, Pm = P.copy(), P.copy()
+    Pp[:, -1] += H
+    Pm[:, -1] -= H
+    fd = (cls._phi(Pp, *X) - cls._phi(Pm, *X)) / (2 * H)
+    np.testing.assert_allclose(cls._phi_t(P, *X), fd, rtol=1e-7, atol=1e-7)
+
+
+def test_planar_and_spatial_definitions_never_share_code():
+    """The same canonical expression over a planar and a spatial body: different cache keys
+    (the structure names the slot sizes), 3 and 6 Jacobian columns."""
+    L = sp.Symbol("L")
+    (p,) = body_symbols(1)
+    (q,) = body_symbols(1, dim=3)
+    flat = symbolic_joint("OnLine2", bodies=[p], params=[L], phi=[p.x - L])
+    deep = symbolic_joint("OnLine3", bodies=[q], params=[L], phi=[q.x - L])
+    key = [ln for ln in flat.source.splitlines() if ln.startswith("KEY")]
+    assert key and key[0] not in deep.source
+    assert flat.dims == (2,) and deep.dims == (3,)
+    _, (J,) = deep._evaluate(np.array([[1.0]]), np.array([[0.0, 0, 0, 1, 0, 0, 0]]))
+    np.testing.assert_array_equal(J, [[[1.0, 0, 0, 0, 0, 0]]])
+    mech = ms.Mechanism()
+    with pytest.raises(TypeError, match="OnLine3 is a spatial joint"):
+        deep(mech.add_body("b"), L=1.0)
+
+
+def _circle_states(rng, k):
+    """Random CircleJoint states in which the hand-written kernel's sgn(w) is +1.
+
+    Its rotation rows are ``2 sgn(w) v`` with ``(w, v) = conj(q_C) q_B``; the symbolic twin
+    writes ``2 v``. Body 2's quaternion is negated where ``w < 0`` (the same pose), and states
+    with ``|w| < 0.1`` (relative rotations within 11 degrees of a half turn) are left out: there
+    the hand-written gamma's differences in time may straddle the jump of sgn(w).
+    """
+    from mechsolve.spatial._quat import quat_multiply
+
+    n = 4 * k
+    P = _spatial_params(rng, catalog.circle_joint(dim=3), n)
+    X1, X2 = _spatial_poses(rng, (n,)), _spatial_poses(rng, (n,))
+    S = rng.normal(size=(n, 1)) * 3
+    ang = S[:, 0] / P[:, 21]
+    qT = np.stack([np.cos(ang / 2), 0 * ang, 0 * ang, np.sin(ang / 2)], axis=-1)
+    qC = quat_multiply(quat_multiply(quat_multiply(X1[:, 3:], P[:, 3:7]), P[:, 10:14]), qT)
+    qB = quat_multiply(X2[:, 3:], P[:, 17:21])
+    w = np.sum(qC * qB, axis=-1)
+    X2[:, 3:] *= np.where(w < 0, -1.0, 1.0)[:, None]
+    keep = np.flatnonzero(np.abs(w) >= 0.1)[:k]
+    assert len(keep) == k
+    return P[keep], X1[keep], X2[keep], S[keep]
+
+
+def test_spatial_circle_joint_matches_the_hand_written_kernels():
+    """The symbolic twin of joints.CircleJoint (same parameter layout) on random states: Phi
+    and the three Jacobian blocks to 1e-12; gamma (the hand-written one is Richardson-
+    extrapolated differences, error ~1e-10 relative) to 1e-8."""
+    rng = np.random.default_rng(15)
+    Circle = catalog.circle_joint(dim=3)
+    assert Circle.params == ("p1x", "p1y", "p1z", "f1w", "f1x", "f1y", "f1z",
+                             "ppx", "ppy", "ppz", "fpw", "fpx", "fpy", "fpz",
+                             "p2x", "p2y", "p2z", "f2w", "f2x", "f2y", "f2z", "R")
+    assert Circle.own_coordinates == ("s",) and Circle.n_coordinates == 1
+    for _ in range(4):
+        P, X1, X2, S = _circle_states(rng, 9)
+        phi, blocks = Circle._evaluate(P, X1, X2, S)
+        phi_h, blocks_h = joints.CircleJoint._evaluate(P, X1, X2, S)
+        np.testing.assert_allclose(phi, phi_h, rtol=0, atol=1e-12)
+        for J, Jh in zip(blocks, blocks_h):
+            assert J.shape == Jh.shape
+            np.testing.assert_allclose(J, Jh, rtol=0, atol=1e-12)
+        V1, V2, U = rng.normal(size=(9, 6)), rng.normal(size=(9, 6)), rng.normal(size=(9, 1))
+        g = Circle._gamma(P, X1, X2, S, V1, V2, U)
+        gh = joints.CircleJoint._gamma(P, X1, X2, S, V1, V2, U)
+        np.testing.assert_allclose(g, gh, rtol=0, atol=1e-8 * max(1.0, np.abs(g).max()))
+
+
+def _swap_in_symbolic(mech, names=None):
+    """Replace the mechanism's spatial Revolute and Spherical joints by their symbolic twins
+    (same parameters), except those a driver refers to."""
+    rev, ball = catalog.revolute(dim=3), catalog.spherical()
+    hand_rev = _hand_spatial_revolute()
+    driven = {id(getattr(d, "joint", None)) for d in mech.drivers}
+    swapped = []
+    for j in list(mech.joints):
+        if id(j) in driven or (names is not None and j.name not in names):
+            continue
+        if type(j) is hand_rev:
+            new = rev(*j.bodies, *j._p, name=j.name)
+        elif type(j) is joints.Spherical:
+            new = ball(*j.bodies, *j._p[[0, 1, 2, 7, 8, 9]], name=j.name)
+        else:
+            continue
+        mech.remove(j)
+        mech.add(new)
+        swapped.append(new)
+    return swapped
+
+
+@pytest.mark.parametrize("model", ["spherical_fourbar", "slider_crank_3d"])
+def test_spatial_symbolic_linkage_sweeps_like_the_built_in_one(model):
+    from mechsolve import models_spatial
+
+    ref = getattr(models_spatial, model)()
+    sym = getattr(models_spatial, model)()
+    swapped = _swap_in_symbolic(sym.mechanism)
+    assert swapped and all(isinstance(j, ms.symbolic.SymbolicJoint) for j in swapped)
+    r0, r1 = ref.mechanism.dof(), sym.mechanism.dof()
+    assert (r0.gruebler, r0.dof, r0.rank) == (r1.gruebler, r1.dof, r1.rank)
+    values = np.linspace(0.0, 2 * np.pi, 61)
+    m0 = ref.mechanism.sweep(ref.driver, values, tol=1e-12)
+    m1 = sym.mechanism.sweep(sym.driver, values, tol=1e-12)
+    np.testing.assert_allclose(m1.states, m0.states, rtol=0, atol=1e-10)
+
+
+def _timed_slider_crank(symbolic: bool):
+    from mechsolve import models_spatial
+
+    model = models_spatial.slider_crank_3d()
+    if symbolic:
+        assert [j.name for j in _swap_in_symbolic(model.mechanism)] == ["ball"]
+    # theta(t) = 0.3 + 1.1 t + 0.8 t^2: both speed and acceleration non-zero
+    model.driver.value = ms.profiles.Function(lambda t: 0.3 + 1.1 * t + 0.8 * t * t,
+                                              lambda t: 1.1 + 1.6 * t, lambda t: 1.6)
+    return model.mechanism
+
+
+def test_spatial_accelerations_match_time_differences_of_positions():
+    """A 3D slider-crank whose ball joint is symbolic, driven by a profile: velocities and
+    accelerations (from the generated gamma) against five-point differences of the solved
+    positions in time, and against the all-hand-written mechanism."""
+    mech = _timed_slider_crank(True)
+    rod = mech.body("rod")
+    points = [(0.0, 0.0, 0.0), (0.4, -0.2, 0.3)]
+    t0, h = 0.6, 1e-3
+    track = {}
+    for k in (-2, -1, 0, 1, 2):
+        mech.solve(t=t0 + k * h, tol=1e-13)
+        track[k] = [rod.to_global(p) for p in points]
+    mech.solve(t=t0, tol=1e-13)
+    for i, p in enumerate(points):
+        x = [track[k][i] for k in (-2, -1, 0, 1, 2)]
+        vel = (x[0] - 8 * x[1] + 8 * x[3] - x[4]) / (12 * h)
+        acc = (-x[0] + 16 * x[1] - 30 * x[2] + 16 * x[3] - x[4]) / (12 * h**2)
+        np.testing.assert_allclose(mech.point_velocity(rod, p), vel, rtol=0, atol=1e-9)
+        np.testing.assert_allclose(mech.point_acceleration(rod, p), acc, rtol=0, atol=1e-6)
+    ref = _timed_slider_crank(False)
+    ref.solve(t=t0, tol=1e-13)
+    np.testing.assert_allclose(mech.state, ref.state, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(mech.velocity(), ref.velocity(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(mech.acceleration(), ref.acceleration(), rtol=0, atol=1e-9)
+
+
+def _seed_circle_mechanism(symbolic: bool):
+    """The mechanism of test_end_effectors' CircleJoint test: a car on a circle of radius 2
+    about a precursor frame of ground (turned 90 degrees about x), s(t) = 0.5 + 0.7 t +
+    0.6 t^2."""
+    mech = ms.Mechanism(dim=3)
+    car = mech.add_body("car", position=(0.1, 2.0, 0.1))
+    pre = ms.Frame((0.3, -0.2, 0.5), ms.Orientation.from_rotvec([np.pi / 2, 0, 0]))
+    hand = joints.CircleJoint(mech.ground, car, 2.0, precursor=pre, s0=0.1)
+    if symbolic:
+        Circle = catalog.circle_joint(dim=3)
+        circle = mech.add(Circle(mech.ground, car, *hand._p, s=0.1, name="track"))
+    else:
+        circle = mech.add(hand)
+    prof = ms.profiles.Function(lambda t: 0.5 + 0.7 * t + 0.6 * t * t, lambda t: 0.7 + 1.2 * t,
+                                lambda t: 1.2)
+    mech.add(joints.CoordinateDriver(circle, prof, name="arc"))
+    return mech, car, circle, pre, hand
+
+
+def test_spatial_circle_joint_follows_the_seed_in_a_mechanism():
+    """The symbolic CircleJoint, s driven in time: the relative transform, velocity and
+    acceleration of the car's frame in the circle's frame equal the seed's formulas
+    (transformBy, calculateVelocity, calculateAcceleration) and the hand-written joint's."""
+    mech, car, circle, pre, hand = _seed_circle_mechanism(True)
+    assert mech.dof().dof == 1 and circle.own_coordinates == ("s",)
+    ref, ref_car, ref_circle, *_ = _seed_circle_mechanism(False)
+    R = 2.0
+    R_A = pre.orientation.as_matrix()
+    for t in (0.0, 0.8, 1.7):
+        mech.solve(t=t, tol=1e-13)
+        ref.solve(t=t, tol=1e-13)
+        s, sd, sdd = 0.5 + 0.7 * t + 0.6 * t * t, 0.7 + 1.2 * t, 1.2
+        assert circle.s == pytest.approx(s, abs=1e-12)
+        # relative transform T(s) = A^-1 B: the seed's transformBy, and the hand-written one's
+        local = pre.inverse_transform_point(car.position)
+        a = s / R
+        np.testing.assert_allclose(local, [R * np.cos(a), R * np.sin(a), 0.0], atol=1e-10)
+        turn = ms.Orientation.from_rotvec([0.0, 0.0, a]).as_matrix()
+        np.testing.assert_allclose(R_A.T @ car.rotation, turn, atol=1e-10)
+        T_hand = ref_circle.relative_transform(s)
+        np.testing.assert_allclose(local, T_hand.translation, atol=1e-10)
+        np.testing.assert_allclose(R_A.T @ car.rotation, T_hand.orientation.as_matrix(),
+                                   atol=1e-10)
+        np.testing.assert_allclose(mech.state[:7], ref.state[:7], atol=1e-10)
+        # velocity and acceleration, in the circle's frame, against the seed's closed forms
+        v_seed = hand.calculate_velocity(s, sd)
+        a_seed = hand.calculate_acceleration(s, sd, sdd)
+        nu = mech.velocity()
+        nudot = mech.acceleration()
+        np.testing.assert_allclose(R_A.T @ mech.point_velocity(car, (0, 0, 0)), v_seed.linear,
+                                   atol=1e-10)
+        np.testing.assert_allclose(R_A.T @ nu[3:6], v_seed.angular, atol=1e-10)
+        np.testing.assert_allclose(R_A.T @ mech.point_acceleration(car, (0, 0, 0)),
+                                   a_seed.linear, atol=1e-10)
+        np.testing.assert_allclose(R_A.T @ nudot[3:6], a_seed.angular, atol=1e-10)
+        # and the hand-written joint's mechanism (its gamma: Richardson differences)
+        np.testing.assert_allclose(nu, ref.velocity(), atol=1e-10)
+        np.testing.assert_allclose(nudot, ref.acceleration(), atol=1e-8)
+
+
+def test_spatial_circle_joint_sweeps_its_arc_length():
+    mech, car, circle, pre, _ = _seed_circle_mechanism(True)
+    drive = mech.joint("arc")
+    drive.value = 0.0
+    values = np.linspace(0.0, 2 * np.pi * 2.0, 73)
+    motion = mech.sweep(drive, values)
+    local = np.array([pre.inverse_transform_point(p) for p in motion.point(car)])
+    ang = values / 2.0
+    np.testing.assert_allclose(local, np.stack([2 * np.cos(ang), 2 * np.sin(ang), 0 * ang], -1),
+                               rtol=0, atol=1e-9)
+
+
+def test_spatial_circle_joint_on_a_coordinate_body():
+    """The carrier twin: s is the x of an auxiliary spatial body whose other five coordinates
+    are held (y, z, rotation), driven by an ordinary Driver."""
+    Circle = catalog.circle_joint(dim=3)
+    OnCarrier = Circle.with_coordinate_bodies()
+    assert OnCarrier.n_equations == 6 + 5 and OnCarrier.dims == (3,)
+    mech = ms.Mechanism(dim=3)
+    car = mech.add_body("car", position=(1.9, 0.3, 0.0))
+    carrier = mech.add_body("s", position=(0.1, 0.0, 0.0))
+    mech.add(OnCarrier(mech.ground, car, carrier, R=2.0, name="track"))
+    drive = mech.add(joints.Driver(carrier, "x", np.pi / 2, name="s"))
+    report = mech.dof()
+    assert (report.gruebler, report.dof, report.free) == (1, 1, 0)
+    mech.solve()
+    np.testing.assert_allclose(car.position, [2 * np.cos(np.pi / 4), 2 * np.sin(np.pi / 4), 0],
+                               atol=1e-10)
+    assert drive.measure() == pytest.approx(np.pi / 2)
+
+
+@pytest.mark.parametrize("make, match", [
+    (lambda a, b, L: sp.Abs(a.x) - L,
+     r"Bad: the Jacobian entry d phi\[1\] / d x1, derived from phi\[1\] = -L \+ Abs\(x1\), "
+     r"cannot be turned into NumPy code: Derivative\(im\(x1\), x1\) is an unevaluated "
+     r"Derivative: SymPy has no closed-form derivative of im\(x1\)\. Abs, sign"),
+    (lambda a, b, L: sp.sign(a.x) * b.y,
+     r"d phi\[1\] / d x1, derived from phi\[1\] = y2\*sign\(x1\).*Derivative\(sign\(x1\), x1\)"),
+    (lambda a, b, L: sp.floor(a.x) + b.y, r"Derivative\(floor\(x1\), x1\)"),
+    (lambda a, b, L: sp.Max(a.x, b.x) - L,
+     r"gamma\[1\] \(the acceleration term of phi\[1\]\), derived from phi\[1\] = "
+     r"-L \+ Max\(x1, x2\), cannot be turned into NumPy code: DiracDelta\(x1 - x2\) is a "
+     r"function \(DiracDelta\) without a NumPy equivalent"),
+    (lambda a, b, L: sp.Min(a.x, L) - b.y, r"gamma\[1\].*DiracDelta\(L - x1\)"),
+    (lambda a, b, L: sp.Heaviside(a.x) * b.x,
+     r"the Jacobian entry d phi\[1\] / d x1.*DiracDelta\(x1\) is a function \(DiracDelta\)"),
+])
+def test_derived_terms_without_numpy_code_are_named(make, match):
+    """Phi prints, but its derivative does not: a TypeError naming the derived term, the
+    equation it comes from and the culprit (no PrintMethodNotImplementedError from SymPy)."""
+    with pytest.raises(TypeError, match=match):
+        _bad(phi=lambda a, b, L: [a.y, make(a, b, L)], params=[sp.Symbol("L")])
+
+
+def test_derived_term_errors_name_the_rotation_increment():
+    (b,) = body_symbols(1, dim=3)
+    L = sp.Symbol("L")
+    with pytest.raises(TypeError, match=r"Bad3: the Jacobian entry d phi\[0\] / d dphi_x "
+                                        r"\(rotation increment of body '1'\), derived from "
+                                        r"phi\[0\] = -L \+ Abs\(qx1\)"):
+        symbolic_joint("Bad3", bodies=[b], params=[L], phi=[sp.Abs(b.qx) - L, b.x, b.y])
+    # a smooth rewrite of the same constraint is fine
+    ok = symbolic_joint("Good3", bodies=[b], params=[L], phi=[sp.sqrt(b.qx**2) - L, b.x, b.y])
+    assert ok.n_equations == 3

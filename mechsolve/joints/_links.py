@@ -263,6 +263,13 @@ class CircleJoint(LinkJoint):
     turns the circle's plane (e.g. 90 degrees about x to rotate about y).
 
     :meth:`calculate_velocity` and :meth:`calculate_acceleration` are the seed's closed forms.
+
+    A symbolic twin exists: ``mechsolve.symbolic.catalog.circle_joint(dim=3)`` writes the same
+    six equations in about ten lines of SymPy, with the same parameter layout and own
+    coordinate ``s``, and derives its Jacobian and gamma. ``tests/test_symbolic.py`` checks it
+    against this class: Phi and the Jacobian blocks on random states, and, in a mechanism with
+    ``s`` driven in time, the relative transform, velocity and acceleration (also against the
+    seed's formulas).
     """
 
     _n_link_params = 1

@@ -7,14 +7,17 @@ own outputs need. The kernels are plain Python over stacked arrays: arguments ``
 the broadcast shape of the arguments, every operation a NumPy ufunc on whole stacks.
 
 The source is written to ``<cache>/symbolic/<key>.py``, where ``<cache>`` is
-``$MECHSOLVE_CACHE_DIR``, else ``$XDG_CACHE_HOME/mechsolve``, else ``~/.cache/mechsolve``, and
-``key`` hashes the canonical expressions, their structure and the mechsolve version. A cache hit
+``$MECHSOLVE_CACHE_DIR`` if set, else the platform's user cache directory followed by
+``mechsolve`` (Linux and other Unix: ``$XDG_CACHE_HOME`` or ``~/.cache``; macOS:
+``~/Library/Caches``; Windows: ``%LOCALAPPDATA%``), and ``key`` hashes the canonical
+expressions, their structure (planar or spatial slots) and the mechsolve version. A cache hit
 reads the file and ``exec``s it: no differentiation, no cse.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import warnings
 from pathlib import Path
@@ -23,7 +26,7 @@ import sympy as sp
 
 from ._derive import GENERATOR_VERSION, Structure, _Printer
 
-__all__ = ["cache_dir", "generate_source", "load", "store", "compile_source",
+__all__ = ["cache_dir", "user_cache_dir", "generate_source", "load", "store", "compile_source",
            "clear_memory_cache", "stats"]
 
 _MEMORY: dict[str, dict] = {}
@@ -32,18 +35,41 @@ stats = {"generated": 0, "disk": 0, "memory": 0}
 _warned = False
 
 
+def user_cache_dir() -> Path:
+    """The platform's per-user cache directory (without the ``mechsolve`` part).
+
+    Linux and other Unix systems: ``$XDG_CACHE_HOME``, else ``~/.cache``; macOS:
+    ``~/Library/Caches``; Windows: ``%LOCALAPPDATA%``, else ``~/AppData/Local``.
+    """
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches"
+    if sys.platform.startswith("win"):
+        local = os.environ.get("LOCALAPPDATA")
+        return Path(local) if local else Path.home() / "AppData" / "Local"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    # The XDG spec ignores relative paths.
+    if xdg and Path(xdg).expanduser().is_absolute():
+        return Path(xdg).expanduser()
+    return Path.home() / ".cache"
+
+
 def cache_dir() -> Path:
     """The mechsolve cache directory (symbolic kernels live in its ``symbolic`` folder).
 
-    ``$MECHSOLVE_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/mechsolve``, else
-    ``~/.cache/mechsolve``.
+    ``$MECHSOLVE_CACHE_DIR`` if set, else ``mechsolve`` in the platform's user cache directory:
+    ``$XDG_CACHE_HOME/mechsolve`` or ``~/.cache/mechsolve`` (Linux and other Unix),
+    ``~/Library/Caches/mechsolve`` (macOS), ``%LOCALAPPDATA%\\mechsolve`` (Windows).
+
+    Examples
+    --------
+    >>> from mechsolve.symbolic import cache_dir
+    >>> cache_dir().name != ""
+    True
     """
     env = os.environ.get("MECHSOLVE_CACHE_DIR")
     if env:
         return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "mechsolve"
+    return user_cache_dir() / "mechsolve"
 
 
 def _path(key: str) -> Path:

@@ -6,15 +6,21 @@ coordinates, ``v{slot}_{i}`` for body velocities, ``q{i}``/``u{i}`` for the join
 coordinates and their rates, ``t`` for time). Two definitions that differ only in symbol names
 therefore share generated code, and the generated code never sees a user's name.
 
-With ``c`` a slot's coordinates, ``T = dc/d(increment)`` (identity for planar bodies) and ``V``
-its velocity (the increment's rate), the derived terms are::
+With ``c`` a slot's coordinates, ``T = dc/d(increment)`` (identity for planar bodies; for a
+spatial body the identity on the position and ``dq/dphi = 1/2 [0; dphi] q`` on the quaternion,
+see :func:`mechsolve.symbolic.increment_map`) and ``V`` its velocity (planar ``(xdot, ydot,
+thetadot)``, spatial ``(v, omega)`` with ``omega`` global), the derived terms are::
 
     J_slot = Phi_c T                         Jacobian with respect to the Newton increment
     Phi_t  = dPhi/dt                         velocity equation  J V = -Phi_t
     gamma  = -(J V)_c cdot - 2 (Phi_t)_c cdot - Phi_tt,   cdot = T V
                                              acceleration equation  J Vdot = gamma
 
-where ``(.)_c cdot`` runs over every slot's coordinates and the joint's own coordinates.
+where ``(.)_c cdot`` runs over every slot's coordinates and the joint's own coordinates, ``V``
+held fixed. For a spatial body ``cdot`` is the true rate of the coordinates, ``qdot = 1/2 [0;
+omega] q``, and ``(J V)_c`` differentiates ``T`` too: the increment is not a coordinate, and
+``gamma`` is ``-(d/dt J) V`` with ``J`` differentiated along the motion, which is what the
+acceleration equation ``J Vdot + (d/dt J) V + d/dt Phi_t = 0`` asks for.
 """
 
 from __future__ import annotations
@@ -29,12 +35,13 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.printing.numpy import NumPyPrinter
 
-from ._frames import BodySymbols
+from ._frames import BodySymbols, increment_map
 
-__all__ = ["JointDefinition", "define", "canonical", "derive", "check_printable"]
+__all__ = ["JointDefinition", "define", "canonical", "derive", "check_printable",
+           "check_derived"]
 
 #: Bumped whenever the derivation or the generated code changes, so old cache entries are unused.
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 
 # Module names the generated code may use (anything else, e.g. ``math.gamma``, is not vectorized).
 _ALLOWED_MODULES = {"numpy", "functools"}
@@ -76,6 +83,11 @@ class JointDefinition:
     phi: tuple[sp.Expr, ...]
     labels: tuple[str, ...] | None
     defaults: dict = field(default_factory=dict)
+
+    @property
+    def dim(self) -> int:
+        """2 for planar joints, 3 for spatial ones (all bodies share it)."""
+        return self.bodies[0].dim
 
     @property
     def structure(self) -> Structure:
@@ -156,6 +168,11 @@ def define(name, bodies, params, phi, coordinates=(), time=None, labels=None,
             len({c for b in bodies for c in b.coordinates}) != sum(len(b.coordinates)
                                                                      for b in bodies):
         raise ValueError(f"{kind}: the bodies must be distinct (each slot has its own symbols)")
+    dims = sorted({b.dim for b in bodies})
+    if len(dims) > 1:
+        raise ValueError(f"{kind}: the bodies mix planar and spatial symbols "
+                         f"({', '.join(f'{type(b).__name__} {b.label!r}' for b in bodies)}); "
+                         "take them all from one body_symbols(..., dim=...) call")
     params = _symbol_list(params, "params", kind)
     coordinates = _symbol_list(coordinates, "coordinates", kind)
     if time is not None and not isinstance(time, sp.Symbol):
@@ -235,10 +252,13 @@ class _Printer(NumPyPrinter):
 
     def _print_Add(self, expr, order=None):
         # Positive terms first, so that ``-a*b + c`` prints as ``c - a*b`` (one ufunc fewer).
+        # ``expr.args`` is already in SymPy's canonical (run-independent) order; sorting it
+        # again with ``as_ordered_terms`` cost a third of the code generation time.
         prec = sp.printing.precedence.PRECEDENCE["Add"]
         pos, neg = [], []
-        for term in expr.as_ordered_terms():
-            (neg if term.could_extract_minus_sign() else pos).append(term)
+        for term in expr.args:
+            coeff = term.as_coeff_Mul()[0] if term.is_Mul else term
+            (neg if coeff.is_Number and coeff.is_negative else pos).append(term)
         parts = [self.parenthesize(t, prec) for t in pos]
         text = " + ".join(parts)
         for t in neg:
@@ -293,6 +313,128 @@ def check_printable(defn: JointDefinition) -> None:
                                 f"{node} is {why}")
 
 
+_NON_SMOOTH = ("Abs, sign, floor, ceiling, Max, Min and Heaviside have no derivative SymPy can "
+               "turn into code (and a step's derivative is a DiracDelta): write the constraint "
+               "with smooth functions, e.g. sqrt(u**2 + eps**2) for Abs(u), or as a Piecewise "
+               "of smooth branches")
+
+
+def _find_unprintable(exprs, cache: dict):
+    """``(node, why, index)`` of the first unprintable subexpression of ``exprs``, or ``None``.
+
+    Walks every distinct subexpression once (``cache`` holds the verdicts, shared between
+    calls), outer nodes first; a function that does not print is blamed only if its arguments
+    do print.
+    """
+    def visit(node):
+        if node in cache:
+            return cache[node]
+        cache[node] = None
+        if node.is_Atom:
+            return None
+        if isinstance(node, (sp.Function, sp.Piecewise)) and not isinstance(node, AppliedUndef):
+            for arg in node.args:
+                found = visit(arg)
+                if found:
+                    cache[node] = found
+                    return found
+            # Its arguments print: whether it does depends on the function alone (printing a
+            # large argument again for every cos(...) of a derivative would be slow).
+            kind = ("function", type(node))
+            if kind not in cache:
+                cache[kind] = _unprintable(node)
+            why = cache[kind]
+            found = (node, why) if why else None
+        else:
+            why = _unprintable(node)
+            if why:
+                found = (node, why)
+            else:
+                found = None
+                for arg in node.args:
+                    found = visit(arg)
+                    if found:
+                        break
+        cache[node] = found
+        return found
+
+    for i, e in enumerate(exprs):
+        found = visit(e)
+        if found:
+            return (*found, i)
+    return None
+
+
+def _display_map(defn: JointDefinition) -> dict:
+    """Canonical symbols -> the user's symbols (velocities get readable names)."""
+    P, C, V, Q, U, t = defn.structure.symbols()
+    back = dict(zip(P, defn.params))
+    for b, cs, vs in zip(defn.bodies, C, V):
+        back.update(zip(cs, b.coordinates))
+        if b.dim == 2:
+            names = [f"{c.name}dot" for c in b.coordinates]
+        else:
+            tail = b.coordinates[0].name[1:]
+            names = [f"v{a}{tail}" for a in "xyz"] + [f"omega{a}{tail}" for a in "xyz"]
+        back.update(zip(vs, sp.symbols(names)))
+    back.update(zip(Q, defn.coordinates))
+    back.update(zip(U, sp.symbols([f"{c.name}dot" for c in defn.coordinates])))
+    if defn.time is not None:
+        back[t] = defn.time
+    return back
+
+
+def _term_name(defn: JointDefinition, name: str, i: int) -> str:
+    """Readable name of entry ``i`` of the derived term ``name`` (``J0``, ``gamma``, ...)."""
+    if name == "phi_t":
+        return f"phi_t[{i}] (the explicit time derivative of phi[{i}])"
+    if name == "gamma":
+        return f"gamma[{i}] (the acceleration term of phi[{i}])"
+    if name == "Jq":
+        n = len(defn.coordinates)
+        return (f"the Jacobian entry d phi[{i // n}] / d {defn.coordinates[i % n]} "
+                "(own coordinate)")
+    b = defn.bodies[int(name[1:])]
+    w = b.increment_size
+    row, col = divmod(i, w)
+    if b.dim == 2:
+        var = str(b.coordinates[col])
+    elif col < 3:
+        var = str(b.coordinates[col])
+    else:
+        var = f"dphi_{'xyz'[col - 3]} (rotation increment of body {b.label!r})"
+    return f"the Jacobian entry d phi[{row}] / d {var}"
+
+
+def check_derived(defn: JointDefinition, exprs: dict[str, list]) -> None:
+    """Raise TypeError naming the first derived term (and subexpression) without NumPy code.
+
+    ``exprs`` is the output of :func:`derive` (canonical symbols); the message shows the
+    user's symbols. Phi itself is checked by :func:`check_printable` first, so what is caught
+    here comes from differentiating a non-smooth function (``Abs``, ``sign``, ``floor``,
+    ``Max``, ``Min``, ``Heaviside``), which SymPy leaves as an unevaluated ``Derivative`` or
+    turns into ``DiracDelta``.
+    """
+    cache: dict = {}
+    for name, entries in exprs.items():
+        if name == "phi":
+            continue
+        found = _find_unprintable(entries, cache)
+        if found is None:
+            continue
+        node, why, i = found
+        back = _display_map(defn)
+        shown = node.xreplace(back)
+        if isinstance(node, sp.Derivative):
+            why = (f"an unevaluated Derivative: SymPy has no closed-form derivative of "
+                   f"{node.expr.xreplace(back)}")
+        row = i // (len(entries) // len(defn.phi)) if name.startswith("J") else i
+        raise TypeError(
+            f"{defn.name}: {_term_name(defn, name, i)}, derived from phi[{row}] = "
+            f"{defn.phi[row]}, cannot be turned into NumPy code: {shown} is {why}. "
+            f"{_NON_SMOOTH}")
+
+
 # -- canonical form, cache key, derivation -----------------------------------------------------
 def canonical(defn: JointDefinition) -> tuple[tuple[sp.Expr, ...], Structure]:
     """Phi with positional symbol names, and the structure the code generator needs."""
@@ -304,7 +446,22 @@ def canonical(defn: JointDefinition) -> tuple[tuple[sp.Expr, ...], Structure]:
     sub.update(zip(defn.coordinates, Q))
     if defn.time is not None:
         sub[defn.time] = t
-    return tuple(e.xreplace(sub) for e in defn.phi), st
+    memo = dict(sub)
+    return tuple(_replace(e, memo) for e in defn.phi), st
+
+
+def _replace(node, memo: dict):
+    """``node.xreplace(memo)`` with every distinct subexpression rebuilt once (``memo`` maps
+    old nodes to new ones and grows): ``xreplace`` walks shared subtrees again at each use."""
+    out = memo.get(node)
+    if out is None:
+        if node.args:
+            args = tuple(_replace(a, memo) for a in node.args)
+            out = node.func(*args) if args != node.args else node
+        else:
+            out = node
+        memo[node] = out
+    return out
 
 
 @functools.cache
@@ -320,12 +477,115 @@ def _generator_digest() -> str:
     return h.hexdigest()[:16]
 
 
+def _digest(exprs) -> list[str]:
+    """Structural SHA-256 digests of expressions, each distinct subexpression hashed once.
+
+    The same information as ``srepr`` (node types, atoms with their assumptions, argument
+    order), but linear in the size of the expression DAG: ``srepr`` prints shared
+    subexpressions again at every use, which for a spatial joint's Phi (several quaternion
+    products) costs most of a warm-cache class creation.
+    """
+    memo: dict = {}
+
+    def walk(node) -> str:
+        out = memo.get(node)
+        if out is None:
+            if node.args:
+                text = type(node).__name__ + "(" + ",".join(walk(a) for a in node.args) + ")"
+            else:
+                text = sp.srepr(node)
+            out = hashlib.sha256(text.encode()).hexdigest()
+            memo[node] = out
+        return out
+
+    return [walk(e) for e in exprs]
+
+
 def cache_key(phi_c, st: Structure, version: str) -> str:
-    """SHA-256 of the canonical expressions (srepr), the structure and the versions."""
+    """SHA-256 of the canonical expressions, the structure and the versions.
+
+    The structure names every slot's coordinate and increment counts, so a planar and a
+    spatial definition never share a key.
+    """
     text = "\n".join([f"mechsolve {version}", f"generator {GENERATOR_VERSION}",
                       f"generator source {_generator_digest()}", repr(st),
-                      *(sp.srepr(e) for e in phi_c)])
+                      *_digest(phi_c)])
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+class _Differentiator:
+    """Directional derivatives of expression DAGs, each distinct subexpression handled once.
+
+    ``sympy.diff`` walks a tree afresh for every variable and every node (its ``free_symbols``
+    checks alone are quadratic in the depth), which makes the second derivatives of a spatial
+    joint's Phi (quaternion products of several frames) take minutes. Here a derivative along a
+    *tangent* ``{symbol: rate expression}`` is memoized per node, so shared subexpressions are
+    differentiated once and the result shares them too; the one ``cse`` of the code generator
+    then finds the sharing again. Functions are differentiated by the chain rule through their
+    ``fdiff`` unless they define their own derivative (``Abs``, ``sign``, ...), which is left to
+    SymPy, so the result is SymPy's derivative in another arrangement.
+    """
+
+    def __init__(self) -> None:
+        self._free: dict = {}
+
+    def free(self, node) -> frozenset:
+        out = self._free.get(node)
+        if out is None:
+            if node.is_Symbol:
+                out = frozenset((node,))
+            elif not node.args:
+                out = frozenset()
+            else:
+                out = frozenset().union(*(self.free(a) for a in node.args))
+            self._free[node] = out
+        return out
+
+    def along(self, expr, tangent: dict, memo: dict):
+        """``d/dtau expr(c + tau * tangent)`` at ``tau = 0`` (tangent values may depend on c)."""
+        keys = frozenset(tangent)
+
+        def d(node):
+            r = memo.get(node)
+            if r is not None:
+                return r
+            if not (self.free(node) & keys):
+                r = sp.S.Zero
+            elif node.is_Symbol:
+                r = tangent[node]
+            elif node.is_Add:
+                r = sp.Add(*(d(a) for a in node.args))
+            elif node.is_Mul:
+                args = node.args
+                terms = []
+                for k, a in enumerate(args):
+                    da = d(a)
+                    if da != 0:
+                        terms.append(sp.Mul(*args[:k], da, *args[k + 1:]))
+                r = sp.Add(*terms)
+            elif node.is_Pow:
+                b, e = node.args
+                db, de = d(b), d(e)
+                r = sp.S.Zero
+                if db != 0:
+                    r += e * b ** (e - 1) * db
+                if de != 0:
+                    r += node * sp.log(b) * de
+            elif (isinstance(node, sp.Function) and not isinstance(node, AppliedUndef)
+                  and type(node)._eval_derivative is sp.Function._eval_derivative):
+                terms = []
+                for k, a in enumerate(node.args):
+                    da = d(a)
+                    if da != 0:
+                        terms.append(node.fdiff(k + 1) * da)
+                r = sp.Add(*terms)
+            else:  # Piecewise, Abs, sign, Max, ...: SymPy's own rules, variable by variable
+                r = sp.Add(*(node.diff(v) * tangent[v]
+                             for v in sorted(self.free(node) & keys, key=str)))
+            memo[node] = r
+            return r
+
+        return d(expr)
 
 
 def derive(phi_c, st: Structure) -> dict[str, list]:
@@ -334,37 +594,49 @@ def derive(phi_c, st: Structure) -> dict[str, list]:
     Returns a dict of flat lists of expressions in row-major order: ``phi`` (m), ``J0``, ``J1``,
     ... (m * increment size per slot), ``Jq`` (m * n_own, if any), ``phi_t`` (m) and
     ``gamma`` (m).
+
+    The Jacobian is built from the partial derivatives with respect to each coordinate and the
+    increment map ``T``; ``gamma = -d2/dtau2 Phi`` along the flow ``cdot = T V`` (``V`` and the
+    own rates ``U`` held fixed, time advancing at rate 1), which is the formula of the module
+    docstring: ``d/dtau (Phi_c cdot + Phi_t) = (J V)_c cdot + 2 (Phi_t)_c cdot + Phi_tt``.
     """
     P, C, V, Q, U, t = st.symbols()
-    phi = sp.Matrix(phi_c)
-    m = phi.rows
-    out: dict[str, list] = {"phi": list(phi)}
-    coords: list = []
-    rates: list = []
-    Jv = sp.zeros(m, 1)
+    phi = list(phi_c)
+    m = len(phi)
+    diff = _Differentiator()
+    one = sp.S.One
+
+    def partials(symbols):
+        out = []
+        for c in symbols:
+            memo: dict = {}
+            out.append([diff.along(e, {c: one}, memo) for e in phi])
+        return out  # out[k][i] = d phi_i / d symbols[k]
+
+    out: dict[str, list] = {"phi": phi}
+    flow: dict = {}
     for s, (cs, vs) in enumerate(zip(C, V)):
-        T = sp.eye(len(cs))  # planar increment map; spatial slots will bring their own
-        J = phi.jacobian(cs) * T
-        out[f"J{s}"] = list(J)
-        Jv += J * sp.Matrix(vs)
-        coords.extend(cs)
-        rates.extend(T * sp.Matrix(vs))
+        T = increment_map(cs)  # identity (planar), or the exponential map's (spatial)
+        dphi = partials(cs)
+        block = []
+        for i in range(m):
+            for j in range(T.cols):
+                block.append(sp.Add(*(dphi[k][i] * T[k, j] for k in range(T.rows)
+                                      if T[k, j] != 0)))
+        out[f"J{s}"] = block
+        for k, c in enumerate(cs):
+            flow[c] = sp.Add(*(T[k, j] * vs[j] for j in range(T.cols) if T[k, j] != 0))
     if Q:
-        Jq = phi.jacobian(Q)
-        out["Jq"] = list(Jq)
-        Jv += Jq * sp.Matrix(U)
-        coords.extend(Q)
-        rates.extend(U)
-    cdot = sp.Matrix(rates)
+        dq = partials(Q)
+        out["Jq"] = [dq[k][i] for i in range(m) for k in range(len(Q))]
+        flow.update(zip(Q, U))
     if st.time:
-        phi_t = phi.diff(t)
-        phi_tt = phi_t.diff(t)
-        mixed = phi_t.jacobian(coords) * cdot
+        memo_t: dict = {}
+        out["phi_t"] = [diff.along(e, {t: one}, memo_t) for e in phi]
+        flow[t] = one
     else:
-        phi_t = sp.zeros(m, 1)
-        phi_tt = sp.zeros(m, 1)
-        mixed = sp.zeros(m, 1)
-    gamma = -(Jv.jacobian(coords) * cdot) - 2 * mixed - phi_tt
-    out["phi_t"] = list(phi_t)
-    out["gamma"] = list(gamma)
+        out["phi_t"] = [sp.S.Zero] * m
+    memo: dict = {}
+    rate = [diff.along(e, flow, memo) for e in phi]
+    out["gamma"] = [-diff.along(e, flow, memo) for e in rate]
     return out

@@ -10,7 +10,7 @@ from .._validation import as_float
 from ..body import Body
 from ..joints.base import Joint
 from . import _codegen, _derive
-from ._frames import PlanarBodySymbols
+from ._frames import PlanarBodySymbols, SpatialBodySymbols
 
 __all__ = ["SymbolicJoint", "symbolic_joint"]
 
@@ -35,6 +35,7 @@ def _kernels(defn: _derive.JointDefinition, *, use_cse: bool = True,
             return ns
     _derive.check_printable(defn)
     exprs = _derive.derive(phi_c, st)
+    _derive.check_derived(defn, exprs)
     source = _codegen.generate_source(exprs, st, key, version=version, use_cse=use_cse)
     _codegen.stats["generated"] += 1
     if cache:
@@ -56,7 +57,11 @@ class SymbolicJoint(Joint):
     place, in its mechanism too. The class-level kernels follow the :class:`~mechsolve.joints.Joint`
     contract, ``_phi(P, *X)`` and ``_evaluate(P, *X)``, and add the motion terms
     ``_phi_t(P, *X)`` (``(..., k, m)``) and ``_gamma(P, *X, *V)`` (``(..., k, m)``, the poses
-    of all slots followed by their velocities ``(xdot, ydot, thetadot)``). A class with own
+    of all slots followed by their velocities). Planar slots take poses ``(x, y, theta)`` and
+    velocities ``(xdot, ydot, thetadot)``, and their Jacobian blocks have 3 columns; spatial
+    slots take poses ``(x, y, z, qw, qx, qy, qz)`` and velocities ``(v, omega)`` (``omega``
+    global), and their Jacobian blocks have 6 columns, with respect to the Newton increment
+    ``(dr, dphi)`` (``dphi`` a global rotation vector, ``q <- exp(dphi) q``). A class with own
     coordinates takes their values ``Q (..., k, n_own)`` after the poses (and their rates ``U``
     after the velocities), and ``_evaluate`` returns their Jacobian columns
     ``(..., k, m, n_own)`` as an extra last block.
@@ -135,11 +140,11 @@ class SymbolicJoint(Joint):
     # -- errors raised by the generated kernels -------------------------------------------------
     @classmethod
     def _missing_own_state(cls, kernel: str):
-        raise NotImplementedError(
-            f"{cls.__name__}.{kernel} needs the values of the joint's own coordinate(s) "
-            f"{', '.join(cls.own_coordinates)} after the body poses, which this mechsolve core "
-            f"does not pass yet; use {cls.__name__}.with_coordinate_bodies() to carry each own "
-            "coordinate on an auxiliary body")
+        raise TypeError(
+            f"{cls.__name__}._{kernel}(P, *X, Q) needs the values of the joint's own "
+            f"coordinate(s) {', '.join(cls.own_coordinates)} as a last array Q (..., k, "
+            f"{len(cls.own_coordinates)}) after the body poses; a mechanism passes them from its "
+            "state (where the joint's own coordinates live once it is added)")
 
     @classmethod
     def _bad_motion_args(cls, kernel: str, got: int, expected: int):
@@ -154,10 +159,11 @@ class SymbolicJoint(Joint):
         """A twin class that carries each own coordinate as the x of an auxiliary body.
 
         An alternative to the joint's own coordinates (which the core holds in the state): the
-        twin has one more body slot per own
-        coordinate (a *coordinate body*, added with ``mech.add_body``), reads ``s`` from that
-        body's x, and holds the body's y and angle at zero (two more equations). The Gruebler
-        count is unchanged, and ``joints.Driver(coordinate_body, "x", value)`` drives ``s``.
+        twin has one more body slot per own coordinate (a *coordinate body*, added with
+        ``mech.add_body``), reads ``s`` from that body's x, and holds the rest of the body's
+        pose at zero (planar: y and angle, two more equations; spatial: y, z and the
+        quaternion's vector part, five more). The Gruebler count is unchanged, and
+        ``joints.Driver(coordinate_body, "x", value)`` drives ``s``.
         """
         d = cls.definition
         if not d.coordinates:
@@ -168,13 +174,17 @@ class SymbolicJoint(Joint):
             label = f"{s.name}_carrier"
             while f"x_{label}" in taken:
                 label += "_"
-            aux.append(PlanarBodySymbols(label))
+            aux.append(PlanarBodySymbols(label) if d.dim == 2 else SpatialBodySymbols(label))
         sub = {s: b.x for s, b in zip(d.coordinates, aux)}
         phi = [e.xreplace(sub) for e in d.phi]
         labels = list(d.labels) if d.labels else [str(i) for i in range(len(phi))]
         for s, b in zip(d.coordinates, aux):
-            phi += [b.y, b.theta]
-            labels += [f"{s.name} carrier y", f"{s.name} carrier angle"]
+            if d.dim == 2:
+                phi += [b.y, b.theta]
+                labels += [f"{s.name} carrier y", f"{s.name} carrier angle"]
+            else:
+                phi += [b.y, b.z, 2 * b.qx, 2 * b.qy, 2 * b.qz]
+                labels += [f"{s.name} carrier {c}" for c in ("y", "z", "rx", "ry", "rz")]
         defaults = {k: v for k, v in d.defaults.items() if k in {p.name for p in d.params}}
         return symbolic_joint(name or f"{cls.__name__}OnCarrier", bodies=(*d.bodies, *aux),
                               params=d.params, phi=phi, time=d.time, labels=labels,
@@ -218,8 +228,10 @@ def symbolic_joint(name: str, *, bodies, phi, params=(), coordinates=(), time=No
     ----------
     name : str
         Class name (a Python identifier).
-    bodies : sequence of PlanarBodySymbols
-        From :func:`body_symbols`, one per slot, in the order instances take their bodies.
+    bodies : sequence of PlanarBodySymbols or SpatialBodySymbols
+        From :func:`body_symbols` (``dim=2`` or ``dim=3``, not mixed), one per slot, in the
+        order instances take their bodies. The class joins bodies of mechanisms of that
+        dimension.
     phi : list of sympy expressions, or a column Matrix
         The constraint functions (zero when the joint is satisfied).
     params : sequence of sympy.Symbol
@@ -249,7 +261,10 @@ def symbolic_joint(name: str, *, bodies, phi, params=(), coordinates=(), time=No
     TypeError
         For arguments of the wrong kind, and an expression that cannot be turned into NumPy
         code (an unevaluated Integral or Derivative, a function without a NumPy equivalent);
-        the message names the expression.
+        the message names the expression. Derived terms are checked too: a Phi with ``Abs``,
+        ``sign``, ``floor``, ``Max``, ``Min`` or ``Heaviside`` prints, but its Jacobian or gamma
+        may not (an unevaluated Derivative, a DiracDelta); the message then names the derived
+        term (e.g. ``d phi[1] / d x1`` or ``gamma[1]``), the equation and the culprit.
     ValueError
         For a symbol of Phi that is neither a body coordinate nor declared (named in the
         message), badly shaped Phi, clashing names.
@@ -264,6 +279,17 @@ def symbolic_joint(name: str, *, bodies, phi, params=(), coordinates=(), time=No
     ...                           phi=[(b.x - cx)**2 + (b.y - cy)**2 - r**2])
     >>> OnCircle.n_equations, OnCircle.params
     (1, ('cx', 'cy', 'r'))
+
+    A spatial one: a body point on a sphere (Jacobian blocks with respect to ``(dr, dphi)``):
+
+    >>> import numpy as np
+    >>> (c,) = body_symbols(1, dim=3)
+    >>> tip = c.to_global(0, 0, r)
+    >>> OnSphere = symbolic_joint("OnSphere", bodies=[c], params=[r],
+    ...                           phi=[tip[0]**2 + tip[1]**2 + tip[2]**2 - 4])
+    >>> phi, (J,) = OnSphere._evaluate(np.array([[1.0]]), np.array([[1.0, 0, 0, 1, 0, 0, 0]]))
+    >>> OnSphere.dims, J + 0.0         # tip at (1, 0, 1): d/dr = 2 tip, d/dphi = 2 (R p x tip)
+    ((3,), array([[[2., 0., 2., 0., 2., 0.]]]))
     """
     defn = _derive.define(name, bodies, params, phi, coordinates, time, labels, defaults)
     for s in defn.params + defn.coordinates:
@@ -275,6 +301,7 @@ def symbolic_joint(name: str, *, bodies, phi, params=(), coordinates=(), time=No
         "__doc__": doc or f"Symbolic joint {name}: Phi = {list(defn.phi)}.",
         "__module__": "mechsolve.symbolic",
         "n_equations": len(defn.phi),
+        "dims": (defn.dim,),
         "equation_labels": defn.labels,
         "definition": defn,
         "params": tuple(s.name for s in defn.params),
