@@ -34,6 +34,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.linalg.lapack import dgesv as _dgesv  # one 6 x 6 system without NumPy's checks
 
 from . import joints as _joints
 from .joints._end_effectors import QUATERNION_TOLERANCE, _as_frame_parts, _unit_quaternions
@@ -206,8 +207,21 @@ class _FastChain:
         KP[~rev, 2, 3] = 1.0
         Gj = G[1:n + 1]
         self.P0, self.PA, self.PB, self.PP = Gj @ K0, Gj @ KA, Gj @ KB, Gj @ KP
+        # (1, cos q, sin q) @ K gives every local transform in one product
+        self.K = np.stack([self.P0, self.PA, self.PB], axis=1).reshape(n, 3, 16)
         self.rev = rev
         self.all_rev = bool(rev.all())
+
+    def start_one(self, T) -> np.ndarray:
+        """:meth:`start` for one target ``(7,)`` (translation, unit quaternion), in floats."""
+        tx, ty, tz, w, x, y, z = T.tolist()
+        # rows of R^T (columns of R) and -R^T t
+        r = ((1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)),
+             (2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)),
+             (2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)))
+        inv = np.array([[a, b, c, -(a * tx + b * ty + c * tz)] for a, b, c in r]
+                       + [[0.0, 0.0, 0.0, 1.0]])
+        return inv @ self.base
 
     def start(self, T):
         """``base' = T_goal^-1 base`` for targets ``T (B, 7)``."""
@@ -251,57 +265,82 @@ class _FastChain:
             v = K[..., _I2, _I1] * (0.25 / w)[..., None]
         return np.concatenate([tip[..., :3, 3], 2.0 * v], axis=-1), w, v
 
+    def _evaluate_one(self, q, base, C, W):
+        """Frames ``C (n, 4, 4)`` (filled in place) and the error rows of one joint vector.
+
+        ``W (n, 1, 3)`` is scratch holding ``(1, cos q, sin q)`` per joint. Returns
+        ``(p, w, v)``: the six rows as a list of floats and the error quaternion's scalar and
+        vector parts.
+        """
+        np.cos(q, out=W[:, 0, 1])
+        np.sin(q, out=W[:, 0, 2])
+        L = (W @ self.K).reshape(-1, 4, 4)
+        if not self.all_rev:
+            L += q[:, None, None] * self.PP
+        matmul = np.matmul
+        matmul(base, L[0], out=C[0])
+        for i in range(1, self.n):
+            matmul(C[i - 1], L[i], out=C[i])
+        tip = C[self.n - 1] @ self.tool
+        (r00, r01, r02, ox), (r10, r11, r12, oy), (r20, r21, r22, oz), _ = tip.tolist()
+        tr = 1.0 + r00 + r11 + r22
+        if tr < 0.16:   # near a half turn: Shepperd's method
+            phi, w, v = self.error(tip[None])
+            return phi[0].tolist(), float(w[0]), tuple(v[0].tolist()), (ox, oy, oz)
+        w = 0.5 * math.sqrt(tr)
+        f = 0.25 / w
+        vx, vy, vz = (r21 - r12) * f, (r02 - r20) * f, (r10 - r01) * f
+        return [ox, oy, oz, 2.0 * vx, 2.0 * vy, 2.0 * vz], w, (vx, vy, vz), (ox, oy, oz)
+
     def solve_one(self, q, base, tol, max_iterations, max_step, square):
-        """Newton for one target with the fewest array operations (2-D arrays)."""
-        P0, PA, PB, PP, tool, n = self.P0, self.PA, self.PB, self.PP, self.tool, self.n
-        eps = _EPS
-        for it in range(max_iterations + 1):
-            L = P0 + np.cos(q)[:, None, None] * PA + np.sin(q)[:, None, None] * PB
-            if not self.all_rev:
-                L = L + q[:, None, None] * PP
-            T = base
-            frames = []
-            for i in range(n):
-                T = T @ L[i]
-                frames.append(T)
-            tip = T @ tool
-            (r00, r01, r02, ox), (r10, r11, r12, oy), (r20, r21, r22, oz), _ = tip.tolist()
-            tr = 1.0 + r00 + r11 + r22
-            if tr < 0.16:   # near a half turn
-                phi, w, v = self.error(tip[None])
-                phi, w, v = phi[0], float(w[0]), v[0]
-            else:
-                w = 0.5 * tr ** 0.5
-                f = 0.25 / w
-                v = np.array([(r21 - r12) * f, (r02 - r20) * f, (r10 - r01) * f])
-                phi = np.array([ox, oy, oz, 2.0 * v[0], 2.0 * v[1], 2.0 * v[2]])
-            if np.abs(phi).max() <= tol or it == max_iterations:
+        """Newton for one target with the fewest array operations.
+
+        Every step is tried in full and its evaluation becomes the next iterate's, so a step
+        costs one forward pass; a step that does not reduce ``|Phi|`` is halved (backtracking
+        line search) and only then are extra passes spent.
+        """
+        n = self.n
+        C = np.empty((n, 4, 4))
+        C_try = np.empty((n, 4, 4))
+        W = np.ones((n, 1, 3))
+        p, w, (vx, vy, vz), tip = self._evaluate_one(q, base, C, W)
+        it = 0
+        while True:
+            f0 = sum(x * x for x in p)
+            if max(map(abs, p)) <= tol or it == max_iterations:
                 break
-            C = np.array(frames)
+            it += 1
+            # Jacobian columns in goal axes: (z x (tip - o), (w I - [v]x) z) per joint
             z = C[:, :3, 2]
-            r = tip[:3, 3] - C[:, :3, 3]
-            Jv = np.einsum("ijk,nj,nk->ni", eps, z, r)
+            r = np.subtract(tip, C[:, :3, 3])
+            Jv = z[:, _I1] * r[:, _I2] - z[:, _I2] * r[:, _I1]
+            M = np.array(((w, vz, -vy), (-vz, w, vx), (vy, -vx, w)))
+            Jr = z @ M.T
             if not self.all_rev:
                 Jv = np.where(self.rev[:, None], Jv, z)
-                z = z * self.rev[:, None]
-            Jr = w * z - np.einsum("ijk,j,nk->ni", eps, v, z)
-            J = np.concatenate([Jv, Jr], axis=1).T
-            dq = _step(J, phi, square)
-            big = np.abs(dq).max()
+                Jr = Jr * self.rev[:, None]
+            J = np.concatenate((Jv, Jr), axis=1).T
+            dq = None
+            if square:
+                _, _, x, info = _dgesv(J, p)
+                if info == 0 and math.isfinite(sum(x.tolist())):
+                    dq = -x
+            if dq is None:
+                dq = np.linalg.pinv(J, rcond=1e-9) @ -np.asarray(p)
+            big = max(map(abs, dq.tolist()))
             if big > max_step:
                 dq *= max_step / big
-            if it >= 3:   # slow progress: check the step reduces |Phi| (line search)
-                f0 = phi @ phi
-                alpha = 1.0
-                for _ in range(8):
-                    tip_t = self.frames((q + alpha * dq)[None], base[None])[1]
-                    pt = self.error(tip_t)[0][0]
-                    if pt @ pt <= (1.0 - 1e-4 * alpha) * f0 or np.abs(pt).max() <= tol:
-                        break
-                    alpha *= 0.5
-                dq = alpha * dq
-            q = q + dq
-        return q, phi, it
+            alpha = 1.0
+            for _ in range(8):
+                q_try = q + alpha * dq
+                p_try, w_try, v_try, tip_try = self._evaluate_one(q_try, base, C_try, W)
+                if sum(x * x for x in p_try) <= (1.0 - 1e-4 * alpha) * f0 or \
+                        max(map(abs, p_try)) <= tol:
+                    break
+                alpha *= 0.5
+            q, p, w, (vx, vy, vz), tip = q_try, p_try, w_try, v_try, tip_try
+            C, C_try = C_try, C
+        return q, np.array(p), it
 
     def jacobian(self, C, tip, w, v):
         """``dPhi/dq (B, 6, n)``: geometric columns in goal axes, rotation rows by
@@ -527,9 +566,24 @@ class SerialArm:
         """
         T = self._targets(targets)
         single = T.ndim == 1
+        q0 = self._q(q0)
+        if single and q0.ndim == 1:   # one target: scalar bookkeeping throughout
+            q, phi, it = self._fast.solve_one(np.array(q0, dtype=float),
+                                              self._fast.start_one(T), tol, max_iterations,
+                                              max_step, self.n_joints == 6)
+            p = phi.tolist()
+            res = max(map(abs, p))
+            pos = math.sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2])
+            ang = 2.0 * math.asin(min(1.0, 0.5 * math.sqrt(p[3] * p[3] + p[4] * p[4]
+                                                           + p[5] * p[5])))
+            out = IKResult(q=q, success=res <= tol, iterations=it, residual=res,
+                           position_error=pos, orientation_error=ang)
+            if raise_on_failure and not res <= tol:
+                self._raise_ik(out, [0], 1, True)
+            return out
         T2 = np.atleast_2d(T)
         B = len(T2)
-        Q = np.array(np.broadcast_to(self._q(q0), (B, self.n_joints)), dtype=float)
+        Q = np.array(np.broadcast_to(q0, (B, self.n_joints)), dtype=float)
         Q, phi, its = self._newton(T2, Q, tol, max_iterations, max_step)
         ok = np.abs(phi).max(axis=-1) <= tol
         pos = np.linalg.norm(phi[:, :3], axis=-1)
@@ -541,29 +595,35 @@ class SerialArm:
                        position_error=float(pos[0]) if single else pos,
                        orientation_error=float(ang[0]) if single else ang)
         if raise_on_failure and not ok.all():
-            bad = np.flatnonzero(~ok)
-            k = bad[0]
-            label = f"{self.name or 'arm'}"
-            where = "" if single else (f" for {len(bad)} of {B} targets (items "
-                                       f"{bad[:10].tolist()}{'...' if len(bad) > 10 else ''})")
-            raise SolveError(f"inverse kinematics of {label!r} failed{where}: the tool frame "
-                             f"misses its target by {pos[k]:.3g} m and {ang[k]:.3g} rad after "
-                             f"{its[k]} iterations (unreachable target, or a start too far "
-                             "away)", out)
+            self._raise_ik(out, np.flatnonzero(~ok), B, single)
         return out
+
+    def _raise_ik(self, out, bad, B: int, single: bool):
+        pos = np.atleast_1d(out.position_error)
+        ang = np.atleast_1d(out.orientation_error)
+        its = np.atleast_1d(out.iterations)
+        bad = np.asarray(bad)
+        k = bad[0]
+        label = f"{self.name or 'arm'}"
+        where = "" if single else (f" for {len(bad)} of {B} targets (items "
+                                   f"{bad[:10].tolist()}{'...' if len(bad) > 10 else ''})")
+        raise SolveError(f"inverse kinematics of {label!r} failed{where}: the tool frame "
+                         f"misses its target by {pos[k]:.3g} m and {ang[k]:.3g} rad after "
+                         f"{its[k]} iterations (unreachable target, or a start too far "
+                         "away)", out)
 
     def _newton(self, T2, Q, tol, max_iterations, max_step):
         """Batched Newton on the frame-goal rows; returns ``(Q, phi, iterations)``."""
         fast = self._fast
         B = len(T2)
-        base = fast.start(T2)
         square = self.n_joints == 6
+        if B == 1:   # one target: 2-D arrays and scalar bookkeeping
+            q, phi, it = fast.solve_one(Q[0], fast.start_one(T2[0]), tol, max_iterations,
+                                        max_step, square)
+            return q[None], phi[None], np.array([it])
+        base = fast.start(T2)
         phi_out = np.empty((B, 6))
         its = np.zeros(B, dtype=int)
-        if B == 1:   # one target: 2-D arrays and scalar bookkeeping
-            q, phi, it = fast.solve_one(Q[0], base[0], tol, max_iterations, max_step, square)
-            its[0] = it
-            return q[None], phi[None], its
         active = np.arange(B)
         Qa = Q
         C, tip = fast.frames(Qa, base)
