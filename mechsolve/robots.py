@@ -234,9 +234,12 @@ class _FastChain:
         return _rigid_inverse(M) @ self.base
 
     def frames(self, Q, base):
-        c = np.cos(Q)[..., None, None]
-        s = np.sin(Q)[..., None, None]
-        L = self.P0 + c * self.PA + s * self.PB
+        """Frames after every joint ``(..., n, 4, 4)`` and the tip ``(..., 4, 4)``."""
+        W = np.empty(Q.shape + (1, 3))
+        W[..., 0, 0] = 1.0
+        np.cos(Q, out=W[..., 0, 1])
+        np.sin(Q, out=W[..., 0, 2])
+        L = (W @ self.K).reshape(Q.shape + (4, 4))
         if not self.all_rev:
             L = L + Q[..., None, None] * self.PP
         L[..., 0, :, :] = base @ L[..., 0, :, :]
@@ -305,8 +308,9 @@ class _FastChain:
         W = np.ones((n, 1, 3))
         p, w, (vx, vy, vz), tip = self._evaluate_one(q, base, C, W)
         it = 0
+        hist = [sum(x * x for x in p)] * _MEMORY
         while True:
-            f0 = sum(x * x for x in p)
+            f0 = max(hist)   # non-monotone: improve on the worst of the last iterates
             if max(map(abs, p)) <= tol or it == max_iterations:
                 break
             it += 1
@@ -331,13 +335,14 @@ class _FastChain:
             if big > max_step:
                 dq *= max_step / big
             alpha = 1.0
-            for _ in range(8):
+            for _ in range(_LS + 1):
                 q_try = q + alpha * dq
                 p_try, w_try, v_try, tip_try = self._evaluate_one(q_try, base, C_try, W)
-                if sum(x * x for x in p_try) <= (1.0 - 1e-4 * alpha) * f0 or \
-                        max(map(abs, p_try)) <= tol:
+                f = sum(x * x for x in p_try)
+                if f <= (1.0 - 1e-4 * alpha) * f0 or max(map(abs, p_try)) <= tol:
                     break
                 alpha *= 0.5
+            hist[it % _MEMORY] = f
             q, p, w, (vx, vy, vz), tip = q_try, p_try, w_try, v_try, tip_try
             C, C_try = C_try, C
         return q, np.array(p), it
@@ -355,14 +360,11 @@ class _FastChain:
         return np.swapaxes(np.concatenate([Jv, Jr], axis=-1), -1, -2)
 
 
-def _step(J, phi, square):
-    """Newton step for one target: LU when square and regular, else minimum norm."""
-    if square:
-        try:
-            return np.linalg.solve(J, -phi)
-        except np.linalg.LinAlgError:
-            pass
-    return np.linalg.pinv(J, rcond=1e-9) @ -phi
+# Items left in the batch below which the one-target Newton finishes them.
+_FEW = 3
+# Line search: iterates remembered by the non-monotone acceptance test, and halvings.
+_MEMORY = 4
+_LS = 7
 
 
 class SerialArm:
@@ -628,6 +630,7 @@ class SerialArm:
         Qa = Q
         C, tip = fast.frames(Qa, base)
         phi, w, v = fast.error(tip)
+        hist = np.repeat(np.einsum("bi,bi->b", phi, phi)[:, None], _MEMORY, axis=1)
         for it in range(max_iterations + 1):
             done = np.abs(phi).max(axis=-1) <= tol
             if it == max_iterations:
@@ -641,8 +644,17 @@ class SerialArm:
                 active = active[keep]
                 if active.size == 0:
                     break
-                Qa, base, C, tip, phi, w, v = (Qa[keep], base[keep], C[keep], tip[keep],
-                                               phi[keep], w[keep], v[keep])
+                Qa, base, C, tip, phi, w, v, hist = (
+                    Qa[keep], base[keep], C[keep], tip[keep], phi[keep], w[keep], v[keep],
+                    hist[keep])
+            if active.size <= _FEW and it:
+                # a few slow items left: a batch iteration costs its call overhead whatever
+                # its size, the one-target Newton far less per item
+                for k, i in enumerate(active):
+                    q, p, extra = fast.solve_one(Qa[k], base[k], tol, max_iterations - it,
+                                                 max_step, square)
+                    Q[i], phi_out[i], its[i] = q, p, it + extra
+                break
             J = fast.jacobian(C, tip, w, v)
             if square:
                 try:
@@ -654,16 +666,18 @@ class SerialArm:
             big = np.abs(dq).max(axis=-1)
             if big.max() > max_step:
                 dq = dq * np.minimum(1.0, max_step / big)[:, None]
-            # backtracking line search on |Phi|: only the items whose step does not reduce it
-            # are evaluated again, so one hard target does not slow the whole batch down
-            f0 = np.einsum("bi,bi->b", phi, phi)
+            # non-monotone backtracking line search on |Phi|^2 (a step must improve on the
+            # worst of the last _MEMORY iterates: Newton's full steps pass through curved
+            # valleys without being cut): only the items whose step fails are evaluated
+            # again, so one hard target does not slow the whole batch down
+            f0 = hist.max(axis=1)
             alpha = np.ones(len(Qa))
             Qt = Qa + dq
             Ct, tipt = fast.frames(Qt, base)
             pt, wt, vt = fast.error(tipt)
             pending = np.flatnonzero((np.einsum("bi,bi->b", pt, pt) > (1.0 - 1e-4) * f0)
                                      & (np.abs(pt).max(axis=-1) > tol))
-            for _ in range(7):
+            for _ in range(_LS):
                 if pending.size == 0:
                     break
                 alpha[pending] *= 0.5
@@ -676,6 +690,7 @@ class SerialArm:
                          * f0[pending]) & (np.abs(pp).max(axis=-1) > tol)
                 pending = pending[still]
             Qa, C, tip, phi, w, v = Qt, Ct, tipt, pt, wt, vt
+            hist[:, (it + 1) % _MEMORY] = np.einsum("bi,bi->b", phi, phi)
         return Q, phi_out, its
 
     # -- mechanisms -----------------------------------------------------------------------------
