@@ -1,7 +1,7 @@
 """Make the pictures in docs/ with mechsolve.plot.
 
-Run: python docs/make_pictures.py   (writes docs/*.png and docs/fourbar.gif; stewart.png and
-ur5.png are spatial mechanisms, drawn in 3D)
+Run: python docs/make_pictures.py   (writes docs/*.png, docs/fourbar.gif and
+docs/free_motions.gif; stewart.png and ur5.png are spatial mechanisms, drawn in 3D)
 """
 
 import pathlib
@@ -146,8 +146,31 @@ def fourbar_gif() -> None:
     print(f"wrote {path} ({path.stat().st_size // 1024} kB, {time.perf_counter() - t0:.1f} s)")
 
 
+def free_motions_gif() -> None:
+    """A five-bar without drivers: its two free motions wiggled one after the other."""
+    mech = ms.Mechanism(name="five-bar")
+    g = mech.ground
+    a = mech.add_body("a", position=(0.0, 0.5), angle=np.pi / 2)
+    b = mech.add_body("b", position=(0.8, 1.2), angle=0.3)
+    c = mech.add_body("c", position=(2.2, 1.1), angle=-0.3)
+    d = mech.add_body("d", position=(3.0, 0.5), angle=np.pi / 2)
+    mech.add(joints.Revolute(g, a, (0, 0), (-0.5, 0)))
+    mech.add(joints.Revolute(a, b, (0.5, 0), (-0.8, 0)))
+    mech.add(joints.Revolute(b, c, (0.8, 0), (-0.8, 0)))
+    mech.add(joints.Revolute(c, d, (0.8, 0), (0.5, 0)))
+    mech.add(joints.Revolute(d, g, (-0.5, 0), (3, 0)))
+    mech.solve()
+    anim = msplot.animate_free_motions(mech, frames=40, interval=60,
+                                       trace=[(b, (0.8, 0.0))])
+    path = HERE / "free_motions.gif"
+    anim.save(path, dpi=60)
+    plt.close(anim.drawing.ax.figure)
+    print(f"wrote {path} ({path.stat().st_size // 1024} kB)")
+
+
 if __name__ == "__main__":
     np.set_printoptions(precision=4)
-    for make in (fourbar, slider_crank, watt_sixbar, failed_solve, stewart, ur5, fourbar_gif):
+    for make in (fourbar, slider_crank, watt_sixbar, failed_solve, stewart, ur5, fourbar_gif,
+                 free_motions_gif):
         make()
     sys.exit(0)

@@ -321,6 +321,14 @@ class Mechanism:
 
         return free_motions(self)
 
+    def free_motion_path(self, index: int, amplitudes, **options):
+        """Poses along free motion ``index`` (chart values ``amplitudes``) that satisfy every
+        constraint; the state is not changed. See :func:`mechsolve.kinematics.free_motion_path`.
+        """
+        from .kinematics import free_motion_path
+
+        return free_motion_path(self, index, amplitudes, **options)
+
     def solve_batch(self, states=None, **options):
         """Solve many variants at once through the batch axis.
 

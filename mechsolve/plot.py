@@ -10,7 +10,8 @@ satisfied in red and labels them with their residuals.
 ``animate(mech, motion, trace=[(body, point)])`` turns a sweep into a matplotlib
 ``FuncAnimation`` whose traces (coupler curves) grow as the mechanism moves; ``.save("x.gif")``
 writes a GIF with Pillow (``.mp4`` needs ffmpeg). ``plot_motion(motion, body, "angle")`` plots a
-body coordinate or a point path against the driver value.
+body coordinate or a point path against the driver value. ``animate_free_motions(mech)`` wiggles
+each free motion of a mechanism with fewer drivers than degrees of freedom, one after another.
 
 Spatial mechanisms (``Mechanism(dim=3)``) are drawn by the same ``draw`` and ``animate`` in a
 3D Axes (mplot3d, made for you when ``ax`` is not given; see :mod:`mechsolve._plot3d`): bodies
@@ -45,8 +46,8 @@ from .joints._drivers import AngleDriver, DistanceDriver, Driver, SlideDriver
 from .joints._planar import Distance, Fixed, Gear, PointOnLine, Prismatic, RackPinion, Revolute
 from .joints.base import DriverJoint, Joint
 
-__all__ = ["draw", "animate", "plot_motion", "set_shape", "get_shape", "circle", "get_drawing",
-           "Drawing", "Shape"]
+__all__ = ["draw", "animate", "animate_free_motions", "plot_motion", "set_shape", "get_shape",
+           "circle", "get_drawing", "Drawing", "Shape"]
 
 #: Colours of the moving bodies, in body order (red and orange are kept for highlights and
 #: drivers).
@@ -1134,7 +1135,14 @@ _VALUE_STYLE = {"ha": "left", "va": "top", "fontsize": 9, "zorder": 10,
 
 
 def _value_texts(motion) -> list[str]:
-    """``"motor = 30.0°"`` for every pose of a motion (the corner label of an animation)."""
+    """``"motor = 30.0°"`` for every pose of a motion (the corner label of an animation).
+
+    A motion that carries its own ``labels`` (a :class:`~mechsolve.kinematics.FreeMotion`)
+    shows those.
+    """
+    labels = getattr(motion, "labels", None)
+    if labels is not None:
+        return list(labels)
     angle = _driver_unit(motion.driver) == "angle"
     label = _driver_name(motion.driver)
     return [f"{label} = {np.degrees(v):.1f}\N{DEGREE SIGN}" if angle else f"{label} = {v:.4g}"
@@ -1369,6 +1377,92 @@ def animate(mech, motion, trace=(), *, frames: int | None = 120, step: int | Non
     anim.indices = idx
     anim.motion = motion
     return anim
+
+
+# -- free motions ------------------------------------------------------------------------------
+def _extent_points(mech) -> list:
+    """``[(body, local point), ...]``: where the joints attach and the shapes' vertices."""
+    if mech.dim == 3:
+        from ._plot3d import _attachments
+
+        points = [pt for j in mech.joints for pt in _attachments(j)]
+    else:
+        points = [pt for j in mech.joints for pt in _two_point(j)]
+    for body in mech.bodies:
+        shape = get_shape(body)
+        if shape is not None:
+            points.extend((body, p) for p in shape.points)
+    return points
+
+
+def animate_free_motions(mech, *, amplitude=None, frames: int = 48, trace=(),
+                         interval: float = 40, tol: float = 1e-10, **options):
+    """Animate the free motions of an under-driven mechanism, one after another.
+
+    For every vector ``b_k`` of the free-motion basis at the current pose
+    (``mech.free_motions()``, ``k`` of them) the mechanism is moved along that motion and back,
+    ``s = A sin(2 pi i / frames)``: out to ``+A``, back through the start pose to ``-A`` and
+    back again, then the next motion from the same start pose; the corner label reads
+    ``"free motion 1 of k: s = ..."``. Every frame is a pose that satisfies all constraints
+    and drivers (followed by continuation, see
+    :func:`mechsolve.kinematics.wiggle_free_motions`), not a linear extrapolation. Where a
+    limit stops a motion short of ``A`` the animation waits at the limit pose, labelled
+    ``(limit)``, until ``s`` comes back. The mechanism's state is not changed. Planar and
+    spatial mechanisms are drawn as by :func:`animate`.
+
+    Parameters
+    ----------
+    mech : Mechanism
+        An assembled planar or spatial mechanism with fewer drivers than degrees of freedom.
+    amplitude : float or sequence of float, optional
+        ``A`` in increment units (the basis mixes lengths and radians), for all motions or
+        one per motion. Default (per motion): the moving joint points travel at most 8 % of
+        the diagonal of the mechanism's bounding box, and no body turns by more than 0.2 rad
+        (:func:`mechsolve.kinematics.free_motion_amplitude`).
+    frames : int
+        Frames per free motion (the animation has ``k * frames``).
+    trace : sequence of (Body, point)
+        Body points whose paths are drawn as they grow.
+    interval : float
+        Milliseconds per frame.
+    tol : float
+        Residual tolerance of every pose.
+    **options
+        Passed to :func:`animate` (``ax``, ``figsize``, ``shapes``, ``names``, ``axis``,
+        ``show_value``, ``blit``, ``repeat``, ``body_frames``, ``joint_axes``, ``view``).
+
+    Returns
+    -------
+    MechanismAnimation
+        As :func:`animate`; ``.motion`` is the :class:`~mechsolve.kinematics.FreeMotion`
+        shown (its ``motion_index``, ``reached`` and ``limited`` tell which motion each frame
+        follows and where limits stopped them).
+
+    Raises
+    ------
+    ValueError
+        If the mechanism is fully driven (0 free motions).
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> model = ms.models.fourbar()
+    >>> mech = model.mechanism
+    >>> _ = mech.solve()
+    >>> mech.remove(model.driver)                     # the crank is free: one free motion
+    >>> anim = ms.plot.animate_free_motions(mech, frames=12)
+    >>> len(anim.indices), anim.motion.labels[3]
+    (12, 'free motion 1 of 1: s = +0.331')
+    >>> import matplotlib.pyplot as plt; plt.close(anim.drawing.ax.figure)
+    """
+    from .kinematics import wiggle_free_motions
+
+    _check_mechanism(mech)
+    if "step" in options:
+        raise TypeError("animate_free_motions takes frames (per free motion), not step")
+    motion = wiggle_free_motions(mech, amplitude=amplitude, frames=frames,
+                                 points=_extent_points(mech), tol=tol)
+    return animate(mech, motion, trace, frames=None, interval=interval, **options)
 
 
 # -- plot_motion -------------------------------------------------------------------------------
