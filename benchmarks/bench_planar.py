@@ -115,7 +115,8 @@ def bench_chain(n_loops: int, repeats: int, build=None) -> dict:
     result = mech.solve(tol=1e-10)
     # The same Newton iterates, replayed to collect their Jacobians.
     system = mech.system()
-    permc = LinearSolver(system).permc
+    linear = LinearSolver(system)
+    permc = linear.permc
     iterates = [newton(system, q0, max_iterations=k, analyse=False)[0]
                 for k in range(result.iterations)]
     jacobians = [system.jacobian_sparse(system.evaluate(q)[1]).copy() for q in iterates]
@@ -126,7 +127,7 @@ def bench_chain(n_loops: int, repeats: int, build=None) -> dict:
             if system.dense:
                 scipy.linalg.lu_factor(J.toarray())
             else:
-                spla.splu(J, permc_spec=permc)
+                spla.splu(J, permc_spec=permc, **linear.lu_options)
         return time.perf_counter() - t0
 
     _timed_solve(mech, q0)

@@ -139,8 +139,8 @@ class System:
     # -- evaluation -----------------------------------------------------------------------------
     def _args(self, g, X, q, coords_from=None):
         """Kernel arguments of group ``g``: one pose array per slot, then joint coordinates."""
-        args = [X[idx] for idx in g.slots] if X.ndim == 2 else \
-            [X[..., idx, :] for idx in g.slots]
+        # np.take gathers rows several times faster than fancy indexing
+        args = [np.take(X, idx, axis=-2) for idx in g.slots]
         if g.uses_coords:
             src = q if coords_from is None else coords_from
             start = self.c0_state if coords_from is None else self.c0_incr
@@ -178,7 +178,11 @@ class System:
             if single:  # one pose: plain indexing is several times cheaper than `...`
                 out[g.rows] = val.ravel()
                 for (a, b), sel, block in zip(g.pieces, g.selections, blocks):
-                    vals[a:b] = (block if sel is None else block[sel]).ravel()
+                    if sel is None:
+                        vals[a:b] = block.ravel()
+                    else:   # the instances whose body moves, gathered straight into place
+                        np.take(block, sel, axis=0,
+                                out=vals[a:b].reshape((len(sel),) + block.shape[1:]))
                 continue
             out[..., g.rows] = val.reshape(val.shape[:-2] + (-1,))
             for (a, b), sel, block in zip(g.pieces, g.selections, blocks):
@@ -227,7 +231,7 @@ class System:
 
     def jacobian_sparse(self, vals: np.ndarray) -> sp.csc_matrix:
         """The CSC Jacobian with its data refilled from ``vals`` (shape ``(nnz,)``)."""
-        self._csc.data[:] = vals[self.perm]
+        np.take(vals, self.perm, out=self._csc.data)
         return self._csc
 
     def jacobian_dense(self, vals: np.ndarray) -> np.ndarray:

@@ -55,7 +55,10 @@ def _solve_linear(system, vals, rhs, what: str = "velocity", hint=None):
         x = None
         if m == n:
             try:
-                x = spla.splu(J).solve(rhs)
+                from .solver import LinearSolver
+
+                lin = LinearSolver(system)   # the solver's ordering and SuperLU options
+                x = spla.splu(J, permc_spec=lin.permc, **lin.lu_options).solve(rhs)
             except RuntimeError:
                 x = None
         if x is None or not np.all(np.isfinite(x)):

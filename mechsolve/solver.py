@@ -139,6 +139,10 @@ class LinearSolver:
         self.square = system.m == system.n and rows is None
         self.use_lu = self.square and system.verdict in (None, "regular")
         self.permc = "NATURAL" if system.bandwidth <= max(64, system.n // 50) else "COLAMD"
+        # A mechanism's banded Jacobian has tiny supernodes: SuperLU's default panels (and
+        # relaxed supernodes) cost more than they save there. Small ones factorize a chain of
+        # 10^4 four-bar loops about 2.5 times faster, a chain of spatial loops about 1.4 times.
+        self.lu_options = {"relax": 4, "panel_size": 4} if self.permc == "NATURAL" else {}
         self.lu = None
 
     def step(self, vals: np.ndarray, phi: np.ndarray, scale: float) -> np.ndarray:
@@ -162,7 +166,8 @@ class LinearSolver:
                 return np.linalg.solve(sys.jacobian_dense(vals), rhs)
             with warnings.catch_warnings():
                 warnings.simplefilter("error", sla.LinAlgWarning)
-                self.lu = spla.splu(sys.jacobian_sparse(vals), permc_spec=self.permc)
+                self.lu = spla.splu(sys.jacobian_sparse(vals), permc_spec=self.permc,
+                                    **self.lu_options)
                 return self.lu.solve(rhs)
         except (np.linalg.LinAlgError, RuntimeError, sla.LinAlgWarning):
             return None
