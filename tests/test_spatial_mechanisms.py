@@ -80,10 +80,27 @@ def test_bricard_one_dof_and_sweeps():
     assert "R6" in str(report)
     motion = mech.sweep(model.driver, model.values)
     assert np.all(motion.residuals <= 1e-10)
-    # the half-turn symmetry about z is kept: link1 and link4 are images of each other
     assert len(motion) == len(model.values)
     R = motion.pose(mech.body("link1"))
     assert np.ptp(R[:, 0]) > 1e-3  # it really moves
+    # The line-symmetric linkage keeps its symmetry as it moves: joint i and joint i + 3 turn
+    # by the same angle (measured from the two joint frames of each revolute).
+    revolutes = [mech.joint(f"R{i}") for i in range(1, 7)]
+
+    def joint_angles(k):
+        motion.apply(k)
+        out = []
+        for j in revolutes:
+            b1, b2 = j.bodies
+            R1 = b1.orientation.as_matrix() @ ms.Orientation(j._p[3:7]).as_matrix()
+            R2 = b2.orientation.as_matrix() @ ms.Orientation(j._p[10:14]).as_matrix()
+            Rr = R1.T @ R2
+            out.append(np.arctan2(Rr[1, 0], Rr[0, 0]))
+        return np.array(out)
+
+    A = np.array([joint_angles(k) for k in range(len(motion))])
+    np.testing.assert_allclose(A[:, 0], model.values, atol=1e-10)
+    np.testing.assert_allclose(A[:, :3], A[:, 3:], atol=1e-9)
 
 
 def test_all_revolute_spatial_fourbar_redundant_solves():
