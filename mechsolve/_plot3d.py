@@ -418,13 +418,7 @@ class Drawing3D:
         _check_3d_axes(ax)
         self.mechanism = mech
         self.ax = ax
-        if states is None:
-            states = mech.state[None, :]
-        states = np.atleast_2d(np.asarray(states, dtype=float))
-        if states.shape[1] != mech.n_coordinates:
-            raise ValueError(f"states must have {mech.n_coordinates} columns (the mechanism's "
-                             f"state), got shape {states.shape}")
-        self.states = states
+        self.states = states = _plot._as_states(mech, states)
         self.frame = 0
         self.bodies: dict = {}
         self.fills: dict = {}

@@ -174,6 +174,17 @@ def _check_mechanism(mech) -> int:
     return mech.dim
 
 
+def _as_states(mech, states) -> np.ndarray:
+    """States to draw, ``(N, n)``: the current pose when ``states`` is None."""
+    if states is None:
+        states = mech.state[None, :]
+    states = np.atleast_2d(np.asarray(states, dtype=float))
+    if states.shape[1] != mech.n_coordinates:
+        raise ValueError(f"states must have {mech.n_coordinates} columns (the mechanism's "
+                         f"state), got shape {states.shape}")
+    return states
+
+
 def _check_planar(mech) -> None:
     if _check_mechanism(mech) != 2:
         raise TypeError("Drawing draws planar mechanisms; a spatial one (Mechanism(dim=3)) is "
@@ -338,13 +349,7 @@ class Drawing:
             ax = plt.gca()
         self.mechanism = mech
         self.ax = ax
-        if states is None:
-            states = mech.state[None, :]
-        states = np.atleast_2d(np.asarray(states, dtype=float))
-        if states.shape[1] != mech.n_coordinates:
-            raise ValueError(f"states must have {mech.n_coordinates} columns (the mechanism's "
-                             f"state), got shape {states.shape}")
-        self.states = states
+        self.states = states = _as_states(mech, states)
         self.frame = 0
         self.bodies: dict = {}
         self.local: dict = {}

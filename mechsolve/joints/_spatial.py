@@ -212,11 +212,32 @@ def _components_gamma(rows, P, X1, X2, V1, V2):
     return out
 
 
+# The parameters every frame joint shares, put into each docstring at ``{frame_parameters}``.
+_FRAME_PARAMETERS = """body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,), optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        or a point (a frame at that point with the body's own orientation). Default: the
+        body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages."""
+
+
 class _FrameJoint(Joint):
     """A spatial joint defined by a tuple of components between two joint frames."""
 
     dims = (3,)
     _rows: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__doc__ and "{frame_parameters}" in cls.__doc__:
+            cls.__doc__ = cls.__doc__.replace("{frame_parameters}", _FRAME_PARAMETERS)
 
     def __init__(self, body1: Body, body2: Body, frame1=None, frame2=None, *, axis=None,
                  name: str | None = None, extra=()) -> None:
@@ -304,19 +325,7 @@ class SpatialRevolute(_FrameJoint, Revolute):
 
     Parameters
     ----------
-    body1, body2 : SpatialBody
-        The joined bodies (either may be ground).
-    frame1, frame2 : Frame or array_like, shape (3,), optional
-        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
-        or a point (a frame at that point with the body's own orientation). Default: the
-        body's origin.
-    axis : array_like, shape (3,), optional
-        Shorthand for point placements: the joint axis, given in **each body's own
-        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
-        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
-        rotation. Not allowed with Frames.
-    name : str, optional
-        Name used in reports and messages.
+    {frame_parameters}
 
     Examples
     --------
@@ -357,19 +366,7 @@ class SpatialPrismatic(_FrameJoint, Prismatic):
 
     Parameters
     ----------
-    body1, body2 : SpatialBody
-        The joined bodies (either may be ground).
-    frame1, frame2 : Frame or array_like, shape (3,), optional
-        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
-        or a point (a frame at that point with the body's own orientation). Default: the
-        body's origin.
-    axis : array_like, shape (3,), optional
-        Shorthand for point placements: the joint axis, given in **each body's own
-        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
-        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
-        rotation. Not allowed with Frames.
-    name : str, optional
-        Name used in reports and messages.
+    {frame_parameters}
 
     Examples
     --------
@@ -400,19 +397,7 @@ class Cylindrical(_FrameJoint):
 
     Parameters
     ----------
-    body1, body2 : SpatialBody
-        The joined bodies (either may be ground).
-    frame1, frame2 : Frame or array_like, shape (3,), optional
-        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
-        or a point (a frame at that point with the body's own orientation). Default: the
-        body's origin.
-    axis : array_like, shape (3,), optional
-        Shorthand for point placements: the joint axis, given in **each body's own
-        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
-        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
-        rotation. Not allowed with Frames.
-    name : str, optional
-        Name used in reports and messages.
+    {frame_parameters}
 
     Examples
     --------
@@ -485,19 +470,7 @@ class Planar(_FrameJoint):
 
     Parameters
     ----------
-    body1, body2 : SpatialBody
-        The joined bodies (either may be ground).
-    frame1, frame2 : Frame or array_like, shape (3,), optional
-        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
-        or a point (a frame at that point with the body's own orientation). Default: the
-        body's origin.
-    axis : array_like, shape (3,), optional
-        Shorthand for point placements: the joint axis, given in **each body's own
-        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
-        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
-        rotation. Not allowed with Frames.
-    name : str, optional
-        Name used in reports and messages.
+    {frame_parameters}
 
     Examples
     --------
@@ -528,19 +501,7 @@ class SpatialFixed(_FrameJoint, Fixed):
 
     Parameters
     ----------
-    body1, body2 : SpatialBody
-        The joined bodies (either may be ground).
-    frame1, frame2 : Frame or array_like, shape (3,), optional
-        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
-        or a point (a frame at that point with the body's own orientation). Default: the
-        body's origin.
-    axis : array_like, shape (3,), optional
-        Shorthand for point placements: the joint axis, given in **each body's own
-        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
-        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
-        rotation. Not allowed with Frames.
-    name : str, optional
-        Name used in reports and messages.
+    {frame_parameters}
 
     Examples
     --------
@@ -570,19 +531,7 @@ class SpatialPointOnLine(_FrameJoint, PointOnLine):
 
     Parameters
     ----------
-    body1, body2 : SpatialBody
-        The joined bodies (either may be ground).
-    frame1, frame2 : Frame or array_like, shape (3,), optional
-        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
-        or a point (a frame at that point with the body's own orientation). Default: the
-        body's origin.
-    axis : array_like, shape (3,), optional
-        Shorthand for point placements: the joint axis, given in **each body's own
-        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
-        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
-        rotation. Not allowed with Frames.
-    name : str, optional
-        Name used in reports and messages.
+    {frame_parameters}
 
     Examples
     --------
@@ -609,19 +558,7 @@ class PointOnPlane(_FrameJoint):
 
     Parameters
     ----------
-    body1, body2 : SpatialBody
-        The joined bodies (either may be ground).
-    frame1, frame2 : Frame or array_like, shape (3,), optional
-        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
-        or a point (a frame at that point with the body's own orientation). Default: the
-        body's origin.
-    axis : array_like, shape (3,), optional
-        Shorthand for point placements: the joint axis, given in **each body's own
-        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
-        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
-        rotation. Not allowed with Frames.
-    name : str, optional
-        Name used in reports and messages.
+    {frame_parameters}
 
     Examples
     --------
@@ -651,19 +588,7 @@ class ParallelAxes(_FrameJoint):
 
     Parameters
     ----------
-    body1, body2 : SpatialBody
-        The joined bodies (either may be ground).
-    frame1, frame2 : Frame or array_like, shape (3,), optional
-        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
-        or a point (a frame at that point with the body's own orientation). Default: the
-        body's origin.
-    axis : array_like, shape (3,), optional
-        Shorthand for point placements: the joint axis, given in **each body's own
-        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
-        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
-        rotation. Not allowed with Frames.
-    name : str, optional
-        Name used in reports and messages.
+    {frame_parameters}
 
     Examples
     --------
@@ -692,19 +617,7 @@ class PerpendicularAxes(_FrameJoint):
 
     Parameters
     ----------
-    body1, body2 : SpatialBody
-        The joined bodies (either may be ground).
-    frame1, frame2 : Frame or array_like, shape (3,), optional
-        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
-        or a point (a frame at that point with the body's own orientation). Default: the
-        body's origin.
-    axis : array_like, shape (3,), optional
-        Shorthand for point placements: the joint axis, given in **each body's own
-        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
-        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
-        rotation. Not allowed with Frames.
-    name : str, optional
-        Name used in reports and messages.
+    {frame_parameters}
 
     Examples
     --------
