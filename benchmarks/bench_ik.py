@@ -6,7 +6,7 @@ Targets are the forward kinematics of 100 random joint vectors (uniform in [-pi,
 start is the true joint vector plus up to 0.2 rad of uniform noise per joint. Methods:
 
 * ``arm.ik`` batch -- the dedicated batched Newton of :mod:`mechsolve.robots` (6 x 6 per
-  target, all targets through the batch axis, steps limited to 0.5 rad);
+  target, all targets through the batch axis, steps limited to 1 rad, non-monotone line search);
 * ``solve_batch`` -- the compact :class:`~mechsolve.joints.SerialChain` mechanism through
   :func:`mechsolve.analysis.solve_batch` (plain Newton steps);
 * ``arm.ik`` one at a time, and ``mech.solve()`` one at a time on the compact mechanism;

@@ -234,26 +234,26 @@ class _FastChain:
         return _rigid_inverse(M) @ self.base
 
     def frames(self, Q, base):
-        """Frames after every joint ``(..., n, 4, 4)`` and the tip ``(..., 4, 4)``."""
-        W = np.empty(Q.shape + (1, 3))
-        W[..., 0, 0] = 1.0
-        np.cos(Q, out=W[..., 0, 1])
-        np.sin(Q, out=W[..., 0, 2])
-        L = (W @ self.K).reshape(Q.shape + (4, 4))
-        if not self.all_rev:
-            L = L + Q[..., None, None] * self.PP
-        L[..., 0, :, :] = base @ L[..., 0, :, :]
+        """Frames after every joint ``(B, n, 4, 4)`` and the tips ``(B, 4, 4)`` for ``Q (B, n)``.
+
+        Computed joint-major, ``(n, B, 4, 4)``, so that every product is one contiguous batch:
+        the local transforms are ``n`` small GEMMs ``(B, 3) @ (3, 16)`` of ``(1, cos q, sin q)``
+        with the stacked constant parts, then ``n`` batched 4 x 4 products down the chain. The
+        frames are returned as a ``(B, n, 4, 4)`` view.
+        """
         n = self.n
-        if Q.shape[0] <= 4:   # few items: prefix scan, log2(n) calls
-            shift = 1
-            while shift < n:
-                L = np.concatenate([L[..., :shift, :, :],
-                                    L[..., :-shift, :, :] @ L[..., shift:, :, :]], axis=-3)
-                shift *= 2
-        else:                 # many items: n sequential products
-            for i in range(1, n):
-                L[..., i, :, :] = L[..., i - 1, :, :] @ L[..., i, :, :]
-        return L, L[..., n - 1, :, :] @ self.tool
+        QT = Q.T
+        W = np.empty((n, len(Q), 3))
+        W[..., 0] = 1.0
+        np.cos(QT, out=W[..., 1])
+        np.sin(QT, out=W[..., 2])
+        L = (W @ self.K).reshape(n, len(Q), 4, 4)
+        if not self.all_rev:
+            L += QT[..., None, None] * self.PP[:, None]
+        L[0] = base @ L[0]
+        for i in range(1, n):
+            np.matmul(L[i - 1], L[i], out=L[i])
+        return np.swapaxes(L, 0, 1), L[n - 1] @ self.tool
 
     @staticmethod
     def error(tip):
