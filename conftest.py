@@ -5,8 +5,14 @@ import shutil
 import tempfile
 
 import matplotlib
+from hypothesis import settings
 
 matplotlib.use("Agg")
+
+# Property tests run the same examples on every machine (like the seeded generators of the
+# other tests) and are not timed: CI machines vary in speed.
+settings.register_profile("mechsolve", deadline=None, derandomize=True)
+settings.load_profile("mechsolve")
 
 _CACHE_VAR = "MECHSOLVE_CACHE_DIR"
 _session: dict = {}
