@@ -691,6 +691,13 @@ def closest_to_goals(sys, q0, is_goal, *, tol: float, max_iterations: int):
             if f0 - float(g_try @ g_try) <= 1e-15 * f0:
                 break
     phi = sys.phi(q)
+    if float(np.max(np.abs(phi), initial=0.0)) <= tol:
+        # Levenberg-Marquardt reached the goals where Newton's line search had stalled (a start
+        # near a singular pose): the mechanism is assembled after all
+        q_done, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, analyse=True)
+        if res.success:
+            res.iterations += its
+            return q_done, res
     res = SolveResult(success=False, status="failed", iterations=its,
                       residual=float(np.max(np.abs(phi), initial=0.0)), history=[],
                       message="the goals cannot all be met: at the pose closest to them that "

@@ -66,3 +66,21 @@ def test_joints_that_cannot_hold_are_still_reported_as_joints():
     mech.add(joints.PointEndEffector(body, (0, 0, 0), target=(0, 0, 1)))
     with pytest.raises(ms.SolveError, match="cannot be assembled even without the drivers"):
         mech.solve()
+
+
+def test_reachable_target_from_a_hard_start_is_solved_not_called_unreachable():
+    # Two of these starts (0.2 rad from a pose near a singularity) stall Newton's line search;
+    # the goal-seeking fallback then reaches the target, and the solve must report success.
+    arm = ms.robots.ur5()
+    rng = np.random.default_rng(2024)
+    q_true = rng.uniform(-np.pi, np.pi, size=(100, 6))
+    starts = q_true + rng.uniform(-0.2, 0.2, size=q_true.shape)
+    mech, chain = arm.chain_mechanism()
+    for i in (46, 90):
+        target = arm.forward(q_true[i])
+        chain.coordinates = starts[i]
+        chain.target = target
+        result = mech.solve()
+        assert result.success and result.residual <= 1e-10
+        np.testing.assert_allclose(arm.forward_matrix(chain.coordinates),
+                                   arm.forward_matrix(q_true[i]), atol=1e-9)
