@@ -470,17 +470,6 @@ def _fully_driven(mech) -> ValueError:
                       "motion to follow")
 
 
-def _log_jacobian_inverse(phi: np.ndarray) -> np.ndarray:
-    """``d log(exp(delta) exp(phi)) / d delta`` at ``delta = 0`` (inverse left Jacobian)."""
-    theta = float(np.linalg.norm(phi))
-    K = np.array([[0.0, -phi[2], phi[1]], [phi[2], 0.0, -phi[0]], [-phi[1], phi[0], 0.0]])
-    if theta < 1e-4:
-        c = 1.0 / 12.0 + theta**2 / 720.0
-    else:
-        c = 1.0 / theta**2 - (1.0 + np.cos(theta)) / (2.0 * theta * np.sin(theta))
-    return np.eye(3) - 0.5 * K + c * (K @ K)
-
-
 class _Chart:
     """Newton on ``Phi(q) = 0, B difference(q, q0) = s e_index`` (the tangent-space chart)."""
 
@@ -501,14 +490,26 @@ class _Chart:
         return self.B @ self.sys.difference(q, self.q0)
 
     def matrix(self, q, vals) -> np.ndarray:
-        """``[J; B D]`` with ``D = d difference(q, q0) / d increment``."""
+        """``[J; B D]`` with ``D = d difference(q, q0) / d increment``.
+
+        For spatial bodies the rotation part of ``difference`` is ``log(q q0^-1)``, whose
+        derivative under a left increment is the inverse left Jacobian of SO(3), the matrix
+        the end effectors' rotation-vector rows use.
+        """
+        from .joints._end_effectors import _log_rows
+        from .spatial._quat import quat_conjugate, quat_multiply
+
         sys = self.sys
         BD = self.B.copy()
         if sys.spatial:
-            d = sys.difference(q, self.q0)
-            for i in range(sys.nb):
-                r = slice(6 * i + 3, 6 * i + 6)
-                BD[:, r] = self.B[:, r] @ _log_jacobian_inverse(d[r])
+            nb = sys.nb
+            qr = quat_multiply(q[:sys.c0_state].reshape(nb, 7)[:, 3:],
+                               quat_conjugate(self.q0[:sys.c0_state].reshape(nb, 7)[:, 3:]))
+            sign = np.where(qr[:, 0] < 0.0, -1.0, 1.0)   # the short way, as quat_log takes
+            _, M = _log_rows(qr[:, 0] * sign, qr[:, 1:] * sign[:, None])    # (nb, 3, 3)
+            cols = (6 * np.arange(nb)[:, None] + np.arange(3, 6)).ravel()  # rotation columns
+            rot = self.B[:, cols].reshape(self.k, nb, 3)
+            BD[:, cols] = np.einsum("kbi,bij->kbj", rot, M).reshape(self.k, -1)
         return np.vstack([sys.jacobian_dense(vals), BD])
 
     def tangent(self, q) -> np.ndarray:
@@ -666,21 +667,10 @@ def free_motion_path(mech, index: int, amplitudes, *, basis=None, tol: float = 1
 
 def _point_rates(mech, b, points):
     """Global positions of the points and their displacements per unit ``s`` along ``b``."""
-    system = mech.system()
-    d = system.body_dim
-    pos, rate = [], []
-    for body, p in points:
-        g = np.asarray(body.to_global(p), dtype=float)
-        pos.append(g)
-        if body.is_ground:
-            continue
-        v = b[d * body.index:d * (body.index + 1)]
-        r = g - np.asarray(body.position, dtype=float)
-        if mech.dim == 2:
-            rate.append(v[:2] + v[2] * np.array([-r[1], r[0]]))
-        else:
-            rate.append(v[:3] + np.cross(v[3:], r))
-    return np.array(pos), np.array(rate).reshape(-1, mech.dim)
+    pos = np.array([body.to_global(p) for body, p in points], dtype=float)
+    rate = np.array([point_velocity(mech, body, p, b) for body, p in points
+                     if not body.is_ground]).reshape(-1, mech.dim)
+    return pos, rate
 
 
 def free_motion_amplitude(mech, direction, points=()) -> float:
