@@ -557,21 +557,21 @@ def assemble(mech, *, tol: float, max_iterations: int):
     """
     sys = mech.system()
     q_start = mech.state
-    is_driver = [isinstance(j, DriverJoint) for j in sys.joints]
-    c_rows = np.concatenate([np.arange(sys.row_starts[i], sys.row_starts[i + 1])
-                             for i, d in enumerate(is_driver) if not d] or [np.zeros(0, int)])
     from .joints._end_effectors import EndEffector
     from .joints._links import SerialChain
 
+    is_driver = [isinstance(j, DriverJoint) for j in sys.joints]
+    c_rows = _rows_of(sys, [not d for d in is_driver])
     # goals: what a user asks of the mechanism (driver values, end-effector targets, a serial
     # chain's tip target), as opposed to the joints that hold it together
     is_goal = [d or isinstance(j, (EndEffector, SerialChain))
                for j, d in zip(sys.joints, is_driver)]
+    target_goals = any(g and not d for g, d in zip(is_goal, is_driver))
     q = q_start
     if c_rows.size:
         q, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, rows=c_rows)
         if not res.success:
-            if any(g and not d for g, d in zip(is_goal, is_driver)):
+            if target_goals:
                 return closest_to_goals(sys, q_start, is_goal, tol=tol,
                                         max_iterations=max_iterations)
             res.message = f"the joints cannot be assembled even without the drivers: {res.message}"
@@ -611,7 +611,7 @@ def assemble(mech, *, tol: float, max_iterations: int):
             d.value = v
         mech._q[:] = q_start
     q, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, analyse=True)
-    if not res.success and any(g and not d for g, d in zip(is_goal, is_driver)):
+    if not res.success and target_goals:
         return closest_to_goals(sys, q, is_goal, tol=tol, max_iterations=max_iterations)
     return q, res
 
@@ -624,11 +624,13 @@ def _rows_of(sys, select) -> np.ndarray:
 def closest_to_goals(sys, q0, is_goal, *, tol: float, max_iterations: int):
     """The pose nearest the goals (drivers, end effectors) that satisfies every other joint.
 
-    Gauss–Newton on ``min |Phi_goal|`` subject to ``Phi_joint = 0``: each step lies in the null
-    space of the joints' Jacobian and is followed by a minimum-norm projection back onto the
-    joints. It explains a failed solve: the joints hold at the returned pose and the goals'
-    residuals say by how much each misses (an unreachable end-effector target, a driver value
-    out of range). Returns ``(q, result)`` with ``result.success`` False.
+    Levenberg–Marquardt on ``min |Phi_goal|`` subject to ``Phi_joint = 0``: each step lies in
+    the null space of the joints' Jacobian and is followed by a minimum-norm projection back
+    onto the joints. It explains a failed solve: the joints hold at the returned pose and the
+    goals' residuals say by how much each misses (an unreachable end-effector target, a driver
+    value out of range). Returns ``(q, result)``; ``result.success`` is True only when the goals
+    are met after all (Newton had stalled next to a singular pose), and the pose is then
+    polished by Newton.
     """
     hard = _rows_of(sys, [not g for g in is_goal])
     goal = _rows_of(sys, is_goal)

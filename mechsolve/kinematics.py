@@ -154,11 +154,8 @@ def velocity(mech, *, check: bool = True, hint=None) -> np.ndarray:
         _check_assembled(system, q)
     _, vals = system.evaluate(q)
     rate, _ = system.driver_time_terms(mech.time)
-    nu = _solve_linear(system, vals, rate - system.phi_t(q), "velocity", hint)
-    mech._nu = nu
-    mech._nudot = None
-    mech._motion_key = _motion_key(mech)
-    return nu.copy()
+    return _store_velocity(mech, _solve_linear(system, vals, rate - system.phi_t(q),
+                                               "velocity", hint))
 
 
 def acceleration(mech, *, hint=None) -> np.ndarray:
@@ -174,6 +171,14 @@ def acceleration(mech, *, hint=None) -> np.ndarray:
     nudot = _solve_linear(system, vals, rhs, "acceleration", hint)
     mech._nudot = nudot
     return nudot.copy()
+
+
+def _store_velocity(mech, nu: np.ndarray) -> np.ndarray:
+    """Cache ``nu`` as the velocity at the current state, time and drivers; a copy of it."""
+    mech._nu = nu
+    mech._nudot = None
+    mech._motion_key = _motion_key(mech)
+    return nu.copy()
 
 
 def _cached(mech, name: str):
@@ -256,7 +261,7 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
     component along the singular direction is estimated from the previous step (first-order
     accurate only: elsewhere both are exact).
     """
-    from .analysis import Motion, _distinct, _UnreachableError
+    from .analysis import _distinct, _UnreachableError
     from .solver import SweepError
 
     times = as_values(times, "times")
@@ -279,12 +284,12 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
                       iterations[:upto].copy(), np.zeros(upto), nus[:upto].copy(),
                       nudots[:upto].copy(), singular=_distinct(list(cont.singular) + list(extra)))
 
-    def stop(i, reached, res, reason):
+    def stop(i, reached, reason):
         mech.set_time(times[i - 1] if i else times[0])
         if i:
             mech._q[:] = states[i - 1]
         raise SweepError(f"the mechanism cannot follow its drivers past t = {reached:.6g} "
-                         f"(times[{i}] = {times[i]:.6g} is unreachable: {reason})", res,
+                         f"(times[{i}] = {times[i]:.6g} is unreachable: {reason})", None,
                          value=float(times[i]), index=i, motion=partial(i, [reached]))
 
     mech.set_time(times[0])
@@ -304,7 +309,7 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
             try:
                 state, its = cont.follow(state, times[i])
             except _UnreachableError as exc:
-                stop(i, exc.reached, None, "a limit or dead-centre position")
+                stop(i, exc.reached, "a limit or dead-centre position")
             iterations[i] = its
         q = state[1]
         mech._q[:] = q
@@ -323,7 +328,7 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
             if i == 0:
                 raise SweepError(f"at times[0] = {times[0]:.6g}: {exc}", None,
                                  value=float(times[0]), index=0, motion=partial(0)) from None
-            stop(i, float(times[i]), None, str(exc))
+            stop(i, float(times[i]), str(exc))
         states[i] = q
         if progress is not None:
             progress(i + 1, N)
@@ -364,11 +369,7 @@ def _branch_velocity(mech, incoming) -> np.ndarray:
     roots = np.roots([a, b, g[1]]) if abs(a) > 0.0 or abs(b) > 0.0 else np.array([])
     roots = roots[np.abs(roots.imag) <= 1e-9 * scale].real
     c = c_in if roots.size == 0 else float(roots[np.argmin(np.abs(roots - c_in))])
-    nu = nu_p + c * n
-    mech._nu = nu
-    mech._nudot = None
-    mech._motion_key = _motion_key(mech)
-    return nu.copy()
+    return _store_velocity(mech, nu_p + c * n)
 
 
 def _phi_at(mech, system, q, t):

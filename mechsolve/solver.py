@@ -54,6 +54,9 @@ class SolveResult(dict):
     state : ndarray
         The state the residuals were measured at (on failure: the pose the solver stopped at,
         which the mechanism does not take).
+    roundoff : bool
+        Newton stopped at the round-off level of the pose, above a tolerance too small for
+        floating point.
     tol : float
         The residual tolerance of the solve.
     """
@@ -267,7 +270,8 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, step_tol: float = 1e-1
     r = float(np.max(np.abs(phi), initial=0.0))
     history = [r]
     message = "converged"
-    if not (np.all(np.isfinite(phi)) and np.all(np.isfinite(vals))):
+    finite_start = bool(np.all(np.isfinite(phi)) and np.all(np.isfinite(vals)))
+    if not finite_start:
         # never step from a pose where a joint gives NaN or infinity: say which
         bad = [j.describe() for j, res in system.joint_residuals(
             system.phi(q) if rows is not None else phi).items()
@@ -276,11 +280,10 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, step_tol: float = 1e-1
                    + (f" ({', '.join(bad[:3])})" if bad else ""))
         r = float("inf")
     success = r <= tol
-    stalled = not np.isfinite(r)
     it = 0
     lu_trouble = False
     result_roundoff = False
-    while not success and not stalled:
+    while not success and finite_start:
         if it >= max_iterations:
             message = f"no convergence in {max_iterations} iterations"
             break

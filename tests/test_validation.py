@@ -143,6 +143,24 @@ def test_a_profile_giving_nan_is_named():
     model.driver.value = Broken(1.0)
     with pytest.raises(ValueError, match="motion profile of Driver 'motor' on crank gives nan"):
         model.mechanism.solve(t=2.0)
+    # given at a time where it is already NaN: refused, and the driver keeps its old profile
+    model.mechanism.set_time(0.0)
+    model.mechanism.time = 2.0
+    with pytest.raises(ValueError, match=r"profile of Driver 'motor' on crank gives nan at "
+                                         r"t = 2; a driver value must be finite"):
+        model.driver.value = Broken(1.0)
+
+    class BrokenRate(ConstantSpeed):
+        def __call__(self, t):
+            value, _, acc = super().__call__(t)
+            return value, np.inf, acc
+
+    model = ms.models.fourbar()
+    model.driver.value = BrokenRate(1.0)
+    model.mechanism.solve(t=0.0)
+    with pytest.raises(ValueError, match=r"gives rate inf and acceleration 0.0 at t = 0; both "
+                                         r"must be finite"):
+        model.mechanism.velocity()
 
 
 def test_iteration_caps_and_tolerances_are_checked():

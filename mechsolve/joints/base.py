@@ -321,11 +321,8 @@ class DriverJoint(Joint):
         from ..profiles import Profile
 
         if isinstance(new, Profile):
-            t = self._mechanism.time if self._mechanism is not None else 0.0
-            value = float(new.value(t))
-            if not np.isfinite(value):
-                raise ValueError(f"the motion profile given to {self.describe()} gives {value} "
-                                 f"at t = {t:g}; a driver value must be finite")
+            value = self._profile_value(new, self._mechanism.time
+                                        if self._mechanism is not None else 0.0)
             self.profile = new
             new = value
         else:
@@ -333,13 +330,17 @@ class DriverJoint(Joint):
             self.profile = None
         self._p[self._value_index] = self._check_value(new)
 
+    def _profile_value(self, profile, t: float) -> float:
+        """The value ``profile`` gives at time ``t``, which must be finite."""
+        value = float(profile.value(t))
+        if not np.isfinite(value):
+            raise ValueError(f"the motion profile of {self.describe()} gives {value} at "
+                             f"t = {t:g}; a driver value must be finite")
+        return value
+
     def _set_time_value(self, t: float) -> None:
         if self.profile is not None:
-            value = float(self.profile.value(t))
-            if not np.isfinite(value):
-                raise ValueError(f"the motion profile of {self.describe()} gives {value} at "
-                                 f"t = {t:g}; a driver value must be finite")
-            self._p[self._value_index] = self._check_value(value)
+            self._p[self._value_index] = self._check_value(self._profile_value(self.profile, t))
 
     def _rates(self, t: float) -> tuple[float, float]:
         """``(dv/dt, d2v/dt2)`` of the driven value at time ``t`` (zero without a profile)."""
