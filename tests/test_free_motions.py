@@ -234,3 +234,27 @@ def test_a_fully_driven_mechanism_has_no_free_motion_to_animate():
         msplot.animate_free_motions(mech)
     with pytest.raises(ValueError, match=r"fully driven \(0 free motions\)"):
         mech.free_motion_path(0, [0.1])
+
+
+@pytest.mark.parametrize("factory", [fourbar, spherical_fourbar])
+def test_chart_jacobian_matches_finite_differences(factory):
+    # [J; B D] is the derivative of [Phi; B difference(q, q0)] with respect to the increment
+    # (q <- q (+) dq); checked away from q0, where D differs from the identity for rotations.
+    from mechsolve.kinematics import _Chart
+
+    mech = _undriven(factory)
+    system = mech.system()
+    B = mech.free_motions()
+    chart = _Chart(mech, B, 0, 1e-10, 25)
+    rng = np.random.default_rng(3)
+    q = system.retract(mech.state, 0.3 * rng.standard_normal(system.n))
+
+    def f(x):
+        return np.concatenate([system.phi(x), chart.chart(x)])
+
+    _, vals = system.evaluate(q)
+    analytic = chart.matrix(q, vals)
+    h = 1e-6
+    numeric = np.stack([(f(system.retract(q, h * e)) - f(system.retract(q, -h * e))) / (2 * h)
+                        for e in np.eye(system.n)], axis=1)
+    np.testing.assert_allclose(analytic, numeric, atol=1e-7 * max(1.0, np.abs(numeric).max()))

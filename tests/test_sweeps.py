@@ -139,3 +139,12 @@ def test_point_velocity_follows_the_state_not_a_stale_cache():
     mech.set_time(times[2])
     np.testing.assert_allclose(mech.point_velocity(coupler, (1.5, 0.0)),
                                motion.velocity(coupler, (1.5, 0.0))[2], atol=1e-12)
+
+
+def test_time_sweep_that_cannot_start_names_the_first_time():
+    mech, rocker, drive, limit = _toggle_fourbar()
+    drive.value = ConstantSpeed(1.0, start=limit - 0.5)   # beyond the rocker's swing at t = 0
+    with pytest.raises(ms.SweepError, match=r"cannot be assembled at times\[0\] = 0: could not "
+                                            r"assemble the mechanism") as info:
+        mech.sweep_time(np.linspace(0.0, 1.0, 5))
+    assert info.value.index == 0 and len(info.value.motion) == 0
