@@ -157,9 +157,6 @@ class ArmModel:
 
 _I1 = np.array([1, 2, 0])
 _I2 = np.array([2, 0, 1])
-_EPS = np.zeros((3, 3, 3))
-_EPS[0, 1, 2] = _EPS[1, 2, 0] = _EPS[2, 0, 1] = 1.0
-_EPS[0, 2, 1] = _EPS[2, 1, 0] = _EPS[1, 0, 2] = -1.0
 
 
 def _cross(a, b):
@@ -317,7 +314,7 @@ class _FastChain:
             # Jacobian columns in goal axes: (z x (tip - o), (w I - [v]x) z) per joint
             z = C[:, :3, 2]
             r = np.subtract(tip, C[:, :3, 3])
-            Jv = z[:, _I1] * r[:, _I2] - z[:, _I2] * r[:, _I1]
+            Jv = _cross(z, r)
             M = np.array(((w, vz, -vy), (-vz, w, vx), (vy, -vx, w)))
             Jr = z @ M.T
             if not self.all_rev:
