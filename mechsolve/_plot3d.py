@@ -110,11 +110,7 @@ def _nan_join(pieces) -> np.ndarray:
 
 
 def _unique(points, tol: float = 1e-9) -> np.ndarray:
-    out: list[np.ndarray] = []
-    for p in points:
-        if not any(np.max(np.abs(p - q)) <= tol for q in out):
-            out.append(np.asarray(p, float))
-    return np.array(out).reshape(-1, 3)
+    return _plot._unique(points, tol, dim=3)
 
 
 def _outline(points: np.ndarray) -> tuple[np.ndarray, bool, bool]:
@@ -1037,20 +1033,5 @@ def animate(mech, motion, trace, idx, *, interval: float = 40, ax=None, figsize=
         value_text = fig.text(0.015, 0.975, "", **_plot._VALUE_STYLE)
         texts = _plot._value_texts(motion)
 
-    def update(k):
-        artists = drawing.set_frame(idx[k])
-        if value_text is not None:
-            value_text.set_text(texts[idx[k]])
-            artists = artists + [value_text]
-        return artists
-
-    def init():
-        return update(0)
-
-    cls = _plot._animation_class()
-    anim = cls(fig, update, frames=len(idx), init_func=init, interval=interval, blit=blit,
-               repeat=repeat, cache_frame_data=False)
-    anim.drawing = drawing
-    anim.indices = idx
-    anim.motion = motion
-    return anim
+    return _plot._make_animation(fig, drawing, motion, idx, value_text, texts,
+                                 interval=interval, blit=blit, repeat=repeat)

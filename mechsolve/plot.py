@@ -233,12 +233,13 @@ def _two_point(joint: Joint):
     return []
 
 
-def _unique(points, tol: float = 1e-9) -> np.ndarray:
+def _unique(points, tol: float = 1e-9, dim: int = 2) -> np.ndarray:
+    """The distinct points (within ``tol``), in order, as a ``(k, dim)`` array."""
     out: list[np.ndarray] = []
     for p in points:
         if not any(np.max(np.abs(p - q)) <= tol for q in out):
             out.append(np.asarray(p, float))
-    return np.array(out).reshape(-1, 2)
+    return np.array(out).reshape(-1, dim)
 
 
 def _outline(points: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -1364,6 +1365,13 @@ def animate(mech, motion, trace=(), *, frames: int | None = 120, step: int | Non
     if show_value:
         value_text = ax.text(0.02, 0.97, "", transform=ax.transAxes, **_VALUE_STYLE)
         texts = _value_texts(motion)
+
+    return _make_animation(fig, drawing, motion, idx, value_text, texts, interval=interval,
+                           blit=blit, repeat=repeat)
+
+
+def _make_animation(fig, drawing, motion, idx, value_text, texts, *, interval, blit, repeat):
+    """The animation of a drawing (2D or 3D) over the states ``idx``, with the corner value."""
 
     def update(k):
         artists = drawing.set_frame(idx[k])
