@@ -1062,3 +1062,12 @@ def test_derived_term_errors_name_the_rotation_increment():
     # a smooth rewrite of the same constraint is fine
     ok = symbolic_joint("Good3", bodies=[b], params=[L], phi=[sp.sqrt(b.qx**2) - L, b.x, b.y])
     assert ok.n_equations == 3
+
+
+def test_body_symbols_need_a_label():
+    from mechsolve.symbolic import PlanarBodySymbols, SpatialBodySymbols
+
+    for kind in (PlanarBodySymbols, SpatialBodySymbols):
+        with pytest.raises(ValueError, match="a body label must be a non-empty string"):
+            kind("")
+        assert str(kind(2).x) == "x2" and str(kind("a").x) == "x_a"

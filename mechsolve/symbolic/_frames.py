@@ -229,6 +229,16 @@ class BodySymbols:
         """``d coordinates / d increment``, shape ``(len(coordinates), increment_size)``."""
         return increment_map(self.coordinates)
 
+    def _symbols(self, label, names) -> tuple:
+        """Set ``self.label`` and make the symbols ``{name}{label}`` (``{name}_{label}`` for a
+        label that is not a number)."""
+        label = str(label)
+        if not label:
+            raise ValueError("a body label must be a non-empty string")
+        sep = "" if label.isdigit() else "_"
+        self.label = label
+        return sp.symbols(" ".join(f"{n}{sep}{label}" for n in names))
+
 
 class PlanarBodySymbols(PlanarFrame, BodySymbols):
     """The pose symbols ``x``, ``y``, ``theta`` of one planar body (a joint slot).
@@ -243,12 +253,7 @@ class PlanarBodySymbols(PlanarFrame, BodySymbols):
     increment_size = 3
 
     def __init__(self, label) -> None:
-        label = str(label)
-        if not label:
-            raise ValueError("a body label must be a non-empty string")
-        sep = "" if label.isdigit() else "_"
-        self.label = label
-        xs, ys, ts = sp.symbols(f"x{sep}{label} y{sep}{label} theta{sep}{label}")
+        xs, ys, ts = self._symbols(label, ("x", "y", "theta"))
         super().__init__(xs, ys, ts)
         self.coordinates = (xs, ys, ts)
 
@@ -381,13 +386,7 @@ class SpatialBodySymbols(SpatialFrame, BodySymbols):
     increment_size = 6
 
     def __init__(self, label) -> None:
-        label = str(label)
-        if not label:
-            raise ValueError("a body label must be a non-empty string")
-        sep = "" if label.isdigit() else "_"
-        self.label = label
-        names = " ".join(f"{n}{sep}{label}" for n in ("x", "y", "z", "qw", "qx", "qy", "qz"))
-        coords = sp.symbols(names)
+        coords = self._symbols(label, ("x", "y", "z", "qw", "qx", "qy", "qz"))
         super().__init__(coords[:3], coords[3:])
         self.coordinates = tuple(coords)
 
