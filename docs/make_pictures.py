@@ -148,20 +148,11 @@ def fourbar_gif() -> None:
 
 def free_motions_gif() -> None:
     """A five-bar without drivers: its two free motions wiggled one after the other."""
-    mech = ms.Mechanism(name="five-bar")
-    g = mech.ground
-    a = mech.add_body("a", position=(0.0, 0.5), angle=np.pi / 2)
-    b = mech.add_body("b", position=(0.8, 1.2), angle=0.3)
-    c = mech.add_body("c", position=(2.2, 1.1), angle=-0.3)
-    d = mech.add_body("d", position=(3.0, 0.5), angle=np.pi / 2)
-    mech.add(joints.Revolute(g, a, (0, 0), (-0.5, 0)))
-    mech.add(joints.Revolute(a, b, (0.5, 0), (-0.8, 0)))
-    mech.add(joints.Revolute(b, c, (0.8, 0), (-0.8, 0)))
-    mech.add(joints.Revolute(c, d, (0.8, 0), (0.5, 0)))
-    mech.add(joints.Revolute(d, g, (-0.5, 0), (3, 0)))
-    mech.solve()
+    model = ms.models.five_bar()
+    mech = model.mechanism
+    mech.remove(model.driver)
     anim = msplot.animate_free_motions(mech, frames=40, interval=60,
-                                       trace=[(b, (0.8, 0.0))])
+                                       trace=model.trace)
     path = HERE / "free_motions.gif"
     anim.save(path, dpi=60)
     plt.close(anim.drawing.ax.figure)

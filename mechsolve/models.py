@@ -23,7 +23,8 @@ from .body import Body
 from .joints.base import DriverJoint
 from .mechanism import Mechanism
 
-__all__ = ["Model", "fourbar", "slider_crank", "quick_return", "watt_sixbar", "gear_train",
+__all__ = ["Model", "fourbar", "five_bar", "slider_crank", "quick_return", "watt_sixbar",
+           "gear_train",
            "parallelogram", "fourbar_chain", "DEMOS"]
 
 
@@ -195,6 +196,36 @@ def gear_train() -> Model:
     return Model(mech, motor, np.linspace(0, 2 * np.pi, 181), ring,
                  "gear train: gear1 (r 1) -> gear2 (r 2) -> gear3 (r 0.5) -> ring (r 1.5, "
                  "internal); gear1 also drives a rack", [(g2, (1.5, 0.0))])
+
+
+def five_bar() -> Model:
+    """Planar five-bar: two ground pivots 3 apart, links 1, 1.6, 1.6, 1 (two degrees of freedom).
+
+    The driver turns the first link; with it the five-bar keeps one free motion, without it
+    two (the free-motion examples).
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> model = ms.models.five_bar()
+    >>> model.mechanism.dof().dof, model.mechanism.dof().free
+    (2, 1)
+    """
+    mech = Mechanism(name="five-bar")
+    g = mech.ground
+    a = mech.add_body("a", position=(0.0, 0.5), angle=np.pi / 2)
+    b = mech.add_body("b", position=(0.8, 1.2), angle=0.3)
+    c = mech.add_body("c", position=(2.2, 1.1), angle=-0.3)
+    d = mech.add_body("d", position=(3.0, 0.5), angle=np.pi / 2)
+    mech.add(joints.Revolute(g, a, (0, 0), (-0.5, 0)))
+    mech.add(joints.Revolute(a, b, (0.5, 0), (-0.8, 0)))
+    mech.add(joints.Revolute(b, c, (0.8, 0), (-0.8, 0)))
+    mech.add(joints.Revolute(c, d, (0.8, 0), (0.5, 0)))
+    mech.add(joints.Revolute(d, g, (-0.5, 0), (3, 0)))
+    motor = mech.add(joints.Driver(a, "angle", np.pi / 2, name="motor"))
+    mech.solve()
+    return Model(mech, motor, np.linspace(np.pi / 2 - 0.3, np.pi / 2 + 0.3, 61), b,
+                 "five-bar (two degrees of freedom, one driver)", [(b, (0.8, 0.0))])
 
 
 def parallelogram(n_cranks: int = 3) -> Model:

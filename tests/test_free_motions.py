@@ -36,21 +36,10 @@ def _undriven(factory):
 
 def _five_bar(driven: bool = False):
     """A planar five-bar (two free motions; one with ``driven``)."""
-    mech = ms.Mechanism(name="five-bar")
-    g = mech.ground
-    a = mech.add_body("a", position=(0.0, 0.5), angle=np.pi / 2)
-    b = mech.add_body("b", position=(0.8, 1.2), angle=0.3)
-    c = mech.add_body("c", position=(2.2, 1.1), angle=-0.3)
-    d = mech.add_body("d", position=(3.0, 0.5), angle=np.pi / 2)
-    mech.add(joints.Revolute(g, a, (0, 0), (-0.5, 0)))
-    mech.add(joints.Revolute(a, b, (0.5, 0), (-0.8, 0)))
-    mech.add(joints.Revolute(b, c, (0.8, 0), (-0.8, 0)))
-    mech.add(joints.Revolute(c, d, (0.8, 0), (0.5, 0)))
-    mech.add(joints.Revolute(d, g, (-0.5, 0), (3, 0)))
-    if driven:
-        mech.add(joints.Driver(a, "angle", np.pi / 2, name="motor"))
-    mech.solve()
-    return mech
+    model = ms.models.five_bar()
+    if not driven:
+        model.mechanism.remove(model.driver)
+    return model.mechanism
 
 
 def _worst(mech, states) -> float:
