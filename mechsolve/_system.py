@@ -124,8 +124,45 @@ class System:
         self._csc = sp.csc_matrix((np.zeros(self.nnz), order.indices.copy(),
                                    order.indptr.copy()), shape=(self.m, self.n))
         self.bandwidth = int(np.max(np.abs(self.rows - self.cols))) if self.nnz else 0
-        # Per-topology knowledge gathered by the solver (e.g. rank deficiency seen before).
+        self._scales(mechanism)
+        #: What the solver learnt of this topology: ``None`` until a solve analysed the rank,
+        #: then the status of the last analysed solve (``"regular"``, ``"redundant"``, ...)
+        #: with its redundant equations and free degrees of freedom.
         self.verdict = None
+        self.redundant: list = []
+        self.free = 0
+
+    def _scales(self, mechanism) -> None:
+        """Scales of the Newton increments and of the state: lengths in units of the model's
+        characteristic length, angles (and quaternions) as they are."""
+        L = self.length_scale = float(mechanism.length_scale)
+        body_incr = [L, L, 1.0] if not self.spatial else [L, L, L, 1.0, 1.0, 1.0]
+        body_state = [L, L, 1.0] if not self.spatial else [L, L, L, 1.0, 1.0, 1.0, 1.0]
+        self.col_scale = np.ones(self.n)
+        self.state_scale = np.ones(self.n_state)
+        self.col_scale[: self.c0_incr] = np.tile(body_incr, self.nb)
+        self.state_scale[: self.c0_state] = np.tile(body_state, self.nb)
+        for j in self.joints:
+            if j.n_coordinates and j._coord_offset >= 0:
+                lengths = np.where(np.asarray(j.coordinate_lengths, dtype=bool), L, 1.0)
+                self.col_scale[self.c0_incr + j._coord_offset:][: j.n_coordinates] = lengths
+                self.state_scale[self.c0_state + j._coord_offset:][: j.n_coordinates] = lengths
+
+    def problem(self, rows=None, params=None) -> SystemProblem:
+        """These equations (or the rows ``rows`` of them) as a problem for
+        :func:`mechsolve.newton.newton`; ``params`` maps group indices to per-item stacked
+        parameters ``(B, k, p)``."""
+        return SystemProblem(self, rows, params)
+
+    def scaled_jacobian(self, vals: np.ndarray, rows=None) -> np.ndarray:
+        """Dense Jacobian with lengths in units of the model's size and every row normalized:
+        the matrix whose rank and singular values the solver's decisions are taken on."""
+        J = self.jacobian_dense(vals)
+        if rows is not None:
+            J = J[..., rows, :]
+        J = J * self.col_scale
+        norms = np.sqrt(np.einsum("...ij,...ij->...i", J, J))
+        return J / np.maximum(norms, 1e-300)[..., None]
 
     # -- parameters -----------------------------------------------------------------------------
     def driver_slot(self, driver):
@@ -287,6 +324,49 @@ class System:
 
     def joint_residuals(self, phi: np.ndarray) -> JointResiduals:
         return JointResiduals(self.joints, self.row_starts, phi.copy())
+
+
+class SystemProblem:
+    """The equations of a :class:`System` as a problem for the Newton core
+    (:mod:`mechsolve.newton`): a batch of states ``(B, n_state)``, optionally only the rows
+    ``rows`` and with per-item parameters ``params`` (``{group index: (B, k, p)}``)."""
+
+    def __init__(self, system: System, rows=None, params=None) -> None:
+        self.system = system
+        self.rows = None if rows is None else np.asarray(rows, dtype=np.intp)
+        self.params = params
+        self.col_scale = system.col_scale
+        self.state_scale = system.state_scale
+        self.sparse = not system.dense
+
+    def _params(self, idx):
+        if self.params is None:
+            return None
+        return {g: P[idx] for g, P in self.params.items()}
+
+    def evaluate(self, X: np.ndarray, idx: np.ndarray):
+        sys = self.system
+        if self.params is None and len(X) == 1:
+            F, V = sys.evaluate(X[0])
+            F, V = F[None], V[None]
+        else:
+            F, V = sys.evaluate(X, params=self._params(idx))
+        return (F if self.rows is None else F[:, self.rows]), V
+
+    def residual(self, X: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        F = self.system.phi(X, params=self._params(idx))
+        return F if self.rows is None else F[:, self.rows]
+
+    def matrix(self, V: np.ndarray):
+        sys = self.system
+        if sys.dense:
+            J = sys.jacobian_dense(V)
+            return J if self.rows is None else J[:, self.rows]
+        J = sys.jacobian_sparse(V[0])
+        return J if self.rows is None else J[self.rows]
+
+    def retract(self, X: np.ndarray, dX: np.ndarray) -> np.ndarray:
+        return self.system.retract(X, dX)
 
 
 class JointResiduals(Mapping):

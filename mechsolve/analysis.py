@@ -21,16 +21,19 @@ import numpy as np
 from ._validation import as_count, as_float, as_values, as_vector
 from .body import Body
 from .joints.base import DriverJoint
+from .newton import LinearStrategy
+from .newton import newton as core_newton
 from .solver import (
     DENSE_ANALYSIS_LIMIT,
-    LinearSolver,
+    NEAR_LAMBDA_MIN,
     RedundantEquation,
     SolveError,
     SolveResult,
     SweepError,
     independent_rows,
+    linear_solve,
     newton,
-    svd_step,
+    strategy_for,
 )
 from .spatial._quat import quat_rotate
 
@@ -283,7 +286,7 @@ class _Continuation:
         self.sys = sys = mech.system()
         self.tol = tol
         self.max_iterations = max_iterations
-        self.lin = LinearSolver(sys)
+        self.strategy = strategy_for(sys)
         self.e = np.zeros(sys.m)
         if driver is not None:
             self.e[sys.row_of(driver)] = 1.0
@@ -314,31 +317,26 @@ class _Continuation:
         tangent is ambiguous, as several branches may cross there; the previous tangent is kept
         so that the sweep leaves the point along the branch it came on.
         """
-        sys, lin = self.sys, self.lin
+        sys = self.sys
         b = self.tangent_rhs(v, q)
         if sys.dense:
-            J = sys.jacobian_dense(vals)
             if self.use_sign:
-                s = np.linalg.svd(J, compute_uv=False)
+                J = sys.jacobian_dense(vals)
+                s = np.linalg.svd(sys.scaled_jacobian(vals), compute_uv=False)
                 self.sigma_ratio = float(s[-1] / s[0]) if s[0] > 0 else 0.0
                 if s[-1] <= SINGULAR_RTOL * s[0]:
                     self.at_singular = True
                     if previous is not None:
                         return previous[2], 0.0
-                    return svd_step(J, b), 0.0
+                    return linear_solve(sys, vals, b, "lsq"), 0.0
                 return np.linalg.solve(J, b), float(np.linalg.slogdet(J)[0])
-            return svd_step(J, b), 0.0
-        if lin.use_lu and lin.lu is not None:
-            return lin.lu.solve(b), 0.0
-        from .solver import _sparse_min_norm
-
-        return _sparse_min_norm(sys.jacobian_sparse(vals), b), 0.0
+            return linear_solve(sys, vals, b, "lsq"), 0.0
+        return linear_solve(sys, vals, b, self.strategy.mode, self.strategy), 0.0
 
     def newton(self, v, q0, analyse=False, tol=None):
         self.set_parameter(v)
-        self.lin.use_lu = self.lin.square and self.sys.verdict in (None, "regular")
         return newton(self.sys, q0, tol=tol or self.tol, max_iterations=self.max_iterations,
-                      linear=self.lin, analyse=analyse)
+                      strategy=self.strategy, analyse=analyse, lambda_min=NEAR_LAMBDA_MIN)
 
     def make_state(self, v, q, vals, previous=None):
         """``(v, q, t, sign, base)``; ``base`` is set on singular poses: the regular pose
@@ -511,7 +509,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
                          motion=partial(0)) from None
     q = mech.state
     _, vals = sys.evaluate(q)
-    cont.use_sign = sys.dense and cont.lin.use_lu and sys.m == sys.n
+    cont.use_sign = sys.dense and sys.m == sys.n and sys.verdict in (None, "regular")
     state = cont.make_state(values[0], q, vals)
     states[0] = q
     iterations[0] = res.iterations
@@ -652,7 +650,7 @@ def closest_to_goals(sys, q0, is_goal, *, tol: float, max_iterations: int):
         return q, res
     its = 0
     if sys.n <= DENSE_ANALYSIS_LIMIT:
-        from .solver import RANK_RTOL
+        from .newton import RANK_RTOL
 
         lam = None
         for _ in range(4 * max_iterations):
@@ -662,11 +660,11 @@ def closest_to_goals(sys, q0, is_goal, *, tol: float, max_iterations: int):
             g = phi[goal]
             f0 = float(g @ g)
             if hard.size:
-                _, s, Vt = np.linalg.svd(J[hard], full_matrices=True)
+                _, s, Vt = np.linalg.svd(J[hard] * sys.col_scale, full_matrices=True)
                 r = int(np.count_nonzero(s > RANK_RTOL * max(s[0], 1e-300))) if s.size else 0
-                N = Vt[r:].T
+                N = sys.col_scale[:, None] * Vt[r:].T
             else:
-                N = np.eye(sys.n)
+                N = np.diag(sys.col_scale)
             if N.shape[1] == 0 or f0 == 0.0:
                 break
             A = J[goal] @ N
@@ -721,8 +719,6 @@ def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
     scaled by ``1 / (1 - grad(log M) . dq)``. Returns ``(q, result)``; raises SolveError
     naming the number of assemblies found when none satisfies the condition.
     """
-    from .solver import LinearSolver, SolveError, SolveResult
-
     sys = mech.system()
     q_start = mech.state
     found = []
@@ -734,37 +730,45 @@ def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
         finally:
             mech._q[:] = q_start
 
+    c = sys.col_scale
+
+    def deflate(X, dX, idx):
+        """The deflated Newton step ``dq / (1 - grad(log M) . dq)`` (scaled coordinates)."""
+        if not found:
+            return dX
+        out = dX.copy()
+        for k in range(len(X)):
+            grad = np.zeros(sys.n)
+            for qi in found:
+                diff = sys.difference(X[k], qi) / c
+                d2 = float(diff @ diff)
+                if d2 == 0.0:
+                    continue
+                grad += (-2.0 * diff / d2**2) / (1.0 / d2 + 1.0)
+            denom = 1.0 - float(grad @ (dX[k] / c))
+            if abs(denom) > 1e-12:
+                out[k] = dX[k] / denom
+        return out
+
     rng = np.random.default_rng(0)
+    strategy = strategy_for(sys)
+    total = 0
     for attempt in range(max_branches):
-        lin = LinearSolver(sys)
         q = q_start.copy()
         if attempt:  # leave the root(s) already found: a small, seeded kick
-            q = sys.retract(q, 0.05 * rng.standard_normal(sys.n))
-        converged = False
-        for _ in range(max_iterations):
-            phi, vals = sys.evaluate(q)
-            if np.max(np.abs(phi)) <= tol and not any(
-                    np.max(np.abs(sys.difference(q, qi))) < 1e-6 for qi in found):
-                converged = True
-                break
-            dq = lin.step(vals, phi, float(np.max(np.abs(q))))
-            if found:
-                grad = np.zeros_like(dq)
-                for qi in found:
-                    diff = sys.difference(q, qi)
-                    d2 = float(diff @ diff)
-                    grad += (-2.0 * diff / d2**2) / (1.0 / d2 + 1.0)
-                denom = 1.0 - float(grad @ dq)
-                if abs(denom) > 1e-12:
-                    dq = dq / denom
-            q = sys.retract(q, dq)
-            if not np.all(np.isfinite(q)):
-                break
-        if not converged:
+            q = sys.retract(q, 0.05 * c * rng.standard_normal(sys.n))
+        out = core_newton(sys.problem(), q[None], tol=tol, max_iterations=max_iterations,
+                          strategy=strategy, damped=False, transform=deflate)
+        total += int(out.iterations[0])
+        q = out.x[0]
+        if not out.success[0] or any(
+                np.max(np.abs(sys.difference(q, qi) / c)) < 1e-6 for qi in found):
             continue
         found.append(q)
         if accept(q):
             q, result, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, analyse=True)
+            result.iterations += total
+            result.phases = [("branch", total)] + result.phases
             return q, result
     result = SolveResult(success=False, status="failed", iterations=0, residual=float("nan"),
                          message="no assembly satisfies the branch condition", history=[],
@@ -906,72 +910,25 @@ def _batch_newton(cont, Q0, values, max_iterations=8):
     gi, ii, col = sys.driver_slot(cont.driver)
     P = np.repeat(sys.groups[gi].P[None], len(values), axis=0)
     P[:, ii, col] = values
-    square = sys.m == sys.n and cont.lin.use_lu
-    # Full steps: the Hermite predictor is close, and a pose that drifts is redone anyway.
+    square = sys.m == sys.n and sys.verdict in (None, "regular")
     return batch_newton(sys, Q0, {gi: P}, tol=cont.tol, max_iterations=max_iterations,
-                        square=square, signs=cont.use_sign, damped=False)
+                        square=square, signs=cont.use_sign)
 
 
-def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=False,
-                 damped=True):
-    """Newton on many poses at once through the batch axis (dense systems).
+def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=False):
+    """Newton on many poses at once through the batch axis (dense systems), by the Newton core.
 
     ``Q0`` is ``(B, n_state)``; ``params`` maps group indices to stacked parameters
-    ``(B, k, p)``. Newton steps (LU when square, pseudo-inverse otherwise), halved per item
-    where they would not reduce that item's residual (``damped``); each pose leaves the batch
-    when converged. Returns ``(Q, ok, iterations, det_signs)``.
+    ``(B, k, p)``. Returns ``(Q, ok, iterations, det_signs)``; the signs of ``det J`` (at the
+    last Jacobian of each converged item) when ``signs``, else zeros.
     """
-    B = len(Q0)
-    Q = np.array(Q0, dtype=float)
-    ok = np.zeros(B, dtype=bool)
-    its = np.zeros(B, dtype=int)
-    sign = np.zeros(B)
-    active = np.arange(B)
-    for it in range(max_iterations + 1):
-        phi, vals = sys.evaluate(Q[active], params={g: P[active] for g, P in params.items()})
-        r = np.max(np.abs(phi), axis=1)
-        done = r <= tol
-        J = sys.jacobian_dense(vals)
-        if done.any():
-            ok[active[done]] = True
-            if signs:
-                sign[active[done]] = np.linalg.slogdet(J[done])[0]
-        keep = ~done & np.all(np.isfinite(phi), axis=1)
-        active = active[keep]
-        if active.size == 0 or it == max_iterations:
-            break
-        J = J[keep]
-        rhs = -phi[keep]
-        try:
-            if not square:
-                raise np.linalg.LinAlgError
-            dq = np.linalg.solve(J, rhs[..., None])[..., 0]
-        except np.linalg.LinAlgError:
-            dq = np.einsum("bij,bj->bi", np.linalg.pinv(J, rcond=1e-9), rhs)
-        if damped:
-            Q[active] = _damped_step(sys, Q[active], dq, np.linalg.norm(rhs, axis=1),
-                                     {g: P[active] for g, P in params.items()})
-        else:
-            Q[active] = sys.retract(Q[active], dq)
-        its[active] += 1
-    return Q, ok, its, sign
-
-
-def _damped_step(sys, Q, dq, f0, params, halvings=4):
-    """Per-item backtracking: halve the step of items whose residual norm would not drop."""
-    alpha = np.ones(len(Q))
-    trial = sys.retract(Q, dq)
-    pending = np.arange(len(Q))
-    for _ in range(halvings):
-        f = np.linalg.norm(sys.phi(trial[pending], params={g: P[pending] for g, P in
-                                                           params.items()}), axis=1)
-        bad = ~(f <= (1.0 - 1e-4 * alpha[pending]) * f0[pending])
-        if not bad.any():
-            break
-        pending = pending[bad]
-        alpha[pending] *= 0.5
-        trial[pending] = sys.retract(Q[pending], alpha[pending, None] * dq[pending])
-    return trial
+    out = core_newton(sys.problem(params=params), Q0, tol=tol, max_iterations=max_iterations,
+                      strategy=LinearStrategy("auto" if square else "lsq"))
+    sign = np.zeros(len(Q0))
+    ok = out.success
+    if signs and ok.any():
+        sign[ok] = np.linalg.slogdet(sys.jacobian_dense(out.jacobian[ok]))[0]
+    return out.x, ok, out.iterations, sign
 
 
 def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-10,

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg as sla
-import scipy.sparse.linalg as spla
 
 from ._validation import as_count, as_float, as_values, as_vector
 from .analysis import Motion
@@ -46,36 +45,34 @@ def _solve_linear(system, vals, rhs, what: str = "velocity", hint=None):
     cannot be met, and :class:`~mechsolve.SolveError` says so, naming the joints involved.
     """
     from .analysis import SINGULAR_RTOL
-    from .solver import RANK_RTOL
+    from .newton import RANK_RTOL
+    from .solver import linear_solve
 
     m, n = system.m, system.n
-    scale = float(np.max(np.abs(rhs), initial=0.0))
+    rhs = np.asarray(rhs, dtype=float)
     if not system.dense:
         J = system.jacobian_sparse(vals)
-        x = None
-        if m == n:
-            try:
-                from .solver import LinearSolver
-
-                lin = LinearSolver(system)   # the solver's ordering and SuperLU options
-                x = spla.splu(J, permc_spec=lin.permc, **lin.lu_options).solve(rhs)
-            except RuntimeError:
-                x = None
-        if x is None or not np.all(np.isfinite(x)):
-            x = spla.lsmr(J, rhs, atol=1e-15, btol=1e-15, maxiter=20 * n)[0]
+        x = linear_solve(system, vals, rhs)
+        scale = float(np.max(np.abs(rhs), initial=0.0))
         miss = float(np.max(np.abs(J @ x - rhs), initial=0.0))
-        if miss > 1e-8 * (1.0 + scale):
+        if not np.all(np.isfinite(x)) or miss > 1e-8 * scale:
             raise SolveError(f"the {what} equations have no solution at this pose (largest "
                              f"residual {miss:.3g}): a singular position")
         return x
-    J = system.jacobian_dense(vals)
+    # decisions on the Jacobian with lengths in the model's size and rows normalized
+    c = system.col_scale
+    Jc = system.jacobian_dense(vals) * c
+    norms = np.maximum(np.sqrt(np.sum(Jc * Jc, axis=1)), 1e-300)
+    J = Jc / norms[:, None]
+    rhs = rhs / norms
+    scale = float(np.max(np.abs(rhs), initial=0.0))
     if m == n and n:
         lu, piv, info = sla.lapack.dgetrf(J)
         if info == 0:
             anorm = float(np.max(np.sum(np.abs(J), axis=0)))
             rcond, _ = sla.lapack.dgecon(lu, anorm, norm="1")
             if rcond > 10 * SINGULAR_RTOL:
-                return sla.lapack.dgetrs(lu, piv, rhs)[0]
+                return sla.lapack.dgetrs(lu, piv, rhs)[0] * c
     U, s, Vt = np.linalg.svd(J, full_matrices=True)
     if s.size == 0 or s[0] == 0.0:
         if scale > 0.0:
@@ -88,28 +85,31 @@ def _solve_linear(system, vals, rhs, what: str = "velocity", hint=None):
     coeff = U[:, :r].T @ rhs
     outside = rhs - U[:, :r] @ coeff
     miss = float(np.max(np.abs(outside), initial=0.0))
-    # At a pose solved to ~1e-10 next to a singular point, the dropped left vector is known
-    # only to about 1e-5, so the part of rhs along it is noise below that; at a toggle it is
-    # of the order of rhs itself.
-    if miss > 1e-3 * (1.0 + scale):
+    # Next to a singular point the dropped left vector is known only to about the distance
+    # from it, so the part of rhs along it is noise below that; at a toggle it is of the order
+    # of rhs itself.
+    if miss > 1e-3 * scale:
         raise SolveError(_no_solution_message(system, what, U[:, r:], outside, s, r))
     x = Vt[:r].T @ (coeff / s[:r])
     if hint is not None and r < n:
         N = Vt[r:]
-        x = x + N.T @ (N @ (np.asarray(hint, dtype=float) - x))
-    return x
+        x = x + N.T @ (N @ (np.asarray(hint, dtype=float) / c - x))
+    return x * c
 
 
 def _no_solution_message(system, what, left, outside, s, r) -> str:
     ratio = float(s[r] / s[0]) if r < s.size else 0.0
-    weight = np.abs(left) @ np.ones(left.shape[1]) if left.size else np.abs(outside)
-    rows = [int(i) for i in np.argsort(-weight)[:4] if weight[i] > 1e-8 * weight.max()]
-    seen, names = set(), []
-    for row in rows:
-        joint, _ = system.row_owner(row)
-        if id(joint) not in seen:
-            seen.add(id(joint))
-            names.append(joint.describe())
+    from .joints.base import DriverJoint
+
+    weight = np.sqrt(np.sum(left * left, axis=1)) if left.size else np.abs(outside)
+    # weight of every joint: the norm of its rows in the left null space (its share of the
+    # conflict); drivers first, as theirs is the motion that cannot be met
+    per_joint = [(float(np.linalg.norm(weight[a:b])), j) for j, a, b in
+                 zip(system.joints, system.row_starts[:-1], system.row_starts[1:])]
+    top = max((w for w, _ in per_joint), default=0.0)
+    involved = sorted(((isinstance(j, DriverJoint), w, k) for k, (w, j) in enumerate(per_joint)
+                       if w > 1e-3 * top), reverse=True)[:5]
+    names = [system.joints[k].describe() for _, _, k in involved]
     return (f"the {what} is not defined at this pose: the mechanism is at a singular position "
             f"(smallest singular value {ratio:.1e} of the largest), where the drivers' motion "
             "cannot be met (a toggle, dead-centre or limit position). The equations that "
@@ -301,7 +301,8 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
                          motion=partial(0)) from None
     q = mech.state
     _, vals = system.evaluate(q)
-    cont.use_sign = system.dense and cont.lin.use_lu and system.m == system.n
+    cont.use_sign = system.dense and system.m == system.n and system.verdict in (None,
+                                                                                "regular")
     state = cont.make_state(times[0], q, vals)
     iterations[0] = result.iterations
     for i in range(N):

@@ -8,7 +8,7 @@ from ._system import System
 from ._validation import as_count, as_float, as_name, as_vector
 from .body import Body, SpatialBody, _as_quaternion
 from .joints.base import DriverJoint, Joint
-from .solver import SolveError, SolveResult, failure_message, newton
+from .solver import NEAR_LAMBDA_MIN, SolveError, SolveResult, failure_message, newton
 
 __all__ = ["Mechanism"]
 
@@ -38,11 +38,14 @@ class Mechanism:
     array([0.866025, 0.5     ])
     """
 
-    def __init__(self, dim: int = 2, *, name: str | None = None) -> None:
+    def __init__(self, dim: int = 2, *, name: str | None = None,
+                 length_scale: float | None = None) -> None:
         if isinstance(dim, bool) or dim not in (2, 3):
             raise ValueError(f"dim must be 2 (planar) or 3 (spatial), got {dim!r}")
         self.dim = dim
         self.name = as_name(name)
+        self._length_scale = None
+        self.length_scale = length_scale
         self._body_type = Body if dim == 2 else SpatialBody
         self.ground = self._body_type(self, "ground", None)
         self._bodies: list[Body] = []
@@ -54,6 +57,28 @@ class Mechanism:
         self.time = 0.0
         self._nu: np.ndarray | None = None
         self._nudot: np.ndarray | None = None
+
+    @property
+    def length_scale(self) -> float:
+        """The model's characteristic length: the unit in which the solver measures lengths.
+
+        Tolerances, rank and singularity decisions, step limits and random kicks take lengths
+        divided by it (angles as they are), so a model behaves alike in any length unit. By
+        default it is computed from the geometry (the spread of the joint points on every body
+        and the lengths joints carry, see :func:`mechsolve._scale.characteristic_length`);
+        assign a positive number to fix it, or ``None`` to go back to the default.
+        """
+        if self._length_scale is not None:
+            return self._length_scale
+        from ._scale import characteristic_length
+
+        return characteristic_length(self)
+
+    @length_scale.setter
+    def length_scale(self, value) -> None:
+        self._length_scale = None if value is None else as_float(value, "length_scale",
+                                                                 positive=True)
+        self._system = None
 
     # -- building -------------------------------------------------------------------------------
     @property
@@ -257,7 +282,8 @@ class Mechanism:
         tol = as_float(tol, "tol", positive=True)
         max_iterations = as_count(max_iterations, "max_iterations")
         sys = self.system()
-        q, result, _ = newton(sys, self._q, tol=tol, max_iterations=max_iterations)
+        q, result, _ = newton(sys, self._q, tol=tol, max_iterations=max_iterations,
+                              lambda_min=NEAR_LAMBDA_MIN)
         if not result.success and not result.roundoff and np.isfinite(result.residual):
             # a rough start: assemble the joints first, then drive
             from .analysis import assemble

@@ -10,24 +10,27 @@ LU meets a singular or useless step, the step becomes the minimum-norm least-squ
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import scipy.linalg as sla
-import scipy.sparse.linalg as spla
+
+from .newton import (
+    CONVERGED,
+    LAMBDA_MIN,
+    MAX_ITERATIONS,
+    NOT_FINITE,
+    RANK_RTOL,
+    LinearStrategy,
+    Result,
+)
+from .newton import newton as _core_newton
 
 __all__ = ["SolveResult", "SolveError", "SweepError", "RedundantEquation"]
 
-# Singular values below RANK_RTOL * largest count as zero (rank decisions and SVD steps).
-RANK_RTOL = 1e-9
 # Largest system for which a dense SVD is used as the fallback / rank analysis.
 DENSE_ANALYSIS_LIMIT = 3000
-# A residual this small relative to the pose and Jacobian scale is round-off: no Newton step
-# can reduce it further, so a tolerance below it cannot be met.
-_ROUNDOFF = 64 * np.finfo(float).eps
 
 
-class SolveResult(dict):
+class SolveResult(Result):
     """Outcome of a solve, a dict with attribute access (like SciPy's ``OptimizeResult``).
 
     Attributes
@@ -38,9 +41,18 @@ class SolveResult(dict):
         ``"regular"``, ``"redundant"``, ``"underdetermined"``, ``"redundant, underdetermined"``
         or ``"failed"``; ``"unknown"`` when the rank was not analysed (very large systems).
     iterations : int
-        Newton iterations taken.
+        Newton iterations taken, over all phases of the solve.
+    phases : list of (str, int)
+        The phases of the solve and the iterations of each: ``"newton"`` (Newton from the
+        current state), ``"joints"`` (the joints alone, from a rough start), ``"drivers"``
+        (each driver continued to its value), ``"goals"`` (Levenberg–Marquardt towards
+        unreachable goals), ``"branch"`` (the search for another assembly).
     residual : float
-        Largest absolute constraint value at the returned state.
+        Largest absolute constraint value at the returned state (in the model's units).
+    scaled_residual : float
+        Largest residual of an equation divided by the norm of its row of the Jacobian with
+        lengths measured in the model's size: how far, in units of that size (or radians),
+        the pose is from satisfying it. ``tol`` bounds this.
     message : str
         What happened, in words.
     joint_residuals : dict
@@ -50,7 +62,7 @@ class SolveResult(dict):
     free_dof : int
         Degrees of freedom not fixed by the drivers (0 when fully driven).
     history : list of float
-        Residual norm before each iteration and at the end.
+        Largest scaled residual before each iteration of the last phase.
     state : ndarray
         The state the residuals were measured at (on failure: the pose the solver stopped at,
         which the mechanism does not take).
@@ -61,18 +73,7 @@ class SolveResult(dict):
         The residual tolerance of the solve.
     """
 
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def __setattr__(self, name, value):
-        self[name] = value
-
-    def __repr__(self) -> str:
-        keys = ("success", "status", "iterations", "residual", "free_dof", "message")
-        return "SolveResult(" + ", ".join(f"{k}={self.get(k)!r}" for k in keys) + ")"
+    _show = ("success", "status", "iterations", "residual", "free_dof", "message")
 
 
 class SolveError(RuntimeError):
@@ -127,53 +128,16 @@ def svd_step(J: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return Vt[:r].T @ ((U[:, :r].T @ rhs) / s[:r])
 
 
-def _sparse_min_norm(J, rhs: np.ndarray) -> np.ndarray:
-    if J.shape[1] <= DENSE_ANALYSIS_LIMIT:
-        return svd_step(J.toarray(), rhs)
-    return spla.lsmr(J, rhs, atol=1e-15, btol=1e-15, maxiter=20 * J.shape[1])[0]
-
-
-class LinearSolver:
-    """Solves ``J dq = rhs`` for one system, remembering whether LU has been usable."""
-
-    def __init__(self, system, rows=None) -> None:
-        self.system = system
-        self.rows = rows
-        self.square = system.m == system.n and rows is None
-        self.use_lu = self.square and system.verdict in (None, "regular")
-        self.permc = "NATURAL" if system.bandwidth <= max(64, system.n // 50) else "COLAMD"
-        # A mechanism's banded Jacobian has tiny supernodes: SuperLU's default panels (and
-        # relaxed supernodes) cost more than they save there. Small ones factorize a chain of
-        # 10^4 four-bar loops about 2.5 times faster, a chain of spatial loops about 1.4 times.
-        self.lu_options = {"relax": 4, "panel_size": 4} if self.permc == "NATURAL" else {}
-        self.lu = None
-
-    def step(self, vals: np.ndarray, phi: np.ndarray, scale: float) -> np.ndarray:
-        sys = self.system
-        rhs = -phi
-        if self.use_lu:
-            dq = self._lu_step(vals, rhs)
-            if dq is not None and np.all(np.isfinite(dq)) and \
-                    np.max(np.abs(dq), initial=0.0) < 1e8 * (1.0 + scale):
-                return dq
-            self.use_lu = False
-        J = sys.jacobian_dense(vals) if sys.dense else sys.jacobian_sparse(vals)
-        if self.rows is not None:
-            J = J[self.rows]
-        return svd_step(J, rhs) if sys.dense else _sparse_min_norm(J, rhs)
-
-    def _lu_step(self, vals, rhs):
-        sys = self.system
-        try:
-            if sys.dense:
-                return np.linalg.solve(sys.jacobian_dense(vals), rhs)
-            with warnings.catch_warnings():
-                warnings.simplefilter("error", sla.LinAlgWarning)
-                self.lu = spla.splu(sys.jacobian_sparse(vals), permc_spec=self.permc,
-                                    **self.lu_options)
-                return self.lu.solve(rhs)
-        except (np.linalg.LinAlgError, RuntimeError, sla.LinAlgWarning):
-            return None
+def linear_solve(system, vals: np.ndarray, rhs: np.ndarray, mode: str = "auto",
+                 strategy: LinearStrategy | None = None) -> np.ndarray:
+    """``J x = rhs`` at Jacobian data ``vals`` with the solver's linear strategy: LU while
+    regular, else the minimum-norm least-squares solution (in the model's scaled units)."""
+    strategy = strategy or strategy_for(system, mode)
+    if mode != strategy.mode:
+        strategy = LinearStrategy(mode, permc=strategy.permc, lu_options=strategy.lu_options)
+    J = system.jacobian_dense(vals)[None] if system.dense else system.jacobian_sparse(vals)
+    fac = strategy.factor(J, system.col_scale, np.zeros(1, dtype=bool))
+    return fac.solve(np.asarray(rhs, dtype=float)[None])[0]
 
 
 # -- rank analysis -----------------------------------------------------------------------------
@@ -222,12 +186,8 @@ def analyse_rank(system, vals: np.ndarray, rows=None):
     """
     if system.n > DENSE_ANALYSIS_LIMIT:
         return None
-    J = system.jacobian_dense(vals)
-    if rows is not None:
-        J = J[rows]
-        row_ids = np.asarray(rows)
-    else:
-        row_ids = np.arange(system.m)
+    J = system.scaled_jacobian(vals, rows)
+    row_ids = np.arange(system.m) if rows is None else np.asarray(rows)
     rank, dep = independent_rows(J)
     redundant = [RedundantEquation(*system.row_owner(int(row_ids[i]))) for i in dep]
     return rank, redundant, system.n - rank
@@ -243,117 +203,133 @@ def status_of(redundant, free: int) -> str:
 
 
 # -- Newton–Raphson ----------------------------------------------------------------------------
-def newton(system, q0: np.ndarray, *, tol: float = 1e-10, step_tol: float = 1e-14,
-           max_iterations: int = 50, linear: LinearSolver | None = None,
-           analyse: bool | None = None, rows: np.ndarray | None = None):
-    """Solve ``Phi(q) = 0`` from ``q0``.
+#: Smallest damping factor of Newton from a pose that should be near a solution (a solve's
+#: first attempt, a continuation corrector): needing more damping means the start is not in
+#: Newton's domain of convergence, and the caller takes the robust path (assembly, a shorter
+#: continuation step) instead of letting Newton wander to a far assembly.
+NEAR_LAMBDA_MIN = 0.25
+
+def strategy_for(system, mode: str = "auto") -> LinearStrategy:
+    """The linear strategy of a system: LU while regular (SuperLU with the ordering chosen on
+    its pattern for large systems), least squares otherwise."""
+    permc = "NATURAL" if system.bandwidth <= max(64, system.n // 50) else "COLAMD"
+    # A mechanism's banded Jacobian has tiny supernodes: SuperLU's default panels (and
+    # relaxed supernodes) cost more than they save there. Small ones factorize a chain of
+    # 10^4 four-bar loops about 2.5 times faster, a chain of spatial loops about 1.4 times.
+    options = {"relax": 4, "panel_size": 4} if permc == "NATURAL" else {}
+    return LinearStrategy(mode, permc=permc, lu_options=options)
+
+
+def _roundoff(system, q: np.ndarray, vals: np.ndarray, phi: np.ndarray, rows, tol) -> bool:
+    """Whether every residual above ``tol`` is at the round-off level of its own equation.
+
+    The round-off level of equation ``i`` is what rounding its inputs to double precision can
+    leave: ``eps * (1 + sum_j |Js_ij| |q_j|)`` in the scaled, row-normalized Jacobian ``Js``
+    with the coordinates ``q_j`` in the model's units (lengths over its size, angles).
+    """
+    if not system.dense:
+        J = system.jacobian_sparse(vals)
+        J = (J if rows is None else J[rows]).toarray()
+    else:
+        J = system.jacobian_dense(vals)
+        J = J if rows is None else J[rows]
+    Jc = np.abs(J * system.col_scale)
+    norms = np.maximum(np.sqrt(np.sum(Jc * Jc, axis=1)), 1e-300)
+    mag = _magnitudes(system, q)
+    level = 256 * np.finfo(float).eps * (1.0 + (Jc @ mag) / norms)
+    scaled = np.abs(phi) / norms
+    over = scaled > tol
+    return bool(over.any()) and bool(np.all(scaled[over] <= level[over]))
+
+
+def _magnitudes(system, q: np.ndarray) -> np.ndarray:
+    """Size of every increment component's coordinate in the model's units."""
+    mag = np.ones(system.n)
+    if system.spatial:
+        pos = q[: system.c0_state].reshape(system.nb, 7)[:, :3] / system.length_scale
+        mag[: system.c0_incr].reshape(system.nb, 6)[:, :3] = np.abs(pos)
+    else:
+        mag[: system.c0_incr] = np.abs(q[: system.c0_state]) / system.state_scale[
+            : system.c0_state]
+    mag[system.c0_incr:] = np.abs(q[system.c0_state:]) / system.state_scale[system.c0_state:]
+    return np.maximum(mag, 1.0)
+
+
+def newton(system, q0: np.ndarray, *, tol: float = 1e-10, max_iterations: int = 50,
+           strategy: LinearStrategy | None = None, analyse: bool | None = None,
+           rows: np.ndarray | None = None, transform=None,
+           lambda_min: float = LAMBDA_MIN):
+    """Solve ``Phi(q) = 0`` from ``q0`` with the Newton core (:func:`mechsolve.newton.newton`).
 
     With ``rows`` only those equations are solved (minimum-norm steps), e.g. the constraints
-    without their drivers. Returns ``(q, result, vals)`` where ``vals`` is the Jacobian data
-    at the last iterate where it was evaluated. The result is not checked: callers raise
-    :class:`SolveError` on failure.
+    without their drivers. ``tol`` bounds every equation's residual divided by the norm of its
+    row of the scaled Jacobian (a distance in units of the model's size, or an angle).
+    Returns ``(q, result, vals)`` where ``vals`` is the Jacobian data at the last iterate where
+    it was evaluated. ``lambda_min`` is the smallest damping factor Newton may take before it
+    gives up (a larger one keeps it near the start, e.g. for a corrector or before assembling
+    a rough sketch). The result is not checked: callers raise :class:`SolveError` on failure.
     """
-    lin = linear or LinearSolver(system, rows)
-    q = np.array(q0, dtype=float)
-    if rows is not None:
-        analyse = False
-
-    def evaluate(x):
-        p, v = system.evaluate(x)
-        return (p, v) if rows is None else (p[rows], v)
-
-    def residual(x):
-        p = system.phi(x)
-        return p if rows is None else p[rows]
-
-    phi, vals = evaluate(q)
-    r = float(np.max(np.abs(phi), initial=0.0))
-    history = [r]
+    problem = system.problem(rows=rows)
+    if strategy is None:
+        strategy = strategy_for(system, "lsq" if rows is not None else "auto")
+    out = _core_newton(problem, np.asarray(q0, dtype=float)[None], tol=tol,
+                       max_iterations=max_iterations, strategy=strategy, transform=transform,
+                       lambda_min=lambda_min)
+    q = out.x[0]
+    vals = out.jacobian[0]
+    phi_all = system.phi(q) if rows is not None else out.F[0]
+    phi = out.F[0]
+    status = int(out.status[0])
+    success = status == CONVERGED
+    roundoff = False
     message = "converged"
-    finite_start = bool(np.all(np.isfinite(phi)) and np.all(np.isfinite(vals)))
-    if not finite_start:
-        # never step from a pose where a joint gives NaN or infinity: say which
-        bad = [j.describe() for j, res in system.joint_residuals(
-            system.phi(q) if rows is not None else phi).items()
-            if not np.all(np.isfinite(res))]
+    if status == NOT_FINITE:
+        bad = [j.describe() for j, res in system.joint_residuals(phi_all).items()
+               if not np.all(np.isfinite(res))]
         message = ("the constraints or their Jacobian are not finite at the start pose"
                    + (f" ({', '.join(bad[:3])})" if bad else ""))
-        r = float("inf")
-    success = r <= tol
-    it = 0
-    lu_trouble = False
-    result_roundoff = False
-    while not success and finite_start:
-        if it >= max_iterations:
-            message = f"no convergence in {max_iterations} iterations"
-            break
-        it += 1
-        scale = float(np.max(np.abs(q), initial=0.0))
-        dq = lin.step(vals, phi, scale)
-        f0 = float(np.linalg.norm(phi))
-        alpha = 1.0
-        accepted = False
-        while alpha >= 1.0 / 1024:
-            q_try = system.retract(q, alpha * dq)
-            if alpha == 1.0:
-                phi_try, vals_try = evaluate(q_try)
-            else:
-                phi_try = residual(q_try)
-                vals_try = None
-            if not np.all(np.isfinite(phi_try)):
-                alpha *= 0.5
-                continue
-            f = float(np.linalg.norm(phi_try))
-            if f <= (1.0 - 1e-4 * alpha) * f0 or np.max(np.abs(phi_try)) <= tol:
-                accepted = True
-                break
-            alpha *= 0.5
-        step = alpha * float(np.max(np.abs(dq), initial=0.0)) if accepted else 0.0
-        if not accepted or step <= step_tol * (1.0 + scale):
-            if lin.use_lu:  # LU gave a useless step: retry with the least-squares step
-                lin.use_lu = False
-                lu_trouble = True
-                continue
-            if r <= _ROUNDOFF * (1.0 + scale) * max(1.0, float(np.max(np.abs(vals),
-                                                                     initial=0.0))):
-                message = (f"the residual stalled at {r:.2g}, the round-off level of this "
-                           f"pose: the tolerance {tol:.2g} cannot be reached in floating point")
-                result_roundoff = True
-            else:
-                message = ("the residual cannot be reduced further, so the constraints are "
-                           "inconsistent here (incompatible dimensions, or a driver value the "
-                           "linkage cannot reach)")
-            break
-        q = q_try
-        phi = phi_try
-        vals = vals_try if vals_try is not None else evaluate(q)[1]
-        r = float(np.max(np.abs(phi), initial=0.0))
-        history.append(r)
-        success = r <= tol
-    result = SolveResult(success=success, iterations=it, residual=r, message=message,
+    elif status == MAX_ITERATIONS:
+        message = f"no convergence in {max_iterations} iterations"
+    elif not success:
+        if np.all(np.isfinite(phi)) and _roundoff(system, q, vals, phi, rows, tol):
+            message = (f"the residual stalled at {float(out.residual[0]):.2g} (scaled), the "
+                       f"round-off level of this pose: the tolerance {tol:.2g} cannot be "
+                       "reached in floating point")
+            roundoff = True
+        else:
+            message = ("the residual cannot be reduced further, so the constraints are "
+                       "inconsistent here (incompatible dimensions, or a driver value the "
+                       "linkage cannot reach)")
+    r_abs = float(np.max(np.abs(phi), initial=0.0)) if np.all(np.isfinite(phi)) else float("inf")
+    history = [float(h[0]) for h in out.history]
+    if success:
+        history.append(float(out.residual[0]))
+    result = SolveResult(success=success, iterations=int(out.iterations[0]), residual=r_abs,
+                         scaled_residual=float(out.residual[0]), message=message,
                          history=history, status="failed" if not success else "regular",
-                         redundant=[], free_dof=0, rank=None, roundoff=result_roundoff)
+                         redundant=[], free_dof=0, rank=None, roundoff=roundoff,
+                         phases=[("newton", int(out.iterations[0]))])
     if success and rows is None:
+        lsq = bool(out.least_squares[0])
         if analyse is None:
             # A square system that LU solved all along is regular; anything else is analysed.
-            analyse = lu_trouble or not lin.use_lu
+            analyse = lsq or system.m != system.n
         if analyse:
-            _, vals = system.evaluate(q)
             info = analyse_rank(system, vals)
             if info is None:
-                result.status = "regular" if lin.use_lu else "unknown"
+                result.status = "regular" if not lsq else "unknown"
             else:
                 rank, redundant, free = info
                 result.update(rank=rank, redundant=redundant, free_dof=free,
                               status=status_of(redundant, free))
             system.verdict = result.status
+            system.redundant = result.redundant
+            system.free = result.free_dof
         else:
             result.status = system.verdict or "regular"
             if system.verdict not in (None, "regular", "unknown"):
-                result.update(redundant=system.redundant_cache, free_dof=system.free_cache)
-        system.redundant_cache = result.redundant
-        system.free_cache = result.free_dof
-    result.joint_residuals = system.joint_residuals(system.phi(q) if rows is not None else phi)
+                result.update(redundant=system.redundant, free_dof=system.free)
+    result.joint_residuals = system.joint_residuals(phi_all)
     result.state = q.copy()
     result.tol = tol
     return q, result, vals

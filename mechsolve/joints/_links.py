@@ -91,6 +91,14 @@ class LinkJoint(Joint):
                        np.concatenate([p1, f1, pp, fp, p2, f2, np.asarray(link_params, float)]),
                        name=name)
 
+    def attachments(self) -> list:
+        b1, b2 = self.bodies
+        return [(b1, self._p[0:3].copy()), (b2, self._p[14:17].copy())]
+
+    def length_hint(self) -> float:
+        # the precursor's offset (a DH link's a and d are in its link parameters too)
+        return float(np.linalg.norm(self._p[7:10]))
+
     # -- user-facing ----------------------------------------------------------------------------
     @property
     def value(self) -> float:
@@ -203,6 +211,10 @@ class PrismaticLink(LinkJoint):
 
     _n_link_params = 3
 
+    @property
+    def coordinate_lengths(self) -> np.ndarray:
+        return np.ones(1, dtype=bool)
+
     def __init__(self, body1, body2, frame1=None, frame2=None, *, axis=(0.0, 0.0, 1.0),
                  precursor=None, s0=0.0, name=None) -> None:
         super().__init__(body1, body2, frame1, frame2, precursor=precursor, s0=s0, name=name,
@@ -227,6 +239,13 @@ class DHLink(LinkJoint):
     """
 
     _n_link_params = 5
+
+    @property
+    def coordinate_lengths(self) -> np.ndarray:
+        return np.array([self._p[25] == 1.0])
+
+    def length_hint(self) -> float:
+        return float(np.hypot(self._p[22], self._p[23]) + np.linalg.norm(self._p[7:10]))
 
     def __init__(self, body1, body2, d=0.0, a=0.0, alpha=0.0, theta=0.0, *, prismatic=False,
                  frame1=None, frame2=None, precursor=None, s0=0.0, name=None) -> None:
@@ -273,6 +292,13 @@ class CircleJoint(LinkJoint):
     """
 
     _n_link_params = 1
+
+    @property
+    def coordinate_lengths(self) -> np.ndarray:
+        return np.ones(1, dtype=bool)     # the arc length
+
+    def length_hint(self) -> float:
+        return 2.0 * abs(float(self._p[21]))
 
     def __init__(self, body1, body2, radius: float = 1.0, frame1=None, frame2=None, *,
                  precursor=None, s0=0.0, name=None) -> None:
@@ -435,6 +461,16 @@ class SerialChain(Joint):
         self._n = n
         if target is not None:
             self.target = target
+
+    @property
+    def coordinate_lengths(self) -> np.ndarray:
+        n = self._n
+        return self._p[(n + 2) * 12:(n + 2) * 12 + n] == 1.0
+
+    def length_hint(self) -> float:
+        # the arm's reach: the sum of its link offsets
+        geom = self._p[:(self._n + 2) * 12].reshape(-1, 3, 4)
+        return float(np.sum(np.linalg.norm(geom[:, :, 3], axis=1)))
 
     @property
     def n_joints(self) -> int:

@@ -105,7 +105,16 @@ def _point(value, name: str) -> np.ndarray:
 
 
 # -- joints ----------------------------------------------------------------------------------------
-class Revolute(Joint):
+class _TwoPointJoint:
+    """Mixin of planar joints whose parameters start with a point on each of their two bodies
+    (``P[0:2]`` on body 1, ``P[2:4]`` on body 2)."""
+
+    def attachments(self) -> list:
+        b1, b2 = self.bodies[:2]
+        return [(b1, self._p[0:2].copy()), (b2, self._p[2:4].copy())]
+
+
+class Revolute(_TwoPointJoint, Joint):
     """Pin joint: point ``point1`` of ``body1`` coincides with point ``point2`` of ``body2``.
 
     ``Phi = r1 + R1 p1 - r2 - R2 p2`` (2 equations, the seed's REVOLUTE).
@@ -180,7 +189,7 @@ class Revolute(Joint):
         return np.stack([a1x * w1 - a2x * w2, a1y * w1 - a2y * w2], axis=-1)
 
 
-class Fixed(Joint):
+class Fixed(_TwoPointJoint, Joint):
     """Weld: ``point1`` of ``body1`` on ``point2`` of ``body2`` and the relative angle locked.
 
     ``Phi = (r1 + R1 p1 - r2 - R2 p2, t2 - t1 - angle)`` (3 equations). With ``body1`` ground
@@ -234,7 +243,7 @@ class Fixed(Joint):
         return out
 
 
-class Prismatic(Joint):
+class Prismatic(_TwoPointJoint, Joint):
     """Translational joint: a point of ``body2`` slides on a line of ``body1``, rotation locked.
 
     The line passes through ``point1`` of ``body1`` with direction ``axis`` (body-1
@@ -299,7 +308,7 @@ class Prismatic(Joint):
         return out
 
 
-class PointOnLine(Joint):
+class PointOnLine(_TwoPointJoint, Joint):
     """Pin in slot: ``point2`` of ``body2`` stays on the line of ``body1`` through ``point1``.
 
     ``Phi = perp(R1 axis) . (r2 + R2 p2 - r1 - R1 p1)`` (1 equation); the relative rotation is
@@ -338,7 +347,7 @@ class PointOnLine(Joint):
         return _projection_gamma(P, X1, X2, V1, V2, P[..., 4], P[..., 5], normal=True)[..., None]
 
 
-class Distance(Joint):
+class Distance(_TwoPointJoint, Joint):
     """Massless rod: ``point1`` of ``body1`` and ``point2`` of ``body2`` at distance ``length``.
 
     ``Phi = (d . d - L**2) / (2 L)`` with ``d = r2 + R2 p2 - r1 - R1 p1`` (1 equation). The
@@ -355,6 +364,10 @@ class Distance(Joint):
 
     n_equations = 1
     equation_labels = ("length",)
+    _length_index = 4
+
+    def length_hint(self) -> float:
+        return abs(float(self._p[self._length_index]))
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
                  length: float = 1.0, *, name: str | None = None) -> None:
@@ -471,7 +484,7 @@ class Gear(Joint):
         return phi, [J1, J2, Jc]
 
 
-class RackPinion(Joint):
+class RackPinion(_TwoPointJoint, Joint):
     """Rack and pinion: the rack's slide along its axis follows the pinion's rotation.
 
     With ``u = R_rack axis`` and ``d = (r_rack + R_rack p_rack) - (r_pin + R_pin p_pin)``::

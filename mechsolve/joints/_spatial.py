@@ -260,6 +260,10 @@ class _FrameJoint(Joint):
     def equation_labels(self):
         return self._rows
 
+    def attachments(self) -> list:
+        b1, b2 = self.bodies
+        return [(b1, self._p[0:3].copy()), (b2, self._p[7:10].copy())]
+
     @property
     def point1(self) -> np.ndarray:
         """Origin of the joint frame on body 1, body coordinates."""
@@ -712,6 +716,7 @@ class SpatialDistance(_FrameJoint, Distance):
     """Spatial rod: the frame origins stay ``length`` apart; ``Phi = (d.d - L^2) / (2L)``."""
 
     _rows = ("length",)
+    _length_index = 14
     n_equations = 1
     _L = 14
 

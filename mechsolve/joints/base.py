@@ -175,6 +175,30 @@ class Joint(ABC):
     def __repr__(self) -> str:
         return f"<{self.describe()}>"
 
+    # -- geometry ---------------------------------------------------------------------------------
+    def attachments(self) -> list:
+        """Where the joint attaches: ``[(body, local point), ...]``.
+
+        The mechanism's characteristic length (which scales the solver's tolerances) is taken
+        from these points. Built-in joints give their joint points; another class can define
+        ``plot_points(self) -> [(body, point), ...]`` (body coordinates), which drawings use
+        too.
+        """
+        hook = getattr(self, "plot_points", None)
+        if callable(hook):
+            return [(b, np.asarray(p, dtype=float)) for b, p in hook()]
+        return []
+
+    def length_hint(self) -> float:
+        """A length the joint carries itself (a rod's length, an arm's reach), else 0."""
+        return 0.0
+
+    @property
+    def coordinate_lengths(self) -> np.ndarray:
+        """Which of the joint's own coordinates are lengths (True) rather than angles or
+        dimensionless numbers; the solver scales length coordinates by the model's size."""
+        return np.zeros(self.n_coordinates, dtype=bool)
+
     # -- evaluation at the current state --------------------------------------------------------
     def residual(self) -> np.ndarray:
         """This joint's constraint values Phi at the bodies' current poses, shape ``(m,)``."""

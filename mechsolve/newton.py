@@ -1,0 +1,503 @@
+"""The one Newton core: every nonlinear solve in mechsolve goes through this module.
+
+A *problem* supplies the residual ``F(x)`` (``m`` equations) and its Jacobian with respect to an
+increment ``dx`` of ``n`` numbers, the update ``x (+) dx`` (the exponential map for spatial
+rotations) and the scale of every increment component (lengths divided by the model's
+characteristic length, angles as they are). Items of a batch (many poses, targets or designs)
+are solved together along a leading batch axis; a single system is a batch of one.
+
+:func:`newton` is Newton's method with Deuflhard's error-oriented globalization (NLEQ-ERR,
+Deuflhard 2004, *Newton Methods for Nonlinear Problems*, sec. 3.3): the step ``dx = -J^-1 F``
+is taken in full unless the *natural monotonicity test* fails, that is unless the simplified
+correction ``dxbar = -J(x)^-1 F(x + lam dx)`` (the same factorization, one more triangular
+solve) is not clearly smaller than ``dx``. The test is invariant under any scaling or
+combination of the equations, so on large models Newton's full steps are taken where a line
+search on ``|F|`` would cut them. The iteration stops when the residual is within ``tol`` *and*
+the estimated error of the pose after adding the simplified correction is at round-off; so a
+regular problem returns its poses exact to round-off, for at most one extra triangular solve
+and residual evaluation.
+
+The linear step is a strategy (:class:`LinearStrategy`): LU (dense LAPACK for one system,
+batched NumPy for many, SciPy's SuperLU with a fixed ordering for large sparse systems) while
+the scaled Jacobian is regular, and the minimum-norm least-squares step (truncated SVD, or LSMR
+for very large systems) for redundant or under-driven systems, or where LU meets a singular
+matrix or cannot make progress. Every decision (rank, singularity) is taken on the Jacobian
+scaled by the increment scales and row-normalized, so it does not depend on the length unit.
+
+:func:`levenberg_marquardt` minimizes ``|F|`` where the equations need not have a solution
+(end-effector goals, inverse kinematics from far starts), on the same problems and results,
+optionally on the manifold of a set of hard equations.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.linalg as sla
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+__all__ = ["Result", "NewtonResult", "LinearStrategy", "newton",
+           "RANK_RTOL", "CONVERGED", "MAX_ITERATIONS", "NO_PROGRESS", "STATIONARY",
+           "NOT_FINITE"]
+
+EPS = float(np.finfo(float).eps)
+#: Singular values of the scaled Jacobian below ``RANK_RTOL`` times the largest count as zero.
+RANK_RTOL = 1e-9
+#: LU is not used on a scaled Jacobian whose reciprocal condition number is below this.
+RCOND_MIN = 1e-13
+#: A scaled LU step larger than this means the matrix is numerically singular.
+HUGE_STEP = 1e8
+#: Largest system for which the least-squares step uses a dense SVD (else LSMR).
+DENSE_LSQ_LIMIT = 3000
+#: Smallest damping factor before Newton gives up (Deuflhard's lambda_min).
+LAMBDA_MIN = 1e-4
+#: Largest step in the scaled coordinates: no Newton step turns a body by more than a half turn
+#: (beyond which a rotation is ambiguous) or moves it by more than pi model sizes.
+MAX_STEP = np.pi
+#: The estimated error of a returned pose, relative to the scaled state: round-off.
+POSE_RTOL = 4.0 * EPS
+
+# status codes of one item
+RUNNING, CONVERGED, MAX_ITERATIONS, NO_PROGRESS, STATIONARY, NOT_FINITE = range(-1, 5)
+
+
+class Result(dict):
+    """Base of every result in mechsolve: a dict with attribute access, like SciPy's
+    ``OptimizeResult``.
+
+    Subclasses list the fields their ``repr`` shows first in ``_show``.
+
+    Examples
+    --------
+    >>> r = Result(success=True, iterations=3)
+    >>> r.iterations
+    3
+    >>> r
+    Result(success=True, iterations=3)
+    """
+
+    _show: tuple[str, ...] = ()
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __setattr__(self, name, value):
+        self[name] = value
+
+    def __delattr__(self, name):
+        try:
+            del self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __dir__(self):
+        return list(self.keys())
+
+    def __repr__(self) -> str:
+        keys = [k for k in self._show if k in self] or [
+            k for k, v in self.items() if np.ndim(v) == 0 and not isinstance(v, dict)]
+        return f"{type(self).__name__}(" + ", ".join(
+            f"{k}={_short(self[k])}" for k in keys) + ")"
+
+
+def _short(value) -> str:
+    if isinstance(value, np.ndarray) and value.size > 6:
+        return f"<array {value.shape}>"
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.3g}"
+    return repr(value)
+
+
+class NewtonResult(Result):
+    """Outcome of :func:`newton` or :func:`levenberg_marquardt` on a batch of items.
+
+    Attributes
+    ----------
+    x : ndarray (B, n_state)
+        Returned states (the start for items that failed before any step).
+    status : ndarray of int (B,)
+        ``CONVERGED`` (0), ``MAX_ITERATIONS`` (1), ``NO_PROGRESS`` (2: the damping factor fell
+        below its minimum), ``STATIONARY`` (3: the correction vanished with the residual above
+        ``tol``: a least-squares point) or ``NOT_FINITE`` (4).
+    success : ndarray of bool (B,)
+    iterations : ndarray of int (B,)
+        Newton steps taken.
+    residual : ndarray (B,)
+        Largest scaled residual at ``x``: each equation divided by the norm of its row of the
+        scaled Jacobian.
+    F : ndarray (B, m)
+        Residual vector at ``x``.
+    jacobian : ndarray
+        The problem's Jacobian data at the last iterate where it was evaluated (within the
+        final correction of ``x``).
+    least_squares : ndarray of bool (B,)
+        Whether the minimum-norm least-squares step was used (redundant, under-driven or
+        singular systems).
+    history : list of ndarray
+        The largest scaled residual of the active items before each iteration.
+    """
+
+    _show = ("success", "status", "iterations", "residual")
+
+
+# -- linear strategies -------------------------------------------------------------------------
+class LinearStrategy:
+    """How the linear step ``J dx = rhs`` is taken.
+
+    ``mode`` is ``"auto"`` (LU while the scaled Jacobian is square and regular, else the
+    minimum-norm least-squares step), ``"lu"`` or ``"lsq"``. Sparse problems use SuperLU with
+    the column ordering ``permc`` chosen once per problem (``"NATURAL"`` for banded patterns,
+    where small panels and relaxed supernodes pay off, else ``"COLAMD"``).
+    """
+
+    def __init__(self, mode: str = "auto", *, permc: str = "COLAMD", lu_options=None) -> None:
+        if mode not in ("auto", "lu", "lsq"):
+            raise ValueError(f"mode must be 'auto', 'lu' or 'lsq', got {mode!r}")
+        self.mode = mode
+        self.permc = permc
+        self.lu_options = dict(lu_options or {})
+
+    def factor(self, J, c: np.ndarray, lsq: np.ndarray):
+        """Factorization of the Jacobian(s) ``J`` (dense ``(b, m, n)`` or one sparse matrix)
+        scaled by the increment scales ``c``; ``lsq`` marks items that need least squares."""
+        if sp.issparse(J):
+            return _SparseFactor(J, c, bool(lsq[0]) or self.mode == "lsq", self)
+        return _DenseFactor(J, c, lsq | (self.mode == "lsq"))
+
+
+def _row_norms_dense(Jc: np.ndarray) -> np.ndarray:
+    r = np.sqrt(np.einsum("...ij,...ij->...i", Jc, Jc))
+    return np.maximum(r, 1e-300)
+
+
+class _DenseFactor:
+    """Scaled dense Jacobians ``Js = diag(1/r) J diag(c)`` of a batch, ready to solve.
+
+    Items are solved by LU while their scaled matrix is square and regular, else by the
+    truncated SVD (minimum-norm least squares). ``lsq`` (b,) says which items use the latter.
+    """
+
+    def __init__(self, J: np.ndarray, c: np.ndarray, lsq: np.ndarray) -> None:
+        Jc = J * c
+        self.r = _row_norms_dense(Jc)
+        self.c = c
+        Js = Jc / self.r[..., None]
+        self.Js = Js
+        b, m, n = Js.shape
+        self.lsq = np.array(np.broadcast_to(lsq, (b,)), dtype=bool)
+        if m != n:
+            self.lsq[:] = True
+        self._lu = None
+        self._svd = {}
+        if b == 1 and not self.lsq[0]:
+            lu, piv, info = sla.lapack.dgetrf(Js[0])
+            if info != 0:
+                self.lsq[0] = True
+            else:
+                anorm = float(np.max(np.sum(np.abs(Js[0]), axis=0)))
+                rcond = sla.lapack.dgecon(lu, anorm, norm="1")[0] if anorm > 0 else 0.0
+                if not rcond > RCOND_MIN:
+                    self.lsq[0] = True
+                else:
+                    self._lu = (lu, piv)
+
+    def _svd_of(self, i: int):
+        f = self._svd.get(i)
+        if f is None:
+            U, s, Vt = np.linalg.svd(self.Js[i], full_matrices=False)
+            k = int(np.count_nonzero(s > RANK_RTOL * s[0])) if s.size and s[0] > 0 else 0
+            f = self._svd[i] = (U[:, :k], s[:k], Vt[:k])
+        return f
+
+    def solve(self, rhs: np.ndarray, sub: np.ndarray | None = None) -> np.ndarray:
+        """Solutions for right-hand sides ``rhs (b', m)`` of the items ``sub`` (default all)."""
+        idx = np.arange(len(self.Js)) if sub is None else sub
+        y = rhs / self.r[idx]
+        out = np.empty((len(idx), self.Js.shape[2]))
+        lsq = self.lsq[idx]
+        lu_items = np.flatnonzero(~lsq)
+        if lu_items.size:
+            if self._lu is not None:
+                out[0] = sla.lapack.dgetrs(self._lu[0], self._lu[1], y[0])[0]
+            else:
+                sel = idx[lu_items]
+                try:
+                    out[lu_items] = np.linalg.solve(self.Js[sel], y[lu_items][..., None])[..., 0]
+                except np.linalg.LinAlgError:
+                    out[lu_items] = np.nan
+            bad = ~(np.max(np.abs(out[lu_items]), axis=1) < HUGE_STEP)
+            if bad.any():   # numerically singular: least squares from now on
+                self.lsq[idx[lu_items[bad]]] = True
+                lsq = self.lsq[idx]
+        for k in np.flatnonzero(lsq):
+            U, s, Vt = self._svd_of(int(idx[k]))
+            out[k] = Vt.T @ ((U.T @ y[k]) / s) if s.size else 0.0
+        return out * self.c
+
+
+class _SparseFactor:
+    """SuperLU of one scaled sparse Jacobian, or its least-squares fallback."""
+
+    def __init__(self, J, c: np.ndarray, lsq: bool, strategy: LinearStrategy) -> None:
+        J = J.tocsc()
+        cols = np.repeat(np.arange(J.shape[1]), np.diff(J.indptr))
+        Jc = J.data * c[cols]
+        r = np.sqrt(np.bincount(J.indices, weights=Jc * Jc, minlength=J.shape[0]))
+        self.r = np.maximum(r, 1e-300)[None]
+        self.c = c
+        self.Js = sp.csc_matrix((Jc / self.r[0][J.indices], J.indices, J.indptr), shape=J.shape)
+        self.lsq = np.array([lsq or J.shape[0] != J.shape[1]])
+        self._lu = None
+        if not self.lsq[0]:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error", sla.LinAlgWarning)
+                    self._lu = spla.splu(self.Js, permc_spec=strategy.permc,
+                                         **strategy.lu_options)
+            except (RuntimeError, sla.LinAlgWarning):
+                self.lsq[0] = True
+        self._dense_svd = None
+
+    def solve(self, rhs: np.ndarray, sub: np.ndarray | None = None) -> np.ndarray:
+        y = rhs[0] / self.r[0]
+        x = None
+        if not self.lsq[0]:
+            x = self._lu.solve(y)
+            if not np.max(np.abs(x)) < HUGE_STEP:
+                self.lsq[0] = True
+                x = None
+        if x is None:
+            n = self.Js.shape[1]
+            if n <= DENSE_LSQ_LIMIT:
+                if self._dense_svd is None:
+                    U, s, Vt = np.linalg.svd(self.Js.toarray(), full_matrices=False)
+                    k = int(np.count_nonzero(s > RANK_RTOL * s[0])) if s.size and s[0] else 0
+                    self._dense_svd = (U[:, :k], s[:k], Vt[:k])
+                U, s, Vt = self._dense_svd
+                x = Vt.T @ ((U.T @ y) / s) if s.size else np.zeros(n)
+            else:
+                x = spla.lsmr(self.Js, y, atol=1e-15, btol=1e-15, maxiter=20 * n)[0]
+        return (x * self.c)[None]
+
+
+# -- Newton ------------------------------------------------------------------------------------
+def _norm2(v: np.ndarray) -> np.ndarray:
+    return np.sqrt(np.einsum("ij,ij->i", v, v))
+
+
+def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
+           strategy: LinearStrategy | None = None, damped: bool = True,
+           transform=None, lambda_min: float = LAMBDA_MIN,
+           max_step: float = MAX_STEP) -> NewtonResult:
+    """Solve ``F(x) = 0`` for every item of a batch by globalized Newton.
+
+    Parameters
+    ----------
+    problem : object
+        Supplies ``evaluate(X, idx) -> (F, D)`` (residuals ``(b, m)`` and Jacobian data of the
+        items ``idx``), ``residual(X, idx)``, ``matrix(D) -> J`` (dense ``(b, m, n)`` or one
+        sparse matrix), ``retract(X, dX)``, ``col_scale (n,)`` and ``state_scale (n_state,)``.
+    x0 : ndarray (B, n_state)
+        Start states.
+    tol : float
+        Largest scaled residual accepted (see :class:`NewtonResult`).
+    max_iterations : int
+        Newton steps per item.
+    strategy : LinearStrategy, optional
+        The linear step (default: LU while regular, least squares otherwise).
+    damped : bool
+        Deuflhard's damping by the natural monotonicity test (default). Without it every step
+        is taken in full.
+    transform : callable, optional
+        ``transform(X, dX, idx) -> dX`` applied to every correction (deflation).
+    lambda_min : float
+        Smallest damping factor: an item that needs a smaller one has left Newton's domain
+        of convergence, and stops with status ``NO_PROGRESS`` (after trying least squares).
+    max_step : float
+        Largest step in the scaled coordinates (radians, model sizes); longer corrections
+        are damped to it.
+
+    Returns
+    -------
+    NewtonResult
+    """
+    strategy = strategy or LinearStrategy()
+    X = np.array(x0, dtype=float)
+    B = len(X)
+    c = problem.col_scale
+    inv_state = 1.0 / problem.state_scale
+    status = np.full(B, RUNNING)
+    iters = np.zeros(B, dtype=int)
+    lsq = np.zeros(B, dtype=bool)
+    lam = np.ones(B)
+    res = np.full(B, np.inf)
+    idx = np.arange(B)
+    F, D = problem.evaluate(X, idx)
+    F_out = np.array(F)
+    D_out = np.array(D)
+    history = []
+    finite = np.isfinite(F).all(axis=1) & np.isfinite(D.reshape(B, -1)).all(axis=1)
+    if not finite.all():
+        status[~finite] = NOT_FINITE
+        keep = finite
+        idx, F, D = idx[keep], F[keep], D[keep]
+    # the last step of every item, for the damping prediction: ||dx||, dxbar (scaled), lambda
+    nd_prev = np.zeros(B)
+    sbar_prev = None
+    lam_prev = np.ones(B)
+    has_prev = np.zeros(B, dtype=bool)
+    while idx.size:
+        J = problem.matrix(D)
+        fac = strategy.factor(J, c, lsq[idx])
+        r = fac.r
+        res[idx] = np.max(np.abs(F) / r, axis=1)
+        history.append(res[idx].copy())
+        dx = fac.solve(-F)
+        if transform is not None:
+            dx = transform(X[idx], dx, idx)
+        lsq[idx] = fac.lsq
+        s = dx / c
+        nd = _norm2(s)
+        xs = np.maximum(1.0, np.max(np.abs(X[idx] * inv_state), axis=1))
+        tiny = np.max(np.abs(s), axis=1) <= POSE_RTOL * xs
+        ok_res = res[idx] <= tol
+        # an item whose correction is at round-off is done: converged, or stationary
+        stop = tiny | ~np.isfinite(nd) | (iters[idx] >= max_iterations)
+        if stop.any():
+            status[idx[stop & tiny & ok_res]] = CONVERGED
+            status[idx[stop & tiny & ~ok_res]] = STATIONARY
+            status[idx[stop & ~tiny & ok_res]] = CONVERGED   # out of steps, residual met
+            status[idx[stop & ~tiny & ~ok_res]] = np.where(
+                np.isfinite(nd[stop & ~tiny & ~ok_res]), MAX_ITERATIONS, NOT_FINITE)
+            F_out[idx[stop]] = F[stop]
+            D_out[idx[stop]] = D[stop]
+        # damping factor predicted from the last step (NLEQ-ERR)
+        lam[idx] = 1.0
+        if damped:
+            lam[idx] = np.minimum(1.0, max_step / np.maximum(np.max(np.abs(s), axis=1), 1e-300))
+        if damped and has_prev[idx].any():
+            sp_ = sbar_prev[idx]
+            denom = _norm2(sp_ - s) * nd
+            with np.errstate(divide="ignore", invalid="ignore"):
+                mu = nd_prev[idx] * _norm2(sp_) / denom * lam_prev[idx]
+            mu = np.where(denom > 0, mu, 1.0)
+            lam[idx] = np.minimum(lam[idx], np.where(has_prev[idx], np.maximum(mu, lambda_min),
+                                                     1.0))
+        go = np.flatnonzero(~stop)
+        if go.size == 0:
+            break
+        # trial steps, one damping factor per item
+        X_new = X[idx].copy()
+        F_new = F.copy()
+        D_new = D.copy()
+        sbar = np.zeros_like(s)
+        theta = np.zeros(len(idx))
+        accepted = np.zeros(len(idx), dtype=bool)
+        failed = np.zeros(len(idx), dtype=bool)
+        raised = np.zeros(len(idx), dtype=bool)
+        pend = go
+        while pend.size:
+            items = idx[pend]
+            Xt = problem.retract(X[items], lam[items, None] * dx[pend])
+            Ft, Dt = problem.evaluate(Xt, items)
+            good = np.isfinite(Ft).all(axis=1)
+            dxb = np.zeros((len(pend), dx.shape[1]))
+            if good.any():
+                dxb[good] = fac.solve(-Ft[good], pend[good])
+                if transform is not None:
+                    dxb[good] = transform(Xt[good], dxb[good], items[good])
+            sb = dxb / c
+            nb = _norm2(sb)
+            th = np.where(good, nb / np.maximum(nd[pend], 1e-300), np.inf)
+            lam_t = lam[items]
+            if damped:
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    mu2 = 0.5 * nd[pend] * lam_t**2 / _norm2(sb - (1.0 - lam_t[:, None])
+                                                             * s[pend])
+                mu2 = np.where(np.isfinite(mu2), mu2, np.inf)
+                reject = ~(th < 1.0 - lam_t / 4.0)
+                cap = max_step / np.maximum(np.max(np.abs(s[pend]), axis=1), 1e-300)
+                mu2 = np.minimum(mu2, cap)
+                grow = ~reject & (lam_t < 1.0) & (np.minimum(1.0, mu2) >= 4.0 * lam_t) \
+                    & ~raised[pend]
+            else:
+                reject = ~good
+                grow = np.zeros(len(pend), dtype=bool)
+                mu2 = np.full(len(pend), np.inf)
+            take = ~reject & ~grow
+            keep = pend[take]
+            X_new[keep] = Xt[take]
+            F_new[keep] = Ft[take]
+            D_new[keep] = Dt[take]
+            sbar[keep] = sb[take]
+            theta[keep] = th[take]
+            accepted[keep] = True
+            # retry the others with a new damping factor
+            new_lam = np.where(grow, np.minimum(1.0, mu2),
+                               np.minimum(np.where(good, mu2, 0.25 * lam_t), 0.5 * lam_t))
+            lam[items[grow | reject]] = new_lam[grow | reject]
+            raised[pend[grow]] = True
+            low = reject & (new_lam < lambda_min)
+            failed[pend[low]] = True
+            pend = pend[(grow | reject) & ~low]
+        # items that could not be damped: LU gave a useless step -> least squares, else fail
+        for k in np.flatnonzero(failed):
+            if res[idx[k]] <= tol:
+                # no step reduces the correction further with the residual met: the root is
+                # as exact as it gets (a singular root, where Newton converges only linearly)
+                status[idx[k]] = CONVERGED
+                F_out[idx[k]] = F[k]
+                D_out[idx[k]] = D[k]
+            elif not lsq[idx[k]] and strategy.mode == "auto":
+                lsq[idx[k]] = True
+            else:
+                status[idx[k]] = NO_PROGRESS
+                F_out[idx[k]] = F[k]
+                D_out[idx[k]] = D[k]
+        acc = np.flatnonzero(accepted)
+        iters[idx[acc]] += 1
+        X[idx[acc]] = X_new[acc]
+        # converged: residual within tol and the pose after the simplified correction exact
+        full = acc[lam[idx[acc]] >= 1.0]
+        if full.size:
+            F_acc = F_new[full]
+            r_acc = np.max(np.abs(F_acc) / r[full], axis=1)
+            xs_acc = np.maximum(1.0, np.max(np.abs(X_new[full] * inv_state), axis=1))
+            th = theta[full]
+            nbar = np.max(np.abs(sbar[full]), axis=1)
+            est = np.where(th < 1.0, th / np.maximum(1.0 - th, 1e-300), np.inf) * nbar
+            slow = th > 0.5
+            done = (r_acc <= tol) & ((est <= POSE_RTOL * xs_acc) | (nbar <= POSE_RTOL * xs_acc)
+                                     | (slow & (est <= tol)))
+            if done.any():
+                items = idx[full[done]]
+                Xf = problem.retract(X_new[full[done]], sbar[full[done]] * c)
+                Ff = problem.residual(Xf, items)
+                better = np.isfinite(Ff).all(axis=1) & (
+                    np.max(np.abs(Ff) / r[full[done]], axis=1) <= np.maximum(r_acc[done], tol))
+                X[items[better]] = Xf[better]
+                F_out[items[better]] = Ff[better]
+                F_out[items[~better]] = F_acc[done][~better]
+                D_out[items] = D_new[full[done]]
+                res[items[better]] = np.max(np.abs(Ff[better]) / r[full[done]][better], axis=1)
+                res[items[~better]] = r_acc[done][~better]
+                status[items] = CONVERGED
+        # the next iteration
+        active = status[idx] == RUNNING
+        if sbar_prev is None:
+            sbar_prev = np.zeros((B, s.shape[1]))
+        nd_prev[idx] = nd
+        sbar_prev[idx] = sbar
+        lam_prev[idx] = lam[idx]
+        has_prev[idx] = accepted    # items that switched to least squares start afresh
+        F = np.where(accepted[:, None], F_new, F)[active]
+        D = np.where(accepted.reshape((-1,) + (1,) * (D.ndim - 1)), D_new, D)[active]
+        idx = idx[active]
+    success = status == CONVERGED
+    return NewtonResult(x=X, status=status, success=success, iterations=iters, residual=res,
+                        F=F_out, jacobian=D_out, least_squares=lsq, history=history)
