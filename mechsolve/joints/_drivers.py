@@ -2,7 +2,8 @@
 
 ``Driver`` fixes one coordinate of one body (George & Guenter's DRIVER); ``AngleDriver`` the
 relative angle of a revolute joint; ``SlideDriver`` the slide of a prismatic joint;
-``DistanceDriver`` the distance between two body points.
+``DistanceDriver`` the distance between two body points. None has mirrored solutions: each is
+linear in a coordinate, an angle or a slide, or is a distance.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ class Driver(DriverJoint):
 
     n_equations = 1
     _value_index = 3
+    # No mirror: linear in the coordinate.
 
     def __init__(self, body: Body, coordinate: str, value: float = 0.0, *,
                  name: str | None = None) -> None:
@@ -97,6 +99,7 @@ class AngleDriver(DriverJoint):
     n_equations = 1
     equation_labels = ("angle",)
     _value_index = 0
+    # No mirror: linear in the angles.
 
     def __init__(self, joint: Revolute, value: float = 0.0, *, name: str | None = None) -> None:
         if not isinstance(joint, Revolute):
@@ -139,6 +142,7 @@ class SlideDriver(DriverJoint):
     n_equations = 1
     equation_labels = ("slide",)
     _value_index = 6
+    # No mirror: a signed slide along the axis (no rotation row).
 
     def __init__(self, joint: Prismatic, value: float = 0.0, *, name: str | None = None) -> None:
         if not isinstance(joint, Prismatic):
@@ -175,6 +179,7 @@ class DistanceDriver(Distance, DriverJoint):
     """
 
     _value_index = 4
+    # No mirror: a distance, as Distance.
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
                  value: float = 1.0, *, name: str | None = None) -> None:
@@ -213,6 +218,7 @@ class CoordinateDriver(DriverJoint):
     dims = (2, 3)
     _coordinate_slot = True
     _value_index = 0
+    # No mirror: linear in the coordinate.
 
     def __init__(self, joint, value: float = 0.0, index: int = 0, *, name=None) -> None:
         from .base import Joint

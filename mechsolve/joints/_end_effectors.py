@@ -41,6 +41,12 @@ from the goal. ``zx, zy`` have magnitude ``2 tan(phi/2)`` for an angle ``phi``
 between ``e_z`` and ``g_z`` and vanish only when they coincide (not when opposite). Jacobians
 are analytic for every kind; the tests check all of them against finite differences.
 
+No kind has mirrored solutions (:meth:`~mechsolve.joints.Joint._mirrored` keeps its default;
+each class says why): the rotation-vector rows vanish only at the goal orientation, ``angle``
+is an atan2 (``pi``, not 0, half a turn away), ``zx, zy`` and the look-at rows divide by
+``1 + cos`` (no root pointing away), and :class:`RcmEndEffector`'s line through a point has no
+direction to reverse.
+
 Quaternions given by hand (``(B, 7)`` target arrays for :meth:`EndEffector.params_for`, a
 4-vector orientation target) must have norm 1 within ``1e-6`` (a :class:`ValueError` names
 the argument and the norm found); they are then normalized.
@@ -485,6 +491,7 @@ class PointEndEffector(_LinkEndEffector):
     """
 
     actin_kind = "pointEndEffector"
+    # No mirror: position rows only.
     n_equations = 3
     _rows_spec = ("x", "y", "z")
     _target_kind = "point"
@@ -502,6 +509,7 @@ class FrameEndEffector(_LinkEndEffector):
     """
 
     actin_kind = "frameEndEffector"
+    # No mirror: the rotation vector vanishes only at the goal orientation.
     n_equations = 6
     _rows_spec = ("x", "y", "z", "rx", "ry", "rz")
 
@@ -518,6 +526,7 @@ class DirectionalFrameEndEffector(_LinkEndEffector):
     """
 
     actin_kind = "directionalFrameEndEffector"
+    # No mirror: the rotation vector vanishes only at the goal orientation.
     n_equations = 6
     _rows_spec = ("x", "y", "z", "rx", "ry", "rz")
 
@@ -538,6 +547,7 @@ class OrientationEndEffector(_LinkEndEffector):
     """
 
     actin_kind = "orientationEndEffector"
+    # No mirror: the rotation vector vanishes only at the goal orientation.
     n_equations = 3
     _rows_spec = ("rx", "ry", "rz")
     _target_kind = "orientation"
@@ -562,6 +572,7 @@ class AccelerometerEndEffector(OrientationEndEffector):
     """
 
     actin_kind = "accelerometerEndEffector"
+    # No mirror: the rows of OrientationEndEffector.
 
 
 class XEndEffector(_LinkEndEffector):
@@ -572,6 +583,7 @@ class XEndEffector(_LinkEndEffector):
     """
 
     actin_kind = "xEndEffector"
+    # No mirror: a position row only.
     n_equations = 1
     _rows_spec = ("x",)
     _target_kind = "point"
@@ -585,6 +597,7 @@ class XYEndEffector(_LinkEndEffector):
     """
 
     actin_kind = "xyEndEffector"
+    # No mirror: position rows only.
     n_equations = 2
     _rows_spec = ("x", "y")
     _target_kind = "point"
@@ -599,6 +612,7 @@ class LinearConstraintEndEffector(_ScalarTarget, _LinkEndEffector):
     """
 
     actin_kind = "linearConstraintEndEffector"
+    # No mirror: a position row only.
     n_equations = 1
     _rows_spec = ("z",)
 
@@ -625,6 +639,8 @@ class AxisRotateEndEffector(_ScalarTarget, _LinkEndEffector):
     """
 
     actin_kind = "axisRotateEndEffector"
+    # No mirror: atan2 vanishes only with e_x towards +g_x (pi, not 0, half a turn away); turning
+    # e_z over is a tilt, which the goal leaves free, reached through solutions.
     n_equations = 1
     _rows_spec = ("angle",)
 
@@ -652,6 +668,7 @@ class PointDistanceEndEffector(_ScalarTarget, _LinkEndEffector):
     """
 
     actin_kind = "pointDistanceEndEffector"
+    # No mirror: a distance, from any direction.
     n_equations = 1
     _rows_spec = ("distance",)
 
@@ -698,6 +715,8 @@ class LookAtEndEffector(_LinkEndEffector):
     """
 
     actin_kind = "lookAtEndEffector"
+    # No mirror: the rows vanish only with e_z towards the target; looking away gives 0/0 (NaN), not
+    # a root.
     n_equations = 2
     _rows_spec = ("look x", "look y")
     _target_kind = "point"
@@ -736,6 +755,7 @@ class FreeSpinInZEndEffector(_LinkEndEffector):
     """
 
     actin_kind = "freeSpinInZEndEffector"
+    # No mirror: zx, zy vanish only at e_z = g_z (NaN at e_z = -g_z).
     n_equations = 5
     _rows_spec = ("x", "y", "z", "zx", "zy")
 
@@ -748,6 +768,7 @@ class SlidingEndEffector(_LinkEndEffector):
     """
 
     actin_kind = "slidingEndEffector"
+    # No mirror: the rotation vector vanishes only at the goal orientation.
     n_equations = 5
     _rows_spec = ("y", "z", "rx", "ry", "rz")
 
@@ -760,6 +781,7 @@ class SlideXSpinZEndEffector(_LinkEndEffector):
     """
 
     actin_kind = "slideXSpinZEndEffector"
+    # No mirror: zx, zy vanish only at e_z = g_z (NaN at e_z = -g_z).
     n_equations = 4
     _rows_spec = ("y", "z", "zx", "zy")
 
@@ -773,6 +795,7 @@ class PointRotateEndEffector(_LinkEndEffector):
     """
 
     actin_kind = "pointRotateEndEffector"
+    # No mirror: the angle row as AxisRotateEndEffector's.
     n_equations = 4
     _rows_spec = ("x", "y", "z", "angle")
 
@@ -785,6 +808,7 @@ class PlanarEndEffector(_LinkEndEffector):
     """
 
     actin_kind = "planarEndEffector"
+    # No mirror: the angle row as AxisRotateEndEffector's.
     n_equations = 3
     _rows_spec = ("x", "y", "angle")
 
@@ -803,6 +827,8 @@ class GeneralSpatialEndEffector(_LinkEndEffector):
     """
 
     actin_kind = "generalSpatialEndEffector"
+    # No mirror: rotation-vector components vanish only where the relative rotation is about the
+    # free axes (a half turn about g_z for rx, ry is a free spin).
 
     def __new__(cls, link=None, frame=None, target=None, mask=None, **kw):
         if cls is not GeneralSpatialEndEffector:
@@ -855,6 +881,9 @@ class RcmEndEffector(_LinkEndEffector):
     """
 
     actin_kind = "rcmEndEffector"
+    # No mirror: the goal is a line through a point, which has no direction; e_z pointing towards or
+    # away from the point are joined by solutions (Actin's table gives the goal as a translation, 2
+    # constraints).
     n_equations = 2
     _rows_spec = ("rcm x", "rcm y")
     _target_kind = "point"
@@ -888,6 +917,7 @@ class CenterOfMassEndEffector(EndEffector):
     """
 
     actin_kind = "centerOfMassEndEffector"
+    # No mirror: position rows only.
     n_equations = 3
     _rows_spec: ClassVar[tuple[str, ...]] = ("x", "y", "z")
     _T = 7
@@ -1015,6 +1045,7 @@ class ProjectedCenterOfMassEndEffector(CenterOfMassEndEffector):
     """
 
     actin_kind = "projectedCenterOfMassEndEffector"
+    # No mirror: position rows only.
     n_equations = 2
     _rows_spec = ("x", "y")
 
@@ -1067,6 +1098,7 @@ class SewAngleEndEffector(EndEffector):
     """
 
     actin_kind = "sewAngleEndEffector"
+    # No mirror: the atan2 error vanishes only at psi = target (mod 2 pi).
     n_equations = 1
     _rows_spec = ("sew angle",)
 
@@ -1229,6 +1261,7 @@ class CoordinatedJointEndEffector(_CoordinateEndEffector):
     """
 
     actin_kind = "coordinatedJointEndEffector"
+    # No mirror: linear in the coordinates.
 
     def __init__(self, joints, target=None, *, name=None) -> None:
         self._refs = _coordinate_refs(joints, type(self).__name__)
@@ -1286,6 +1319,7 @@ class OneDofGripperEndEffector(_CoordinateEndEffector):
     """
 
     actin_kind = "oneDofGripperEndEffector"
+    # No mirror: linear in the coordinates.
 
     def __init__(self, master, slaves=(), target=0.0, *, ratios=None, offsets=None,
                  name=None) -> None:

@@ -16,6 +16,10 @@ column of ``s``, is analytic. Drive the joint value with
 :class:`SerialChain` collapses a whole serial arm into one joint whose coordinates are the
 joint values and whose equations are a frame goal at the tip (compact IK, see
 :mod:`mechsolve.robots`).
+
+None of these joints has mirrored solutions (:meth:`~mechsolve.joints.Joint._mirrored` keeps
+its default): ``2 v`` vanishes only at the identity rotation (a half turn has ``|2 v| = 2``,
+its largest value), and the position rows are coordinates of ``o_B - o_C``.
 """
 
 from __future__ import annotations
@@ -79,6 +83,7 @@ class LinkJoint(Joint):
     n_coordinates = 1
     equation_labels = _FRAME_ROWS
     _n_link_params: ClassVar[int] = 0
+    # No mirror (every subclass): 2 v is zero only at the identity, 2 at a half turn.
 
     def __init__(self, body1: Body, body2: Body, frame1=None, frame2=None, *, precursor=None,
                  s0: float = 0.0, name: str | None = None, link_params=()) -> None:
@@ -189,6 +194,7 @@ class RevoluteLink(LinkJoint):
     """
 
     _n_link_params = 3
+    # No mirror: LinkJoint's rows.
 
     def __init__(self, body1, body2, frame1=None, frame2=None, *, axis=(0.0, 0.0, 1.0),
                  precursor=None, s0=0.0, name=None) -> None:
@@ -210,6 +216,7 @@ class PrismaticLink(LinkJoint):
     """
 
     _n_link_params = 3
+    # No mirror: LinkJoint's rows.
 
     @property
     def coordinate_lengths(self) -> np.ndarray:
@@ -239,6 +246,7 @@ class DHLink(LinkJoint):
     """
 
     _n_link_params = 5
+    # No mirror: LinkJoint's rows.
 
     @property
     def coordinate_lengths(self) -> np.ndarray:
@@ -292,6 +300,7 @@ class CircleJoint(LinkJoint):
     """
 
     _n_link_params = 1
+    # No mirror: LinkJoint's rows.
 
     @property
     def coordinate_lengths(self) -> np.ndarray:
@@ -446,6 +455,7 @@ class SerialChain(Joint):
     n_equations = 6
     n_coordinates = 1      # per class; instances set their own count
     equation_labels = _FRAME_ROWS
+    # No mirror: 2 v of the tip error is zero only at the target orientation.
 
     def __init__(self, base, geometry, kinds, target=None, *, q0=None, name=None) -> None:
         geom = np.asarray(geometry, dtype=float)

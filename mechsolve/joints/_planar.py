@@ -4,6 +4,10 @@ Notation used in every kernel: a body's pose is ``(x, y, t)``, its rotation ``R(
 point ``p`` sits at ``r + R p`` in global coordinates and ``d(R p)/dt = perp(R p)`` with
 ``perp(v) = (-v_y, v_x)``. Each kernel evaluates all instances of its class at once over stacked
 parameters ``P (..., k, p)`` and poses ``X (..., k, 3)``.
+
+None of these joints has mirrored solutions (:meth:`~mechsolve.joints.Joint._mirrored` keeps
+its default): a planar pose cannot be turned over, and the angle rows are linear in the angles
+(``t2 - t1 - angle`` vanishes at that one relative angle, not also half a turn away).
 """
 
 from __future__ import annotations
@@ -140,6 +144,7 @@ class Revolute(_TwoPointJoint, Joint):
 
     n_equations = 2
     equation_labels = ("x", "y")
+    # No mirror: only points coincide (no rotation row).
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0), *,
                  name: str | None = None) -> None:
@@ -207,6 +212,7 @@ class Fixed(_TwoPointJoint, Joint):
 
     n_equations = 3
     equation_labels = ("x", "y", "angle")
+    # No mirror: the angle row t2 - t1 - angle is linear, one root.
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
                  angle: float = 0.0, *, name: str | None = None) -> None:
@@ -267,6 +273,7 @@ class Prismatic(_TwoPointJoint, Joint):
 
     n_equations = 2
     equation_labels = ("normal", "angle")
+    # No mirror: the angle row is linear, one root; a line has no direction to reverse.
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
                  axis=(1.0, 0.0), axis2=None, *, name: str | None = None) -> None:
@@ -325,6 +332,7 @@ class PointOnLine(_TwoPointJoint, Joint):
 
     n_equations = 1
     equation_labels = ("normal",)
+    # No mirror: a point on a line (no rotation row).
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
                  axis=(1.0, 0.0), *, name: str | None = None) -> None:
@@ -364,6 +372,7 @@ class Distance(_TwoPointJoint, Joint):
 
     n_equations = 1
     equation_labels = ("length",)
+    # No mirror: |d| = L from either side is what a rod means (no rotation row).
     _length_index = 4
 
     def length_hint(self) -> float:
@@ -434,6 +443,7 @@ class Gear(Joint):
 
     n_equations = 1
     equation_labels = ("mesh",)
+    # No mirror: linear in the angles.
 
     def __init__(self, body1: Body, body2: Body, radius1: float, radius2: float, *,
                  internal: bool = False, carrier: Body | None = None, phase: float = 0.0,
@@ -512,6 +522,7 @@ class RackPinion(_TwoPointJoint, Joint):
 
     n_equations = 1
     equation_labels = ("mesh",)
+    # No mirror: linear in the angles and the slide.
 
     def __init__(self, pinion: Body, rack: Body, radius: float, pinion_point=(0.0, 0.0),
                  rack_point=(0.0, 0.0), axis=(1.0, 0.0), *, phase: float = 0.0,

@@ -29,6 +29,13 @@ rz    y_1 . x_2                     ... about z_1
 perp  z_1 . z_2                     the two z axes perpendicular
 ====  ============================  ==========================================
 
+The rotation components are dot products, and they also vanish at *mirrored* poses: ``rx``
+and ``ry`` at ``z_2 = -z_1`` as well as at ``z_2 = z_1``, and ``rx, ry, rz`` together at frame 2
+turned a half turn about ``x_1``, ``y_1`` or ``z_1`` as well as at the identity. Newton can
+converge to those, so a joint whose rotation rows have such roots overrides
+:meth:`~mechsolve.joints.Joint._mirrored` (see :data:`_MIRROR_AXES`): the axes that must point
+the same way are checked after convergence.
+
 Every joint's acceleration right-hand side ``gamma`` is analytic. With body velocities
 ``(v_i, w_i)`` (``w_i`` global) and accelerations ``(acc_i, alpha_i)``, a frame origin has
 ``o_i'' = acc_i + alpha_i x a_i + w_i x (w_i x a_i)`` and an axis ``u`` of frame ``i`` has
@@ -89,6 +96,58 @@ def placement(value, name: str, axis=None):
 def _axes(X, F):
     """Global axes (columns) of the joint frames: ``R(q) R(f)``, shape ``(..., 3, 3)``."""
     return quat_to_matrix(quat_multiply(X[..., 3:], F))
+
+
+#: Rotation components of a joint -> the frame axes (0, 1, 2 for x, y, z) that must point the
+#: same way on both frames, where the equations alone also allow them to point opposite ways.
+#: With ``R`` the relative rotation (frame 2's axes in frame 1), ``rx = -R[1, 2]``,
+#: ``ry = R[0, 2]``, ``rz = R[1, 0]``:
+#:
+#: * ``rx, ry``: column 2 of R is ``(0, 0, +-1)``, so ``z_2 = +-z_1`` (two separate sets);
+#: * ``rx, rz``: row 1 of R is ``(0, +-1, 0)``, so ``y_2 = +-y_1``;
+#: * ``ry, rz``: ``R = Rx(a)`` (the meant rotation about ``x_1``) or ``Rz(pi) Rx(a)``
+#:   (``x_2 = -x_1``), joined by singular branches with ``z_2 = +-y_1``; ``x_2 = -x_1`` flagged;
+#: * ``rx, ry, rz``: ``R = I`` or a half turn ``Rx(pi)``, ``Ry(pi)``, ``Rz(pi)``. Each half turn
+#:   keeps one axis and reverses the other two (``Rz(pi)`` keeps ``z``, so ``z_1 . z_2`` alone
+#:   misses it): all three axes are checked;
+#: * one rotation component (``u_1 . v_2 = 0`` for two axes): the solutions, ``v_2`` anywhere on
+#:   the great circle perpendicular to ``u_1``, form one connected set, so nothing is mirrored.
+_MIRROR_AXES = {
+    frozenset(("rx", "ry")): (2,),
+    frozenset(("rx", "rz")): (1,),
+    frozenset(("ry", "rz")): (0,),
+    frozenset(("rx", "ry", "rz")): (0, 1, 2),
+}
+
+#: The dot product of two unit axes below which they count as pointing opposite ways. A correct
+#: assembly has +1 to round-off and a mirrored one -1; -0.5 (more than 120 degrees apart) stays
+#: silent on a correct pose that is off by tens of degrees and still fires on a mirror that is.
+#: (An axis of frame 2 more than 120 degrees from its twin means a relative rotation of more
+#: than 120 degrees, so the weld check never fires within 120 degrees of the identity.)
+_OPPOSITE = -0.5
+
+_MIRROR_TEXT = {
+    (0,): "its two x axes point opposite ways (a mirrored assembly)",
+    (1,): "its two y axes point opposite ways (a mirrored assembly)",
+    (2,): "its two z axes point opposite ways (a mirrored assembly)",
+    (0, 1, 2): ("its two frames are turned a half turn apart about one of their axes instead "
+                "of aligned (a mirrored assembly)"),
+}
+
+
+def _opposite_axes(P, X1, X2, axes) -> np.ndarray:
+    """Where any listed axis of frame 2 points against the same axis of frame 1, ``(...)``.
+
+    ``P`` has the frame-joint layout (``p1, f1, p2, f2`` first); ``axes`` indexes x, y, z.
+    """
+    A1 = _axes(X1, P[..., 3:7])[..., :, axes]
+    A2 = _axes(X2, P[..., 10:14])[..., :, axes]
+    return np.any(np.sum(A1 * A2, axis=-2) < _OPPOSITE, axis=-1)
+
+
+def _frame_mirrored(cls, P, X1, X2):
+    """:meth:`Joint._mirrored` of a frame joint whose rotation rows have mirrored roots."""
+    return _opposite_axes(P, X1, X2, list(cls._mirror_axes))
 
 
 def _components(rows, P, X1, X2):
@@ -233,11 +292,28 @@ class _FrameJoint(Joint):
 
     dims = (3,)
     _rows: tuple[str, ...] = ()
+    #: The frame axes checked by :meth:`_mirrored` (from :data:`_MIRROR_AXES`; empty: none).
+    _mirror_axes: tuple[int, ...] = ()
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         if cls.__doc__ and "{frame_parameters}" in cls.__doc__:
             cls.__doc__ = cls.__doc__.replace("{frame_parameters}", _FRAME_PARAMETERS)
+        # The mirror check follows from the rotation rows (this also covers every
+        # GenericJoint subset); only a class with mirrored roots overrides Joint._mirrored, and
+        # a subclass whose rows have none drops the check it would inherit.
+        axes = _MIRROR_AXES.get(frozenset(cls._rows) & {"rx", "ry", "rz"}, ())
+        cls._mirror_axes = axes
+        if "_mirrored" not in cls.__dict__:
+            if axes:
+                cls._mirrored = classmethod(_frame_mirrored)
+            elif getattr(cls._mirrored, "__func__", None) is _frame_mirrored:
+                cls._mirrored = Joint.__dict__["_mirrored"]
+        if "mirror_description" not in cls.__dict__:
+            if axes:
+                cls.mirror_description = _MIRROR_TEXT[axes]
+            elif cls.mirror_description in _MIRROR_TEXT.values():
+                cls.mirror_description = Joint.mirror_description
 
     def __init__(self, body1: Body, body2: Body, frame1=None, frame2=None, *, axis=None,
                  name: str | None = None, extra=()) -> None:
@@ -313,6 +389,7 @@ class Spherical(_FrameJoint):
 
     _rows = ("gx", "gy", "gz")
     n_equations = 3
+    # No mirror: only the origins are constrained (no rotation rows).
 
 
 class SpatialRevolute(_FrameJoint, Revolute):
@@ -325,7 +402,8 @@ class SpatialRevolute(_FrameJoint, Revolute):
 
     Rotation about the common z axis is free; :meth:`angle` measures it and
     :class:`~mechsolve.joints.AngleDriver` drives it. Built by ``joints.Revolute`` when the
-    bodies are spatial.
+    bodies are spatial. Phi also vanishes with ``z_2 = -z_1`` (the hinge upside down), which
+    :meth:`is_mirrored` reports.
 
     Parameters
     ----------
@@ -349,6 +427,7 @@ class SpatialRevolute(_FrameJoint, Revolute):
 
     _rows = ("gx", "gy", "gz", "rx", "ry")
     n_equations = 5
+    # Mirror: rx, ry also vanish at z_2 = -z_1 (a hinge upside down); z_1 . z_2 must be > 0.
 
     def angle(self) -> float:
         """Current relative angle of frame 2's x axis about frame 1's z axis (radians)."""
@@ -366,7 +445,8 @@ class SpatialPrismatic(_FrameJoint, Prismatic):
 
     Sliding along the z axis is free; the slide ``z_1 . d`` is what
     :class:`~mechsolve.joints.SlideDriver` drives. Built by ``joints.Prismatic`` when the bodies
-    are spatial.
+    are spatial. The rotation rows also vanish with frame 2 turned a half turn about an axis of
+    frame 1, which :meth:`is_mirrored` reports.
 
     Parameters
     ----------
@@ -387,6 +467,8 @@ class SpatialPrismatic(_FrameJoint, Prismatic):
 
     _rows = ("x", "y", "rx", "ry", "rz")
     n_equations = 5
+    # Mirror: rx, ry, rz also vanish at a half turn about x_1, y_1 or z_1; all three axes are
+    # checked (x_1 . x_2, y_1 . y_2, z_1 . z_2 > 0).
 
 
 class Cylindrical(_FrameJoint):
@@ -397,7 +479,8 @@ class Cylindrical(_FrameJoint):
         Phi = (x_1 . d,  y_1 . d,  -y_1 . z_2,  x_1 . z_2)
 
     Rotation about and sliding along the common axis are free; drive them with
-    :class:`~mechsolve.joints.AngleDriver` and :class:`~mechsolve.joints.SlideDriver`.
+    :class:`~mechsolve.joints.AngleDriver` and :class:`~mechsolve.joints.SlideDriver`. Phi also
+    vanishes with ``z_2 = -z_1``, which :meth:`is_mirrored` reports.
 
     Parameters
     ----------
@@ -418,6 +501,7 @@ class Cylindrical(_FrameJoint):
 
     _rows = ("x", "y", "rx", "ry")
     n_equations = 4
+    # Mirror: rx, ry also vanish at z_2 = -z_1; z_1 . z_2 must be > 0.
 
 
 class Universal(_FrameJoint):
@@ -461,6 +545,8 @@ class Universal(_FrameJoint):
 
     _rows = ("gx", "gy", "gz", "perp")
     n_equations = 4
+    # No mirror: z_2 may be anywhere on the circle perpendicular to z_1, one connected set
+    # (z_2 = y_1 and z_2 = -y_1 are joined by turning about pin 1, a motion of the joint).
 
 
 class Planar(_FrameJoint):
@@ -470,7 +556,9 @@ class Planar(_FrameJoint):
 
         Phi = (z_1 . d,  -y_1 . z_2,  x_1 . z_2)
 
-    Translation in the plane and rotation about its normal are free.
+    Translation in the plane and rotation about its normal are free. Phi also vanishes with
+    the normals opposite (``z_2 = -z_1``, the body upside down), which :meth:`is_mirrored`
+    reports.
 
     Parameters
     ----------
@@ -491,6 +579,9 @@ class Planar(_FrameJoint):
 
     _rows = ("z", "rx", "ry")
     n_equations = 3
+    # Mirror: rx, ry also vanish with the normals opposite (the body upside down on the plane).
+    mirror_description = ("its two plane normals (z axes) point opposite ways (a mirrored "
+                          "assembly)")
 
 
 class SpatialFixed(_FrameJoint, Fixed):
@@ -501,7 +592,8 @@ class SpatialFixed(_FrameJoint, Fixed):
         Phi = (o_1 - o_2,  -y_1 . z_2,  x_1 . z_2,  y_1 . x_2)
 
     With ``body1`` ground this places ``body2`` at a fixed global pose. Built by
-    ``joints.Fixed`` when the bodies are spatial.
+    ``joints.Fixed`` when the bodies are spatial. The rotation rows also vanish with frame 2
+    turned a half turn about an axis of frame 1, which :meth:`is_mirrored` reports.
 
     Parameters
     ----------
@@ -521,6 +613,8 @@ class SpatialFixed(_FrameJoint, Fixed):
 
     _rows = ("gx", "gy", "gz", "rx", "ry", "rz")
     n_equations = 6
+    # Mirror: rx, ry, rz also vanish at a half turn about x_1, y_1 or z_1; all three axes are
+    # checked (x_1 . x_2, y_1 . y_2, z_1 . z_2 > 0).
 
 
 class SpatialPointOnLine(_FrameJoint, PointOnLine):
@@ -551,6 +645,7 @@ class SpatialPointOnLine(_FrameJoint, PointOnLine):
 
     _rows = ("x", "y")
     n_equations = 2
+    # No mirror: no rotation rows; a line has no direction to reverse.
 
 
 class PointOnPlane(_FrameJoint):
@@ -578,6 +673,7 @@ class PointOnPlane(_FrameJoint):
 
     _rows = ("z",)
     n_equations = 1
+    # No mirror: no rotation rows (z_1 . d = 0 is the plane itself, from either side).
 
 
 class ParallelAxes(_FrameJoint):
@@ -589,6 +685,12 @@ class ParallelAxes(_FrameJoint):
 
     Only the orientation is constrained: every translation and the rotation about the common
     axis are free.
+
+    Parallel means pointing the same way. The rows are the revolute's orientation rows, small
+    rotations about ``x_1`` and ``y_1`` away from ``z_2 = z_1``, and they vanish at
+    ``z_2 = -z_1`` too; that antiparallel pose is a separate set of solutions (no motion through
+    solutions reaches it) and :meth:`is_mirrored` reports it. To hold two axes antiparallel,
+    turn ``frame2`` a half turn about its x axis.
 
     Parameters
     ----------
@@ -610,6 +712,7 @@ class ParallelAxes(_FrameJoint):
 
     _rows = ("rx", "ry")
     n_equations = 2
+    # Mirror: "parallel" means the same direction (see the docstring); z_1 . z_2 must be > 0.
 
 
 class PerpendicularAxes(_FrameJoint):
@@ -639,6 +742,7 @@ class PerpendicularAxes(_FrameJoint):
 
     _rows = ("perp",)
     n_equations = 1
+    # No mirror: the perpendicular directions z_2 form one connected circle.
 
 
 _GENERIC_CLASSES: dict = {}
@@ -655,7 +759,9 @@ class GenericJoint(_FrameJoint):
 
     so a loop can be closed with 1 to 5 equations (6 is a weld). Each distinct subset is its
     own class (named ``GenericJoint[...]``, the components in the order above), so joints with
-    the same subset are evaluated together.
+    the same subset are evaluated together. A subset with two or three rotation components
+    also has mirrored solutions (``rx, ry``: ``z_2 = -z_1``; ``rx, rz``: ``y_2 = -y_1``;
+    ``ry, rz``: ``x_2 = -x_1``; all three: a half turn), which :meth:`is_mirrored` reports.
 
     Parameters
     ----------
@@ -719,6 +825,7 @@ class SpatialDistance(_FrameJoint, Distance):
     _length_index = 14
     n_equations = 1
     _L = 14
+    # No mirror: |d| = L from any direction is what a rod means (no rotation rows).
 
     def __init__(self, body1, body2, point1=None, point2=None, length: float = 1.0, *,
                  name: str | None = None) -> None:
@@ -793,6 +900,7 @@ class SpatialDriver(Driver):
 
     dims = (3,)
     _value_index = 3
+    # No mirror: linear in the position.
 
     def __init__(self, body, coordinate: str, value: float = 0.0, *, name=None) -> None:
         coords = ("x", "y", "z")
@@ -833,6 +941,8 @@ class SpatialAngleDriver(AngleDriver):
 
     dims = (3,)
     _value_index = 14
+    # No mirror: wrap(atan2(y_1 . x_2, x_1 . x_2) - value) vanishes only at the angle itself
+    # (atan2 tells x_2 from -x_2); a mirrored revolute is reported by the revolute.
 
     def __init__(self, joint, value: float = 0.0, *, name=None) -> None:
         if not isinstance(joint, (SpatialRevolute, Cylindrical)):
@@ -872,6 +982,7 @@ class SpatialSlideDriver(SlideDriver):
 
     dims = (3,)
     _value_index = 14
+    # No mirror: z_1 . d - value is a signed length along z_1 (no rotation row).
 
     def __init__(self, joint, value: float = 0.0, *, name=None) -> None:
         if not isinstance(joint, (SpatialPrismatic, Cylindrical)):
@@ -901,6 +1012,7 @@ class SpatialDistanceDriver(SpatialDistance, DistanceDriver):
     """A spatial distance whose length is a driven value (a linear actuator, a Stewart leg)."""
 
     _value_index = 14
+    # No mirror: a distance, as SpatialDistance.
 
     def __init__(self, body1, body2, point1=None, point2=None, value: float = 1.0, *,
                  name=None) -> None:
@@ -975,6 +1087,9 @@ class AngleCoupler(Joint):
     n_coordinates = 2
     dims = (3,)
     equation_labels = ("angle1", "angle2", "mesh")
+    # No mirror: the angle rows wrap(atan2(y_1 . x_2, x_1 . x_2) - s) vanish only at s (mod
+    # 2 pi; atan2 is not fooled by x_2 = -x_1) and the mesh row is linear. The revolutes
+    # themselves report a mirrored assembly (_SharedCarrierCoupler: the same rows).
 
     def __new__(cls, revolute1=None, revolute2=None, *args, **kwargs):
         if cls is AngleCoupler and isinstance(revolute1, Joint) and \

@@ -11,6 +11,12 @@ one ``X`` per body slot of shape ``(..., k, 3)`` (planar poses ``x, y, angle``),
 ``_evaluate(P, *X) -> (phi, [J_1, ..., J_s])`` also returning the Jacobian block of each slot,
 ``(..., k, m, 3)``, with respect to that body's pose increment.
 
+Equations made of dot products can also vanish at a *mirror image* of the assembly a joint
+means (a hinge whose two axes point opposite ways satisfies ``-y_1 . z_2 = x_1 . z_2 = 0`` as
+well as the right one). Phi cannot tell the two apart, so a class with such roots overrides
+the check ``_mirrored(P, *X) -> (..., k)`` (booleans, same arguments as ``_phi``), to be
+evaluated after convergence; :attr:`Joint.mirror_description` says what is wrong in words.
+
 The leading ``...`` is an optional batch axis (many poses at once). A subclass that only writes
 ``_phi`` gets a central finite-difference Jacobian from this base class; built-in joints override
 ``_evaluate`` with analytic blocks, and the test suite checks each against the numeric one.
@@ -93,6 +99,11 @@ class Joint(ABC):
     #: Whether the kernels take joint coordinates as a last argument ``S`` of shape
     #: ``(..., k, r)`` and return one more Jacobian block ``(..., k, m, r)`` for them.
     _coordinate_slot: ClassVar[bool] = False
+
+    #: What is wrong with a pose :meth:`_mirrored` flags, as a clause that completes
+    #: ``"<joint description>: ..."`` in messages.
+    mirror_description: ClassVar[str] = ("it satisfies its equations only as a mirror image "
+                                         "of the assembly it means")
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -204,6 +215,16 @@ class Joint(ABC):
         """This joint's constraint values Phi at the bodies' current poses, shape ``(m,)``."""
         return type(self)._phi(self._p[None, :], *self._kernel_args())[0]
 
+    def is_mirrored(self) -> bool:
+        """Whether the bodies' current poses are a mirror image of this joint's assembly.
+
+        At a converged state, ``True`` means the joint's equations hold only because the
+        bodies are assembled as a mirror image of what the joint means (two hinge axes
+        antiparallel, a weld turned a half turn); :attr:`mirror_description` says which. Only
+        the orientation is looked at, not the residual (see :meth:`_mirrored`).
+        """
+        return bool(type(self)._mirrored(self._p[None, :], *self._kernel_args())[0])
+
     @property
     def dim(self) -> int:
         """2 for planar joints, 3 for spatial ones (taken from the bodies)."""
@@ -249,6 +270,33 @@ class Joint(ABC):
     @abstractmethod
     def _phi(cls, P: np.ndarray, *X: np.ndarray) -> np.ndarray:
         """Constraint values for stacked instances: ``(..., k, m)``."""
+
+    @classmethod
+    def _mirrored(cls, P: np.ndarray, *X: np.ndarray) -> np.ndarray:
+        """Where stacked instances are assembled as a mirror image of what they mean.
+
+        Some joints' equations are dot products that vanish at a mirrored pose as well as at
+        the intended one (two z axes antiparallel instead of parallel, a weld turned a half
+        turn). Phi cannot express "parallel, not antiparallel", so the solver's result has to
+        be checked after convergence: this returns ``True`` for an instance whose poses are
+        such a mirror image. It looks at the orientation only, not at the residual, and is
+        meant for converged poses; a class whose equations have no mirrored roots keeps this
+        default (all ``False``).
+
+        Parameters
+        ----------
+        P : ndarray, shape (..., k, p)
+            Stacked parameters, as for :meth:`_phi`.
+        *X : ndarray
+            One pose array ``(..., k, 3)`` or ``(..., k, 7)`` per body slot, then the joint
+            coordinates ``(..., k, r)`` for a class with a coordinate slot.
+
+        Returns
+        -------
+        ndarray of bool, shape (..., k)
+        """
+        shape = np.broadcast_shapes(P.shape[:-1], *(x.shape[:-1] for x in X))
+        return np.zeros(shape, dtype=bool)
 
     @classmethod
     def _evaluate(cls, P: np.ndarray, *X: np.ndarray):

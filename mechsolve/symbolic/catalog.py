@@ -14,6 +14,12 @@ instances share one kernel call) and the generated code is cached on disk.
   the hand-written :class:`mechsolve.joints.CircleJoint`, same parameter layout).
 - :func:`cam_follower`: a follower point held on a cam profile ``y = f(x)`` drawn in the cam's
   frame.
+
+Mirrored solutions (see :meth:`mechsolve.joints.Joint._mirrored`): only the spatial revolute
+has them (its rows ``-y1 . z2, x1 . z2`` also vanish with the z axes opposite) and it checks
+them as the hand-written :class:`mechsolve.joints.Revolute` does. The planar classes are linear
+in the angles or positional, the ball joint and the cam follower are positional, and the
+spatial circle joint's ``2 vec(conj(q_C) q_B)`` vanishes only at the identity rotation.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import functools
 
 import sympy as sp
 
+from ..joints._spatial import SpatialRevolute, _opposite_axes
 from ._frames import body_symbols, quat_from_axis_angle
 from ._joint import symbolic_joint
 
@@ -59,7 +66,8 @@ def revolute(dim: int = 2):
         Phi = (o1 - o2, -y1 . z2, x1 . z2)
 
     with ``o_i = r_i + R_i p_i`` and ``x_i, y_i, z_i`` the axes of ``R(q_i) R(f_i)`` (the rows
-    ``gx, gy, gz, rx, ry`` of the hand-written kernel).
+    ``gx, gy, gz, rx, ry`` of the hand-written kernel). Like the hand-written class, it reports
+    the mirrored assembly ``z2 = -z1``, where Phi vanishes too, through ``is_mirrored()``.
 
     Examples
     --------
@@ -77,6 +85,11 @@ def revolute(dim: int = 2):
     return _revolute(_check_dim(dim))
 
 
+def _z_axes_opposite(cls, P, X1, X2):
+    """``_mirrored`` of ``SymSpatialRevolute``: the two joint frames' z axes opposite."""
+    return _opposite_axes(P, X1, X2, [2])
+
+
 @functools.cache
 def _revolute(dim: int):
     if dim == 3:
@@ -87,12 +100,18 @@ def _revolute(dim: int):
         d = F1.position - F2.position
         z2 = F2.axis(2)
         dot = lambda u, v: sum(u[k] * v[k] for k in range(3))  # noqa: E731
-        return symbolic_joint(
+        cls = symbolic_joint(
             "SymSpatialRevolute", bodies=(b1, b2), params=(*p1, *f1, *p2, *f2),
             phi=[d[0], d[1], d[2], -dot(F1.axis(1), z2), dot(F1.axis(0), z2)],
             labels=("gx", "gy", "gz", "rx", "ry"), defaults={**d1, **d2},
             doc="Spatial revolute written symbolically: origins of the joint frames coincide, "
                 "z axes parallel (Phi = o1 - o2, -y1.z2, x1.z2).")
+        # Mirror: rx, ry also vanish at z2 = -z1; the parameter layout is the hand-written
+        # Revolute's, so its check applies as is.
+        cls._mirrored = classmethod(_z_axes_opposite)
+        cls.mirror_description = SpatialRevolute.mirror_description
+        return cls
+    # No mirror: positional rows only.
     b1, b2 = body_symbols(2)
     p1x, p1y, p2x, p2y = sp.symbols("p1x p1y p2x p2y")
     return symbolic_joint(
@@ -109,6 +128,7 @@ def point_on_line():
     ``Phi = perp(R1 u) . (r2 + R2 p2 - r1 - R1 p1)`` with the slot direction ``u = (ux, uy)``
     (a unit vector; parameters in the column order of :class:`mechsolve.joints.PointOnLine`).
     """
+    # No mirror: a point on a line.
     b1, b2 = body_symbols(2)
     p1x, p1y, p2x, p2y, ux, uy = sp.symbols("p1x p1y p2x p2y ux uy")
     d = b2.to_global(p2x, p2y) - b1.to_global(p1x, p1y)
@@ -138,6 +158,7 @@ def spherical():
     >>> ball.residual()
     array([0., 0., 0.])
     """
+    # No mirror: positional rows only.
     b1, b2 = body_symbols(2, dim=3)
     p1x, p1y, p1z, p2x, p2y, p2z = sp.symbols("p1x p1y p1z p2x p2y p2z")
     return symbolic_joint(
@@ -185,6 +206,7 @@ def circle_joint(dim: int = 2):
 def _circle_joint(dim: int):
     if dim == 3:
         return _spatial_circle_joint()
+    # No mirror: positional rows and an angle row linear in the angles.
     R, s, fx, fy, fa = sp.symbols("R s fx fy fa")
     ring, rider = body_symbols(2)
     track = ring.frame(fx, fy, fa)                      # the precursor frame
@@ -199,6 +221,7 @@ def _circle_joint(dim: int):
 
 def _spatial_circle_joint():
     """The spatial CircleJoint in ten lines (see :func:`circle_joint`)."""
+    # No mirror: 2 vec(conj(q_C) q_B) is zero only at q = +-1, the identity rotation.
     R, s = sp.symbols("R s")
     p1, f1, d1 = _frame_symbols("p1", "f1")                 # inboard frame on the ring
     pp, fp, dp = _frame_symbols("pp", "fp")                 # precursor
@@ -242,6 +265,7 @@ def cam_follower(profile=None, x=None, params=(), name: str = "CamFollower"):
         profile, params = h + a * x**2, (h, a)
     if not isinstance(x, sp.Symbol):
         raise TypeError(f"x must be the SymPy Symbol of the profile's abscissa, got {x!r}")
+    # No mirror: a point on a curve (positional).
     cam, follower = body_symbols("cam follower")
     fx, fy = sp.symbols("fx fy")
     u, v = cam.to_local(*follower.to_global(fx, fy))
