@@ -136,17 +136,49 @@ class System:
         """Scales of the Newton increments and of the state: lengths in units of the model's
         characteristic length, angles (and quaternions) as they are."""
         L = self.length_scale = float(mechanism.length_scale)
-        body_incr = [L, L, 1.0] if not self.spatial else [L, L, L, 1.0, 1.0, 1.0]
-        body_state = [L, L, 1.0] if not self.spatial else [L, L, L, 1.0, 1.0, 1.0, 1.0]
-        self.col_scale = np.ones(self.n)
-        self.state_scale = np.ones(self.n_state)
-        self.col_scale[: self.c0_incr] = np.tile(body_incr, self.nb)
-        self.state_scale[: self.c0_state] = np.tile(body_state, self.nb)
+        #: Which increment components are lengths (the rest are angles or dimensionless).
+        self.length_columns = np.zeros(self.n, dtype=bool)
+        self.length_columns[: self.c0_incr] = np.tile(
+            [True, True, False] if not self.spatial else [True] * 3 + [False] * 3, self.nb)
+        state_lengths = np.zeros(self.n_state, dtype=bool)
+        state_lengths[: self.c0_state] = np.tile(
+            [True, True, False] if not self.spatial else [True] * 3 + [False] * 4, self.nb)
         for j in self.joints:
             if j.n_coordinates and j._coord_offset >= 0:
-                lengths = np.where(np.asarray(j.coordinate_lengths, dtype=bool), L, 1.0)
-                self.col_scale[self.c0_incr + j._coord_offset:][: j.n_coordinates] = lengths
-                self.state_scale[self.c0_state + j._coord_offset:][: j.n_coordinates] = lengths
+                lengths = np.asarray(j.coordinate_lengths, dtype=bool)
+                self.length_columns[self.c0_incr + j._coord_offset:][: j.n_coordinates] = lengths
+                state_lengths[self.c0_state + j._coord_offset:][: j.n_coordinates] = lengths
+        self.col_scale = np.where(self.length_columns, L, 1.0)
+        self.state_scale = np.where(state_lengths, L, 1.0)
+        self.eq_lengths = self._equation_lengths(mechanism)
+        #: The unit of every equation: the model's size for lengths, 1 for angles.
+        self.eq_scale = np.where(self.eq_lengths, L, 1.0)
+
+    def _equation_lengths(self, mechanism) -> np.ndarray:
+        """Which equations measure a length: as the joint class declares
+        (``equation_lengths``), else those that depend on a length coordinate (read from the
+        Jacobian at a slightly moved state, so that no length row vanishes by accident)."""
+        out = np.zeros(self.m, dtype=bool)
+        undeclared = []
+        for i, j in enumerate(self.joints):
+            declared = j.equation_lengths
+            a, b = self.row_starts[i], self.row_starts[i + 1]
+            if declared is None:
+                undeclared.append((a, b))
+            else:
+                out[a:b] = np.broadcast_to(np.asarray(declared, dtype=bool), (b - a,))
+        if undeclared:
+            rng = np.random.default_rng(0)
+            q = self.retract(mechanism._q, 1e-3 * rng.standard_normal(self.n) * np.where(
+                self.length_columns, self.length_scale, 1.0))
+            with np.errstate(all="ignore"):
+                _, vals = self.evaluate(q)
+            hit = np.zeros(self.m, dtype=bool)
+            on_length = self.length_columns[self.cols] & (np.abs(vals) > 0)
+            hit[self.rows[on_length]] = True
+            for a, b in undeclared:
+                out[a:b] = hit[a:b]
+        return out
 
     def problem(self, rows=None, params=None) -> SystemProblem:
         """These equations (or the rows ``rows`` of them) as a problem for
@@ -337,6 +369,7 @@ class SystemProblem:
         self.params = params
         self.col_scale = system.col_scale
         self.state_scale = system.state_scale
+        self.eq_scale = system.eq_scale if rows is None else system.eq_scale[self.rows]
         self.sparse = not system.dense
 
     def _params(self, idx):

@@ -21,7 +21,7 @@ import numpy as np
 from ._validation import as_count, as_float, as_values, as_vector
 from .body import Body
 from .joints.base import DriverJoint
-from .newton import LinearStrategy
+from .newton import LinearStrategy, levenberg_marquardt
 from .newton import newton as core_newton
 from .solver import (
     DENSE_ANALYSIS_LIMIT,
@@ -650,52 +650,23 @@ def closest_to_goals(sys, q0, is_goal, *, tol: float, max_iterations: int):
         return q, res
     its = 0
     if sys.n <= DENSE_ANALYSIS_LIMIT:
-        from .newton import RANK_RTOL
+        def back_on_joints(X, idx):
+            out = [restore(x) for x in X]
+            return np.array([x for x, _ in out]), np.array([ok for _, ok in out])
 
-        lam = None
-        for _ in range(4 * max_iterations):
-            its += 1
-            phi, vals = sys.evaluate(q)
-            J = sys.jacobian_dense(vals)
-            g = phi[goal]
-            f0 = float(g @ g)
-            if hard.size:
-                _, s, Vt = np.linalg.svd(J[hard] * sys.col_scale, full_matrices=True)
-                r = int(np.count_nonzero(s > RANK_RTOL * max(s[0], 1e-300))) if s.size else 0
-                N = sys.col_scale[:, None] * Vt[r:].T
-            else:
-                N = np.diag(sys.col_scale)
-            if N.shape[1] == 0 or f0 == 0.0:
-                break
-            A = J[goal] @ N
-            grad = A.T @ g
-            norm_a = float(np.linalg.norm(A, 2))
-            if float(np.linalg.norm(grad)) <= 1e-12 * norm_a * np.sqrt(f0):
-                break   # stationary: no allowed motion brings the goals closer
-            # Levenberg-Marquardt step (the plain Gauss-Newton step of a far target is huge)
-            lam = 1e-3 * norm_a**2 if lam is None else lam
-            AtA = A.T @ A
-            accepted = False
-            for _ in range(30):
-                z = np.linalg.solve(AtA + lam * np.eye(len(AtA)), -grad)
-                q_try, ok = restore(sys.retract(q, N @ z))
-                g_try = sys.phi(q_try)[goal]
-                if ok and float(g_try @ g_try) < f0:
-                    accepted = True
-                    lam = max(lam / 3.0, 1e-12 * norm_a**2)
-                    break
-                lam *= 4.0
-            if not accepted:
-                break
-            q = q_try
-            if f0 - float(g_try @ g_try) <= 1e-15 * f0:
-                break
+        lm = levenberg_marquardt(sys.problem(), q[None], tol=tol,
+                                 max_iterations=4 * max_iterations, goal=goal,
+                                 hard=hard if hard.size else None,
+                                 restore=back_on_joints if hard.size else None)
+        q = lm.x[0]
+        its = int(lm.iterations[0])
     phi = sys.phi(q)
     if float(np.max(np.abs(phi), initial=0.0)) <= tol:
         # Levenberg-Marquardt reached the goals where Newton's line search had stalled (a start
         # near a singular pose): the mechanism is assembled after all
         q_done, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, analyse=True)
         if res.success:
+            res.phases = [("goals", its)] + res.phases
             res.iterations += its
             return q_done, res
     res = SolveResult(success=False, status="failed", iterations=its,

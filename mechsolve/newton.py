@@ -38,7 +38,7 @@ import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-__all__ = ["Result", "NewtonResult", "LinearStrategy", "newton",
+__all__ = ["Result", "NewtonResult", "LinearStrategy", "newton", "levenberg_marquardt",
            "RANK_RTOL", "CONVERGED", "MAX_ITERATIONS", "NO_PROGRESS", "STATIONARY",
            "NOT_FINITE"]
 
@@ -128,8 +128,8 @@ class NewtonResult(Result):
     iterations : ndarray of int (B,)
         Newton steps taken.
     residual : ndarray (B,)
-        Largest scaled residual at ``x``: each equation divided by the norm of its row of the
-        scaled Jacobian.
+        Largest residual at ``x`` with every equation in its unit: lengths divided by the
+        model's size, angles in radians.
     F : ndarray (B, m)
         Residual vector at ``x``.
     jacobian : ndarray
@@ -301,11 +301,13 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     problem : object
         Supplies ``evaluate(X, idx) -> (F, D)`` (residuals ``(b, m)`` and Jacobian data of the
         items ``idx``), ``residual(X, idx)``, ``matrix(D) -> J`` (dense ``(b, m, n)`` or one
-        sparse matrix), ``retract(X, dX)``, ``col_scale (n,)`` and ``state_scale (n_state,)``.
+        sparse matrix), ``retract(X, dX)``, the units ``col_scale (n,)`` of the increment,
+        ``state_scale (n_state,)`` of the state and ``eq_scale (m,)`` of the equations
+        (the model's size for lengths, 1 for angles).
     x0 : ndarray (B, n_state)
         Start states.
     tol : float
-        Largest scaled residual accepted (see :class:`NewtonResult`).
+        Largest residual accepted, every equation in its unit (``|F_i| / eq_scale_i``).
     max_iterations : int
         Newton steps per item.
     strategy : LinearStrategy, optional
@@ -330,6 +332,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     X = np.array(x0, dtype=float)
     B = len(X)
     c = problem.col_scale
+    e = problem.eq_scale
     inv_state = 1.0 / problem.state_scale
     status = np.full(B, RUNNING)
     iters = np.zeros(B, dtype=int)
@@ -354,8 +357,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     while idx.size:
         J = problem.matrix(D)
         fac = strategy.factor(J, c, lsq[idx])
-        r = fac.r
-        res[idx] = np.max(np.abs(F) / r, axis=1)
+        res[idx] = np.max(np.abs(F) / e, axis=1)
         history.append(res[idx].copy())
         dx = fac.solve(-F)
         if transform is not None:
@@ -466,7 +468,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
         full = acc[lam[idx[acc]] >= 1.0]
         if full.size:
             F_acc = F_new[full]
-            r_acc = np.max(np.abs(F_acc) / r[full], axis=1)
+            r_acc = np.max(np.abs(F_acc) / e, axis=1)
             xs_acc = np.maximum(1.0, np.max(np.abs(X_new[full] * inv_state), axis=1))
             th = theta[full]
             nbar = np.max(np.abs(sbar[full]), axis=1)
@@ -479,12 +481,12 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
                 Xf = problem.retract(X_new[full[done]], sbar[full[done]] * c)
                 Ff = problem.residual(Xf, items)
                 better = np.isfinite(Ff).all(axis=1) & (
-                    np.max(np.abs(Ff) / r[full[done]], axis=1) <= np.maximum(r_acc[done], tol))
+                    np.max(np.abs(Ff) / e, axis=1) <= np.maximum(r_acc[done], tol))
                 X[items[better]] = Xf[better]
                 F_out[items[better]] = Ff[better]
                 F_out[items[~better]] = F_acc[done][~better]
                 D_out[items] = D_new[full[done]]
-                res[items[better]] = np.max(np.abs(Ff[better]) / r[full[done]][better], axis=1)
+                res[items[better]] = np.max(np.abs(Ff[better]) / e, axis=1)
                 res[items[~better]] = r_acc[done][~better]
                 status[items] = CONVERGED
         # the next iteration
@@ -501,3 +503,151 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     success = status == CONVERGED
     return NewtonResult(x=X, status=status, success=success, iterations=iters, residual=res,
                         F=F_out, jacobian=D_out, least_squares=lsq, history=history)
+
+
+# -- Levenberg–Marquardt -----------------------------------------------------------------------
+def _null_space(A: np.ndarray) -> np.ndarray:
+    """Orthonormal basis ``(n, n - rank)`` of the null space of ``A (m, n)`` (rank at
+    ``RANK_RTOL``)."""
+    if A.shape[0] == 0:
+        return np.eye(A.shape[1])
+    _, s, Vt = np.linalg.svd(A, full_matrices=True)
+    k = int(np.count_nonzero(s > RANK_RTOL * s[0])) if s.size and s[0] > 0 else 0
+    return Vt[k:].T
+
+
+def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int = 100,
+                        weights=None, goal=None, hard=None, restore=None) -> NewtonResult:
+    """Minimize ``|W F(x)|`` for every item of a batch (dense problems) by Levenberg–Marquardt.
+
+    The step solves ``(A^T A + mu I) h = -A^T W F`` with ``A = W J diag(c)`` in the scaled
+    coordinates, and ``mu`` follows the gain ratio of actual to predicted decrease (Nielsen's
+    update: ``mu *= max(1/3, 1 - (2 rho - 1)^3)`` on success, doubled growth on failure). Near
+    a zero residual it becomes Gauss–Newton and converges fast; where the equations have no
+    solution it stops at a least-squares point (status ``STATIONARY``).
+
+    Parameters
+    ----------
+    problem : object
+        As for :func:`newton`.
+    x0 : ndarray (B, n_state)
+    tol : float
+        Success when every weighted residual ``|w_i F_i|`` of the goal rows is within ``tol``.
+    max_iterations : int
+        Accepted and rejected steps together, per item.
+    weights : ndarray (B, m) or (m,), optional
+        Row weights ``W`` (default: the inverse of the problem's equation units, ``eq_scale``:
+        lengths in model sizes, angles in radians).
+    goal, hard : index arrays, optional
+        With ``hard`` rows (which must hold, e.g. the joints of a mechanism) the objective is
+        over the ``goal`` rows only, every step lies in the null space of the hard rows'
+        Jacobian and is followed by ``restore(X, idx) -> (X, ok)``, which puts the state back
+        on them (Newton on the hard rows).
+
+    Returns
+    -------
+    NewtonResult
+        ``residual`` holds the largest weighted goal residual.
+    """
+    X = np.array(x0, dtype=float)
+    B = len(X)
+    c = problem.col_scale
+    m = None
+    status = np.full(B, RUNNING)
+    iters = np.zeros(B, dtype=int)
+    idx = np.arange(B)
+    F, D = problem.evaluate(X, idx)
+    m = F.shape[1]
+    goal = np.arange(m) if goal is None else np.asarray(goal, dtype=np.intp)
+    if weights is None:
+        W = np.broadcast_to(1.0 / problem.eq_scale, (B, m)).copy()
+    else:
+        W = np.array(np.broadcast_to(weights, (B, m)), dtype=float)
+    F_out, D_out = np.array(F), np.array(D)
+    res = np.full(B, np.inf)
+    bad = ~(np.isfinite(F).all(axis=1) & np.isfinite(D.reshape(B, -1)).all(axis=1))
+    status[bad] = NOT_FINITE
+    mu = np.full(B, np.nan)
+    nu = np.full(B, 2.0)
+    history = []
+    keep = ~bad
+    idx, F, D = idx[keep], F[keep], D[keep]
+    while idx.size:
+        g_res = F[:, goal] * W[idx][:, goal]
+        res[idx] = np.max(np.abs(g_res), axis=1)
+        history.append(res[idx].copy())
+        J = problem.matrix(D)
+        A = J[:, goal] * W[idx][:, goal, None] * c
+        if hard is not None:
+            Nb = [_null_space(J[k][hard] * c) for k in range(len(idx))]
+            A = np.stack([A[k] @ Nb[k] for k in range(len(idx))]) if Nb[0].shape[1] else \
+                np.zeros((len(idx), len(goal), 0))
+        AtA = np.einsum("bki,bkj->bij", A, A)
+        grad = np.einsum("bki,bk->bi", A, g_res)
+        f0 = np.einsum("bk,bk->b", g_res, g_res)
+        met = res[idx] <= tol
+        gnorm = np.max(np.abs(grad), axis=1, initial=0.0)
+        scale = np.sqrt(np.max(np.diagonal(AtA, axis1=1, axis2=2), axis=1, initial=0.0) * f0)
+        flat = (A.shape[2] == 0) | (gnorm <= 1e-13 * np.maximum(scale, 1e-300))
+        out_of = iters[idx] >= max_iterations
+        done = met | flat | out_of
+        if done.any():
+            status[idx[done & met]] = CONVERGED
+            status[idx[done & ~met & flat]] = STATIONARY
+            status[idx[done & ~met & ~flat]] = MAX_ITERATIONS
+            F_out[idx[done]] = F[done]
+            D_out[idx[done]] = D[done]
+        first = np.isnan(mu[idx])
+        diag_max = np.max(np.diagonal(AtA, axis1=1, axis2=2), axis=1, initial=0.0)
+        mu[idx[first]] = 1e-3 * np.maximum(diag_max[first], 1e-300)
+        go = np.flatnonzero(~done)
+        if go.size == 0:
+            break
+        items = idx[go]
+        eye = np.eye(A.shape[2])
+        h = np.linalg.solve(AtA[go] + mu[items, None, None] * eye, -grad[go][..., None])[..., 0]
+        # no step turns a body more than a half turn (as in Newton)
+        big = np.max(np.abs(h), axis=1, initial=0.0)
+        h *= np.minimum(1.0, MAX_STEP / np.maximum(big, 1e-300))[:, None]
+        step = h if hard is None else np.stack([Nb[k] @ h[j] for j, k in enumerate(go)])
+        # a step at round-off of the state: a least-squares point (the goals cannot be met)
+        xs = np.maximum(1.0, np.max(np.abs(X[items] / problem.state_scale), axis=1))
+        still = np.max(np.abs(step), axis=1, initial=0.0) <= 4 * EPS * xs
+        if still.any():
+            status[items[still]] = STATIONARY
+            F_out[items[still]] = F[go[still]]
+            D_out[items[still]] = D[go[still]]
+        Xt = problem.retract(X[items], step * c)
+        ok = np.ones(len(go), dtype=bool)
+        if restore is not None:
+            Xt, ok = restore(Xt, items)
+        Ft, Dt = problem.evaluate(Xt, items)
+        gt = Ft[:, goal] * W[items][:, goal]
+        ft = np.einsum("bk,bk->b", gt, gt)
+        # decrease of |W F|^2 that the linear model predicts
+        predicted = -(2.0 * np.einsum("bi,bi->b", grad[go], h)
+                      + np.einsum("bi,bij,bj->b", h, AtA[go], h))
+        ok &= np.isfinite(ft)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rho = np.where(ok & (predicted > 0), (f0[go] - ft) / predicted, -1.0)
+        accept = (rho > 0) & ~still
+        iters[items] += 1
+        acc = items[accept]
+        X[acc] = Xt[accept]
+        mu[acc] *= np.maximum(1.0 / 3.0, 1.0 - (2.0 * rho[accept] - 1.0) ** 3)
+        nu[acc] = 2.0
+        rej = items[~accept]
+        mu[rej] *= nu[rej]
+        nu[rej] *= 2.0
+        F[go[accept]] = Ft[accept]
+        D[go[accept]] = Dt[accept]
+        # no decrease left to gain: the goals cannot all be met (a least-squares point)
+        flat_f = accept & (f0[go] - ft <= 4 * EPS * f0[go])
+        status[items[flat_f]] = STATIONARY
+        F_out[items[flat_f]] = Ft[flat_f]
+        D_out[items[flat_f]] = Dt[flat_f]
+        alive = status[idx] == RUNNING
+        idx, F, D = idx[alive], F[alive], D[alive]
+    return NewtonResult(x=X, status=status, success=status == CONVERGED, iterations=iters,
+                        residual=res, F=F_out, jacobian=D_out, least_squares=np.ones(B, bool),
+                        history=history, weights=W)

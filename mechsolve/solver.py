@@ -50,9 +50,9 @@ class SolveResult(Result):
     residual : float
         Largest absolute constraint value at the returned state (in the model's units).
     scaled_residual : float
-        Largest residual of an equation divided by the norm of its row of the Jacobian with
-        lengths measured in the model's size: how far, in units of that size (or radians),
-        the pose is from satisfying it. ``tol`` bounds this.
+        Largest residual with every equation in its unit: a length equation's residual divided
+        by the model's size (:attr:`Mechanism.length_scale`), an angle's in radians. ``tol``
+        bounds this.
     message : str
         What happened, in words.
     joint_residuals : dict
@@ -224,8 +224,8 @@ def _roundoff(system, q: np.ndarray, vals: np.ndarray, phi: np.ndarray, rows, to
     """Whether every residual above ``tol`` is at the round-off level of its own equation.
 
     The round-off level of equation ``i`` is what rounding its inputs to double precision can
-    leave: ``eps * (1 + sum_j |Js_ij| |q_j|)`` in the scaled, row-normalized Jacobian ``Js``
-    with the coordinates ``q_j`` in the model's units (lengths over its size, angles).
+    leave: ``eps * sum_j |J_ij| |q_j|`` over the coordinates ``q_j`` it depends on (a length
+    counts at least the model's size, an angle at least one radian), in the equation's unit.
     """
     if not system.dense:
         J = system.jacobian_sparse(vals)
@@ -233,13 +233,11 @@ def _roundoff(system, q: np.ndarray, vals: np.ndarray, phi: np.ndarray, rows, to
     else:
         J = system.jacobian_dense(vals)
         J = J if rows is None else J[rows]
-    Jc = np.abs(J * system.col_scale)
-    norms = np.maximum(np.sqrt(np.sum(Jc * Jc, axis=1)), 1e-300)
-    mag = _magnitudes(system, q)
-    level = 256 * np.finfo(float).eps * (1.0 + (Jc @ mag) / norms)
-    scaled = np.abs(phi) / norms
+    e = system.eq_scale if rows is None else system.eq_scale[rows]
+    level = 256 * np.finfo(float).eps * (np.abs(J) @ (_magnitudes(system, q) * system.col_scale))
+    scaled = np.abs(phi) / e
     over = scaled > tol
-    return bool(over.any()) and bool(np.all(scaled[over] <= level[over]))
+    return bool(over.any()) and bool(np.all(scaled[over] <= level[over] / e[over]))
 
 
 def _magnitudes(system, q: np.ndarray) -> np.ndarray:
@@ -292,9 +290,9 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, max_iterations: int = 
         message = f"no convergence in {max_iterations} iterations"
     elif not success:
         if np.all(np.isfinite(phi)) and _roundoff(system, q, vals, phi, rows, tol):
-            message = (f"the residual stalled at {float(out.residual[0]):.2g} (scaled), the "
-                       f"round-off level of this pose: the tolerance {tol:.2g} cannot be "
-                       "reached in floating point")
+            message = (f"the residual stalled at {float(out.residual[0]):.2g} (in units of "
+                       "the model's size), the round-off level of this pose: the tolerance "
+                       f"{tol:.2g} cannot be reached in floating point")
             roundoff = True
         else:
             message = ("the residual cannot be reduced further, so the constraints are "

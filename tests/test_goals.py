@@ -28,7 +28,9 @@ def test_unreachable_arm_target_names_the_end_effector_and_its_true_miss():
         if joint is not model.end_effector:          # every link joint holds
             assert np.max(np.abs(residual)) < 1e-9, joint.describe()
     # the pose reported is a closest one: the goal's gradient has no component along the
-    # motions the joints allow (stationary point of |Phi_goal|^2 on the joints' manifold)
+    # motions the joints allow (stationary point of |W Phi_goal|^2 on the joints' manifold,
+    # with every equation in its unit: the position rows in the model's size, so that the
+    # closest pose is the same in any length unit)
     mech.state = result.state
     J = mech.jacobian(dense=True)
     system = mech.system()
@@ -37,9 +39,12 @@ def test_unreachable_arm_target_names_the_end_effector_and_its_true_miss():
     goal[start:start + 6] = True
     _, s, Vt = np.linalg.svd(J[~goal])
     N = Vt[int(np.count_nonzero(s > 1e-9 * s[0])):].T
-    phi_goal = mech.residuals()[goal]
-    gradient = N.T @ (J[goal].T @ phi_goal)
-    assert np.linalg.norm(gradient) < 1e-6 * np.linalg.norm(J[goal]) * np.linalg.norm(phi_goal)
+    w = 1.0 / system.eq_scale[goal]
+    assert np.allclose(w, [1 / mech.length_scale] * 3 + [1.0] * 3)
+    phi_goal = w * mech.residuals()[goal]
+    Jg = w[:, None] * J[goal]
+    gradient = N.T @ (Jg.T @ phi_goal)
+    assert np.linalg.norm(gradient) < 1e-6 * np.linalg.norm(Jg) * np.linalg.norm(phi_goal)
     tip = model.tool_frame().translation
     assert np.linalg.norm(tip - target.translation) == pytest.approx(
         np.linalg.norm(result.joint_residuals[model.end_effector][:3]), rel=1e-9)

@@ -82,6 +82,7 @@ class LinkJoint(Joint):
     n_equations = 6
     n_coordinates = 1
     equation_labels = _FRAME_ROWS
+    equation_lengths = (True, True, True, False, False, False)
     _n_link_params: ClassVar[int] = 0
     # No mirror (every subclass): 2 v is zero only at the identity, 2 at a half turn.
 
@@ -455,6 +456,7 @@ class SerialChain(Joint):
     n_equations = 6
     n_coordinates = 1      # per class; instances set their own count
     equation_labels = _FRAME_ROWS
+    equation_lengths = (True, True, True, False, False, False)
     # No mirror: 2 v of the tip error is zero only at the target orientation.
 
     def __init__(self, base, geometry, kinds, target=None, *, q0=None, name=None) -> None:

@@ -91,6 +91,11 @@ class Joint(ABC):
 
     n_equations: ClassVar[int]
     equation_labels: ClassVar[tuple[str, ...] | None] = None
+    #: Which equations measure a length (True) rather than an angle or a pure number; the
+    #: solver measures the residuals of the former in units of the model's size. ``None``: read
+    #: from the Jacobian (the equations that depend on a body's position or a length
+    #: coordinate), which is right unless an angle is computed from positions.
+    equation_lengths: ClassVar[tuple[bool, ...] | None] = None
     #: Mechanism dimensions the class works in; a planar class with a spatial twin sets
     #: ``_spatial_variant`` and constructing it with spatial bodies builds the twin.
     dims: ClassVar[tuple[int, ...]] = (2,)
