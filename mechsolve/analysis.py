@@ -288,8 +288,13 @@ class _Continuation:
         self.max_iterations = max_iterations
         self.strategy = strategy_for(sys)
         self.e = np.zeros(sys.m)
+        #: The unit of the continuation parameter: the model's size for a length driver, else 1.
+        self.vscale = 1.0
         if driver is not None:
-            self.e[sys.row_of(driver)] = 1.0
+            row = sys.row_of(driver)
+            self.e[row] = 1.0
+            self.vscale = float(sys.eq_scale[row])
+        self.c = sys.col_scale
         self.t_ref = 0.0
         self.use_sign = False
         self.at_singular = False
@@ -349,7 +354,7 @@ class _Continuation:
             self.singular.append(float(v))
             if previous is not None:
                 base = previous if len(previous) < 5 or previous[4] is None else previous[4]
-        self.t_ref = max(self.t_ref, float(np.max(np.abs(t), initial=0.0)))
+        self.t_ref = max(self.t_ref, float(np.max(np.abs(t / self.c), initial=0.0)))
         return (v, q, t, sign, base, self.sigma_ratio)
 
     def jump(self, state, v_b, tol=None, previous=None):
@@ -377,20 +382,23 @@ class _Continuation:
         self.ratio = np.inf
         if not res.success:
             return None, res
-        corr = float(np.max(np.abs(q - q_p), initial=0.0))
-        pred = abs(h) * max(float(np.max(np.abs(t_a), initial=0.0)), self.t_ref, 1e-12)
+        # the corrector's and the predictor's motion, lengths in units of the model's size
+        corr = float(np.max(np.abs(self.sys.difference(q, q_p) / self.c), initial=0.0))
+        pred = abs(h) * max(float(np.max(np.abs(t_a / self.c), initial=0.0)), self.t_ref,
+                            1e-12 / self.vscale)
         self.ratio = corr / pred
         if corr > 0.5 * pred + 10 * self.tol:
             return None, res
         n_sing = len(self.singular)
         new = self.make_state(v_b, q, vals, previous=state)
         t_b = new[2]
-        norms = float(np.linalg.norm(t_a) * np.linalg.norm(t_b))
+        sa, sb = t_a / self.c, t_b / self.c
+        norms = float(np.linalg.norm(sa) * np.linalg.norm(sb))
         # Near a singular position (small sigma_min / sigma_max at either end) branches can
         # cross, so the tangent must carry on; elsewhere it may turn but not reverse.
         near = min(state[5] if len(state) > 5 else 1.0, new[5]) < NEAR_SINGULAR_RTOL
         floor = 0.7 if near else (0.0 if self.monotone else -np.inf)
-        if norms > 0 and float(t_a @ t_b) < floor * norms:
+        if norms > 0 and float(sa @ sb) < floor * norms:
             del self.singular[n_sing:]
             return None, res
         if new[3] == 0.0 and sign_a:
@@ -403,7 +411,7 @@ class _Continuation:
             # which closes in on a real crossing and never accepts a jump. The coarse pass of
             # a batched sweep accepts it and records the interval, which is then followed pose
             # by pose and its end checked against the coarse node.
-            short = near and abs(h) <= CROSSING_STEP * max(1.0, abs(v_b))
+            short = near and abs(h) <= CROSSING_STEP * max(self.vscale, abs(v_b))
             if not (self.coarse or from_singular or short):
                 del self.singular[n_sing:]
                 return None, res
@@ -488,7 +496,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
         found = cont.singular + ([] if limit is None else [limit])
         return Motion(mech, driver, values[:upto].copy(), states[:upto].copy(),
                       iterations[:upto].copy(), residuals[:upto].copy(),
-                      singular=_distinct(found))
+                      singular=_distinct(found, unit=cont.vscale))
 
     def unreachable(index, reached, res=None):
         mech.state = states[index - 1] if index else mech.state
@@ -534,13 +542,14 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
     mech.state = states[-1]
     driver.value = values[-1]
     return Motion(mech, driver, values.copy(), states, iterations, residuals,
-                  singular=_distinct(cont.singular))
+                  singular=_distinct(cont.singular, unit=cont.vscale))
 
 
-def _distinct(values, tol=1e-6):
+def _distinct(values, tol=1e-6, unit=1.0):
+    """The values apart by more than ``tol`` relative (``unit``: the values' own unit)."""
     out = []
     for v in sorted(values):
-        if not out or v - out[-1] > tol * max(1.0, abs(v)):
+        if not out or v - out[-1] > tol * max(unit, abs(v)):
             out.append(v)
     return out
 
@@ -760,8 +769,9 @@ def _same_pose(cont, v, q_coarse, q_fine) -> bool:
     """Whether the coarse node ``q_coarse``, solved tightly at driver value ``v``, is the pose
     ``q_fine`` found by sequential continuation (the same assembly branch)."""
     q, res, _ = cont.newton(v, q_coarse)
-    scale = 1.0 + float(np.max(np.abs(q_fine), initial=0.0))
-    diff = float(np.max(np.abs(cont.sys.difference(q, q_fine)), initial=0.0))
+    sys = cont.sys
+    scale = max(1.0, float(np.max(np.abs(q_fine / sys.state_scale), initial=0.0)))
+    diff = float(np.max(np.abs(sys.difference(q, q_fine) / sys.col_scale), initial=0.0))
     return bool(res.success) and diff <= 1e-6 * scale
 
 
@@ -826,7 +836,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         pred.append(sys.retract(np.broadcast_to(qa, step.shape[:-1] + qa.shape), step)
                     if sys.spatial else qa + step)
         idx.append(np.arange(a + 1, b + 1))
-        seg_scale.append(np.full(b - a, float(np.max(np.abs(qb - qa)))))
+        seg_scale.append(np.full(b - a, float(np.max(np.abs(delta / sys.col_scale)))))
         seg_sign.append(np.full(b - a, sa))
     redo = set(sequential)
     if idx:
@@ -835,7 +845,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         scale = np.concatenate(seg_scale)
         signs = np.concatenate(seg_sign)
         Q, ok, its, sign = _batch_newton(cont, Q0, values[idx])
-        dist = np.max(np.abs(Q - Q0), axis=1)
+        dist = np.max(np.abs(sys.difference(Q, Q0) / sys.col_scale), axis=1)
         ok &= dist <= 0.25 * scale + 10 * cont.tol
         if cont.use_sign:
             ok &= sign == signs
