@@ -77,6 +77,7 @@ class System:
             by_key[(type(j), j.n_equations, len(j.bodies), len(j._coord_refs))].append(i)
         self.groups = []
         self.group_of = {}
+        self._joint_index = []   # per group: the joints' indices in joint order
         rows, cols = [], []
         offset = 0
         for (cls, _, _, _), members in by_key.items():
@@ -108,6 +109,7 @@ class System:
                 offset += r.size
             for i, j in enumerate(g.joints):
                 self.group_of[id(j)] = (len(self.groups), i)
+            self._joint_index.append(np.asarray(members, dtype=np.intp))
             self.groups.append(g)
         self.nnz = offset
         self.rows = np.concatenate(rows) if rows else np.zeros(0, dtype=np.intp)
@@ -259,6 +261,22 @@ class System:
                     block = block[..., sel, :, :]
                 vals[..., a:b] = block.reshape(batch + (-1,))
         return out, vals
+
+    def mirrored(self, q: np.ndarray, params: dict | None = None) -> np.ndarray:
+        """Which joints satisfy their equations at ``q`` only as a mirror image of what they
+        mean (a hinge with its axes antiparallel, a weld turned a half turn; see
+        :meth:`Joint._mirrored`): a bool array ``(..., n_joints)`` in joint order."""
+        from .joints.base import Joint
+
+        X = self._poses(q)
+        out = np.zeros(q.shape[:-1] + (len(self.joints),), dtype=bool)
+        for gi, g in enumerate(self.groups):
+            if g.cls._mirrored.__func__ is Joint._mirrored.__func__:
+                continue
+            P = g.P if params is None or gi not in params else params[gi]
+            flags = g.cls._mirrored(P, *self._args(g, X, q))
+            out[..., self._joint_index[gi]] = flags
+        return out
 
     def gamma(self, q: np.ndarray, nu: np.ndarray) -> np.ndarray:
         """``gamma = -(dJ/dt) nu`` of all joints at state ``q`` and velocity ``nu`` ``(..., m)``.

@@ -280,13 +280,19 @@ class _UnreachableError(Exception):
 class _Continuation:
     """Predictor–corrector continuation along one driver."""
 
-    def __init__(self, mech, driver, tol, max_iterations):
+    def __init__(self, mech, driver, tol, max_iterations, excluded=()):
         self.mech = mech
         self.driver = driver
         self.sys = sys = mech.system()
         self.tol = tol
         self.max_iterations = max_iterations
         self.strategy = strategy_for(sys)
+        #: The equations followed (all but those of ``excluded`` joints), or None for all.
+        self.rows = None
+        if excluded:
+            self.rows = _rows_of(sys, [j not in excluded for j in sys.joints])
+        m = sys.m if self.rows is None else len(self.rows)
+        self.square = m == sys.n
         self.e = np.zeros(sys.m)
         #: The unit of the continuation parameter: the model's size for a length driver, else 1.
         self.vscale = 1.0
@@ -294,7 +300,10 @@ class _Continuation:
             row = sys.row_of(driver)
             self.e[row] = 1.0
             self.vscale = float(sys.eq_scale[row])
+        if self.rows is not None:
+            self.e = self.e[self.rows]
         self.c = sys.col_scale
+        self.iterations = 0
         self.t_ref = 0.0
         self.use_sign = False
         self.at_singular = False
@@ -307,8 +316,8 @@ class _Continuation:
     monotone = True
 
     def set_parameter(self, v) -> None:
-        """Set the continuation parameter (here the driver's value)."""
-        self.driver.value = v
+        """Set the continuation parameter (here the driver's value; its profile is kept)."""
+        self.driver._set_raw_value(v)
 
     def tangent_rhs(self, v, q) -> np.ndarray:
         """Right-hand side ``b`` of the tangent equation ``J dq/dv = b``."""
@@ -322,26 +331,30 @@ class _Continuation:
         tangent is ambiguous, as several branches may cross there; the previous tangent is kept
         so that the sweep leaves the point along the branch it came on.
         """
-        sys = self.sys
+        sys, rows = self.sys, self.rows
         b = self.tangent_rhs(v, q)
         if sys.dense:
             if self.use_sign:
                 J = sys.jacobian_dense(vals)
-                s = np.linalg.svd(sys.scaled_jacobian(vals), compute_uv=False)
+                J = J if rows is None else J[rows]
+                s = np.linalg.svd(sys.scaled_jacobian(vals, rows), compute_uv=False)
                 self.sigma_ratio = float(s[-1] / s[0]) if s[0] > 0 else 0.0
                 if s[-1] <= SINGULAR_RTOL * s[0]:
                     self.at_singular = True
                     if previous is not None:
                         return previous[2], 0.0
-                    return linear_solve(sys, vals, b, "lsq"), 0.0
+                    return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
                 return np.linalg.solve(J, b), float(np.linalg.slogdet(J)[0])
-            return linear_solve(sys, vals, b, "lsq"), 0.0
-        return linear_solve(sys, vals, b, self.strategy.mode, self.strategy), 0.0
+            return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
+        return linear_solve(sys, vals, b, self.strategy.mode, self.strategy, rows=rows), 0.0
 
     def newton(self, v, q0, analyse=False, tol=None):
         self.set_parameter(v)
-        return newton(self.sys, q0, tol=tol or self.tol, max_iterations=self.max_iterations,
-                      strategy=self.strategy, analyse=analyse, lambda_min=NEAR_LAMBDA_MIN)
+        out = newton(self.sys, q0, tol=tol or self.tol, max_iterations=self.max_iterations,
+                     strategy=self.strategy, analyse=analyse, lambda_min=NEAR_LAMBDA_MIN,
+                     rows=self.rows)
+        self.iterations += out[1].iterations
+        return out
 
     def make_state(self, v, q, vals, previous=None):
         """``(v, q, t, sign, base)``; ``base`` is set on singular poses: the regular pose
@@ -517,7 +530,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
                          motion=partial(0)) from None
     q = mech.state
     _, vals = sys.evaluate(q)
-    cont.use_sign = sys.dense and sys.m == sys.n and sys.verdict in (None, "regular")
+    cont.use_sign = sys.dense and cont.square and sys.verdict in (None, "regular")
     state = cont.make_state(values[0], q, vals)
     states[0] = q
     iterations[0] = res.iterations
@@ -554,73 +567,180 @@ def _distinct(values, tol=1e-6, unit=1.0):
     return out
 
 
-def assemble(mech, *, tol: float, max_iterations: int):
-    """Assemble from a rough pose when direct Newton fails: constraints first, then drivers.
-
-    Phase 1 satisfies the constraints alone with minimum-norm Gauss–Newton steps (the pose moves
-    as little as it must). Phase 2 sets each driver to the value it measures there and continues
-    it to its target, so the assembly branch found in phase 1 is kept. Returns ``(q, result)``;
-    on failure ``result.success`` is False and ``result.message`` says which phase failed.
-    """
-    sys = mech.system()
-    q_start = mech.state
+def _is_goal(sys) -> tuple[list, list]:
+    """Which joints are drivers, and which are goals: what a user asks of the mechanism
+    (driver values, end-effector targets, a serial chain's tip target), as opposed to the
+    joints that hold it together."""
     from .joints._end_effectors import EndEffector
     from .joints._links import SerialChain
 
     is_driver = [isinstance(j, DriverJoint) for j in sys.joints]
-    c_rows = _rows_of(sys, [not d for d in is_driver])
-    # goals: what a user asks of the mechanism (driver values, end-effector targets, a serial
-    # chain's tip target), as opposed to the joints that hold it together
     is_goal = [d or isinstance(j, (EndEffector, SerialChain))
                for j, d in zip(sys.joints, is_driver)]
+    return is_driver, is_goal
+
+
+def _excess_drivers(sys, q, is_driver) -> tuple[list, list]:
+    """Drivers beyond the mechanism's mobility at the assembled pose ``q``.
+
+    Returns ``(dependent, involved)``: the drivers whose equations depend on the joints and the
+    earlier drivers (they are left out of the continuation and must agree at the end), and
+    every driver taking part in such a dependency (named when they conflict). Both empty when
+    the drivers do not outnumber the degrees of freedom.
+    """
+    if sys.n > DENSE_ANALYSIS_LIMIT:
+        return [], []
+    c_rows = _rows_of(sys, [not d for d in is_driver])
+    d_rows = _rows_of(sys, is_driver)
+    _, vals = sys.evaluate(q)
+    Js = sys.scaled_jacobian(vals)
+    rank_c = independent_rows(Js[c_rows])[0] if c_rows.size else 0
+    if d_rows.size <= sys.n - rank_c:
+        return [], []
+    order = np.concatenate([c_rows, d_rows])
+    _, dep = independent_rows(Js[order])
+    dependent, seen = [], set()
+    for i in dep:
+        if i >= len(c_rows):
+            joint = sys.row_owner(int(order[i]))[0]
+            if id(joint) not in seen:
+                seen.add(id(joint))
+                dependent.append(joint)
+    if not dependent:
+        return [], []
+    U, sv, _ = np.linalg.svd(Js[order], full_matrices=True)
+    rank = int(np.count_nonzero(sv > 1e-9 * sv[0])) if sv.size else 0
+    left = U[:, rank:]
+    weight = np.sqrt(np.sum(left[len(c_rows):] ** 2, axis=1))
+    involved = []
+    for k in np.flatnonzero(weight > 1e-6):
+        joint = sys.row_owner(int(d_rows[k]))[0]
+        if joint not in involved:
+            involved.append(joint)
+    return dependent, involved or dependent
+
+
+def _wrapped_target(d, measured: float, value: float) -> float:
+    """The driver value to continue to: for an angle driver the representative of ``value``
+    modulo whole turns nearest the measured angle (the rest is a relabelling), else
+    ``value``."""
+    if d._turn_index() is None:
+        return value
+    return measured + float(np.remainder(value - measured + np.pi, 2 * np.pi) - np.pi)
+
+
+def assemble(mech, *, tol: float, max_iterations: int):
+    """Assemble from a rough pose when direct Newton fails: constraints first, then drivers.
+
+    Phase 1 (``"joints"``) satisfies the constraints alone with minimum-norm Gauss–Newton
+    steps (the pose moves as little as it must). Phase 2 (``"drivers"``) sets each driver to
+    the value it measures there and continues it to its target, so the assembly branch found
+    in phase 1 is kept; an angle driver is continued to the nearest turn of its value and the
+    body's angle relabelled by whole turns. Drivers beyond the mechanism's mobility are left
+    out of the continuation and must agree at the end (else the error says they
+    over-constrain it). Returns ``(q, result)``; on failure ``result.success`` is False and
+    ``result.message`` says which phase failed. Drivers keep their motion profiles.
+    """
+    sys = mech.system()
+    q_start = mech.state
+    is_driver, is_goal = _is_goal(sys)
+    c_rows = _rows_of(sys, [not d for d in is_driver])
     target_goals = any(g and not d for g, d in zip(is_goal, is_driver))
     q = q_start
+    phases = []
+
+    def finish(q, res, extra=()):
+        res.phases = phases + list(extra) + [p for p in res.get("phases", [])
+                                             if p not in extra]
+        res.iterations = sum(n for _, n in res.phases)
+        return q, res
+
     if c_rows.size:
         q, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, rows=c_rows)
+        phases.append(("joints", res.iterations))
         if not res.success:
             if target_goals:
-                return closest_to_goals(sys, q_start, is_goal, tol=tol,
-                                        max_iterations=max_iterations)
+                return finish(*closest_to_goals(sys, q_start, is_goal, tol=tol,
+                                                max_iterations=max_iterations))
             res.message = f"the joints cannot be assembled even without the drivers: {res.message}"
-            return q, res
+            res.phases = []
+            return finish(q, res)
     drivers = [j for j, d in zip(sys.joints, is_driver) if d]
     targets = [d.value for d in drivers]
+    dependent, involved = _excess_drivers(sys, q, is_driver)
+    moving = [(d, v) for d, v in zip(drivers, targets) if d not in dependent]
+    steps = 0
     mech._q[:] = q
     try:
         for d in drivers:
-            d.value = d.measure()
-        for d, v in zip(drivers, targets):
-            cont = _Continuation(mech, d, tol, max_iterations)
-            _, vals = sys.evaluate(q)
+            d._set_raw_value(d.measure())
+        for d, v in moving:
+            cont = _Continuation(mech, d, tol, max_iterations, excluded=dependent)
+            goal = _wrapped_target(d, d.value, v)
+            _, vals = cont.sys.evaluate(q)
             state = cont.make_state(d.value, q, vals)
             try:
-                state, _ = cont.follow(state, v)
+                state, its = cont.follow(state, goal)
             except _UnreachableError as exc:
                 # Report the pose where the driver stopped, with every driver at its target:
                 # the joints hold there and the driver's residual is what is missing.
                 for dd, vv in zip(drivers, targets):
-                    dd.value = vv
+                    dd._set_raw_value(vv)
                 q_lim = exc.state if exc.state is not None else q
                 phi = sys.phi(q_lim)
+                turns = "" if goal == v else f" (or any whole turn from it, e.g. {goal:.6g})"
                 res = SolveResult(success=False, status="failed", iterations=0,
                                   residual=float(np.max(np.abs(phi))), history=[],
-                                  message=f"{d.describe()} cannot reach {v:.6g}: from the "
-                                  f"assembled pose it can be moved only up to "
+                                  message=f"{d.describe()} cannot reach {v:.6g}{turns}: from "
+                                  f"the assembled pose it can be moved only up to "
                                   f"{exc.reached:.6g} (a limit position)",
                                   redundant=[], free_dof=0, rank=None,
                                   joint_residuals=sys.joint_residuals(phi), state=q_lim.copy(),
                                   tol=tol)
-                return q_lim, res
-            q = state[1]
+                phases.append(("drivers", steps + cont.iterations))
+                return finish(q_lim, res)
+            steps += its
+            q = state[1].copy()
+            if goal != v:   # the same pose with the driven angle relabelled by whole turns
+                index, sign = d._turn_index()
+                q[index] += sign * (v - goal)
+            d._set_raw_value(v)
             mech._q[:] = q
     finally:
         for d, v in zip(drivers, targets):
-            d.value = v
+            d._set_raw_value(v)
         mech._q[:] = q_start
-    q, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, analyse=True)
+    phases.append(("drivers", steps))
+    q_driven = q
+    phi = sys.phi(q_driven)
+    conflict = any(abs(phi[sys.row_of(d)]) > tol * sys.eq_scale[sys.row_of(d)]
+                   for d in dependent)
+    if conflict:   # the excess drivers disagree with the others: no need to polish
+        res = SolveResult(success=False, status="failed", iterations=0, history=[],
+                          redundant=[], free_dof=0, rank=None, tol=tol)
+    else:
+        q, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, analyse=True)
+    if not res.success and dependent:
+        # Report the pose with the joints and the other drivers holding: the residuals of the
+        # excess drivers are what they miss.
+        dof = sys.n - (independent_rows(sys.scaled_jacobian(sys.evaluate(q_driven)[1],
+                                                             c_rows))[0] if c_rows.size else 0)
+        names = ", ".join(j.describe() for j in involved)
+        phi = sys.phi(q_driven)
+        misses = "; ".join(
+            f"{d.describe()} cannot reach {d.value:.6g} (it measures "
+            f"{d.value + float(phi[sys.row_of(d)]):.6g} there)" for d in dependent)
+        res.update(message=f"the drivers {names} over-constrain the mechanism: it has {dof} "
+                   f"degree{'s' if dof != 1 else ''} of freedom and {len(drivers)} drivers, "
+                   f"and their values conflict: with the others at their values, {misses}. "
+                   "Remove a driver, or give it the value the others imply",
+                   residual=float(np.max(np.abs(phi))), joint_residuals=sys.joint_residuals(phi),
+                   state=q_driven.copy(), status="failed", success=False)
+        return finish(q_driven, res)
     if not res.success and target_goals:
-        return closest_to_goals(sys, q, is_goal, tol=tol, max_iterations=max_iterations)
-    return q, res
+        return finish(*closest_to_goals(sys, q, is_goal, tol=tol,
+                                        max_iterations=max_iterations))
+    return finish(q, res)
 
 
 def _rows_of(sys, select) -> np.ndarray:

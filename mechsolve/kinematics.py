@@ -301,8 +301,7 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
                          motion=partial(0)) from None
     q = mech.state
     _, vals = system.evaluate(q)
-    cont.use_sign = system.dense and system.m == system.n and system.verdict in (None,
-                                                                                "regular")
+    cont.use_sign = system.dense and cont.square and system.verdict in (None, "regular")
     state = cont.make_state(times[0], q, vals)
     iterations[0] = result.iterations
     for i in range(N):

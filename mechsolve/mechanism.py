@@ -281,32 +281,85 @@ class Mechanism:
         self._nu = self._nudot = None
         tol = as_float(tol, "tol", positive=True)
         max_iterations = as_count(max_iterations, "max_iterations")
+        if branch is not None and not callable(branch):
+            raise TypeError(f"branch must be a callable taking the mechanism, got "
+                            f"{type(branch).__name__}")
         sys = self.system()
         q, result, _ = newton(sys, self._q, tol=tol, max_iterations=max_iterations,
                               lambda_min=NEAR_LAMBDA_MIN)
-        if not result.success and not result.roundoff and np.isfinite(result.residual):
-            # a rough start: assemble the joints first, then drive
+        first = result.phases
+        if not result.roundoff and np.isfinite(result.residual) and (
+                not result.success or sys.mirrored(q).any()):
+            # a rough start (or one that Newton took to a mirrored assembly): assemble the
+            # joints first, then drive
             from .analysis import assemble
 
             q, result = assemble(self, tol=tol, max_iterations=max_iterations)
-        if result.success and branch is not None:
-            if not callable(branch):
-                raise TypeError(f"branch must be a callable taking the mechanism, got "
-                                f"{type(branch).__name__}")
-            q_start = self._q.copy()
-            self._q[:] = q
-            ok = bool(branch(self))
-            self._q[:] = q_start
-            if not ok:
-                from .analysis import assemble_branch
+            result.phases = first + result.phases
+            result.iterations = sum(n for _, n in result.phases)
+        if result.success and sys.mirrored(q).any():
+            q, result = self._unmirror(sys, q, result, branch, tol, max_iterations)
+        if result.success and (sys.mirrored(q).any() or (branch is not None
+                                                          and not self._holds(branch, q))):
+            from .analysis import assemble_branch
 
-                q, result = assemble_branch(self, branch, tol=tol,
-                                            max_iterations=max_iterations)
+            def condition(m):
+                return not sys.mirrored(m._q).any() and (branch is None or bool(branch(m)))
+
+            q_near = q
+            try:
+                q, found = assemble_branch(self, condition, tol=tol,
+                                           max_iterations=max_iterations)
+            except SolveError as exc:
+                flipped = [j for j, f in zip(sys.joints, sys.mirrored(q_near)) if f]
+                if branch is None and flipped:
+                    raise SolveError(_mirror_message(flipped), exc.result) from None
+                raise
+            found.phases = result.phases + found.phases
+            found.iterations = sum(n for _, n in found.phases)
+            result = found
         self.last_result = result
         if not result.success:
             raise SolveError(failure_message(sys, result), result)
         self._q[:] = q
         return result
+
+    def _unmirror(self, sys, q, result, branch, tol, max_iterations):
+        """Newton from the assembly ``q`` with a body of a mirrored joint turned a half turn
+        about each axis of the joint's frames in turn: the first true assembly (satisfying
+        ``branch``) found, else ``(q, result)`` unchanged."""
+        from .spatial._quat import quat_exp, quat_multiply
+
+        saved = self._q.copy()
+        tried = 0
+        try:
+            self._q[:] = q
+            flipped = [j for j, f in zip(sys.joints, sys.mirrored(q)) if f]
+            turns = [t for j in flipped for t in j._half_turns()]
+        finally:
+            self._q[:] = saved
+        for body, axis in turns:
+            start = q.copy()
+            k = 7 * body.index
+            start[k + 3:k + 7] = quat_multiply(quat_exp(np.pi * axis), q[k + 3:k + 7])
+            q1, res, _ = newton(sys, start, tol=tol, max_iterations=max_iterations)
+            tried += res.iterations
+            if res.success and not sys.mirrored(q1).any() and (
+                    branch is None or self._holds(branch, q1)):
+                res.phases = result.phases + [("unmirror", tried - res.iterations)] + \
+                    res.phases
+                res.iterations = sum(n for _, n in res.phases)
+                return q1, res
+        return q, result
+
+    def _holds(self, condition, q) -> bool:
+        """Whether ``condition(self)`` holds with the state ``q`` (the state is restored)."""
+        saved = self._q.copy()
+        self._q[:] = q
+        try:
+            return bool(condition(self))
+        finally:
+            self._q[:] = saved
 
     def velocity(self) -> np.ndarray:
         """Generalized velocities at the current pose and time (see :mod:`mechsolve.kinematics`).
@@ -399,3 +452,12 @@ class Mechanism:
     def __repr__(self) -> str:
         return (f"Mechanism(dim={self.dim}, bodies={len(self._bodies)}, "
                 f"joints={len(self._joints)})")
+
+
+def _mirror_message(joints) -> str:
+    """The error for assemblies found only mirrored: which joints, and what is wrong."""
+    lines = ["could not assemble the mechanism: every assembly found from this start holds "
+             "some joints only as a mirror image of what they mean:"]
+    lines += [f"  {j.describe()}: {j.mirror_description}" for j in joints]
+    lines.append("Start the bodies nearer the intended assembly (turn the flipped body over).")
+    return "\n".join(lines)

@@ -129,13 +129,14 @@ def svd_step(J: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 
 def linear_solve(system, vals: np.ndarray, rhs: np.ndarray, mode: str = "auto",
-                 strategy: LinearStrategy | None = None) -> np.ndarray:
+                 strategy: LinearStrategy | None = None, rows=None) -> np.ndarray:
     """``J x = rhs`` at Jacobian data ``vals`` with the solver's linear strategy: LU while
-    regular, else the minimum-norm least-squares solution (in the model's scaled units)."""
+    regular, else the minimum-norm least-squares solution (in the model's scaled units).
+    ``rows``: only those equations (``rhs`` then has their length)."""
     strategy = strategy or strategy_for(system, mode)
     if mode != strategy.mode:
         strategy = LinearStrategy(mode, permc=strategy.permc, lu_options=strategy.lu_options)
-    J = system.jacobian_dense(vals)[None] if system.dense else system.jacobian_sparse(vals)
+    J = system.problem(rows=rows).matrix(vals[None])
     fac = strategy.factor(J, system.col_scale, np.zeros(1, dtype=bool))
     return fac.solve(np.asarray(rhs, dtype=float)[None])[0]
 

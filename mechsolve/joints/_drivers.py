@@ -61,6 +61,11 @@ class Driver(DriverJoint):
         super().__init__((body,), np.concatenate([weights, [v]]), name=name)
         self.coordinate = coordinate
 
+    def _turn_index(self):
+        if self.dim != 2 or not np.array_equal(self._p[:3], (0.0, 0.0, 1.0)):
+            return None
+        return 3 * self.bodies[0].index + 2, 1.0
+
     @property
     def equation_labels(self):
         return (self.coordinate,)
@@ -106,6 +111,12 @@ class AngleDriver(DriverJoint):
             raise TypeError(f"AngleDriver: joint must be a Revolute, got {type(joint).__name__}")
         super().__init__(joint.bodies, [self._take_value(value)], name=name)
         self.joint = joint
+
+    def _turn_index(self):
+        if self.dim != 2:
+            return None
+        b1, b2 = self.bodies
+        return (3 * b2.index + 2, 1.0) if not b2.is_ground else (3 * b1.index + 2, -1.0)
 
     @classmethod
     def _phi(cls, P, X1, X2):

@@ -340,6 +340,14 @@ class _FrameJoint(Joint):
         b1, b2 = self.bodies
         return [(b1, self._p[0:3].copy()), (b2, self._p[7:10].copy())]
 
+    def _half_turns(self) -> list:
+        out = []
+        for b, f in zip(self.bodies, (self._p[3:7], self._p[10:14])):
+            if not b.is_ground:
+                A = _axes(b.pose, f)
+                out += [(b, A[:, k].copy()) for k in range(3)]
+        return out
+
     @property
     def point1(self) -> np.ndarray:
         """Origin of the joint frame on body 1, body coordinates."""

@@ -230,6 +230,13 @@ class Joint(ABC):
         """
         return bool(type(self)._mirrored(self._p[None, :], *self._kernel_args())[0])
 
+    def _half_turns(self) -> list:
+        """``[(body, global axis), ...]``: half turns of the joint's moving bodies that can
+        take a mirrored assembly back to a true one (the solver tries each). Default: about
+        each axis of each moving body; joints placed by frames use their frames' axes."""
+        return [(b, b.rotation[:, k].copy()) for b in self._bodies if not b.is_ground
+                for k in range(b.rotation.shape[1])]
+
     @property
     def dim(self) -> int:
         """2 for planar joints, 3 for spatial ones (taken from the bodies)."""
@@ -432,6 +439,17 @@ class DriverJoint(Joint):
 
     def _check_value(self, value: float) -> float:
         return value
+
+    def _set_raw_value(self, value: float) -> None:
+        """Set the value without touching the motion profile (the solver's own bookkeeping)."""
+        self._p[self._value_index] = value
+
+    def _turn_index(self):
+        """``(state index, sign)`` of the body angle that a change of this driver's value by a
+        whole turn turns one for one (planar angle drivers), else ``None``: the value is an
+        angle defined up to whole turns there, and a pose solved for ``value + 2 pi k`` is the
+        pose for ``value`` with that body's angle relabelled."""
+        return None
 
     def measure(self) -> float:
         """The driven quantity at the current pose (``value + residual``)."""
