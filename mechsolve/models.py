@@ -24,7 +24,7 @@ from .joints.base import DriverJoint
 from .mechanism import Mechanism
 
 __all__ = ["Model", "fourbar", "five_bar", "slider_crank", "quick_return", "watt_sixbar",
-           "gear_train",
+           "gear_train", "andrews_squeezer", "ANDREWS",
            "parallelogram", "fourbar_chain", "DEMOS"]
 
 
@@ -196,6 +196,127 @@ def gear_train() -> Model:
     return Model(mech, motor, np.linspace(0, 2 * np.pi, 181), ring,
                  "gear train: gear1 (r 1) -> gear2 (r 2) -> gear3 (r 0.5) -> ring (r 1.5, "
                  "internal); gear1 also drives a rack", [(g2, (1.5, 0.0))])
+
+
+#: Geometric constants of Andrews' squeezing mechanism (metres), as published with the 'andrews'
+#: problem of the IVP test set (see :func:`andrews_squeezer`). Kinematics uses xa .. zt; the
+#: centres of mass (da, ea, fa, ra, sa, sb, ta, tb, ua, ub) and the spring's rest length l0 are
+#: kept for reference.
+ANDREWS = {
+    "xa": -0.06934, "ya": -0.00227, "xb": -0.03635, "yb": 0.03273, "xc": 0.014, "yc": 0.072,
+    "d": 28e-3, "e": 2e-2, "rr": 7e-3, "ss": 35e-3, "sc": 18e-3, "sd": 2e-2, "u": 4e-2,
+    "zf": 2e-2, "zt": 4e-2,
+    "da": 115e-4, "ea": 1421e-5, "fa": 1421e-5, "ra": 92e-5, "sa": 1874e-5, "sb": 1043e-5,
+    "ta": 2308e-5, "tb": 916e-5, "ua": 1228e-5, "ub": 449e-5, "l0": 7785e-5,
+}
+
+# The consistent initial position of the test set: beta, Theta, gamma, Phi, delta, Omega,
+# epsilon (radians), rounded to double precision.
+_ANDREWS_Q0 = (-0.0617138900142764496358948458001, 0.0, 0.455279819163070380255912382449,
+               0.222668390165885884674473185609, 0.487364979543842550225598953530,
+               -0.222668390165885884674473185609, 1.23054744454982119249735015568)
+
+
+def andrews_squeezer(beta: float | None = None) -> Model:
+    """Andrews' squeezing mechanism: seven bodies, ten revolutes, driven by the crank angle.
+
+    The planar seven-body mechanism of Giles (1978) and Manning (1981) as given by Hairer &
+    Wanner, *Solving Ordinary Differential Equations II* (2nd ed., Sect. VII.7), and by the
+    'andrews' problem of the Test Set for IVP Solvers (F. Mazzia, C. Magherini et al.,
+    University of Bari; Fortran ``andrews.f``), whose geometric constants (:data:`ANDREWS`, in
+    metres) and consistent initial position are used here: the values were read from the
+    test set's MATLAB port of ``andrews.f`` and the R package deTestSet (``ex_andrews``), which
+    agree digit for digit. Only the kinematics is modelled (the spring between C and D and the
+    drive torque do not change the positions).
+
+    Coordinates of the test set: ``beta`` (crank), ``Theta`` (body 2 relative to the crank),
+    ``gamma`` (body 3), ``Phi`` (body 4 relative to body 5), ``delta`` (body 5), ``Omega``
+    (body 6 relative to body 7), ``epsilon`` (body 7). Its loop-closure equations ``g(q) = 0``
+    say that one point E (the pin shared by bodies 2, 3, 4 and 6) is reached along four paths:
+    ``E = rr e(beta) - d e(beta + Theta)``
+    ``  = (xb, yb) + ss n(gamma)``
+    ``  = (xa, ya) + zt e(delta) + e n(Phi + delta)``
+    ``  = (xa, ya) + u n(epsilon) + zf e(Omega + epsilon)``
+    with ``e(t) = (cos t, sin t)`` and ``n(t) = (sin t, -cos t)``.
+
+    Bodies ``body1`` .. ``body7`` (the test set's numbering). Each body's x axis is at the
+    body's absolute angle, and its origin at the pin named first below, so that the angles of
+    the test set are read off the poses as
+
+    ========  ==================  ========================  ================================
+    body      angle in mechsolve  origin                    points (body coordinates)
+    ========  ==================  ========================  ================================
+    body1     beta                O = (0, 0) (ground pin)   P = (rr, 0)
+    body2     beta + Theta        P (pin to the crank)      E = (-d, 0)
+    body3     gamma               B = (xb, yb) (ground)     E = (0, -ss); D = (sd, -sc)
+    body4     Phi + delta         G (pin to body 5)         E = (0, -e)
+    body5     delta               A = (xa, ya) (ground)     G = (zt, 0)
+    body6     Omega + epsilon     F (pin to body 7)         E = (zf, 0)
+    body7     epsilon             A (ground)                F = (0, -u)
+    ========  ==================  ========================  ================================
+
+    so ``Theta = angle(body2) - angle(body1)``, ``Phi = angle(body4) - angle(body5)`` and
+    ``Omega = angle(body6) - angle(body7)``; the other four are body angles. D is the spring's
+    attachment on body 3 and C = (xc, yc) its ground end (the point names O, P, E, G, F are
+    ours). Revolutes: O, P, B, A5, A7, G, F, and E23, E24, E26 (body 2 pinned to bodies 3, 4
+    and 6 at E). The driver ``motor`` fixes the crank angle ``beta``.
+
+    The bodies start a few degrees and millimetres away from the test set's initial position
+    (a rough sketch), with the driver at ``beta`` (default: the published initial ``beta``);
+    :meth:`~mechsolve.Mechanism.solve` or a sweep assembles them.
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> model = ms.models.andrews_squeezer()
+    >>> report = model.mechanism.dof()
+    >>> len(model.mechanism.bodies), report.gruebler, report.dof
+    (7, 1, 1)
+    """
+    c = ANDREWS
+    q = np.array(_ANDREWS_Q0)
+    angles = {"body1": q[0], "body2": q[0] + q[1], "body3": q[2], "body4": q[3] + q[4],
+              "body5": q[4], "body6": q[5] + q[6], "body7": q[6]}
+    A = np.array([c["xa"], c["ya"]])
+    B = np.array([c["xb"], c["yb"]])
+
+    def e(t):
+        return np.array([np.cos(t), np.sin(t)])
+
+    def n(t):
+        return np.array([np.sin(t), -np.cos(t)])
+
+    origins = {"body1": np.zeros(2), "body2": c["rr"] * e(angles["body1"]), "body3": B,
+               "body4": A + c["zt"] * e(angles["body5"]), "body5": A,
+               "body6": A + c["u"] * n(angles["body7"]), "body7": A}
+    # A rough sketch: every body 1-3 degrees and 1-2 mm off the consistent position.
+    deg = np.pi / 180
+    off_angle = {"body1": 2, "body2": -3, "body3": 2, "body4": -2, "body5": 3, "body6": -1,
+                 "body7": 2}
+    off_pos = {"body1": (1, -1), "body2": (-2, 1), "body3": (1, 2), "body4": (-1, -2),
+               "body5": (2, -1), "body6": (-1, 1), "body7": (1, 1)}
+    mech = Mechanism(name="Andrews' squeezing mechanism")
+    g = mech.ground
+    b = {name: mech.add_body(name, position=origins[name] + 1e-3 * np.array(off_pos[name]),
+                             angle=float(angles[name] + off_angle[name] * deg))
+         for name in angles}
+    mech.add(joints.Revolute(g, b["body1"], (0, 0), (0, 0), name="O"))
+    mech.add(joints.Revolute(b["body1"], b["body2"], (c["rr"], 0), (0, 0), name="P"))
+    mech.add(joints.Revolute(g, b["body3"], tuple(B), (0, 0), name="B"))
+    mech.add(joints.Revolute(g, b["body5"], tuple(A), (0, 0), name="A5"))
+    mech.add(joints.Revolute(g, b["body7"], tuple(A), (0, 0), name="A7"))
+    mech.add(joints.Revolute(b["body5"], b["body4"], (c["zt"], 0), (0, 0), name="G"))
+    mech.add(joints.Revolute(b["body7"], b["body6"], (0, -c["u"]), (0, 0), name="F"))
+    mech.add(joints.Revolute(b["body2"], b["body3"], (-c["d"], 0), (0, -c["ss"]), name="E23"))
+    mech.add(joints.Revolute(b["body2"], b["body4"], (-c["d"], 0), (0, -c["e"]), name="E24"))
+    mech.add(joints.Revolute(b["body2"], b["body6"], (-c["d"], 0), (c["zf"], 0), name="E26"))
+    beta0 = q[0] if beta is None else beta
+    motor = mech.add(joints.Driver(b["body1"], "angle", beta0, name="motor"))
+    model = Model(mech, motor, q[0] + np.linspace(0.0, 2 * np.pi, 181), b["body3"],
+                  "Andrews' squeezing mechanism (seven bodies, IVP test set 'andrews') driven "
+                  "by the crank angle beta", [(b["body3"], (c["sd"], -c["sc"]))])
+    model.constants = dict(c)
+    return model
 
 
 def five_bar() -> Model:

@@ -36,3 +36,40 @@ def slider_crank(t, a=1.0, b=3.0, e=0.5):
 
 def wrap(angle):
     return (np.asarray(angle) + np.pi) % (2 * np.pi) - np.pi
+
+
+def fourbar_state(t, a=1.0, b=3.0, c=3.5, d=4.0, upper=True):
+    """The state vector of ``ms.models.fourbar`` at crank angles ``t``, shape (..., 9).
+
+    Bodies crank, coupler, rocker, each ``(x, y, angle)`` with the origin at the link's
+    midpoint and the x axis from its first pin to its second (O2 -> A -> B -> O4).
+    """
+    t = np.asarray(t, float)
+    A, B, phi, psi = fourbar(t, a, b, c, d, upper)
+    O4 = np.array([d, 0.0])
+    return np.concatenate([A / 2, t[..., None], (A + B) / 2, phi[..., None],
+                           (B + O4) / 2, psi[..., None]], axis=-1)
+
+
+def slider_crank_state(t, a=1.0, b=3.0, e=0.5):
+    """The state vector of ``ms.models.slider_crank`` at crank angles ``t``, shape (..., 9).
+
+    Bodies crank and rod (origin at the midpoint, x axis from the first pin to the second) and
+    the slider (origin at the pin B = (x, e), angle 0: the rail keeps it level).
+    """
+    t = np.asarray(t, float)
+    A = np.stack([a * np.cos(t), a * np.sin(t)], axis=-1)
+    x, rod = slider_crank(t, a, b, e)
+    B = np.stack([x, np.full_like(x, e)], axis=-1)
+    return np.concatenate([A / 2, t[..., None], (A + B) / 2, rod[..., None],
+                           B, np.zeros_like(t)[..., None]], axis=-1)
+
+
+def planar_state_error(states, exact, length):
+    """Largest position error relative to ``length`` and largest angle error (radians) between
+    planar state vectors (``(x, y, angle)`` per body, angles compared modulo 2 pi)."""
+    diff = np.asarray(states, float) - np.asarray(exact, float)
+    diff = diff.reshape(diff.shape[:-1] + (-1, 3))
+    pos = float(np.max(np.abs(diff[..., :2]), initial=0.0)) / length
+    ang = float(np.max(np.abs(wrap(diff[..., 2])), initial=0.0))
+    return pos, ang
