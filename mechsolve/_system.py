@@ -373,7 +373,7 @@ class System:
         return self.joints[i], row - int(self.row_starts[i])
 
     def joint_residuals(self, phi: np.ndarray) -> JointResiduals:
-        return JointResiduals(self.joints, self.row_starts, phi.copy())
+        return JointResiduals(self.joints, self.row_starts, phi.copy(), self.eq_scale)
 
 
 class SystemProblem:
@@ -423,11 +423,12 @@ class SystemProblem:
 class JointResiduals(Mapping):
     """Read-only mapping joint -> residual vector, sliced from Phi on demand."""
 
-    def __init__(self, joints, row_starts, phi) -> None:
+    def __init__(self, joints, row_starts, phi, units=None) -> None:
         self._joints = joints
         self._index = None
         self._starts = row_starts
         self._phi = phi
+        self._units = np.ones(len(phi)) if units is None else units
 
     def __getitem__(self, joint) -> np.ndarray:
         if self._index is None:
@@ -445,11 +446,12 @@ class JointResiduals(Mapping):
         return len(self._joints)
 
     def largest(self, count: int):
-        """The ``count`` joints with the largest absolute residual, largest first."""
+        """The ``count`` joints with the largest residual (every equation in its unit: lengths
+        in the model's size, angles in radians), largest first."""
         owner = np.repeat(np.arange(len(self._joints)), np.diff(self._starts))
         peak = np.zeros(len(self._joints))
         # NaN and infinite residuals rank first: they are what went wrong
-        size = np.where(np.isfinite(self._phi), np.abs(self._phi), np.inf)
+        size = np.where(np.isfinite(self._phi), np.abs(self._phi) / self._units, np.inf)
         np.maximum.at(peak, owner, size)
         order = np.argsort(-peak, kind="stable")[:count]
         return [(self._joints[i], self[self._joints[i]]) for i in order]

@@ -621,12 +621,12 @@ def _excess_drivers(sys, q, is_driver) -> tuple[list, list]:
 
 
 def _wrapped_target(d, measured: float, value: float) -> float:
-    """The driver value to continue to: for an angle driver the representative of ``value``
-    modulo whole turns nearest the measured angle (the rest is a relabelling), else
-    ``value``."""
-    if d._turn_index() is None:
+    """The driver value to continue to: for an angle driver more than half a turn from the
+    measured angle, the representative of ``value`` modulo whole turns nearest it (the rest
+    is a relabelling), else ``value``."""
+    if d._turn_index() is None or abs(value - measured) <= np.pi:
         return value
-    return measured + float(np.remainder(value - measured + np.pi, 2 * np.pi) - np.pi)
+    return value - 2 * np.pi * float(np.round((value - measured) / (2 * np.pi)))
 
 
 def assemble(mech, *, tol: float, max_iterations: int):
@@ -688,7 +688,8 @@ def assemble(mech, *, tol: float, max_iterations: int):
                     dd._set_raw_value(vv)
                 q_lim = exc.state if exc.state is not None else q
                 phi = sys.phi(q_lim)
-                turns = "" if goal == v else f" (or any whole turn from it, e.g. {goal:.6g})"
+                turns = "" if abs(goal - v) < np.pi else \
+                    f" (or any whole turn from it, e.g. {goal:.6g})"
                 res = SolveResult(success=False, status="failed", iterations=0,
                                   residual=float(np.max(np.abs(phi))), history=[],
                                   message=f"{d.describe()} cannot reach {v:.6g}{turns}: from "
@@ -701,7 +702,7 @@ def assemble(mech, *, tol: float, max_iterations: int):
                 return finish(q_lim, res)
             steps += its
             q = state[1].copy()
-            if goal != v:   # the same pose with the driven angle relabelled by whole turns
+            if abs(goal - v) >= np.pi:  # the same pose, the driven angle relabelled by turns
                 index, sign = d._turn_index()
                 q[index] += sign * (v - goal)
             d._set_raw_value(v)

@@ -337,8 +337,15 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, max_iterations: int = 
 def failure_message(system, result: SolveResult, *, largest: int = 3) -> str:
     """The text of a :class:`SolveError`: what failed and the joints with the largest residuals."""
     tol = result.get("tol", 0.0)
+    units = system.eq_scale
+
+    def unit(j):
+        i = system.joints.index(j)
+        return units[system.row_starts[i]:system.row_starts[i + 1]]
+
     ranked = [(j, r) for j, r in result.joint_residuals.largest(largest)
-              if np.max(np.abs(r), initial=0.0) > tol] or result.joint_residuals.largest(1)
+              if np.max(np.abs(r) / unit(j), initial=0.0) > tol] or \
+        result.joint_residuals.largest(1)
     after = f" after {result.iterations} iterations" if result.iterations else ""
     lines = [f"could not assemble the mechanism: {result.message}; largest residual "
              f"{result.residual:.3g}{after}."]
