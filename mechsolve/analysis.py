@@ -21,7 +21,7 @@ import numpy as np
 from ._validation import as_count, as_float, as_values, as_vector
 from .body import Body
 from .joints.base import DriverJoint
-from .newton import LinearStrategy, levenberg_marquardt
+from .newton import LinearStrategy, Result, levenberg_marquardt
 from .newton import newton as core_newton
 from .solver import (
     DENSE_ANALYSIS_LIMIT,
@@ -1121,14 +1121,9 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
     return out
 
 
-class BatchResult(dict):
-    """Result of :func:`solve_batch` (a dict with attribute access)."""
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
+class BatchResult(Result):
+    """Result of :func:`solve_batch`: ``states (B, n_state)``, ``success (B,)``,
+    ``iterations (B,)`` and ``residuals (B,)`` (largest absolute residual of each item)."""
 
     def __repr__(self) -> str:
         return (f"BatchResult({len(self['success'])} items, {int(self['success'].sum())} "

@@ -26,7 +26,8 @@ import scipy.linalg as sla
 
 from ._validation import as_count, as_float, as_values, as_vector
 from .analysis import Motion
-from .solver import SolveError
+from .newton import newton as core_newton
+from .solver import NEAR_LAMBDA_MIN, SolveError
 
 __all__ = ["velocity", "acceleration", "time_sweep", "free_motions", "point_velocity",
            "point_acceleration", "FreeMotion", "free_motion_path", "free_motion_amplitude",
@@ -486,11 +487,16 @@ class _Chart:
         self.tol = tol
         self.max_iterations = max_iterations
         self._svd_step = svd_step
+        self.target = np.zeros(self.k)
+        # the units of the problem (see mechsolve.newton): chart rows are increment components
+        self.col_scale = self.sys.col_scale
+        self.state_scale = self.sys.state_scale
+        self.eq_scale = np.concatenate([self.sys.eq_scale, np.ones(self.k)])
 
     def chart(self, q) -> np.ndarray:
         return self.B @ self.sys.difference(q, self.q0)
 
-    def matrix(self, q, vals) -> np.ndarray:
+    def _stacked(self, q, vals) -> np.ndarray:
         """``[J; B D]`` with ``D = d difference(q, q0) / d increment``.
 
         For spatial bodies the rotation part of ``difference`` is ``log(q q0^-1)``, whose
@@ -516,25 +522,37 @@ class _Chart:
     def tangent(self, q) -> np.ndarray:
         _, vals = self.sys.evaluate(q)
         rhs = np.concatenate([np.zeros(self.sys.m), self.e])
-        return self._svd_step(self.matrix(q, vals), rhs)
+        return self._svd_step(self._stacked(q, vals), rhs)
+
+    # -- the chart equations as a problem of the Newton core --------------------------------
+    def evaluate(self, X, idx):
+        F = np.empty((len(X), self.sys.m + self.k))
+        M = np.empty((len(X), self.sys.m + self.k, self.sys.n))
+        for i, q in enumerate(X):
+            phi, vals = self.sys.evaluate(q)
+            F[i] = np.concatenate([phi, self.chart(q) - self.target])
+            M[i] = self._stacked(q, vals)
+        return F, M
+
+    def residual(self, X, idx):
+        return np.array([np.concatenate([self.sys.phi(q), self.chart(q) - self.target])
+                         for q in X])
+
+    @staticmethod
+    def matrix(D):
+        return D
+
+    def retract(self, X, dX):
+        return self.sys.retract(X, dX)
 
     def newton(self, q, s):
-        """``(q, iterations, residual, converged)`` from the start ``q`` at chart value ``s``."""
-        target = s * self.e
-        res = np.inf
-        for it in range(self.max_iterations + 1):
-            phi, vals = self.sys.evaluate(q)
-            c = self.chart(q) - target
-            res = float(max(np.max(np.abs(phi), initial=0.0), np.max(np.abs(c))))
-            if not np.isfinite(res):
-                break
-            if res <= self.tol:
-                return q, it, res, True
-            if it == self.max_iterations:
-                break
-            q = self.sys.retract(q, self._svd_step(self.matrix(q, vals),
-                                                   -np.concatenate([phi, c])))
-        return q, it, res, False
+        """``(q, iterations, residual, converged)`` from the start ``q`` at chart value ``s``
+        (the Newton core on ``Phi = 0`` and the chart equations, minimum-norm steps where the
+        stacked Jacobian is not square)."""
+        self.target = s * self.e
+        out = core_newton(self, q[None], tol=self.tol, max_iterations=self.max_iterations,
+                          lambda_min=NEAR_LAMBDA_MIN)
+        return out.x[0], int(out.iterations[0]), float(out.residual[0]), bool(out.success[0])
 
     def follow(self, targets, h_max):
         """Continuation from ``q0`` through ``targets`` (all of one sign, increasing in size).
