@@ -272,9 +272,11 @@ class Motion:
 
 # -- continuation ------------------------------------------------------------------------------
 class _UnreachableError(Exception):
-    def __init__(self, reached: float, state=None):
+    def __init__(self, reached: float, state=None, limit=None):
         self.reached = reached
         self.state = state  # the pose at the last reached value
+        #: where the motion stops (a limit position), extrapolated beyond ``reached``
+        self.limit = reached if limit is None else limit
 
 
 class _Continuation:
@@ -304,6 +306,9 @@ class _Continuation:
             self.e = self.e[self.rows]
         self.c = sys.col_scale
         self.iterations = 0
+        #: The state before the first solve (the user's sketch): at a start on a singular
+        #: position, the branch leaving it nearest this state is followed.
+        self.sketch = None
         self.t_ref = 0.0
         self.use_sign = False
         self.at_singular = False
@@ -363,6 +368,9 @@ class _Continuation:
         self.sigma_ratio = 1.0
         t, sign = self.tangent(vals, previous, v, q)
         base = None
+        if self.at_singular and previous is None and self.sketch is not None:
+            # a start at a singular position: leave it along the branch of the sketch
+            t = self.branch_tangent(vals, v, q, t)
         if self.at_singular:
             self.singular.append(float(v))
             if previous is not None:
@@ -382,6 +390,7 @@ class _Continuation:
         corrector/predictor ratio of the step (step control).
         """
         from_singular = len(state) > 4 and state[4] is not None
+        singular_pose = state if from_singular else None
         if from_singular:  # leave a singular pose from before it
             state = state[4]
             previous = None
@@ -431,13 +440,140 @@ class _Continuation:
             lo, hi = min(v_a, v_b), max(v_a, v_b)
             if self.coarse:  # located later, pose by pose
                 self.crossings.append((lo, hi))
-            elif not any(lo <= v <= hi for v in self.singular):
-                # sigma_min / sigma_max grows linearly from a simple crossing: interpolate
-                ra = state[5] if len(state) > 5 else 1.0
-                rb = new[5]
-                w = ra / (ra + rb) if ra + rb > 0.0 else 0.5
-                self.singular.append(v_a + w * (v_b - v_a))
+            else:
+                if singular_pose is not None and singular_pose[0] in self.singular:
+                    self.singular.remove(singular_pose[0])   # located precisely instead
+                if not any(lo <= v <= hi for v in self.singular):
+                    v_star = self.locate(state, new)
+                    if singular_pose is not None and abs(v_star - singular_pose[0]) <= \
+                            1e-12 * max(self.vscale, abs(v_star)):
+                        v_star = singular_pose[0]   # the singular pose is the crossing
+                    self.singular.append(v_star)
         return new, res
+
+    def branch_tangent(self, vals, v, q, default):
+        """At a singular position where two branches cross, the tangent of the branch that
+        passes nearest the sketch (``self.sketch``); ``default`` when the position is not a
+        simple crossing.
+
+        With the scaled Jacobian's one dropped direction (right vector ``n``, left vector
+        ``u``) the tangents are ``t_p + a n`` (``t_p`` the minimum-norm solution); the second
+        derivative of the equations along them must have no part along ``u``:
+        ``u . gamma(q, t_p + a n) = 0``, a quadratic in ``a`` whose two roots are the branches.
+        """
+        sys, rows = self.sys, self.rows
+        c = self.c
+        J = sys.jacobian_dense(vals)
+        J = J if rows is None else J[rows]
+        r = np.maximum(np.sqrt(np.sum((J * c) ** 2, axis=1)), 1e-300)
+        Js = J * c / r[:, None]
+        U, sv, Vt = np.linalg.svd(Js)
+        if sv.size < 2 or sv[-1] > SINGULAR_RTOL * sv[0] or sv[-2] <= SINGULAR_RTOL * sv[0]:
+            return default
+        n, u = Vt[-1], U[:, -1]
+        b = self.tangent_rhs(v, q) / r
+        tp = Vt[:-1].T @ ((U[:, :-1].T @ b) / sv[:-1])
+
+        def g(a):
+            gam = sys.gamma(q, c * (tp + a * n))
+            return float(u @ ((gam if rows is None else gam[rows]) / r))
+
+        scale = max(float(np.linalg.norm(tp)), 1.0)
+        g0, gp, gm = g(0.0), g(scale), g(-scale)
+        A = (gp + gm - 2.0 * g0) / (2.0 * scale**2)
+        B = (gp - gm) / (2.0 * scale)
+        roots = np.roots([A, B, g0]) if A or B else np.array([])
+        roots = roots[np.abs(roots.imag) <= 1e-9 * scale].real
+        if roots.size == 0:
+            return default
+        cands = [tp + a * n for a in roots]
+        d = self.sys.difference(self.sketch, q) / c
+        if float(np.linalg.norm(d)) > 0.0:
+            def miss(t):
+                delta = float(d @ t) / float(t @ t)
+                return float(np.linalg.norm(d - delta * t))
+            best = min(cands, key=miss)
+        else:
+            best = cands[0]
+        return c * best
+
+    def _signed_ratio(self, vals) -> float:
+        """``sign(det J) sigma_min / sigma_max`` of the scaled Jacobian: it changes sign
+        linearly through a simple singular position."""
+        Js = self.sys.scaled_jacobian(vals, self.rows)
+        sv = np.linalg.svd(Js, compute_uv=False)
+        return float(np.linalg.slogdet(Js)[0] * sv[-1] / sv[0]) if sv[0] > 0 else 0.0
+
+    def locate(self, a, b) -> float:
+        """The parameter value of the singular position between the states ``a`` and ``b``
+        (on one branch, ``det J`` of opposite signs), to about 1e-12 relative.
+
+        Regula falsi (Illinois) on :meth:`_signed_ratio` along the branch, each pose solved by
+        Newton from the interpolation of the bracketing poses.
+        """
+        va, qa, vb, qb = a[0], a[1], b[0], b[1]
+        ra = a[5] if len(a) > 5 else 1.0
+        rb = b[5] if len(b) > 5 else 1.0
+        fa, fb = a[3] * ra, b[3] * rb
+        if not (self.sys.dense and fa * fb < 0.0):
+            w = ra / (ra + rb) if ra + rb > 0.0 else 0.5
+            return va + w * (vb - va)
+        last = 0
+        v = va
+        for _ in range(60):
+            v = vb - fb * (vb - va) / (fb - fa)
+            if abs(vb - va) <= 1e-13 * max(self.vscale, abs(v)) or not va < v < vb \
+                    and not vb < v < va:
+                break
+            w = (v - va) / (vb - va)
+            q_p = self.sys.retract(qa, w * self.sys.difference(qb, qa))
+            q, res, vals = self.newton(v, q_p)
+            if not res.success:
+                break
+            f = self._signed_ratio(vals)
+            if f == 0.0:
+                break
+            if f * fa > 0.0:
+                va, qa, fa = v, q, f
+                if last == -1:
+                    fb *= 0.5
+                last = -1
+            else:
+                vb, qb, fb = v, q, f
+                if last == 1:
+                    fa *= 0.5
+                last = 1
+        return float(v)
+
+    def locate_fold(self, a, b) -> float | None:
+        """Where the motion stops beyond the state ``b`` (a limit position, where the branch
+        folds back), from ``b`` and the state ``a`` before it; None where it cannot be told.
+
+        Near a fold ``(sigma_min / sigma_max)^2`` of the scaled Jacobian falls linearly to
+        zero with the parameter: its zero is extrapolated, a pose is solved most of the way
+        there, and again, until the steps are at round-off (about 1e-12 relative).
+        """
+        if not (self.sys.dense and self.use_sign):
+            return None
+        va, vb = a[0], b[0]
+        ga = (a[5] if len(a) > 5 else 1.0) ** 2
+        gb = (b[5] if len(b) > 5 else 1.0) ** 2
+        qa, qb = a[1], b[1]
+        v_star = None
+        for _ in range(30):
+            if not (ga > gb > 0.0) or va == vb:
+                break
+            v_star = vb + (vb - va) * gb / (ga - gb)
+            if abs(v_star - vb) <= 1e-13 * max(self.vscale, abs(vb)):
+                break
+            v = vb + 0.9 * (v_star - vb)
+            q_p = self.sys.retract(qb, (v - vb) / (vb - va) * self.sys.difference(qb, qa))
+            q, res, vals = self.newton(v, q_p)
+            if not res.success:
+                break
+            va, qa, ga = vb, qb, gb
+            vb, qb, gb = v, q, abs(self._signed_ratio(vals)) ** 2
+        return None if v_star is None else float(v_star)
 
     def follow(self, state, v_b):
         """Continue from ``state`` to ``v_b`` with step halving; raises _UnreachableError."""
@@ -445,16 +581,21 @@ class _Continuation:
         span = abs(v_b - v0)
         h = v_b - v0
         iters = 0
+        before = None
         while state[0] != v_b:
             target = v_b if abs(v_b - state[0]) <= abs(h) else state[0] + h
             new, res = self.jump(state, target)
             iters += res.iterations
             if new is None:
                 h *= 0.5
-                if abs(h) < 1e-7 * max(span, 1e-12):
-                    raise _UnreachableError(state[0], state[1])
+                if abs(h) < 1e-7 * max(span, 1e-12):   # a limit position: the motion stops
+                    limit = None if before is None else self.locate_fold(before, state)
+                    if limit is not None:   # the poses flagged singular on the way were it
+                        near = 1e-4 * max(self.vscale, abs(limit))
+                        self.singular = [v for v in self.singular if abs(v - limit) > near]
+                    raise _UnreachableError(state[0], state[1], limit)
                 continue
-            state = new
+            before, state = state, new
             if res.iterations <= 2:
                 h *= 2.0
         return state, iters
@@ -511,7 +652,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
                       iterations[:upto].copy(), residuals[:upto].copy(),
                       singular=_distinct(found, unit=cont.vscale))
 
-    def unreachable(index, reached, res=None):
+    def unreachable(index, reached, res=None, limit=None):
         mech.state = states[index - 1] if index else mech.state
         driver.value = values[index - 1] if index else values[0]
         v = values[index]
@@ -519,9 +660,11 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
             f"{driver.describe()} cannot reach value {v:.6g} (values[{index}]): the mechanism "
             f"was followed up to {reached:.6g} and cannot continue without leaving its assembly "
             "branch (a limit or dead-centre position, or an unreachable value)",
-            res, value=float(v), index=index, motion=partial(index, reached))
+            res, value=float(v), index=index,
+            motion=partial(index, reached if limit is None else limit))
 
     driver.value = values[0]
+    cont.sketch = mech.state
     try:  # the full solve: a rough start is assembled first, as in Mechanism.solve
         res = mech.solve(tol=tol, max_iterations=max_iterations)
     except SolveError as exc:
@@ -545,7 +688,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
             try:
                 state, its = cont.follow(state, values[i])
             except _UnreachableError as exc:
-                unreachable(i, exc.reached)
+                unreachable(i, exc.reached, limit=exc.limit)
             states[i] = state[1]
             iterations[i] = its
             if progress is not None:
@@ -916,7 +1059,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
             try:
                 new, _ = cont.follow(nodes[i], values[j])
             except _UnreachableError as exc:
-                stop = (j, exc.reached)  # refine the poses before it, then report
+                stop = (j, exc.reached, None, exc.limit)  # refine the poses before it
                 break
         previous = nodes[i]
         nodes[j] = new
@@ -931,6 +1074,8 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
             progress(len(nodes), N)
     cont.coarse = False
     keys = sorted(nodes)
+    det_signs = np.zeros(N)   # sign of det J at every pose, where known
+    det_signs[0] = state0[3]
     idx, pred, seg_scale, seg_sign = [], [], [], []
     sequential = []
     check = {}   # coarse nodes at the end of a segment with a singular position
@@ -966,6 +1111,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         scale = np.concatenate(seg_scale)
         signs = np.concatenate(seg_sign)
         Q, ok, its, sign = _batch_newton(cont, Q0, values[idx])
+        det_signs[idx[ok]] = sign[ok]
         dist = np.max(np.abs(sys.difference(Q, Q0) / sys.col_scale), axis=1)
         ok &= dist <= 0.25 * scale + 10 * cont.tol
         if cont.use_sign:
@@ -993,17 +1139,39 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         try:
             new, n_it = cont.follow(prev, values[k])
         except _UnreachableError as exc:
-            unreachable(k, exc.reached)
+            unreachable(k, exc.reached, limit=exc.limit)
         states[k] = new[1]
         iterations[k] = n_it
+        det_signs[k] = new[3]
         if k in check and not _same_pose(cont, values[k], check[k], states[k]):
             # The coarse pass left the branch in this segment (its det J sign change was a
             # jump, not a crossing): every pose after it came from the wrong nodes.
             redo = redo[:pos] + list(range(k + 1, N))
+    if cont.use_sign:
+        _locate_missed(cont, values, states, det_signs, N if stop is None else stop[0])
     if stop is not None:
         unreachable(*stop)
     if progress is not None:
         progress(N, N)
+
+
+def _locate_missed(cont, values, states, signs, upto) -> None:
+    """Locate the singular positions between consecutive poses whose ``det J`` signs differ
+    and where none was recorded (a coarse step of a batched sweep can pass two crossings)."""
+    sys = cont.sys
+    for i in np.flatnonzero((signs[:upto - 1] * signs[1:upto]) < 0.0):
+        lo, hi = sorted((values[i], values[i + 1]))
+        if any(lo <= v <= hi for v in cont.singular):
+            continue
+        ends = []
+        for k in (i, i + 1):
+            _, vals = sys.evaluate(states[k], params=_driver_params(sys, cont.driver,
+                                                                    [values[k]]))
+            vals = vals[0] if vals.ndim > 1 else vals
+            cont.set_parameter(values[k])
+            r = cont._signed_ratio(vals)
+            ends.append((values[k], states[k], None, float(np.sign(r)), None, abs(r)))
+        cont.singular.append(cont.locate(*ends))
 
 
 def _batch_newton(cont, Q0, values, max_iterations=8):

@@ -285,15 +285,17 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
                       iterations[:upto].copy(), np.zeros(upto), nus[:upto].copy(),
                       nudots[:upto].copy(), singular=_distinct(list(cont.singular) + list(extra)))
 
-    def stop(i, reached, reason):
+    def stop(i, reached, reason, limit=None):
         mech.set_time(times[i - 1] if i else times[0])
         if i:
             mech._q[:] = states[i - 1]
         raise SweepError(f"the mechanism cannot follow its drivers past t = {reached:.6g} "
                          f"(times[{i}] = {times[i]:.6g} is unreachable: {reason})", None,
-                         value=float(times[i]), index=i, motion=partial(i, [reached]))
+                         value=float(times[i]), index=i,
+                         motion=partial(i, [reached if limit is None else limit]))
 
     mech.set_time(times[0])
+    cont.sketch = mech.state
     try:
         result = mech.solve(tol=tol, max_iterations=max_iterations)
     except SolveError as exc:
@@ -310,7 +312,7 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
             try:
                 state, its = cont.follow(state, times[i])
             except _UnreachableError as exc:
-                stop(i, exc.reached, "a limit or dead-centre position")
+                stop(i, exc.reached, "a limit or dead-centre position", exc.limit)
             iterations[i] = its
         q = state[1]
         mech._q[:] = q
