@@ -419,6 +419,20 @@ class SystemProblem:
     def retract(self, X: np.ndarray, dX: np.ndarray) -> np.ndarray:
         return self.system.retract(X, dX)
 
+    def magnitude(self, X: np.ndarray) -> np.ndarray:
+        """Size of each increment component's coordinate in the model's units, at least 1
+        ``(b, n)`` (a rotation's is 1: a quaternion's round-off does not grow)."""
+        sys = self.system
+        A = np.abs(X) / sys.state_scale
+        out = np.ones((len(X), sys.n))
+        if sys.spatial:
+            out[:, : sys.c0_incr].reshape(len(X), sys.nb, 6)[:, :, :3] = \
+                A[:, : sys.c0_state].reshape(len(X), sys.nb, 7)[:, :, :3]
+        else:
+            out[:, : sys.c0_incr] = A[:, : sys.c0_state]
+        out[:, sys.c0_incr:] = A[:, sys.c0_state:]
+        return np.maximum(out, 1.0)
+
 
 class JointResiduals(Mapping):
     """Read-only mapping joint -> residual vector, sliced from Phi on demand."""

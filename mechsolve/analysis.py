@@ -763,6 +763,74 @@ def _excess_drivers(sys, q, is_driver) -> tuple[list, list]:
     return dependent, involved or dependent
 
 
+def _assemble_joints(sys, q, rows, tol, max_iterations, kicks: int = 3):
+    """The joints alone (``rows``) by minimum-norm Gauss–Newton from ``q``, then
+    Levenberg–Marquardt where Newton's damping fails.
+
+    A start where the equations have no first-order information (a rod whose two points
+    coincide has no direction to lengthen in) is left by small seeded kicks: up to ``kicks``
+    starts moved by 1e-3 of the model's size and 1e-3 rad (``default_rng(k)``)."""
+    def attempt(start):
+        q1, res, _ = newton(sys, start, tol=tol, max_iterations=max_iterations, rows=rows)
+        if res.success or res.roundoff or sys.n > DENSE_ANALYSIS_LIMIT:
+            return q1, res
+        # Newton's error-oriented damping needs a Jacobian that tells the way (it fails from
+        # starts where an equation is nearly flat): Levenberg-Marquardt on the residual
+        lm = levenberg_marquardt(sys.problem(), start[None], tol=tol,
+                                 max_iterations=4 * max_iterations, goal=rows)
+        if lm.success[0]:
+            q2, res2, _ = newton(sys, lm.x[0], tol=tol, max_iterations=max_iterations,
+                                 rows=rows)
+            if res2.success:
+                res2.iterations += res.iterations + int(lm.iterations[0])
+                return q2, res2
+        res.iterations += int(lm.iterations[0])
+        return q1, res
+
+    q1, res = attempt(q)
+    total = res.iterations
+    for k in range(kicks):
+        if res.success or res.roundoff:
+            break
+        rng = np.random.default_rng(k)
+        q2, res2 = attempt(sys.retract(q, 1e-3 * sys.col_scale * rng.standard_normal(sys.n)))
+        total += res2.iterations
+        if res2.success:
+            q1, res = q2, res2
+    res.iterations = total
+    return q1, res
+
+
+def _culprits(sys, q, rows, tol, max_iterations, limit: int = 40) -> list:
+    """Joints whose removal makes the others consistent, from the least-squares pose ``q``
+    where the joints ``rows`` cannot all hold: the joints taking part in the inconsistency
+    (rows with weight in the left null space of the Jacobian there, largest first) that
+    Newton can satisfy without. Empty for large systems or when no single joint is to
+    blame."""
+    if sys.n > DENSE_ANALYSIS_LIMIT:
+        return []
+    _, vals = sys.evaluate(q)
+    Js = sys.scaled_jacobian(vals, rows)
+    U, sv, _ = np.linalg.svd(Js, full_matrices=True)
+    rank = int(np.count_nonzero(sv > 1e-9 * sv[0])) if sv.size else 0
+    weight = np.sqrt(np.sum(U[:, rank:] ** 2, axis=1))
+    if not weight.size:
+        return []
+    order = np.argsort(-weight)
+    candidates = []
+    for i in order[weight[order] > 1e-6 * weight.max()]:
+        joint = sys.row_owner(int(rows[i]))[0]
+        if joint not in candidates:
+            candidates.append(joint)
+    out = []
+    for joint in candidates[:limit]:
+        keep = np.setdiff1d(rows, _rows_of(sys, [j is joint for j in sys.joints]))
+        _, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, rows=keep)
+        if res.success:
+            out.append(joint)
+    return out
+
+
 def _wrapped_target(d, measured: float, value: float) -> float:
     """The driver value to continue to: for an angle driver more than half a turn from the
     measured angle, the representative of ``value`` modulo whole turns nearest it (the rest
@@ -799,13 +867,17 @@ def assemble(mech, *, tol: float, max_iterations: int):
         return q, res
 
     if c_rows.size:
-        q, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, rows=c_rows)
+        q, res = _assemble_joints(sys, q, c_rows, tol, max_iterations)
         phases.append(("joints", res.iterations))
         if not res.success:
             if target_goals:
                 return finish(*closest_to_goals(sys, q_start, is_goal, tol=tol,
                                                 max_iterations=max_iterations))
             res.message = f"the joints cannot be assembled even without the drivers: {res.message}"
+            culprits = _culprits(sys, q, c_rows, tol, max_iterations)
+            if culprits:
+                res.message += ("; the joints are consistent without any one of: "
+                                + ", ".join(j.describe() for j in culprits))
             res.phases = []
             return finish(q, res)
     drivers = [j for j, d in zip(sys.joints, is_driver) if d]

@@ -494,6 +494,7 @@ class _Chart:
         self.col_scale = self.sys.col_scale
         self.state_scale = self.sys.state_scale
         self.eq_scale = np.concatenate([self.sys.eq_scale, np.ones(self.k)])
+        self.magnitude = self.sys.problem().magnitude
 
     def chart(self, q) -> np.ndarray:
         return self.B @ self.sys.difference(q, self.q0)

@@ -286,6 +286,17 @@ class _SparseFactor:
 
 
 # -- Newton ------------------------------------------------------------------------------------
+def _magnitude(problem, X: np.ndarray, inv_state: np.ndarray) -> np.ndarray:
+    """Size of every increment component's coordinate, at least 1, in the problem's units
+    ``(b, n)``: what round-off of the state is relative to (``problem.magnitude`` where the
+    problem gives it, else the largest scaled state component for every component)."""
+    own = getattr(problem, "magnitude", None)
+    if own is not None:
+        return own(X)
+    big = np.maximum(1.0, np.max(np.abs(X * inv_state), axis=1))
+    return np.broadcast_to(big[:, None], (len(X), len(problem.col_scale)))
+
+
 def _norm2(v: np.ndarray) -> np.ndarray:
     return np.sqrt(np.einsum("ij,ij->i", v, v))
 
@@ -365,8 +376,8 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
         lsq[idx] = fac.lsq
         s = dx / c
         nd = _norm2(s)
-        xs = np.maximum(1.0, np.max(np.abs(X[idx] * inv_state), axis=1))
-        tiny = np.max(np.abs(s), axis=1) <= POSE_RTOL * xs
+        mag = _magnitude(problem, X[idx], inv_state)
+        tiny = np.all(np.abs(s) <= POSE_RTOL * mag, axis=1)
         ok_res = res[idx] <= tol
         # an item whose correction is at round-off is done: converged, or stationary
         stop = tiny | ~np.isfinite(nd) | (iters[idx] >= max_iterations)
@@ -469,13 +480,17 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
         if full.size:
             F_acc = F_new[full]
             r_acc = np.max(np.abs(F_acc) / e, axis=1)
-            xs_acc = np.maximum(1.0, np.max(np.abs(X_new[full] * inv_state), axis=1))
+            mag_acc = _magnitude(problem, X_new[full], inv_state)
             th = theta[full]
-            nbar = np.max(np.abs(sbar[full]), axis=1)
-            est = np.where(th < 1.0, th / np.maximum(1.0 - th, 1e-300), np.inf) * nbar
+            sb_abs = np.abs(sbar[full])
+            gain = np.where(th < 1.0, th / np.maximum(1.0 - th, 1e-300), np.inf)
+            # the estimated error of every component after the simplified correction
+            with np.errstate(invalid="ignore"):
+                est = gain[:, None] * sb_abs
+            exact = np.all(est <= POSE_RTOL * mag_acc, axis=1) | np.all(
+                sb_abs <= POSE_RTOL * mag_acc, axis=1)
             slow = th > 0.5
-            done = (r_acc <= tol) & ((est <= POSE_RTOL * xs_acc) | (nbar <= POSE_RTOL * xs_acc)
-                                     | (slow & (est <= tol)))
+            done = (r_acc <= tol) & (exact | (slow & (np.max(est, axis=1) <= tol)))
             if done.any():
                 items = idx[full[done]]
                 Xf = problem.retract(X_new[full[done]], sbar[full[done]] * c)
@@ -611,8 +626,8 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
         h *= np.minimum(1.0, MAX_STEP / np.maximum(big, 1e-300))[:, None]
         step = h if hard is None else np.stack([Nb[k] @ h[j] for j, k in enumerate(go)])
         # a step at round-off of the state: a least-squares point (the goals cannot be met)
-        xs = np.maximum(1.0, np.max(np.abs(X[items] / problem.state_scale), axis=1))
-        still = np.max(np.abs(step), axis=1, initial=0.0) <= 4 * EPS * xs
+        mag = _magnitude(problem, X[items], 1.0 / problem.state_scale)
+        still = np.all(np.abs(step) <= 4 * EPS * mag, axis=1)
         if still.any():
             status[items[still]] = STATIONARY
             F_out[items[still]] = F[go[still]]
