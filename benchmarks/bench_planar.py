@@ -27,7 +27,7 @@ import scipy
 import scipy.sparse.linalg as spla
 
 import mechsolve as ms
-from mechsolve.solver import LinearSolver, newton
+from mechsolve.solver import newton, strategy_for
 
 
 def median_time(fn, repeats: int) -> float:
@@ -115,7 +115,7 @@ def bench_chain(n_loops: int, repeats: int, build=None) -> dict:
     result = mech.solve(tol=1e-10)
     # The same Newton iterates, replayed to collect their Jacobians.
     system = mech.system()
-    linear = LinearSolver(system)
+    linear = strategy_for(system)
     permc = linear.permc
     iterates = [newton(system, q0, max_iterations=k, analyse=False)[0]
                 for k in range(result.iterations)]
