@@ -139,7 +139,7 @@ def test_six_joint_ik_three_ways_agree():
     arm = ms.robots.ur5()
     Q, targets, start = random_targets(arm, 8, 3)
     T7 = np.concatenate([targets.translation, targets.quaternion], axis=1)
-    # 1. dedicated batched Newton
+    # 1. arm.ik (Newton on the core, all targets at once)
     res = arm.ik(targets, start)
     assert res.success.all()
     np.testing.assert_allclose(arm.forward_matrix(res.q), arm.forward_matrix(Q), atol=1e-9)
