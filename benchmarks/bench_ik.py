@@ -1,12 +1,16 @@
-"""UR5 inverse kinematics over random reachable targets, one at a time and all at once.
+"""UR5 and PUMA 560 inverse kinematics over random reachable targets, one at a time and all at
+once.
 
-Run: python benchmarks/bench_ik.py [--quick]
+Run: python benchmarks/bench_ik.py [--quick] [--out PATH]
 
-Targets are the forward kinematics of 100 random joint vectors (uniform in [-pi, pi]); every
-start is the true joint vector plus up to 0.2 rad of uniform noise per joint. Methods:
+Targets are the forward kinematics of 100 random joint vectors (uniform in [-pi, pi]).
 
-* ``arm.ik`` batch -- the dedicated batched Newton of :mod:`mechsolve.robots` (6 x 6 per
-  target, all targets through the batch axis, steps limited to 1 rad, non-monotone line search);
+Part 1 (UR5, every start the true joint vector plus up to 0.2 rad of uniform noise per joint)
+compares the ways of solving:
+
+* ``arm.ik`` batch -- :meth:`mechsolve.robots.SerialArm.ik`: Newton on the core
+  (:mod:`mechsolve.newton`, all targets through the batch axis, steps limited to 1 rad), then
+  Levenberg–Marquardt and seeded restarts for the targets Newton does not reach;
 * ``solve_batch`` -- the compact :class:`~mechsolve.joints.SerialChain` mechanism through
   :func:`mechsolve.analysis.solve_batch` (plain Newton steps);
 * ``arm.ik`` one at a time, and ``mech.solve()`` one at a time on the compact mechanism;
@@ -15,9 +19,18 @@ start is the true joint vector plus up to 0.2 rad of uniform noise per joint. Me
 
 Each row gives the median time per target (batch: median of whole-batch times / 100; one at a
 time: median over targets), how many targets were met (tool frame within 1e-9 of the target by
-forward kinematics) and how many agree with the dedicated solver's joint values.
+forward kinematics) and how many agree with ``arm.ik``'s joint values.
 Targets of the issue: batch <= 20 us per target, one at a time <= 150 us.
-Writes benchmarks/results/ik.json.
+
+Part 2 runs ``arm.ik`` on the UR5 and the PUMA 560 from three kinds of start: the all-zero
+vector, unrelated random vectors (uniform in [-pi, pi]) and the near starts above; batch and one
+at a time. Each row gives the time per target (batch: median whole-batch time / 100; one at a
+time: the median and the mean over targets, since a few hard targets cost many times the
+median) and how many targets were met to 1e-10 (position-error length and rotation angle by
+forward kinematics).
+
+Writes JSON to ``--out`` (default: ``ik.json`` in a ``mechsolve-bench`` directory under the
+system's temporary directory, outside the source tree).
 """
 
 from __future__ import annotations
@@ -26,6 +39,7 @@ import argparse
 import json
 import pathlib
 import platform
+import tempfile
 import time
 
 import numpy as np
@@ -46,9 +60,62 @@ def met(arm, Q, Q_true):
     return np.max(np.abs(arm.forward_matrix(Q) - arm.forward_matrix(Q_true)), axis=(1, 2)) < 1e-9
 
 
+PUMA560_DH = [(0.0, 0.0, np.pi / 2), (0.0, 0.4318, 0.0), (0.15005, 0.0203, -np.pi / 2),
+              (0.4318, 0.0, np.pi / 2), (0.0, 0.0, -np.pi / 2), (0.0, 0.0, 0.0)]
+
+
+def goal_met(arm, Q, T, tol=1e-10):
+    """Position-error length and rotation angle within ``tol``, by forward kinematics."""
+    M = arm.forward_matrix(Q)
+    pos = np.linalg.norm(M[..., :3, 3] - T[..., :3, 3], axis=-1)
+    R = np.swapaxes(T[..., :3, :3], -1, -2) @ M[..., :3, :3]
+    axis = np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0],
+                     R[..., 1, 0] - R[..., 0, 1]], axis=-1)
+    ang = np.arctan2(0.5 * np.linalg.norm(axis, axis=-1),
+                     0.5 * (np.trace(R, axis1=-2, axis2=-1) - 1.0))
+    return (pos <= tol) & (ang <= tol)
+
+
+def starts_study(repeats: int, n: int = 100) -> list[dict]:
+    """``arm.ik`` from zero, random and near starts on the UR5 and the PUMA 560."""
+    rows = []
+    for name, arm in (("UR5", ms.robots.ur5()), ("PUMA 560", ms.robots.dh_arm(PUMA560_DH))):
+        rng = np.random.default_rng(2025)
+        Q_true = rng.uniform(-np.pi, np.pi, size=(n, 6))
+        T = arm.forward_matrix(Q_true)
+        starts = {"zero": np.zeros_like(Q_true),
+                  "random": rng.uniform(-np.pi, np.pi, size=Q_true.shape),
+                  "near (0.2 rad)": Q_true + rng.uniform(-0.2, 0.2, size=Q_true.shape)}
+        for kind, S in starts.items():
+            res = arm.ik(T, S, raise_on_failure=False)
+            t = median_time(lambda a=arm, T=T, S=S: a.ik(T, S, raise_on_failure=False),
+                            repeats)
+            per = []
+            Q1 = np.empty_like(S)
+            for i in range(n):
+                ts = []
+                for _ in range(max(1, repeats // 3)):
+                    t0 = time.perf_counter()
+                    r = arm.ik(T[i], S[i], raise_on_failure=False)
+                    ts.append(time.perf_counter() - t0)
+                per.append(np.median(ts))
+                Q1[i] = r.q
+            rows.append({"arm": name, "start": kind, "batch_us_per_target": t / n * 1e6,
+                         "batch_met": int(goal_met(arm, res.q, T).sum()),
+                         "batch_claimed": int(res.success.sum()),
+                         "one_median_us": float(np.median(per)) * 1e6,
+                         "one_mean_us": float(np.mean(per)) * 1e6,
+                         "one_met": int(goal_met(arm, Q1, T).sum()),
+                         "median_iterations": float(np.median(res.iterations))})
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--out", type=pathlib.Path,
+                        default=pathlib.Path(tempfile.gettempdir()) / "mechsolve-bench"
+                        / "ik.json", help="where to write the JSON results")
     args = parser.parse_args()
     repeats = 3 if args.quick else 9
     arm = ms.robots.ur5()
@@ -60,7 +127,7 @@ def main() -> None:
     T7 = np.concatenate([F.translation, F.quaternion], axis=1)
     rows = []
 
-    # 1. dedicated batched Newton
+    # 1. arm.ik, all targets at once
     ref = arm.ik(T7, starts, raise_on_failure=False)
     t = median_time(lambda: arm.ik(T7, starts, raise_on_failure=False), repeats)
     rows.append({"method": "arm.ik, batch of 100", "us_per_target": t / n * 1e6,
@@ -78,7 +145,7 @@ def main() -> None:
                  "agree": int(np.all(np.abs(out.states - ref.q) < 1e-6, axis=1).sum()),
                  "median_iterations": float(np.median(out.iterations))})
 
-    # 3. one at a time, dedicated
+    # 3. arm.ik, one at a time
     per = []
     Q1 = np.empty_like(starts)
     for i in range(n):
@@ -154,10 +221,20 @@ def main() -> None:
                "one_at_a_time_met": rows[2]["us_per_target"] <= 150.0}
     print(f"targets: batch <= 20 us/target: {'met' if verdict['batch_met'] else 'NOT met'}; "
           f"one at a time <= 150 us: {'met' if verdict['one_at_a_time_met'] else 'NOT met'}")
-    out_path = pathlib.Path(__file__).parent / "results" / "ik.json"
-    out_path.parent.mkdir(exist_ok=True)
+
+    study = starts_study(repeats)
+    print(f"\narm.ik from three kinds of start, {n} random reachable targets, met to 1e-10")
+    print(f"{'arm':<10}{'start':<16}{'batch us/t':>11}{'met':>8}{'one median':>12}"
+          f"{'one mean':>10}{'met':>8}")
+    for r in study:
+        print(f"{r['arm']:<10}{r['start']:<16}{r['batch_us_per_target']:>11.1f}"
+              f"{r['batch_met']:>4}/{n:<3}{r['one_median_us']:>12.1f}{r['one_mean_us']:>10.1f}"
+              f"{r['one_met']:>4}/{n:<3}")
+    out_path = args.out
+    out_path.parent.mkdir(parents=True, exist_ok=True)
     out_path.write_text(json.dumps({"machine": platform.platform(), "numpy": np.__version__,
-                                    "targets": n, "rows": rows, "verdict": verdict}, indent=2))
+                                    "targets": n, "rows": rows, "verdict": verdict,
+                                    "starts": study}, indent=2))
     print(f"\nwrote {out_path}")
 
 

@@ -7,8 +7,9 @@ From it:
 
 * :meth:`SerialArm.forward` / :meth:`SerialArm.jacobian` -- vectorized forward kinematics and
   the geometric Jacobian over any batch of joint vectors;
-* :meth:`SerialArm.ik` -- batched Newton on the compact ``6 x n`` system (the frame-goal rows
-  of :class:`~mechsolve.joints.FrameEndEffector`), many targets at once;
+* :meth:`SerialArm.ik` -- inverse kinematics of many targets at once on the Newton core
+  (:mod:`mechsolve.newton`): Newton, then Levenberg–Marquardt, then seeded restarts, on the
+  compact ``6 x n`` system (the frame-goal rows of :class:`~mechsolve.joints.FrameEndEffector`);
 * :meth:`SerialArm.chain_mechanism` -- the same compact system as a mechanism with one
   :class:`~mechsolve.joints.SerialChain` joint, solvable with ``mech.solve()`` and
   :func:`~mechsolve.analysis.solve_batch`;
@@ -34,12 +35,12 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.linalg.lapack import dgesv as _dgesv  # one 6 x 6 system without NumPy's checks
 
 from . import joints as _joints
 from .joints._end_effectors import QUATERNION_TOLERANCE, _as_frame_parts, _unit_quaternions
 from .joints._links import chain_forward
 from .mechanism import Mechanism
+from .newton import CONVERGED, MAX_ITERATIONS, Result, levenberg_marquardt, newton
 from .solver import SolveError
 from .spatial import Frame, Orientation
 from .spatial._quat import quat_from_matrix
@@ -111,18 +112,29 @@ class ArmJoint:
         self.axis = axis / n
 
 
-class IKResult(dict):
-    """Result of :meth:`SerialArm.ik` (a dict with attribute access).
+class IKResult(Result):
+    """Result of :meth:`SerialArm.ik` (a :class:`~mechsolve.newton.Result`: a dict with
+    attribute access).
 
-    ``q (B, n)`` or ``(n,)``, ``success``, ``iterations``, ``position_error`` (m) and
-    ``orientation_error`` (rad) of the returned joint values, ``residual`` (largest row).
+    Attributes
+    ----------
+    q : ndarray (..., n)
+        Returned joint values (for a missed target the closest pose found).
+    success : bool or ndarray of bool
+        Whether the tool frame at ``q`` is on the target: ``position_error <= tol * L`` and
+        ``orientation_error <= tol`` (``L``: :attr:`SerialArm.length_scale`).
+    iterations : int or ndarray of int
+        Newton and Levenberg–Marquardt steps spent on the target (restarts counted up to the
+        first that succeeds, as if they ran one after another).
+    residual : float or ndarray
+        ``max(position_error / L, orientation_error)``: the goal's error in its units.
+    position_error : float or ndarray
+        ``|p_tool - p_target|`` at ``q`` (length unit of the model).
+    orientation_error : float or ndarray
+        Angle of the rotation between the tool and target orientations at ``q`` (rad).
+
+    Both errors come from the forward kinematics of the returned ``q``.
     """
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
 
     def __repr__(self) -> str:
         ok = np.atleast_1d(self["success"])
@@ -179,8 +191,8 @@ class _FastChain:
     q KP`` (a rotation about or translation along z), so ``G_i K*`` are precomputed and the
     local transforms of all joints come from a few array operations. The target frame is
     folded into the base (``base' = T_goal^-1 base``): the tip then *is* the error frame, whose
-    translation gives the position rows and whose rotation the ``2 v`` rows, and the Jacobian
-    columns come out in goal coordinates.
+    translation gives the position rows and whose rotation the orientation rows (the rotation
+    vector, see :func:`_rotation_rows`), and the Jacobian columns come out in goal coordinates.
     """
 
     def __init__(self, geom, kinds):
@@ -253,115 +265,188 @@ class _FastChain:
         return np.swapaxes(L, 0, 1), L[n - 1] @ self.tool
 
     @staticmethod
-    def error(tip):
-        """Rows ``(B, 6)`` and ``(w, v)`` of the error frame ``tip``."""
+    def error(tip, log=True):
+        """Rows ``(B, 6)`` of the error frames ``tip`` and ``M (B, 3, 3)``, the derivative of
+        the orientation rows by a rotation increment (in goal axes) of the tip.
+
+        The position rows are the tip's translation; the orientation rows are the rotation
+        vector ``theta k`` of the error rotation (``log=True``, the end effectors' rows) or
+        ``2 v`` of its quaternion ``(w >= 0, v)``. See :func:`_rotation_rows`.
+        """
         R = tip[..., :3, :3]
         w = 0.5 * np.sqrt(np.maximum(1.0 + R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2], 0.0))
-        if w.min() < 0.2:   # near a half turn: Shepperd's method
+        if w.min() < 0.2:   # near a half turn: Shepperd's method (w >= 0)
             q = quat_from_matrix(R.reshape(-1, 3, 3)).reshape(R.shape[:-2] + (4,))
             w, v = q[..., 0], q[..., 1:]
         else:
             K = R - np.swapaxes(R, -1, -2)
             v = K[..., _I2, _I1] * (0.25 / w)[..., None]
-        return np.concatenate([tip[..., :3, 3], 2.0 * v], axis=-1), w, v
+        rot, M = _rotation_rows(w, v, log)
+        return np.concatenate([tip[..., :3, 3], rot], axis=-1), M
 
-    def _evaluate_one(self, q, base, C, W):
-        """Frames ``C (n, 4, 4)`` (filled in place) and the error rows of one joint vector.
-
-        ``W (n, 1, 3)`` is scratch holding ``(1, cos q, sin q)`` per joint. Returns
-        ``(p, w, v)``: the six rows as a list of floats and the error quaternion's scalar and
-        vector parts.
-        """
-        np.cos(q, out=W[:, 0, 1])
-        np.sin(q, out=W[:, 0, 2])
-        L = (W @ self.K).reshape(-1, 4, 4)
-        if not self.all_rev:
-            L += q[:, None, None] * self.PP
-        matmul = np.matmul
-        matmul(base, L[0], out=C[0])
-        for i in range(1, self.n):
-            matmul(C[i - 1], L[i], out=C[i])
-        tip = C[self.n - 1] @ self.tool
-        (r00, r01, r02, ox), (r10, r11, r12, oy), (r20, r21, r22, oz), _ = tip.tolist()
-        tr = 1.0 + r00 + r11 + r22
-        if tr < 0.16:   # near a half turn: Shepperd's method
-            phi, w, v = self.error(tip[None])
-            return phi[0].tolist(), float(w[0]), tuple(v[0].tolist()), (ox, oy, oz)
-        w = 0.5 * math.sqrt(tr)
-        f = 0.25 / w
-        vx, vy, vz = (r21 - r12) * f, (r02 - r20) * f, (r10 - r01) * f
-        return [ox, oy, oz, 2.0 * vx, 2.0 * vy, 2.0 * vz], w, (vx, vy, vz), (ox, oy, oz)
-
-    def solve_one(self, q, base, tol, max_iterations, max_step, square):
-        """Newton for one target with the fewest array operations.
-
-        Every step is tried in full and its evaluation becomes the next iterate's, so a step
-        costs one forward pass; a step that does not reduce ``|Phi|`` is halved (backtracking
-        line search) and only then are extra passes spent.
-        """
-        n = self.n
-        C = np.empty((n, 4, 4))
-        C_try = np.empty((n, 4, 4))
-        W = np.ones((n, 1, 3))
-        p, w, (vx, vy, vz), tip = self._evaluate_one(q, base, C, W)
-        it = 0
-        hist = [sum(x * x for x in p)] * _MEMORY
-        while True:
-            f0 = max(hist)   # non-monotone: improve on the worst of the last iterates
-            if max(map(abs, p)) <= tol or it == max_iterations:
-                break
-            it += 1
-            # Jacobian columns in goal axes: (z x (tip - o), (w I - [v]x) z) per joint
-            z = C[:, :3, 2]
-            r = np.subtract(tip, C[:, :3, 3])
-            Jv = _cross(z, r)
-            M = np.array(((w, vz, -vy), (-vz, w, vx), (vy, -vx, w)))
-            Jr = z @ M.T
-            if not self.all_rev:
-                Jv = np.where(self.rev[:, None], Jv, z)
-                Jr = Jr * self.rev[:, None]
-            J = np.concatenate((Jv, Jr), axis=1).T
-            dq = None
-            if square:
-                _, _, x, info = _dgesv(J, p)
-                if info == 0 and math.isfinite(sum(x.tolist())):
-                    dq = -x
-            if dq is None:
-                dq = np.linalg.pinv(J, rcond=1e-9) @ -np.asarray(p)
-            big = max(map(abs, dq.tolist()))
-            if big > max_step:
-                dq *= max_step / big
-            alpha = 1.0
-            for _ in range(_LS + 1):
-                q_try = q + alpha * dq
-                p_try, w_try, v_try, tip_try = self._evaluate_one(q_try, base, C_try, W)
-                f = sum(x * x for x in p_try)
-                if f <= (1.0 - 1e-4 * alpha) * f0 or max(map(abs, p_try)) <= tol:
-                    break
-                alpha *= 0.5
-            hist[it % _MEMORY] = f
-            q, p, w, (vx, vy, vz), tip = q_try, p_try, w_try, v_try, tip_try
-            C, C_try = C_try, C
-        return q, np.array(p), it
-
-    def jacobian(self, C, tip, w, v):
-        """``dPhi/dq (B, 6, n)``: geometric columns in goal axes, rotation rows by
-        ``(w I - [v]x)``."""
+    def jacobian(self, C, tip, M):
+        """``dPhi/dq (B, 6, n)``: geometric columns in goal axes, the rotation rows through
+        ``M`` (see :meth:`error`)."""
         z = C[..., :3, 2]
         r = tip[..., None, :3, 3] - C[..., :3, 3]
         Jv = _cross(z, r)
         if not self.all_rev:
             Jv = np.where(self.rev[:, None], Jv, z)
             z = z * self.rev[:, None]
-        Jr = w[..., None, None] * z - _cross(v[..., None, :], z)
-        return np.swapaxes(np.concatenate([Jv, Jr], axis=-1), -1, -2)
+        J = np.empty(Jv.shape[:-2] + (6, self.n))
+        J[..., :3, :] = np.swapaxes(Jv, -1, -2)
+        J[..., 3:, :] = M @ np.swapaxes(z, -1, -2)
+        return J
+
+    def evaluate_one(self, q, base, log=True, jac=True):
+        """:meth:`error` (and :meth:`jacobian` with ``jac``) of one joint vector ``q (n,)``
+        for one target (``base (4, 4)``), with the fewest array operations: rows ``(6,)`` and
+        the Jacobian ``(6, n)``."""
+        n = self.n
+        W = np.ones((n, 1, 3))
+        np.cos(q, out=W[:, 0, 1])
+        np.sin(q, out=W[:, 0, 2])
+        C = (W @ self.K).reshape(n, 4, 4)
+        if not self.all_rev:
+            C += q[:, None, None] * self.PP
+        matmul = np.matmul
+        matmul(base, C[0], out=C[0])
+        for i in range(1, n):
+            matmul(C[i - 1], C[i], out=C[i])
+        tip = C[n - 1] @ self.tool
+        (r00, r01, r02, ox), (r10, r11, r12, oy), (r20, r21, r22, oz), _ = tip.tolist()
+        tr = 1.0 + r00 + r11 + r22
+        if tr < 0.16:   # near a half turn: Shepperd's method
+            F, M = self.error(tip[None], log)
+            F, M = F[0], M[0]
+        else:
+            w = 0.5 * math.sqrt(tr)
+            f = 0.25 / w
+            vx, vy, vz = (r21 - r12) * f, (r02 - r20) * f, (r10 - r01) * f
+            nv = math.sqrt(vx * vx + vy * vy + vz * vz)
+            if log:
+                g = 2.0 * math.atan2(nv, w) / nv if nv > 0.0 else 2.0
+                c = 0.5 * g * w
+                h = (1.0 - c) / (nv * nv) if nv > 0.0 else 0.0
+                a = 0.5 * g
+            else:
+                g, c, h, a = 2.0, w, 0.0, 1.0
+            F = np.array((ox, oy, oz, g * vx, g * vy, g * vz))
+            if not jac:
+                return F, None
+            # c I - a [v]x + h v v^T
+            M = np.array(((c + h * vx * vx, a * vz + h * vx * vy, -a * vy + h * vx * vz),
+                          (-a * vz + h * vy * vx, c + h * vy * vy, a * vx + h * vy * vz),
+                          (a * vy + h * vz * vx, -a * vx + h * vz * vy, c + h * vz * vz)))
+        if not jac:
+            return F, None
+        z = C[:, :3, 2]
+        Jv = _cross(z, tip[:3, 3] - C[:, :3, 3])
+        if not self.all_rev:
+            Jv = np.where(self.rev[:, None], Jv, z)
+            z = z * self.rev[:, None]
+        J = np.empty((6, n))
+        J[:3] = Jv.T
+        J[3:] = M @ z.T
+        return F, J
 
 
-# Items left in the batch below which the one-target Newton finishes them.
-_FEW = 3
-# Line search: iterates remembered by the non-monotone acceptance test, and halvings.
-_MEMORY = 4
-_LS = 7
+def _rotation_rows(w, v, log=True):
+    """Orientation rows of the error quaternion ``(w >= 0, v)`` and ``M``, their derivative
+    by a rotation increment ``eps`` on the left (``q <- exp(eps) q``).
+
+    ``log=True``: the rotation vector ``theta k`` (``theta = 2 atan2(|v|, w)``) with
+    ``M = c I - [theta k]x / 2 + (1 - c) k k^T``, ``c = (theta/2) cot(theta/2)``, regular up to
+    and including a half turn (see :mod:`mechsolve.joints._end_effectors`). Otherwise ``2 v``
+    with ``M = w I - [v]x``, singular at a half turn.
+    """
+    if not log:
+        return 2.0 * v, w[..., None, None] * np.eye(3) - _skew(v)
+    n = np.sqrt(np.einsum("...i,...i->...", v, v))
+    pos = n > 0.0
+    safe = np.where(pos, n, 1.0)
+    f = np.where(pos, 2.0 * np.arctan2(n, w) / safe, 2.0)
+    c = 0.5 * f * w
+    h = np.where(pos, (1.0 - c) / (safe * safe), 0.0)
+    M = c[..., None, None] * np.eye(3) - _skew(0.5 * f[..., None] * v) \
+        + h[..., None, None] * v[..., :, None] * v[..., None, :]
+    return f[..., None] * v, M
+
+
+def _skew(v):
+    out = np.zeros(v.shape + (3,))
+    out[..., 0, 1] = -v[..., 2]
+    out[..., 0, 2] = v[..., 1]
+    out[..., 1, 0] = v[..., 2]
+    out[..., 1, 2] = -v[..., 0]
+    out[..., 2, 0] = -v[..., 1]
+    out[..., 2, 1] = v[..., 0]
+    return out
+
+
+class _IKProblem:
+    """The frame-goal rows of ``B`` targets as a problem for the Newton core
+    (:func:`mechsolve.newton.newton`, :func:`~mechsolve.newton.levenberg_marquardt`).
+
+    The state is the joint vector and ``retract`` is addition; the targets are folded into the
+    bases (``base (B, 4, 4)``, see :meth:`_FastChain.start`), so the residual of item ``i`` is
+    the error frame of ``base[i]``: the tool's position in goal axes and the rotation vector
+    of its orientation error (``log=False``: ``2 v``, kept for comparison). ``col_scale``
+    is 1 for revolute joints and ``length`` for prismatic ones; the equation units are
+    ``(L, L, L, 1, 1, 1)`` with ``L = length``. One item at a time takes
+    :meth:`_FastChain.evaluate_one`, so that one target is not slowed by the batch kernels.
+    """
+
+    def __init__(self, fast, base, col_scale, length, log=True):
+        self.fast = fast
+        self.base = base
+        self.log = log
+        self.col_scale = col_scale
+        self.state_scale = col_scale
+        self.eq_scale = np.array([length, length, length, 1.0, 1.0, 1.0])
+
+    def subset(self, items):
+        """The problem of the targets ``items`` (indices into this one's)."""
+        return _IKProblem(self.fast, self.base[items], self.col_scale, self.eq_scale[0],
+                          self.log)
+
+    def evaluate(self, X, idx):
+        if len(X) == 1:
+            F, J = self.fast.evaluate_one(X[0], self.base[idx[0]], self.log)
+            return F[None], J[None]
+        C, tip = self.fast.frames(X, self.base[idx])
+        F, M = self.fast.error(tip, self.log)
+        return F, self.fast.jacobian(C, tip, M)
+
+    def residual(self, X, idx):
+        if len(X) == 1:
+            return self.fast.evaluate_one(X[0], self.base[idx[0]], self.log, jac=False)[0][None]
+        return self.fast.error(self.fast.frames(X, self.base[idx])[1], self.log)[0]
+
+    @staticmethod
+    def matrix(J):
+        return J
+
+    @staticmethod
+    def retract(X, dX):
+        return X + dX
+
+
+def _goal_errors(F):
+    """Length of the position error and angle of the rotation error ``(B,)`` from the rows
+    ``F (B, 6)`` of :class:`_IKProblem` (the rotation vector: its length is the angle)."""
+    pos = np.sqrt(np.einsum("bi,bi->b", F[:, :3], F[:, :3]))
+    return pos, np.sqrt(np.einsum("bi,bi->b", F[:, 3:], F[:, 3:]))
+
+
+#: Restarts of :meth:`SerialArm.ik` per target on which Levenberg–Marquardt stalls, and the
+#: seed of the generator drawing their start vectors.
+IK_RESTARTS = 32
+IK_RESTART_SEED = 1205
+# Restarts tried together (a batch of this many per target; the first success wins).
+_RESTART_ROUND = 8
+# Levenberg–Marquardt steps per run (from the start, and from each restart).
+_LM_ITERATIONS = 50
 
 
 class SerialArm:
@@ -439,6 +524,27 @@ class SerialArm:
         self._geom = geom
         self._kinds = np.array([1.0 if j.kind == "prismatic" else 0.0 for j in self.joints])
         self._fast = _FastChain(geom, self._kinds)
+        # the arm stretched out: the constant offsets from the first joint to the tool, plus
+        # the travel of the prismatic joints (unbounded without limits)
+        pris = self._kinds == 1.0
+        length = float(np.sum(np.linalg.norm(geom[2:, :, 3], axis=1)))
+        reach = length
+        lo = np.where(pris, np.nan, -np.pi)
+        hi = np.where(pris, np.nan, np.pi)
+        for i, j in enumerate(self.joints):
+            if j.limits is not None:
+                lo[i], hi[i] = j.limits
+            if j.kind == "prismatic":
+                travel = np.inf if j.limits is None else max(map(abs, j.limits))
+                reach += travel
+                length += travel if travel < np.inf else 0.0
+        self._length = length if length > 0.0 else 1.0
+        self._reach = reach
+        self._shoulder = np.append(geom[1][:, 3], 1.0)   # the first joint's origin
+        lo[np.isnan(lo)] = -self._length
+        hi[np.isnan(hi)] = self._length
+        self._restart_box = (lo, hi)
+        self._col_scale = np.where(pris, self._length, 1.0)
 
     # -- description ----------------------------------------------------------------------------
     @property
@@ -448,6 +554,17 @@ class SerialArm:
     @property
     def joint_names(self) -> list[str]:
         return [j.name for j in self.joints]
+
+    @property
+    def length_scale(self) -> float:
+        """``L``, the arm's characteristic length: its reach when stretched out, the sum of
+        the lengths of the constant offsets from the first joint to the tool plus the largest
+        travel of every prismatic joint with limits (1 if that is 0).
+
+        :meth:`ik` measures position errors in it (a target is met within ``tol * L``) and
+        scales prismatic increments by it.
+        """
+        return self._length
 
     def __repr__(self) -> str:
         kinds = "".join("P" if j.kind == "prismatic" else "R" for j in self.joints)
@@ -544,14 +661,34 @@ class SerialArm:
                          f"(..., 4, 4) matrices, got shape {arr.shape}")
 
     def ik(self, targets, q0, *, tol: float = 1e-10, max_iterations: int = 50,
-           max_step: float = 1.0, raise_on_failure: bool = True) -> IKResult:
-        """Joint values putting the tool frame on ``targets``, by batched Newton.
+           max_step: float = 1.0, restarts: int = IK_RESTARTS,
+           raise_on_failure: bool = True) -> IKResult:
+        """Joint values putting the tool frame on ``targets``, many targets at once.
 
-        Solves the frame-goal rows of :class:`~mechsolve.joints.FrameEndEffector` (``6 x n``
-        per target; minimum-norm steps for a redundant arm) for all targets at once, each
-        leaving the batch when its largest row is below ``tol``. Steps are scaled down so that
-        no joint moves more than ``max_step`` per iteration, and halved while they do not reduce
-        ``|Phi|`` (backtracking line search).
+        Solves the frame-goal rows (the tool's position in goal axes and the rotation vector
+        of its orientation error: the rows of :class:`~mechsolve.joints.FrameEndEffector`,
+        ``6 x n`` per target; minimum-norm steps for a redundant arm) on the Newton core
+        (:mod:`mechsolve.newton`), every target an item of one batch:
+
+        1. Newton (:func:`~mechsolve.newton.newton`, Deuflhard's error-oriented damping, no
+           joint moving more than ``max_step`` per step) from ``q0``: fast from warm starts;
+        2. targets it does not reach: Levenberg–Marquardt
+           (:func:`~mechsolve.newton.levenberg_marquardt`) from their start, then Newton from
+           where it stopped unless it stalled;
+        3. targets on which that stalls (a local minimum) or misses: up to ``restarts``
+           Levenberg–Marquardt (then Newton) runs from fixed start vectors drawn by
+           ``np.random.default_rng(IK_RESTART_SEED)`` (seed 1205), uniformly within the
+           joint limits where the arm has them, else in ``[-pi, pi]`` for revolute joints and
+           ``[-L, L]`` for prismatic ones; the same vectors, in the same order, for every
+           target and call; the first that reaches the target wins. Targets farther from the
+           first joint than the arm's stretched-out reach are not restarted (they cannot be
+           reached).
+
+        Every success is polished by Newton to round-off. A target is met when the forward
+        kinematics of the returned joint values puts the tool within ``tol * L`` of the
+        target's position (the length of the error, ``L`` = :attr:`length_scale`) and within
+        the angle ``tol`` of its orientation; success is never reported otherwise. For a
+        target that is missed, the closest pose found is returned.
 
         Parameters
         ----------
@@ -559,43 +696,126 @@ class SerialArm:
             Tool poses in the coordinates of the mounting body.
         q0 : array_like (..., n)
             Start joint values (broadcast against the targets).
+        tol : float
+            Tolerance on the position error (in units of ``L``) and the rotation angle (rad).
+        max_iterations : int
+            Steps per Newton run.
+        max_step : float
+            Largest joint motion per Newton step (rad; prismatic joints in units of ``L``).
+        restarts : int
+            Restarts per target (0: none).
+
+        Returns
+        -------
+        IKResult
+            Fields with the targets' batch shape, or scalars for one target.
 
         Raises :class:`~mechsolve.SolveError` naming the unreached targets and their position
         and orientation errors (unless ``raise_on_failure=False``).
         """
         T = self._targets(targets)
-        single = T.ndim == 1
-        q0 = self._q(q0)
-        if single and q0.ndim == 1:   # one target: scalar bookkeeping throughout
-            q, phi, it = self._fast.solve_one(np.array(q0, dtype=float),
-                                              self._fast.start_one(T), tol, max_iterations,
-                                              max_step, self.n_joints == 6)
-            p = phi.tolist()
-            res = max(map(abs, p))
-            pos = math.sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2])
-            ang = 2.0 * math.asin(min(1.0, 0.5 * math.sqrt(p[3] * p[3] + p[4] * p[4]
-                                                           + p[5] * p[5])))
-            out = IKResult(q=q, success=res <= tol, iterations=it, residual=res,
-                           position_error=pos, orientation_error=ang)
-            if raise_on_failure and not res <= tol:
-                self._raise_ik(out, [0], 1, True)
-            return out
-        T2 = np.atleast_2d(T)
+        shape = T.shape[:-1]
+        n = self.n_joints
+        T2 = T.reshape(-1, 7)
         B = len(T2)
-        Q = np.array(np.broadcast_to(q0, (B, self.n_joints)), dtype=float)
-        Q, phi, its = self._newton(T2, Q, tol, max_iterations, max_step)
-        ok = np.abs(phi).max(axis=-1) <= tol
-        pos = np.linalg.norm(phi[:, :3], axis=-1)
-        ang = 2.0 * np.arcsin(np.clip(0.5 * np.linalg.norm(phi[:, 3:], axis=-1), 0.0, 1.0))
-        res = np.max(np.abs(phi), axis=-1)
-        out = IKResult(q=Q[0] if single else Q, success=bool(ok[0]) if single else ok,
-                       iterations=int(its[0]) if single else its,
-                       residual=float(res[0]) if single else res,
-                       position_error=float(pos[0]) if single else pos,
-                       orientation_error=float(ang[0]) if single else ang)
+        Q0 = np.array(np.broadcast_to(self._q(q0), shape + (n,)), dtype=float).reshape(B, n)
+        base = self._fast.start_one(T2[0])[None] if B == 1 else self._fast.start(T2)
+        Q, pos, ang, its = self._solve_ik(base, Q0, tol, max_iterations, max_step,
+                                          max(0, int(restarts)))
+        L = self._length
+        ok = (pos <= tol * L) & (ang <= tol)
+        res = np.maximum(pos / L, ang)
+        single = not shape
+        if single:
+            out = IKResult(q=Q[0], success=bool(ok[0]), iterations=int(its[0]),
+                           residual=float(res[0]), position_error=float(pos[0]),
+                           orientation_error=float(ang[0]))
+        else:
+            out = IKResult(q=Q.reshape(shape + (n,)), success=ok.reshape(shape),
+                           iterations=its.reshape(shape), residual=res.reshape(shape),
+                           position_error=pos.reshape(shape),
+                           orientation_error=ang.reshape(shape))
         if raise_on_failure and not ok.all():
             self._raise_ik(out, np.flatnonzero(~ok), B, single)
         return out
+
+    def _solve_ik(self, base, Q0, tol, max_iterations, max_step, restarts):
+        """Newton, Levenberg–Marquardt, restarts (see :meth:`ik`) for the targets folded into
+        ``base (B, 4, 4)``; returns ``(Q, position errors, rotation angles, iterations)``."""
+        L = self._length
+        prob = _IKProblem(self._fast, base, self._col_scale, L)
+        B = len(Q0)
+        its = np.zeros(B, dtype=int)
+
+        def measure(p, X):
+            """The goal's errors at ``X`` by forward kinematics: a score to compare misses,
+            and whether the target is met."""
+            pos, ang = _goal_errors(p.residual(X, np.arange(len(X))))
+            return np.hypot(pos / L, ang), (pos <= tol * L) & (ang <= tol)
+
+        def lm_then_newton(p, X0):
+            lm = levenberg_marquardt(p, X0, tol=tol, max_iterations=_LM_ITERATIONS)
+            X, steps = lm.x, lm.iterations
+            # Newton polishes the successes to round-off, and finishes the runs that were still
+            # converging when their steps ran out (slowly, next to a singular pose, where
+            # Newton converges linearly and Levenberg–Marquardt slower still)
+            go = np.flatnonzero((lm.status == CONVERGED) | (lm.status == MAX_ITERATIONS))
+            if go.size:
+                r = newton(p.subset(go), X[go], tol=tol, max_iterations=max_iterations,
+                           max_step=max_step)
+                X[go] = r.x
+                steps[go] += r.iterations
+            return X, steps
+
+        # 1. Newton from the given starts
+        r = newton(prob, Q0, tol=tol, max_iterations=max_iterations, max_step=max_step)
+        Q = r.x
+        its += r.iterations
+        best, met = measure(prob, Q)
+        # 2. Levenberg–Marquardt from the same starts
+        todo = np.flatnonzero(~met)
+        if todo.size:
+            sub = prob.subset(todo)
+            X, steps = lm_then_newton(sub, Q0[todo])
+            its[todo] += steps
+            score, hit = measure(sub, X)
+            better = hit | (score < best[todo])
+            Q[todo[better]] = X[better]
+            best[todo[better]] = score[better]
+            met[todo] = hit
+        # 3. restarts, a round of them at a time, for the targets within reach
+        todo = np.flatnonzero(~met)
+        if todo.size and restarts:
+            gap = np.linalg.norm(base[todo, :3, :] @ self._shoulder, axis=1)
+            todo = todo[~(gap > self._reach * (1.0 + 1e-9) + tol * L)]
+        if todo.size and restarts:
+            starts = self._restart_starts(restarts)
+            for k in range(0, restarts, _RESTART_ROUND):
+                c = min(_RESTART_ROUND, restarts - k)
+                sub = prob.subset(np.repeat(todo, c))
+                X, steps = lm_then_newton(sub, np.tile(starts[k:k + c], (len(todo), 1)))
+                score, hit = measure(sub, X)
+                score, hit, steps = (a.reshape(len(todo), c) for a in (score, hit, steps))
+                # the first restart that meets the target wins, else the closest pose
+                won = hit.any(axis=1)
+                pick = np.where(won, np.argmax(hit, axis=1), np.argmin(score, axis=1))
+                rows = np.arange(len(todo))
+                its[todo] += np.cumsum(steps, axis=1)[rows, np.where(won, pick, c - 1)]
+                better = won | (score[rows, pick] < best[todo])
+                Q[todo[better]] = X[(rows * c + pick)[better]]
+                best[todo[better]] = score[rows, pick][better]
+                met[todo] = won
+                todo = todo[~won]
+                if todo.size == 0:
+                    break
+        pos, ang = _goal_errors(prob.residual(Q, np.arange(B)))
+        return Q, pos, ang, its
+
+    def _restart_starts(self, count: int) -> np.ndarray:
+        """The first ``count`` restart vectors ``(count, n)`` (see :meth:`ik`)."""
+        lo, hi = self._restart_box
+        U = np.random.default_rng(IK_RESTART_SEED).random((count, self.n_joints))
+        return lo + (hi - lo) * U
 
     def _raise_ik(self, out, bad, B: int, single: bool):
         pos = np.atleast_1d(out.position_error)
@@ -610,85 +830,6 @@ class SerialArm:
                          f"misses its target by {pos[k]:.3g} m and {ang[k]:.3g} rad after "
                          f"{its[k]} iterations (unreachable target, or a start too far "
                          "away)", out)
-
-    def _newton(self, T2, Q, tol, max_iterations, max_step):
-        """Batched Newton on the frame-goal rows; returns ``(Q, phi, iterations)``."""
-        fast = self._fast
-        B = len(T2)
-        square = self.n_joints == 6
-        if B == 1:   # one target: 2-D arrays and scalar bookkeeping
-            q, phi, it = fast.solve_one(Q[0], fast.start_one(T2[0]), tol, max_iterations,
-                                        max_step, square)
-            return q[None], phi[None], np.array([it])
-        base = fast.start(T2)
-        phi_out = np.empty((B, 6))
-        its = np.zeros(B, dtype=int)
-        active = np.arange(B)
-        Qa = Q
-        C, tip = fast.frames(Qa, base)
-        phi, w, v = fast.error(tip)
-        hist = np.repeat(np.einsum("bi,bi->b", phi, phi)[:, None], _MEMORY, axis=1)
-        for it in range(max_iterations + 1):
-            done = np.abs(phi).max(axis=-1) <= tol
-            if it == max_iterations:
-                done[:] = True
-            if done.any():
-                idx = active[done]
-                Q[idx] = Qa[done]
-                phi_out[idx] = phi[done]
-                its[idx] = it
-                keep = ~done
-                active = active[keep]
-                if active.size == 0:
-                    break
-                Qa, base, C, tip, phi, w, v, hist = (
-                    Qa[keep], base[keep], C[keep], tip[keep], phi[keep], w[keep], v[keep],
-                    hist[keep])
-            if active.size <= _FEW and it:
-                # a few slow items left: a batch iteration costs its call overhead whatever
-                # its size, the one-target Newton far less per item
-                for k, i in enumerate(active):
-                    q, p, extra = fast.solve_one(Qa[k], base[k], tol, max_iterations - it,
-                                                 max_step, square)
-                    Q[i], phi_out[i], its[i] = q, p, it + extra
-                break
-            J = fast.jacobian(C, tip, w, v)
-            if square:
-                try:
-                    dq = np.linalg.solve(J, -phi[..., None])[..., 0]
-                except np.linalg.LinAlgError:
-                    dq = np.einsum("bij,bj->bi", np.linalg.pinv(J, rcond=1e-9), -phi)
-            else:
-                dq = np.einsum("bij,bj->bi", np.linalg.pinv(J, rcond=1e-9), -phi)
-            big = np.abs(dq).max(axis=-1)
-            if big.max() > max_step:
-                dq = dq * np.minimum(1.0, max_step / big)[:, None]
-            # non-monotone backtracking line search on |Phi|^2 (a step must improve on the
-            # worst of the last _MEMORY iterates: Newton's full steps pass through curved
-            # valleys without being cut): only the items whose step fails are evaluated
-            # again, so one hard target does not slow the whole batch down
-            f0 = hist.max(axis=1)
-            alpha = np.ones(len(Qa))
-            Qt = Qa + dq
-            Ct, tipt = fast.frames(Qt, base)
-            pt, wt, vt = fast.error(tipt)
-            pending = np.flatnonzero((np.einsum("bi,bi->b", pt, pt) > (1.0 - 1e-4) * f0)
-                                     & (np.abs(pt).max(axis=-1) > tol))
-            for _ in range(_LS):
-                if pending.size == 0:
-                    break
-                alpha[pending] *= 0.5
-                Qp = Qa[pending] + alpha[pending, None] * dq[pending]
-                Cp, tp = fast.frames(Qp, base[pending])
-                pp, wp, vp = fast.error(tp)
-                Qt[pending], Ct[pending], tipt[pending] = Qp, Cp, tp
-                pt[pending], wt[pending], vt[pending] = pp, wp, vp
-                still = (np.einsum("bi,bi->b", pp, pp) > (1.0 - 1e-4 * alpha[pending])
-                         * f0[pending]) & (np.abs(pp).max(axis=-1) > tol)
-                pending = pending[still]
-            Qa, C, tip, phi, w, v = Qt, Ct, tipt, pt, wt, vt
-            hist[:, (it + 1) % _MEMORY] = np.einsum("bi,bi->b", phi, phi)
-        return Q, phi_out, its
 
     # -- mechanisms -----------------------------------------------------------------------------
     def chain_joint(self, base, target=None, *, q0=None, name=None):

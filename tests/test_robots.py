@@ -139,7 +139,7 @@ def test_six_joint_ik_three_ways_agree():
     arm = ms.robots.ur5()
     Q, targets, start = random_targets(arm, 8, 3)
     T7 = np.concatenate([targets.translation, targets.quaternion], axis=1)
-    # 1. dedicated batched Newton
+    # 1. arm.ik (Newton on the core, all targets at once)
     res = arm.ik(targets, start)
     assert res.success.all()
     np.testing.assert_allclose(arm.forward_matrix(res.q), arm.forward_matrix(Q), atol=1e-9)
@@ -347,3 +347,144 @@ def test_matrix_targets_must_be_rigid_transforms():
     with pytest.raises(ValueError, match=r"found last row \[0\.0, 0\.0, 0\.5, 1\.0\]"):
         arm.ik(lifted, q)
     assert arm.ik(M, q + 0.05).success
+
+
+# -- inverse kinematics on the Newton core: Newton, Levenberg–Marquardt, seeded restarts --------
+PUMA560_DH = [(0.0, 0.0, np.pi / 2), (0.0, 0.4318, 0.0), (0.15005, 0.0203, -np.pi / 2),
+              (0.4318, 0.0, np.pi / 2), (0.0, 0.0, -np.pi / 2), (0.0, 0.0, 0.0)]
+
+
+def puma560():
+    return ms.robots.dh_arm(PUMA560_DH, name="puma560")
+
+
+def goal_errors(arm, q, T):
+    """Length of the position error and angle of the rotation between the tool frames at
+    ``q`` (forward kinematics) and the 4x4 targets ``T``, computed independently of ``ik``."""
+    M = arm.forward_matrix(q)
+    pos = np.linalg.norm(M[..., :3, 3] - T[..., :3, 3], axis=-1)
+    R = np.swapaxes(T[..., :3, :3], -1, -2) @ M[..., :3, :3]
+    axis = np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0],
+                     R[..., 1, 0] - R[..., 0, 1]], axis=-1)
+    cos = 0.5 * (R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2] - 1.0)
+    return pos, np.arctan2(0.5 * np.linalg.norm(axis, axis=-1), cos)
+
+
+def ik_case(arm, start, n=100, seed=11):
+    """Reachable targets (forward kinematics of random joint vectors) and starts: all-zero,
+    unrelated random vectors, or within 0.2 rad of the true joint vector."""
+    rng = np.random.default_rng(seed)
+    Q = rng.uniform(-np.pi, np.pi, size=(n, arm.n_joints))
+    starts = {"zero": np.zeros_like(Q), "random": rng.uniform(-np.pi, np.pi, size=Q.shape),
+              "near": Q + rng.uniform(-0.2, 0.2, size=Q.shape)}
+    return Q, arm.forward_matrix(Q), starts[start]
+
+
+@pytest.mark.parametrize("make_arm", [ms.robots.ur5, puma560], ids=["ur5", "puma560"])
+@pytest.mark.parametrize("start", ["zero", "random", "near"])
+def test_ik_reaches_every_reachable_target_batch_and_one_at_a_time(make_arm, start):
+    arm = make_arm()
+    Q, T, Q0 = ik_case(arm, start)
+    batch = arm.ik(T, Q0, raise_on_failure=False)
+    ones = [arm.ik(T[i], Q0[i], raise_on_failure=False) for i in range(len(T))]
+    for how, q, success, pos_reported, ang_reported in (
+            ("batch", batch.q, batch.success, batch.position_error, batch.orientation_error),
+            ("one at a time", np.array([r.q for r in ones]), np.array([r.success for r in ones]),
+             np.array([r.position_error for r in ones]),
+             np.array([r.orientation_error for r in ones]))):
+        pos, ang = goal_errors(arm, q, T)
+        met = (pos <= 1e-10) & (ang <= 1e-10)
+        assert met.all(), (f"{arm.name} from {start} starts, {how}: {int(met.sum())}/100 "
+                           f"met; worst {pos.max():.3g} m, {ang.max():.3g} rad")
+        assert success.all()
+        np.testing.assert_allclose(pos_reported, pos, atol=1e-13)
+        np.testing.assert_allclose(ang_reported, ang, atol=1e-13)
+
+
+def test_ik_puma_regression_tool_was_left_seven_centimetres_off():
+    """Newton with a line search stopped 0.07 m off this target (a start 0.2 rad away, next to
+    a singular pose); Levenberg–Marquardt from the start reaches it."""
+    arm = puma560()
+    q_true = [2.7422, .6406, 1.5417, .4104, -.5085, -2.736]
+    T = arm.forward_matrix(q_true)
+    q0 = [2.8761, .4881, 1.7079, .2583, -.4177, -2.7769]
+    res = arm.ik(T, q0, raise_on_failure=False)
+    assert res.success
+    pos, ang = goal_errors(arm, res.q, T)
+    assert pos <= 1e-10 and ang <= 1e-10
+    # the restarts are seeded: the same call gives the same joint values, and so does a batch
+    again = arm.ik(T, q0)
+    np.testing.assert_array_equal(again.q, res.q)
+    both = arm.ik(np.stack([T, T]), np.stack([q0, q0]))
+    assert both.success.all()
+    np.testing.assert_allclose(both.q, [res.q, res.q], atol=1e-12)
+
+
+def test_ik_success_is_the_goals_own_measure_and_never_claimed_on_a_miss():
+    """Success means |p_tool - p_target| <= tol * L and a rotation angle <= tol from the forward
+    kinematics of the returned q: a residual met row by row is not enough (the error could
+    be sqrt(3) * tol long)."""
+    arm = ms.robots.ur5()
+    assert arm.length_scale == pytest.approx(0.089159 + 0.425 + 0.39225 + 0.10915 + 0.09465
+                                             + 0.0823)
+    res = arm.ik(arm.forward(Q_UR5), Q_UR5 + 0.1)
+    assert isinstance(res, ms.newton.Result) and isinstance(res, ms.robots.IKResult)
+    assert res.success and res.residual == max(res.position_error / arm.length_scale,
+                                               res.orientation_error)
+    assert repr(res).startswith("IKResult(1 targets, 1 reached, largest residual")
+    # within the arm's stretched-out reach but out of its workspace (straight up, past the
+    # shoulder): every restart is tried, and the closest pose is returned as a failure
+    up = ms.Frame((0.0, 0.0, 1.1))
+    with pytest.raises(ms.SolveError, match=r"misses its target by 0\.\d+ m"):
+        arm.ik(up, np.zeros(6))
+    res = arm.ik(up, np.zeros(6), raise_on_failure=False)
+    T_up = np.eye(4)
+    T_up[:3, 3] = up.translation
+    pos, ang = goal_errors(arm, res.q, T_up)
+    assert not res.success and res.position_error == pytest.approx(pos, abs=1e-12) \
+        and pos > 0.1
+    # a loose tolerance: success is claimed exactly where the errors are within it
+    Q, T, Q0 = ik_case(arm, "zero", n=20, seed=13)
+    for tol in (1e-3, 1e-10):
+        out = arm.ik(T, Q0, tol=tol, max_iterations=3, restarts=0, raise_on_failure=False)
+        pos, ang = goal_errors(arm, out.q, T)
+        np.testing.assert_array_equal(out.success,
+                                      (pos <= tol * arm.length_scale) & (ang <= tol))
+
+
+def test_ik_orientation_rows_are_regular_at_a_half_turn():
+    """The orientation rows are the rotation vector (as the end effectors'): from a start
+    whose tool is a half turn about its z axis from the target, Levenberg–Marquardt steps
+    straight back; on the ``2 v`` rows (the quaternion's vector part, which SerialArm.ik used
+    before) the gradient vanishes there and it stalls."""
+    from mechsolve.newton import STATIONARY, levenberg_marquardt
+    from mechsolve.robots import _IKProblem
+
+    arm = ms.robots.ur5()
+    T = arm.forward_matrix(Q_UR5)
+    start = Q_UR5 + [0.0, 0.0, 0.0, 0.0, 0.0, np.pi]
+    base = arm._fast.start(arm._targets(T)[None])
+    for log in (True, False):
+        prob = _IKProblem(arm._fast, base, arm._col_scale, arm.length_scale, log=log)
+        lm = levenberg_marquardt(prob, start[None], tol=1e-10)
+        if log:
+            assert lm.success[0]
+        else:
+            assert lm.status[0] == STATIONARY and lm.iterations[0] == 0
+    res = arm.ik(T, start)
+    np.testing.assert_allclose(arm.forward_matrix(res.q), T, atol=1e-12)
+
+
+def test_ik_arms_with_a_prismatic_joint_and_with_seven_joints():
+    stanford = ms.robots.dh_arm([(0.412, 0, -np.pi / 2), (0.154, 0, np.pi / 2), (0.0, 0, 0),
+                                 (0, 0, -np.pi / 2), (0, 0, np.pi / 2), (0.263, 0, 0)],
+                                prismatic=[0, 0, 1, 0, 0, 0], name="stanford")
+    iiwa = ms.robots.dh_arm(IIWA_DH, name="iiwa")
+    for arm in (stanford, iiwa):
+        Q, T, Q0 = ik_case(arm, "zero", n=30, seed=14)
+        if arm is stanford:
+            Q[:, 2] = np.random.default_rng(15).uniform(0.2, 0.8, len(Q))
+            T = arm.forward_matrix(Q)
+        res = arm.ik(T, Q0)
+        pos, ang = goal_errors(arm, res.q, T)
+        assert res.success.all() and pos.max() <= 1e-10 and ang.max() <= 1e-10
