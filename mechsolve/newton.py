@@ -31,6 +31,7 @@ optionally on the manifold of a set of hard equations.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -342,6 +343,9 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     strategy = strategy or LinearStrategy()
     X = np.array(x0, dtype=float)
     B = len(X)
+    if B == 1:
+        return _newton_one(problem, X[0], tol, max_iterations, strategy, damped, transform,
+                           lambda_min, max_step)
     c = problem.col_scale
     e = problem.eq_scale
     inv_state = 1.0 / problem.state_scale
@@ -518,6 +522,194 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     success = status == CONVERGED
     return NewtonResult(x=X, status=status, success=success, iterations=iters, residual=res,
                         F=F_out, jacobian=D_out, least_squares=lsq, history=history)
+
+
+class _OneFactor:
+    """The factorization of one dense scaled Jacobian, with the least overhead (LAPACK
+    directly): :class:`_DenseFactor` for a batch of one."""
+
+    __slots__ = ("r", "c", "Js", "lsq", "lu", "svd")
+
+    def __init__(self, J: np.ndarray, c: np.ndarray, lsq: bool) -> None:
+        Jc = J * c
+        r = np.sqrt(np.einsum("ij,ij->i", Jc, Jc))
+        np.maximum(r, 1e-300, out=r)
+        self.r, self.c = r, c
+        self.Js = Jc / r[:, None]
+        self.lsq = lsq or J.shape[0] != J.shape[1]
+        self.lu = self.svd = None
+        if not self.lsq:
+            lu, piv, info = _getrf(self.Js)
+            anorm = float(np.abs(self.Js).sum(axis=0).max()) if info == 0 else 0.0
+            if anorm > 0.0 and _gecon(lu, anorm, norm="1")[0] > RCOND_MIN:
+                self.lu = (lu, piv)
+            else:
+                self.lsq = True
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        y = rhs / self.r
+        if not self.lsq:
+            x = _getrs(self.lu[0], self.lu[1], y)[0]
+            if max(map(abs, x.tolist())) < HUGE_STEP:
+                return x * self.c
+            self.lsq = True      # numerically singular: least squares from now on
+        if self.svd is None:
+            U, s, Vt = np.linalg.svd(self.Js, full_matrices=False)
+            k = int(np.count_nonzero(s > RANK_RTOL * s[0])) if s.size and s[0] > 0 else 0
+            self.svd = (U[:, :k], s[:k], Vt[:k])
+        U, s, Vt = self.svd
+        x = Vt.T @ ((U.T @ y) / s) if s.size else np.zeros(self.Js.shape[1])
+        return x * self.c
+
+
+class _SparseOne:
+    """:class:`_SparseFactor` with the one-item interface of :class:`_OneFactor`."""
+
+    __slots__ = ("f",)
+
+    def __init__(self, J, c, lsq: bool, strategy: LinearStrategy) -> None:
+        self.f = _SparseFactor(J, c, lsq, strategy)
+
+    @property
+    def lsq(self) -> bool:
+        return bool(self.f.lsq[0])
+
+    def solve(self, rhs: np.ndarray) -> np.ndarray:
+        return self.f.solve(rhs[None])[0]
+
+
+_getrf, _gecon, _getrs = sla.lapack.dgetrf, sla.lapack.dgecon, sla.lapack.dgetrs
+
+
+def _nrm(v: list) -> float:
+    return math.sqrt(math.fsum(x * x for x in v))
+
+
+def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, lambda_min,
+                max_step) -> NewtonResult:
+    """:func:`newton` for one item: the same algorithm with scalar bookkeeping (a batch's
+    masks and index arrays cost more than the arithmetic on a small system)."""
+    c = problem.col_scale
+    inv_e = 1.0 / problem.eq_scale
+    inv_state = 1.0 / problem.state_scale
+    idx = np.zeros(1, dtype=np.intp)
+    own_magnitude = getattr(problem, "magnitude", None)
+
+    def magnitude(x):
+        if own_magnitude is not None:
+            return own_magnitude(x[None])[0]
+        return np.full(len(c), max(1.0, float(np.max(np.abs(x * inv_state)))))
+
+    def step_of(x, dx):
+        return dx if transform is None else transform(x[None], dx[None], idx)[0]
+
+    F, D = problem.evaluate(x[None], idx)
+    F, D = F[0], D[0]
+    lsq = strategy.mode == "lsq"
+    it = 0
+    has_prev = False
+    status = None
+    history = []
+    res = math.inf
+    if not (np.isfinite(F).all() and np.isfinite(D).all()):
+        status = NOT_FINITE
+    nd_prev = lam_prev = 0.0
+    sbar_prev = None
+    while status is None:
+        J = problem.matrix(D[None])
+        fac = _SparseOne(J, c, lsq, strategy) if sp.issparse(J) else _OneFactor(J[0], c, lsq)
+        res = max(map(abs, (F * inv_e).tolist()), default=0.0)
+        history.append(res)
+        dx = step_of(x, fac.solve(-F))
+        lsq = fac.lsq
+        s = dx / c
+        sl = s.tolist()
+        nd = _nrm(sl)
+        big = max(map(abs, sl), default=0.0)
+        tiny = bool(np.all(np.abs(s) <= POSE_RTOL * magnitude(x)))
+        if tiny or not math.isfinite(nd) or it >= max_iterations:
+            if tiny:
+                status = CONVERGED if res <= tol else STATIONARY
+            elif res <= tol:
+                status = CONVERGED        # out of steps with the residual met
+            else:
+                status = MAX_ITERATIONS if math.isfinite(nd) else NOT_FINITE
+            break
+        lam = 1.0
+        if damped:
+            lam = min(1.0, max_step / max(big, 1e-300))
+            if has_prev:   # the damping factor predicted from the last step (NLEQ-ERR)
+                d = _nrm((sbar_prev - s).tolist()) * nd
+                mu = nd_prev * _nrm(sbar_prev.tolist()) / d * lam_prev if d > 0 else 1.0
+                lam = min(lam, max(mu, lambda_min))
+        raised = failed = False
+        while True:
+            xt = problem.retract(x[None], lam * dx[None])[0]
+            Ft, Dt = problem.evaluate(xt[None], idx)
+            Ft, Dt = Ft[0], Dt[0]
+            good = bool(np.isfinite(Ft).all())
+            sb = step_of(xt, fac.solve(-Ft)) / c if good else np.zeros_like(s)
+            nb = _nrm(sb.tolist())
+            th = nb / max(nd, 1e-300) if good else math.inf
+            if not damped:
+                if good:
+                    break
+                lam *= 0.25
+                if lam < lambda_min:
+                    failed = True
+                    break
+                continue
+            dd = _nrm((sb - (1.0 - lam) * s).tolist())
+            mu2 = 0.5 * nd * lam * lam / dd if dd > 0 else math.inf
+            mu2 = min(mu2, max_step / max(big, 1e-300))
+            reject = not th < 1.0 - lam / 4.0
+            grow = not reject and lam < 1.0 and min(1.0, mu2) >= 4.0 * lam and not raised
+            if not reject and not grow:
+                break
+            lam = min(1.0, mu2) if grow else min(mu2 if good else 0.25 * lam, 0.5 * lam)
+            raised |= grow
+            if reject and lam < lambda_min:
+                failed = True
+                break
+        if failed:
+            if res <= tol:
+                # no step reduces the correction further with the residual met: the root is
+                # as exact as it gets (a singular root, where Newton converges only linearly)
+                status = CONVERGED
+            elif not lsq and strategy.mode == "auto":
+                lsq = True      # LU gave a useless step: least squares from here
+                has_prev = False
+                continue
+            else:
+                status = NO_PROGRESS
+            break
+        it += 1
+        x = xt
+        if lam >= 1.0:   # converged: the residual met and the pose exact after dxbar
+            r_acc = max(map(abs, (Ft * inv_e).tolist()), default=0.0)
+            sb_abs = np.abs(sb)
+            mag = POSE_RTOL * magnitude(xt)
+            gain = th / max(1.0 - th, 1e-300) if th < 1.0 else math.inf
+            est = gain * sb_abs if math.isfinite(gain) else np.full(len(sb), math.inf)
+            exact = bool(np.all(est <= mag)) or bool(np.all(sb_abs <= mag))
+            if r_acc <= tol and (exact or (th > 0.5 and float(np.max(est)) <= tol)):
+                xf = problem.retract(xt[None], (sb * c)[None])[0]
+                Ff = problem.residual(xf[None], idx)[0]
+                rf = max(map(abs, (Ff * inv_e).tolist()), default=0.0) \
+                    if np.isfinite(Ff).all() else math.inf
+                if rf <= max(r_acc, tol):
+                    x, F, res = xf, Ff, rf
+                else:
+                    F, res = Ft, r_acc
+                D = Dt
+                status = CONVERGED
+                break
+        F, D = Ft, Dt
+        nd_prev, sbar_prev, lam_prev, has_prev = nd, sb, lam, True
+    return NewtonResult(x=x[None], status=np.array([status]),
+                        success=np.array([status == CONVERGED]), iterations=np.array([it]),
+                        residual=np.array([res]), F=F[None], jacobian=D[None],
+                        least_squares=np.array([lsq]), history=[np.array([h]) for h in history])
 
 
 # -- Levenberg–Marquardt -----------------------------------------------------------------------
