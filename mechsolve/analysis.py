@@ -306,6 +306,7 @@ class _Continuation:
             self.e = self.e[self.rows]
         self.c = sys.col_scale
         self.iterations = 0
+        self._trail = (None, None)   # the last two states that follow() reached
         #: The state before the first solve (the user's sketch): at a start on a singular
         #: position, the branch leaving it nearest this state is followed.
         self.sketch = None
@@ -581,10 +582,12 @@ class _Continuation:
         span = abs(v_b - v0)
         h = v_b - v0
         iters = 0
-        before = None
+        # the state before this one, if the last call ended here (second-order predictor)
+        before = self._trail[0] if self._trail[1] is state else None
         while state[0] != v_b:
             target = v_b if abs(v_b - state[0]) <= abs(h) else state[0] + h
-            new, res = self.jump(state, target)
+            # the predictor with the curvature from the tangent before (second order)
+            new, res = self.jump(state, target, previous=before)
             iters += res.iterations
             if new is None:
                 h *= 0.5
@@ -598,6 +601,7 @@ class _Continuation:
             before, state = state, new
             if res.iterations <= 2:
                 h *= 2.0
+        self._trail = (before, state)
         return state, iters
 
 
