@@ -21,7 +21,7 @@ import numpy as np
 from ._validation import as_count, as_float, as_values, as_vector
 from .body import Body
 from .joints.base import DriverJoint
-from .newton import LinearStrategy, Result, levenberg_marquardt
+from .newton import POSE_RTOL, LinearStrategy, Result, levenberg_marquardt
 from .newton import newton as core_newton
 from .solver import (
     DENSE_ANALYSIS_LIMIT,
@@ -45,6 +45,9 @@ SINGULAR_RTOL = 1e-4
 # Below this ratio a pose counts as near a singular position, where the sweep insists on a
 # continuous tangent (branches may cross there).
 NEAR_SINGULAR_RTOL = 0.05
+# Coarse nodes of a batched sweep only pin the branch (every pose is refined afterwards): their
+# residual tolerance, in the equations' units.
+COARSE_TOL = 1e-4
 # A step across which det J changes sign is accepted as passing a singular position only when
 # it is at most this long (relative to the driver value) and starts or ends near-singular.
 CROSSING_STEP = 1e-3
@@ -356,9 +359,11 @@ class _Continuation:
 
     def newton(self, v, q0, analyse=False, tol=None):
         self.set_parameter(v)
+        # a loose tolerance asks for a waypoint (a coarse node): no need to polish it
+        precise = tol is None or tol <= self.tol
         out = newton(self.sys, q0, tol=tol or self.tol, max_iterations=self.max_iterations,
                      strategy=self.strategy, analyse=analyse, lambda_min=NEAR_LAMBDA_MIN,
-                     rows=self.rows)
+                     rows=self.rows, pose_rtol=POSE_RTOL if precise else tol)
         self.iterations += out[1].iterations
         return out
 
@@ -1123,7 +1128,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
     stop = None
     previous = None
     # Nodes only pin the branch: they are solved loosely here and refined with the rest.
-    coarse_tol = max(cont.tol, 1e-6)
+    coarse_tol = max(cont.tol, COARSE_TOL)
     cont.coarse = True
     while i < N - 1 and stop is None:
         j = min(i + stride, N - 1)

@@ -308,7 +308,7 @@ def _norm2(v: np.ndarray) -> np.ndarray:
 def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
            strategy: LinearStrategy | None = None, damped: bool = True,
            transform=None, lambda_min: float = LAMBDA_MIN,
-           max_step: float = MAX_STEP) -> NewtonResult:
+           max_step: float = MAX_STEP, pose_rtol: float = POSE_RTOL) -> NewtonResult:
     """Solve ``F(x) = 0`` for every item of a batch by globalized Newton.
 
     Parameters
@@ -338,6 +338,10 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     max_step : float
         Largest step in the scaled coordinates (radians, model sizes); longer corrections
         are damped to it.
+    pose_rtol : float
+        The estimated error of the returned pose at which Newton stops (with the residual
+        within ``tol``), relative to each coordinate's size: round-off by default; a larger
+        one for poses that are only a waypoint (the coarse nodes of a batched sweep).
 
     Returns
     -------
@@ -348,7 +352,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     B = len(X)
     if B == 1:
         return _newton_one(problem, X[0], tol, max_iterations, strategy, damped, transform,
-                           lambda_min, max_step)
+                           lambda_min, max_step, pose_rtol)
     c = problem.col_scale
     e = problem.eq_scale
     inv_state = 1.0 / problem.state_scale
@@ -384,7 +388,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
         s = dx / c
         nd = _norm2(s)
         mag = _magnitude(problem, X[idx], inv_state)
-        tiny = np.all(np.abs(s) <= POSE_RTOL * mag, axis=1)
+        tiny = np.all(np.abs(s) <= pose_rtol * mag, axis=1)
         ok_res = res[idx] <= tol
         # an item whose correction is at round-off is done: converged, or stationary
         stop = tiny | ~np.isfinite(nd) | (iters[idx] >= max_iterations)
@@ -494,8 +498,8 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
             # the estimated error of every component after the simplified correction
             with np.errstate(invalid="ignore"):
                 est = gain[:, None] * sb_abs
-            exact = np.all(est <= POSE_RTOL * mag_acc, axis=1) | np.all(
-                sb_abs <= POSE_RTOL * mag_acc, axis=1)
+            exact = np.all(est <= pose_rtol * mag_acc, axis=1) | np.all(
+                sb_abs <= pose_rtol * mag_acc, axis=1)
             slow = th > 0.5
             done = (r_acc <= tol) & (exact | (slow & (np.max(est, axis=1) <= tol)))
             if done.any():
@@ -589,7 +593,7 @@ def _nrm(v: list) -> float:
 
 
 def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, lambda_min,
-                max_step) -> NewtonResult:
+                max_step, pose_rtol) -> NewtonResult:
     """:func:`newton` for one item: the same algorithm with scalar bookkeeping (a batch's
     masks and index arrays cost more than the arithmetic on a small system)."""
     c = problem.col_scale
@@ -599,7 +603,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
     own_magnitude = getattr(problem, "magnitude", None)
     # what round-off is relative to, taken at the start (a Newton solve moves a coordinate
     # far less than its own size once it is near the solution)
-    mag = POSE_RTOL * (own_magnitude(x[None])[0] if own_magnitude is not None else
+    mag = pose_rtol * (own_magnitude(x[None])[0] if own_magnitude is not None else
                        np.full(len(c), max(1.0, float(np.max(np.abs(x * inv_state))))))
 
     def step_of(x, dx):

@@ -16,6 +16,7 @@ import scipy.linalg as sla
 from .newton import (
     CONVERGED,
     LAMBDA_MIN,
+    POSE_RTOL,
     MAX_ITERATIONS,
     NOT_FINITE,
     RANK_RTOL,
@@ -257,7 +258,7 @@ def _magnitudes(system, q: np.ndarray) -> np.ndarray:
 def newton(system, q0: np.ndarray, *, tol: float = 1e-10, max_iterations: int = 50,
            strategy: LinearStrategy | None = None, analyse: bool | None = None,
            rows: np.ndarray | None = None, transform=None,
-           lambda_min: float = LAMBDA_MIN):
+           lambda_min: float = LAMBDA_MIN, pose_rtol: float = POSE_RTOL):
     """Solve ``Phi(q) = 0`` from ``q0`` with the Newton core (:func:`mechsolve.newton.newton`).
 
     With ``rows`` only those equations are solved (minimum-norm steps), e.g. the constraints
@@ -273,7 +274,7 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, max_iterations: int = 
         strategy = strategy_for(system, "lsq" if rows is not None else "auto")
     out = _core_newton(problem, np.asarray(q0, dtype=float)[None], tol=tol,
                        max_iterations=max_iterations, strategy=strategy, transform=transform,
-                       lambda_min=lambda_min)
+                       lambda_min=lambda_min, pose_rtol=pose_rtol)
     q = out.x[0]
     vals = out.jacobian[0]
     phi_all = system.phi(q) if rows is not None else out.F[0]
