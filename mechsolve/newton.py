@@ -539,7 +539,7 @@ class _OneFactor:
 
     def __init__(self, J: np.ndarray, c: np.ndarray, lsq: bool) -> None:
         Jc = J * c
-        r = np.sqrt(np.einsum("ij,ij->i", Jc, Jc))
+        r = np.sqrt(np.add.reduce(Jc * Jc, axis=1))
         np.maximum(r, 1e-300, out=r)
         self.r, self.c = r, c
         self.Js = Jc / r[:, None]
@@ -547,10 +547,14 @@ class _OneFactor:
         self.lu = self.svd = None
         if not self.lsq:
             lu, piv, info = _getrf(self.Js)
-            anorm = float(np.abs(self.Js).sum(axis=0).max()) if info == 0 else 0.0
-            if anorm > 0.0 and _gecon(lu, anorm, norm="1")[0] > RCOND_MIN:
-                self.lu = (lu, piv)
-            else:
+            if info == 0:
+                # rows have norm 1, so U's diagonal shows a nearly singular matrix cheaply;
+                # only then is the condition number estimated
+                d = np.abs(lu.diagonal())
+                if float(d.min()) > 1e-6 * float(d.max()) or _gecon(
+                        lu, float(np.abs(self.Js).sum(axis=0).max()), norm="1")[0] > RCOND_MIN:
+                    self.lu = (lu, piv)
+            if self.lu is None:
                 self.lsq = True
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
