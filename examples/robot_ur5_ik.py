@@ -2,7 +2,8 @@
 
 The arm is read from tests/data/ur5.urdf (or built from its DH table), targets come from the
 forward kinematics of random joint values, and the joint values are found three ways: the
-batched Newton of ``arm.ik`` (all targets through the batch axis), the multibody model with a
+``arm.ik`` on the Newton core (all targets through the batch axis; Newton, then
+Levenberg–Marquardt and seeded restarts for the targets Newton misses), the multibody model with a
 ``FrameEndEffector`` solved by ``mech.solve()``, and the arm's tool moved along a line by
 changing the end effector's target between solves.
 """

@@ -31,8 +31,9 @@ spurious roots at a half turn, unlike ``-y_G . e_z``-type rows), and their Jacob
 ``(c I - [theta k]x / 2 + (1 - c) k k^T) R_G^T`` with ``c = (theta/2) cot(theta/2)``, is
 regular for every ``theta <= pi``: at exactly a half turn (``s = 0``) it is
 ``-(pi/2) [k]x + k k^T``, so the Newton step is defined there too (for a free body it is the
-exact half turn back). ``2 v`` (``|2 v| = 2 sin(theta/2)``), which the link joints,
-:class:`~mechsolve.joints.SerialChain` and :meth:`mechsolve.robots.SerialArm.ik` use, has the
+exact half turn back (:meth:`mechsolve.robots.SerialArm.ik` uses these rows too). ``2 v``
+(``|2 v| = 2 sin(theta/2)``), which the link joints and :class:`~mechsolve.joints.SerialChain`
+use, has the
 same zero set but a singular Jacobian at a half turn: ``|v| = 1`` is its maximum, so no
 first-order step reduces it. No three-number error that vanishes only at the goal, with a
 regular Jacobian there, is continuous on the whole rotation group; these rows jump (from
