@@ -376,3 +376,14 @@ def test_a_sweep_starting_on_a_change_point_leaves_it_on_the_sketched_branch(bra
         assert np.all(np.diff(crank2) < 0)
         pins = motion.point(coupler, (1.0, 0.0)) - motion.point(c2, (0.5, 0.0))
         np.testing.assert_allclose(np.linalg.norm(pins, axis=1), 0.0, atol=1e-12)
+
+
+def test_inverse_kinematics_is_exact_to_round_off():
+    arm = ms.robots.ur5()
+    rng = np.random.default_rng(3)
+    q = rng.uniform(-np.pi, np.pi, size=(50, 6))
+    targets = arm.forward_matrix(q)
+    out = arm.ik(targets, q + rng.uniform(-0.2, 0.2, size=q.shape))
+    assert out.success.all()
+    # the tool frames of the returned joint values, by forward kinematics (reach about 1 m)
+    assert np.max(np.abs(arm.forward_matrix(out.q) - targets)) <= 1e-13
