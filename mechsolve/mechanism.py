@@ -263,9 +263,13 @@ class Mechanism:
         t : float, optional
             Time; drivers with motion profiles take their values at ``t`` first.
         tol : float
-            Largest absolute constraint residual accepted.
+            Largest residual accepted, every equation in its unit: a length equation's
+            residual divided by :attr:`length_scale`, an angle's in radians. Newton also
+            requires its estimate of the pose's error to be at round-off, so a regular pose
+            is returned exact to about 1e-14 of the model's size.
         max_iterations : int
-            Newton iteration cap.
+            Newton iteration cap (per phase: the first attempt, the joints alone, every
+            driver's continuation step, the final polish).
         branch : callable, optional
             ``branch(mech) -> bool``: a condition the assembly must satisfy (e.g.
             ``lambda m: m.body("coupler").to_global((1.5, 0))[1] > 0``). When the nearest

@@ -165,6 +165,7 @@ class LinearStrategy:
         self.mode = mode
         self.permc = permc
         self.lu_options = dict(lu_options or {})
+        self._pattern = None   # a sparse pattern's column scales, gathered once
 
     def factor(self, J, c: np.ndarray, lsq: np.ndarray):
         """Factorization of the Jacobian(s) ``J`` (dense ``(b, m, n)`` or one sparse matrix)
@@ -249,12 +250,20 @@ class _SparseFactor:
 
     def __init__(self, J, c: np.ndarray, lsq: bool, strategy: LinearStrategy) -> None:
         J = J.tocsc()
-        cols = np.repeat(np.arange(J.shape[1]), np.diff(J.indptr))
-        Jc = J.data * c[cols]
+        # the pattern is fixed for a problem: its column scales are gathered once
+        key = (id(J.indptr), J.indptr.size, J.indices.size, id(c))
+        cached = strategy._pattern
+        if cached is None or cached[0] != key:
+            cols = np.repeat(np.arange(J.shape[1]), np.diff(J.indptr))
+            cached = strategy._pattern = (key, c[cols], J.indptr, J.indices)
+        _, c_of, indptr, indices = cached
+        Jc = J.data * c_of
         r = np.sqrt(np.bincount(J.indices, weights=Jc * Jc, minlength=J.shape[0]))
         self.r = np.maximum(r, 1e-300)[None]
         self.c = c
-        self.Js = sp.csc_matrix((Jc / self.r[0][J.indices], J.indices, J.indptr), shape=J.shape)
+        Jc /= self.r[0][J.indices]
+        self.Js = sp.csc_matrix(J.shape)
+        self.Js.data, self.Js.indices, self.Js.indptr = Jc, J.indices, J.indptr
         self.lsq = np.array([lsq or J.shape[0] != J.shape[1]])
         self._lu = None
         if not self.lsq[0]:
@@ -561,7 +570,7 @@ class _OneFactor:
         y = rhs / self.r
         if not self.lsq:
             x = _getrs(self.lu[0], self.lu[1], y)[0]
-            if max(map(abs, x.tolist())) < HUGE_STEP:
+            if _maxabs(x) < HUGE_STEP:
                 return x * self.c
             self.lsq = True      # numerically singular: least squares from now on
         if self.svd is None:
@@ -592,8 +601,18 @@ class _SparseOne:
 _getrf, _gecon, _getrs = sla.lapack.dgetrf, sla.lapack.dgecon, sla.lapack.dgetrs
 
 
-def _nrm(v: list) -> float:
-    return math.sqrt(math.fsum(x * x for x in v))
+def _nrm(v: np.ndarray) -> float:
+    """Euclidean norm: in Python floats for short vectors (cheaper than a NumPy call)."""
+    if v.size <= 32:
+        return math.sqrt(math.fsum(x * x for x in v.tolist()))
+    return float(np.sqrt(np.dot(v, v)))
+
+
+def _maxabs(v: np.ndarray) -> float:
+    """Largest absolute entry (0 for an empty vector)."""
+    if v.size <= 32:
+        return max(map(abs, v.tolist()), default=0.0)
+    return float(np.max(np.abs(v))) if v.size else 0.0
 
 
 def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, lambda_min,
@@ -628,14 +647,13 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
     while status is None:
         J = problem.matrix(D[None])
         fac = _SparseOne(J, c, lsq, strategy) if sp.issparse(J) else _OneFactor(J[0], c, lsq)
-        res = max(map(abs, (F * inv_e).tolist()), default=0.0)
+        res = _maxabs(F * inv_e)
         history.append(res)
         dx = step_of(x, fac.solve(-F))
         lsq = fac.lsq
         s = dx / c
-        sl = s.tolist()
-        nd = _nrm(sl)
-        big = max(map(abs, sl), default=0.0)
+        nd = _nrm(s)
+        big = _maxabs(s)
         tiny = bool(np.all(np.abs(s) <= mag))
         if tiny or not math.isfinite(nd) or it >= max_iterations:
             if tiny:
@@ -649,8 +667,8 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
         if damped:
             lam = min(1.0, max_step / max(big, 1e-300))
             if has_prev:   # the damping factor predicted from the last step (NLEQ-ERR)
-                d = _nrm((sbar_prev - s).tolist()) * nd
-                mu = nd_prev * _nrm(sbar_prev.tolist()) / d * lam_prev if d > 0 else 1.0
+                d = _nrm(sbar_prev - s) * nd
+                mu = nd_prev * _nrm(sbar_prev) / d * lam_prev if d > 0 else 1.0
                 lam = min(lam, max(mu, lambda_min))
         raised = failed = False
         while True:
@@ -659,7 +677,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
             Ft, Dt = Ft[0], Dt[0]
             good = bool(np.isfinite(Ft).all())
             sb = step_of(xt, fac.solve(-Ft)) / c if good else np.zeros_like(s)
-            nb = _nrm(sb.tolist())
+            nb = _nrm(sb)
             th = nb / max(nd, 1e-300) if good else math.inf
             if not damped:
                 if good:
@@ -669,7 +687,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
                     failed = True
                     break
                 continue
-            dd = _nrm((sb - (1.0 - lam) * s).tolist())
+            dd = _nrm(sb - (1.0 - lam) * s)
             mu2 = 0.5 * nd * lam * lam / dd if dd > 0 else math.inf
             mu2 = min(mu2, max_step / max(big, 1e-300))
             reject = not th < 1.0 - lam / 4.0
@@ -696,7 +714,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
         it += 1
         x = xt
         if lam >= 1.0:   # converged: the residual met and the pose exact after dxbar
-            r_acc = max(map(abs, (Ft * inv_e).tolist()), default=0.0)
+            r_acc = _maxabs(Ft * inv_e)
             sb_abs = np.abs(sb)
             gain = th / max(1.0 - th, 1e-300) if th < 1.0 else math.inf
             est = gain * sb_abs if math.isfinite(gain) else np.full(len(sb), math.inf)
@@ -704,7 +722,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
             if r_acc <= tol and (exact or (th > 0.5 and float(np.max(est)) <= tol)):
                 xf = problem.retract(xt[None], (sb * c)[None])[0]
                 Ff = problem.residual(xf[None], idx)[0]
-                rf = max(map(abs, (Ff * inv_e).tolist()), default=0.0) \
+                rf = _maxabs(Ff * inv_e) \
                     if np.isfinite(Ff).all() else math.inf
                 if rf <= max(r_acc, tol):
                     x, F, res = xf, Ff, rf

@@ -37,7 +37,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import joints as _joints
-from .joints._end_effectors import QUATERNION_TOLERANCE, _as_frame_parts, _unit_quaternions
+from .joints._end_effectors import (
+    QUATERNION_TOLERANCE,
+    _as_frame_parts,
+    _log_rows,
+    _skew,
+    _unit_quaternions,
+)
 from .joints._links import chain_forward
 from .mechanism import Mechanism
 from .newton import CONVERGED, MAX_ITERATIONS, Result, levenberg_marquardt, newton
@@ -362,26 +368,7 @@ def _rotation_rows(w, v, log=True):
     """
     if not log:
         return 2.0 * v, w[..., None, None] * np.eye(3) - _skew(v)
-    n = np.sqrt(np.einsum("...i,...i->...", v, v))
-    pos = n > 0.0
-    safe = np.where(pos, n, 1.0)
-    f = np.where(pos, 2.0 * np.arctan2(n, w) / safe, 2.0)
-    c = 0.5 * f * w
-    h = np.where(pos, (1.0 - c) / (safe * safe), 0.0)
-    M = c[..., None, None] * np.eye(3) - _skew(0.5 * f[..., None] * v) \
-        + h[..., None, None] * v[..., :, None] * v[..., None, :]
-    return f[..., None] * v, M
-
-
-def _skew(v):
-    out = np.zeros(v.shape + (3,))
-    out[..., 0, 1] = -v[..., 2]
-    out[..., 0, 2] = v[..., 1]
-    out[..., 1, 0] = v[..., 2]
-    out[..., 1, 2] = -v[..., 0]
-    out[..., 2, 0] = -v[..., 1]
-    out[..., 2, 1] = v[..., 0]
-    return out
+    return _log_rows(w, v)
 
 
 class _IKProblem:
