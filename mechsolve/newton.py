@@ -52,6 +52,8 @@ RCOND_MIN = 1e-13
 HUGE_STEP = 1e8
 #: Largest system for which the least-squares step uses a dense SVD (else LSMR).
 DENSE_LSQ_LIMIT = 3000
+#: Items left in a batch below which each is finished by the one-item path.
+_FEW = 8
 #: Smallest damping factor before Newton gives up (Deuflhard's lambda_min).
 LAMBDA_MIN = 1e-4
 #: Largest step in the scaled coordinates: no Newton step turns a body by more than a half turn
@@ -386,6 +388,17 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     lam_prev = np.ones(B)
     has_prev = np.zeros(B, dtype=bool)
     while idx.size:
+        if idx.size <= _FEW < B:
+            # a few slow items left: a batch iteration costs its bookkeeping whatever its
+            # size, the one-item path far less per item
+            for k in idx:
+                one = _newton_one(problem, X[k], tol, max(0, max_iterations - iters[k]),
+                                  strategy, damped, transform, lambda_min, max_step, pose_rtol,
+                                  item=int(k), lsq=bool(lsq[k]))
+                X[k], F_out[k], D_out[k] = one.x[0], one.F[0], one.jacobian[0]
+                status[k], res[k], lsq[k] = one.status[0], one.residual[0], one.least_squares[0]
+                iters[k] += one.iterations[0]
+            break
         J = problem.matrix(D)
         fac = strategy.factor(J, c, lsq[idx])
         res[idx] = np.max(np.abs(F) / e, axis=1)
@@ -616,13 +629,13 @@ def _maxabs(v: np.ndarray) -> float:
 
 
 def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, lambda_min,
-                max_step, pose_rtol) -> NewtonResult:
+                max_step, pose_rtol, item: int = 0, lsq: bool = False) -> NewtonResult:
     """:func:`newton` for one item: the same algorithm with scalar bookkeeping (a batch's
     masks and index arrays cost more than the arithmetic on a small system)."""
     c = problem.col_scale
     inv_e = 1.0 / problem.eq_scale
     inv_state = 1.0 / problem.state_scale
-    idx = np.zeros(1, dtype=np.intp)
+    idx = np.array([item], dtype=np.intp)
     own_magnitude = getattr(problem, "magnitude", None)
     # what round-off is relative to, taken at the start (a Newton solve moves a coordinate
     # far less than its own size once it is near the solution)
@@ -634,7 +647,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
 
     F, D = problem.evaluate(x[None], idx)
     F, D = F[0], D[0]
-    lsq = strategy.mode == "lsq"
+    lsq = lsq or strategy.mode == "lsq"
     it = 0
     has_prev = False
     status = None
