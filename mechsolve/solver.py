@@ -16,9 +16,9 @@ import scipy.linalg as sla
 from .newton import (
     CONVERGED,
     LAMBDA_MIN,
-    POSE_RTOL,
     MAX_ITERATIONS,
     NOT_FINITE,
+    POSE_RTOL,
     RANK_RTOL,
     LinearStrategy,
     Result,
