@@ -434,6 +434,8 @@ IK_RESTART_SEED = 1205
 _RESTART_ROUND = 8
 # Levenberg–Marquardt steps per run (from the start, and from each restart).
 _LM_ITERATIONS = 50
+# Newton from the given start gives up (for Levenberg–Marquardt) when it needs more damping.
+_NEWTON_LAMBDA_MIN = 0.25
 
 
 class SerialArm:
@@ -755,7 +757,8 @@ class SerialArm:
             return X, steps
 
         # 1. Newton from the given starts
-        r = newton(prob, Q0, tol=tol, max_iterations=max_iterations, max_step=max_step)
+        r = newton(prob, Q0, tol=tol, max_iterations=max_iterations, max_step=max_step,
+                   lambda_min=_NEWTON_LAMBDA_MIN)
         Q = r.x
         its += r.iterations
         best, met = measure(prob, Q)
