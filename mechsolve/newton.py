@@ -52,6 +52,11 @@ RCOND_MIN = 1e-13
 HUGE_STEP = 1e8
 #: Largest system for which the least-squares step uses a dense SVD (else LSMR).
 DENSE_LSQ_LIMIT = 3000
+#: A Newton correction below ``QUICK * sqrt(pose_rtol)`` of every coordinate's size is the
+#: last one needed: after it the error is of the order of its square times the problem's
+#: nonlinearity (below 100 in the model's units), under ``pose_rtol``. Only the residual is
+#: evaluated after it, to confirm ``tol``.
+QUICK = 0.1
 #: Items left in a batch below which each is finished by the one-item path.
 _FEW = 8
 #: Smallest damping factor before Newton gives up (Deuflhard's lambda_min).
@@ -422,6 +427,30 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
                 np.isfinite(nd[stop & ~tiny & ~ok_res]), MAX_ITERATIONS, NOT_FINITE)
             F_out[idx[stop]] = F[stop]
             D_out[idx[stop]] = D[stop]
+        # a correction this small is the last one Newton needs: quadratic convergence leaves
+        # an error of the order of its square times the nonlinearity (see QUICK)
+        quick = ~stop & np.all(np.abs(s) <= QUICK * math.sqrt(pose_rtol) * mag, axis=1)
+        if damped and has_prev[idx].any():
+            # Deuflhard's estimate of the error left by this full step, omega/2 |dx|^2, with
+            # omega/2 = |dxbar| / |dx|^2 of the last step
+            with np.errstate(divide="ignore", invalid="ignore"):
+                half_omega = _norm2(sbar_prev[idx]) / nd_prev[idx] ** 2
+            quick |= ~stop & has_prev[idx] & (half_omega * nd * nd <= pose_rtol
+                                               * np.min(mag, axis=1))
+        if quick.any():
+            q_at = np.flatnonzero(quick)
+            q_items = idx[q_at]
+            Xq = problem.retract(X[q_items], dx[q_at])
+            Fq = problem.residual(Xq, q_items)
+            with np.errstate(invalid="ignore"):
+                rq = np.where(np.isfinite(Fq).all(axis=1), np.max(np.abs(Fq) / e, axis=1),
+                              np.inf)
+            okq = rq <= tol
+            done = q_items[okq]
+            X[done], F_out[done], D_out[done] = Xq[okq], Fq[okq], D[q_at[okq]]
+            res[done], status[done] = rq[okq], CONVERGED
+            iters[done] += 1
+            stop[q_at[okq]] = True
         # damping factor predicted from the last step (NLEQ-ERR)
         lam[idx] = 1.0
         if damped:
@@ -641,6 +670,8 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
     # far less than its own size once it is near the solution)
     mag = pose_rtol * (own_magnitude(x[None])[0] if own_magnitude is not None else
                        np.full(len(c), max(1.0, float(np.max(np.abs(x * inv_state))))))
+    quick = mag * (QUICK / math.sqrt(pose_rtol))
+    min_mag = float(np.min(mag)) if mag.size else 0.0
 
     def step_of(x, dx):
         return dx if transform is None else transform(x[None], dx[None], idx)[0]
@@ -676,6 +707,17 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
             else:
                 status = MAX_ITERATIONS if math.isfinite(nd) else NOT_FINITE
             break
+        if bool(np.all(np.abs(s) <= quick)) or (
+                has_prev and _nrm(sbar_prev) / nd_prev**2 * nd * nd <= min_mag):
+            # the last step Newton needs: see QUICK, and Deuflhard's estimate of the error a
+            # full step leaves, omega/2 |dx|^2 with omega/2 = |dxbar| / |dx|^2 of the last step
+            xq = problem.retract(x[None], dx[None])[0]
+            Fq = problem.residual(xq[None], idx)[0]
+            rq = _maxabs(Fq * inv_e) if np.isfinite(Fq).all() else math.inf
+            if rq <= tol:
+                x, F, res, status = xq, Fq, rq, CONVERGED
+                it += 1
+                break
         lam = 1.0
         if damped:
             lam = min(1.0, max_step / max(big, 1e-300))
