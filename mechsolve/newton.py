@@ -183,8 +183,10 @@ class LinearStrategy:
 
 
 def _row_norms_dense(Jc: np.ndarray) -> np.ndarray:
+    """Row norms for the row scaling; an all-zero row (an equation with no first-order
+    information here) keeps scale 1, so that its residual is not blown up into the step."""
     r = np.sqrt(np.einsum("...ij,...ij->...i", Jc, Jc))
-    return np.maximum(r, 1e-300)
+    return np.where(r > 0.0, r, 1.0)
 
 
 class _DenseFactor:
@@ -266,7 +268,7 @@ class _SparseFactor:
         _, c_of, indptr, indices = cached
         Jc = J.data * c_of
         r = np.sqrt(np.bincount(J.indices, weights=Jc * Jc, minlength=J.shape[0]))
-        self.r = np.maximum(r, 1e-300)[None]
+        self.r = np.where(r > 0.0, r, 1.0)[None]   # see _row_norms_dense
         self.c = c
         Jc /= self.r[0][J.indices]
         self.Js = sp.csc_matrix(J.shape)
@@ -584,7 +586,7 @@ class _OneFactor:
     def __init__(self, J: np.ndarray, c: np.ndarray, lsq: bool) -> None:
         Jc = J * c
         r = np.sqrt(np.add.reduce(Jc * Jc, axis=1))
-        np.maximum(r, 1e-300, out=r)
+        r[r == 0.0] = 1.0        # see _row_norms_dense
         self.r, self.c = r, c
         self.Js = Jc / r[:, None]
         self.lsq = lsq or J.shape[0] != J.shape[1]

@@ -387,3 +387,20 @@ def test_inverse_kinematics_is_exact_to_round_off():
     assert out.success.all()
     # the tool frames of the returned joint values, by forward kinematics (reach about 1 m)
     assert np.max(np.abs(arm.forward_matrix(out.q) - targets)) <= 1e-13
+
+
+def test_an_equation_without_first_order_information_does_not_blow_up_the_step():
+    # y^2 = 1 from y = 0: its Jacobian row is zero there; Newton moves x and stops honestly
+    class Flat(Circles):
+        def evaluate(self, X, idx):
+            x, y = X[:, 0], X[:, 1]
+            F = np.stack([x - 1.0, y * y - 1.0], axis=1)
+            J = np.stack([np.stack([np.ones_like(x), 0 * x], 1),
+                          np.stack([0 * x, 2 * y], 1)], axis=1)
+            return F, J
+
+    for starts in (np.zeros((1, 2)), np.zeros((3, 2))):
+        out = newton(Flat(), starts, tol=1e-12)
+        assert np.all(np.isfinite(out.x))
+        assert not out.success.any() and np.all(out.status != 4)     # not NOT_FINITE
+        np.testing.assert_allclose(out.x[:, 0], 1.0, rtol=1e-15)
