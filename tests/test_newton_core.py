@@ -404,3 +404,24 @@ def test_an_equation_without_first_order_information_does_not_blow_up_the_step()
         assert np.all(np.isfinite(out.x))
         assert not out.success.any() and np.all(out.status != 4)     # not NOT_FINITE
         np.testing.assert_allclose(out.x[:, 0], 1.0, rtol=1e-15)
+
+
+def test_every_end_effector_kind_measures_its_equations_in_their_units():
+    # positions (x, y, z, distances, rcm offsets, centre of mass) in the model's size, angles
+    # (rotation vectors, angle rows, look-at directions, the SEW angle) in radians
+    from test_end_effectors import build_all
+
+    kinds = build_all(np.random.default_rng(0))
+    mech = next(j.bodies[0].mechanism for j in kinds.values() if j.bodies)
+    owners = ("revoluteLink", "prismaticLink", "serialChain")
+    for name in list(owners) + [k for k in kinds if k not in owners]:
+        mech.add(kinds[name])
+    system = mech.system()
+    lengths = {"x", "y", "z", "distance", "rcm x", "rcm y"}
+    for name, joint in kinds.items():
+        i = system.joints.index(joint)
+        got = system.eq_lengths[system.row_starts[i]:system.row_starts[i + 1]]
+        labels = [joint.equation_label(r) for r in range(joint.n_equations)]
+        if name in ("coordinatedJoint", "oneDofGripper"):   # the driven coordinates' units
+            continue
+        assert got.tolist() == [lab in lengths for lab in labels], (name, labels, got)

@@ -719,6 +719,8 @@ class LookAtEndEffector(_LinkEndEffector):
     # No mirror: the rows vanish only with e_z towards the target; looking away gives 0/0 (NaN), not
     # a root.
     n_equations = 2
+    # angles computed from positions: not lengths, whatever the Jacobian suggests
+    equation_lengths = (False, False)
     _rows_spec = ("look x", "look y")
     _target_kind = "point"
 
@@ -1101,6 +1103,7 @@ class SewAngleEndEffector(EndEffector):
     actin_kind = "sewAngleEndEffector"
     # No mirror: the atan2 error vanishes only at psi = target (mod 2 pi).
     n_equations = 1
+    equation_lengths = (False,)   # an angle computed from positions
     _rows_spec = ("sew angle",)
 
     def __init__(self, shoulder, elbow, wrist, target=0.0, *, points=None, reference=None,
