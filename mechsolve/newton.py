@@ -10,10 +10,13 @@ are solved together along a leading batch axis; a single system is a batch of on
 Deuflhard 2004, *Newton Methods for Nonlinear Problems*, sec. 3.3): the step ``dx = -J^-1 F``
 is taken in full unless the *natural monotonicity test* fails, that is unless the simplified
 correction ``dxbar = -J(x)^-1 F(x + lam dx)`` (the same factorization, one more triangular
-solve) is not clearly smaller than ``dx``. The test is invariant under any scaling or
-combination of the equations, so on large models Newton's full steps are taken where a line
-search on ``|F|`` would cut them. The iteration stops when the residual is within ``tol`` *and*
-the estimated error of the pose after adding the simplified correction is at round-off; so a
+solve) is not clearly smaller than ``dx`` -- and the residual (every equation in its unit) did
+not fall either: next to a singular Jacobian the simplified correction is unreliable, and a
+step that reduces the residual is taken there as Armijo's test would. The monotonicity test is
+invariant under any scaling or combination of the equations, so on large models Newton's full
+steps are taken where a line search on ``|F|`` would cut them. The iteration stops when the
+residual is within ``tol`` *and* the estimated error of the pose after adding the simplified
+correction is at round-off; so a
 regular problem returns its poses exact to round-off, for at most one extra triangular solve
 and residual evaluation.
 
@@ -409,6 +412,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
         J = problem.matrix(D)
         fac = strategy.factor(J, c, lsq[idx])
         res[idx] = np.max(np.abs(F) / e, axis=1)
+        f_norm = _norm2(F / e)
         history.append(res[idx].copy())
         dx = fac.solve(-F)
         if transform is not None:
@@ -490,7 +494,12 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
                     mu2 = 0.5 * nd[pend] * lam_t**2 / _norm2(sb - (1.0 - lam_t[:, None])
                                                              * s[pend])
                 mu2 = np.where(np.isfinite(mu2), mu2, np.inf)
-                reject = ~(th < 1.0 - lam_t / 4.0)
+                # Deuflhard's natural monotonicity test, or (where a nearly singular Jacobian
+                # makes the simplified correction unreliable) a sufficient residual decrease
+                with np.errstate(invalid="ignore"):
+                    decrease = good & (_norm2(np.where(good[:, None], Ft, 0.0) / e)
+                                       <= (1.0 - 1e-4 * lam_t) * f_norm[pend])
+                reject = ~(th < 1.0 - lam_t / 4.0) & ~decrease
                 cap = max_step / np.maximum(np.max(np.abs(s[pend]), axis=1), 1e-300)
                 mu2 = np.minimum(mu2, cap)
                 grow = ~reject & (lam_t < 1.0) & (np.minimum(1.0, mu2) >= 4.0 * lam_t) \
@@ -686,6 +695,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
         J = problem.matrix(D[None])
         fac = _SparseOne(J, c, lsq, strategy) if sp.issparse(J) else _OneFactor(J[0], c, lsq)
         res = _maxabs(F * inv_e)
+        f_norm = _nrm(F * inv_e)
         history.append(res)
         dx = step_of(x, fac.solve(-F))
         lsq = fac.lsq
@@ -736,7 +746,10 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
             dd = _nrm(sb - (1.0 - lam) * s)
             mu2 = 0.5 * nd * lam * lam / dd if dd > 0 else math.inf
             mu2 = min(mu2, max_step / max(big, 1e-300))
-            reject = not th < 1.0 - lam / 4.0
+            # Deuflhard's natural monotonicity test, or (where a nearly singular Jacobian makes
+            # the simplified correction unreliable) a sufficient decrease of the residual
+            reject = not th < 1.0 - lam / 4.0 and not (
+                good and _nrm(Ft * inv_e) <= (1.0 - 1e-4 * lam) * f_norm)
             grow = not reject and lam < 1.0 and min(1.0, mu2) >= 4.0 * lam and not raised
             if not reject and not grow:
                 break

@@ -736,10 +736,10 @@ class SerialArm:
         B = len(Q0)
         its = np.zeros(B, dtype=int)
 
-        def measure(p, X):
-            """The goal's errors at ``X`` by forward kinematics: a score to compare misses,
-            and whether the target is met."""
-            pos, ang = _goal_errors(p.residual(X, np.arange(len(X))))
+        def measure(p, X, F=None):
+            """The goal's errors at ``X`` by forward kinematics (the rows ``F`` there, when
+            known): a score to compare misses, and whether the target is met."""
+            pos, ang = _goal_errors(p.residual(X, np.arange(len(X))) if F is None else F)
             return np.hypot(pos / L, ang), (pos <= tol * L) & (ang <= tol)
 
         def lm_then_newton(p, X0):
@@ -759,9 +759,10 @@ class SerialArm:
         # 1. Newton from the given starts
         r = newton(prob, Q0, tol=tol, max_iterations=max_iterations, max_step=max_step,
                    lambda_min=_NEWTON_LAMBDA_MIN)
-        Q = r.x
+        Q = r.x.copy()
         its += r.iterations
-        best, met = measure(prob, Q)
+        F_at = r.F.copy()   # the rows at the returned joint values (the core evaluated them)
+        best, met = measure(prob, Q, F_at)
         # 2. Levenberg–Marquardt from the same starts
         todo = np.flatnonzero(~met)
         if todo.size:
@@ -798,7 +799,10 @@ class SerialArm:
                 todo = todo[~won]
                 if todo.size == 0:
                     break
-        pos, ang = _goal_errors(prob.residual(Q, np.arange(B)))
+        changed = np.flatnonzero(~np.all(Q == r.x, axis=1))
+        if changed.size:
+            F_at[changed] = prob.residual(Q[changed], changed)
+        pos, ang = _goal_errors(F_at)
         return Q, pos, ang, its
 
     def _restart_starts(self, count: int) -> np.ndarray:
