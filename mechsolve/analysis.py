@@ -403,7 +403,9 @@ class _Continuation:
         v_a, q_a, t_a, sign_a = state[:4]
         h = v_b - v_a
         step = h * t_a
-        if previous is not None and previous[0] != v_a:
+        # the curvature from the tangent before, where that state is far enough back for the
+        # difference of tangents to mean something (not a round-off step away)
+        if previous is not None and abs(v_a - previous[0]) > 1e-3 * abs(h):
             step = step + (0.5 * h * h / (v_a - previous[0])) * (t_a - previous[2])
         q_p = self.sys.retract(q_a, step)
         q, res, vals = self.newton(v_b, q_p, tol=tol)

@@ -436,6 +436,13 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
         # a correction this small is the last one Newton needs: quadratic convergence leaves
         # an error of the order of its square times the nonlinearity (see QUICK)
         quick = ~stop & np.all(np.abs(s) <= QUICK * math.sqrt(pose_rtol) * mag, axis=1)
+        if damped and has_prev[idx].any():
+            # Deuflhard's estimate of the error a full step leaves, omega/2 |dx|^2, with
+            # omega/2 = |dxbar| / |dx|^2 of the last (full) step
+            with np.errstate(divide="ignore", invalid="ignore"):
+                half_omega = _norm2(sbar_prev[idx]) / nd_prev[idx] ** 2
+            quick |= ~stop & has_prev[idx] & (lam_prev[idx] >= 1.0) & (
+                half_omega * nd * nd <= pose_rtol * np.min(mag, axis=1))
         if quick.any():
             q_at = np.flatnonzero(quick)
             q_items = idx[q_at]
@@ -675,6 +682,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
     mag = pose_rtol * (own_magnitude(x[None])[0] if own_magnitude is not None else
                        np.full(len(c), max(1.0, float(np.max(np.abs(x * inv_state))))))
     quick = mag * (QUICK / math.sqrt(pose_rtol))
+    min_mag = float(np.min(mag)) if mag.size else 0.0
 
     def step_of(x, dx):
         return dx if transform is None else transform(x[None], dx[None], idx)[0]
@@ -711,7 +719,11 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
             else:
                 status = MAX_ITERATIONS if math.isfinite(nd) else NOT_FINITE
             break
-        if bool(np.all(np.abs(s) <= quick)):   # the last step Newton needs (see QUICK)
+        if bool(np.all(np.abs(s) <= quick)) or (
+                has_prev and lam_prev >= 1.0
+                and _nrm(sbar_prev) / nd_prev**2 * nd * nd <= min_mag):
+            # the last step Newton needs: see QUICK, and Deuflhard's estimate of the error a
+            # full step leaves, omega/2 |dx|^2 with omega/2 = |dxbar| / |dx|^2 of the last one
             xq = problem.retract(x[None], dx[None])[0]
             Fq = problem.residual(xq[None], idx)[0]
             rq = _maxabs(Fq * inv_e) if np.isfinite(Fq).all() else math.inf
