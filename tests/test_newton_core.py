@@ -425,3 +425,32 @@ def test_every_end_effector_kind_measures_its_equations_in_their_units():
         if name in ("coordinatedJoint", "oneDofGripper"):   # the driven coordinates' units
             continue
         assert got.tolist() == [lab in lengths for lab in labels], (name, labels, got)
+
+
+@pytest.mark.parametrize("arm_name", ["ur5", "puma"])
+def test_the_ik_problem_jacobian_matches_finite_differences(arm_name):
+    # the rows arm.ik solves (tool position in goal axes, rotation vector of the orientation
+    # error) and their Jacobian, on the batch path and the one-target path
+    from mechsolve.robots import _IKProblem
+
+    arm = ms.robots.ur5() if arm_name == "ur5" else ms.robots.dh_arm(
+        [(0, 0, np.pi / 2), (0, .4318, 0), (.15005, .0203, -np.pi / 2), (.4318, 0, np.pi / 2),
+         (0, 0, -np.pi / 2), (0, 0, 0)])
+    rng = np.random.default_rng(5)
+    q = rng.uniform(-np.pi, np.pi, size=(4, 6))
+    goal = arm.forward(rng.uniform(-np.pi, np.pi, size=(4, 6)))
+    base = arm._fast.start(np.concatenate([goal.translation, goal.quaternion], axis=1))
+    problem = _IKProblem(arm._fast, base, arm._col_scale, arm._length)
+    idx = np.arange(4)
+    F, J = problem.evaluate(q, idx)
+    h = 1e-6
+    for k in range(4):
+        F1, J1 = problem.evaluate(q[k:k + 1], idx[k:k + 1])
+        np.testing.assert_allclose(F1[0], F[k], atol=1e-14)
+        np.testing.assert_allclose(J1[0], J[k], atol=1e-13)
+        for i in range(6):
+            dq = np.zeros(6)
+            dq[i] = h
+            fp = problem.residual((q[k] + dq)[None], idx[k:k + 1])[0]
+            fm = problem.residual((q[k] - dq)[None], idx[k:k + 1])[0]
+            np.testing.assert_allclose(J[k][:, i], (fp - fm) / (2 * h), atol=1e-7)
