@@ -266,12 +266,10 @@ class System:
         """Which joints satisfy their equations at ``q`` only as a mirror image of what they
         mean (a hinge with its axes antiparallel, a weld turned a half turn; see
         :meth:`Joint._mirrored`): a bool array ``(..., n_joints)`` in joint order."""
-        from .joints.base import Joint
-
         X = self._poses(q)
         out = np.zeros(q.shape[:-1] + (len(self.joints),), dtype=bool)
         for gi, g in enumerate(self.groups):
-            if g.cls._mirrored.__func__ is Joint._mirrored.__func__:
+            if not g.cls._checks_mirror():
                 continue
             P = g.P if params is None or gi not in params else params[gi]
             flags = g.cls._mirrored(P, *self._args(g, X, q))

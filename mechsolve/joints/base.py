@@ -115,6 +115,13 @@ class Joint(ABC):
         if cls.__dict__.get("n_coordinates", 0):
             cls._coordinate_slot = True
 
+    @classmethod
+    def _checks_mirror(cls) -> bool:
+        """Whether the class checks for mirrored assemblies (overrides :meth:`_mirrored`);
+        the solver skips the others."""
+        return cls._mirrored.__func__ is not Joint.__dict__["_mirrored"].__func__
+
+
     def __new__(cls, *args, **kwargs):
         variant = cls.__dict__.get("_spatial_variant")
         if variant is not None and args and _is_spatial(args[0]):
