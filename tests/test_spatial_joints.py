@@ -210,3 +210,18 @@ def test_angle_coupler_jacobian_matches_finite_differences(shared):
         _, blocks = cls._evaluate(P, *X, S)
         for J, Jn in zip(blocks, cls._numeric_jacobian(P, *X, S)):
             np.testing.assert_allclose(J, Jn, atol=1e-7)
+
+
+@pytest.mark.parametrize("kind", ["Prismatic", "Revolute", "Cylindrical"])
+def test_axis_is_the_joint_axis_in_body_coordinates(kind):
+    # a spatial Prismatic used to return two components of its frame's quaternion, inherited
+    # from the planar class's parameter offsets
+    mech = ms.Mechanism(dim=3)
+    body = mech.add_body("b", position=(0, 0, 0.3))
+    axis = np.array([0.36, -0.48, 0.8])
+    joint = getattr(ms.joints, kind)(mech.ground, body, axis=axis)
+    np.testing.assert_allclose(joint.axis, axis, atol=1e-15)
+    planar = ms.Mechanism()
+    b = planar.add_body("b")
+    np.testing.assert_allclose(ms.joints.Prismatic(planar.ground, b, axis=(0.6, 0.8)).axis,
+                               (0.6, 0.8), atol=1e-15)

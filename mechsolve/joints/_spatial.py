@@ -340,6 +340,11 @@ class _FrameJoint(Joint):
         b1, b2 = self.bodies
         return [(b1, self._p[0:3].copy()), (b2, self._p[7:10].copy())]
 
+    @property
+    def axis(self) -> np.ndarray:
+        """The joint axis: the z axis of the joint frame on body 1, in body 1's coordinates."""
+        return quat_to_matrix(self._p[3:7])[:, 2].copy()
+
     def _half_turns(self) -> list:
         out = []
         for b, f in zip(self.bodies, (self._p[3:7], self._p[10:14])):
