@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import analysis
 from ._system import System
 from ._validation import as_count, as_float, as_name, as_vector
+from .analysis.rates import _cached
 from .body import Body, SpatialBody, _as_quaternion
 from .joints.base import DriverJoint, Joint
 from .solver import NEAR_LAMBDA_MIN, SolveError, SolveResult, failure_message, newton
@@ -296,23 +298,19 @@ class Mechanism:
                 not result.success or sys.mirrored(q).any()):
             # a rough start (or one that Newton took to a mirrored assembly): assemble the
             # joints first, then drive
-            from .analysis import assemble
-
-            q, result = assemble(self, tol=tol, max_iterations=max_iterations)
+            q, result = analysis.assemble(self, tol=tol, max_iterations=max_iterations)
             result.phases = first + result.phases
             result.iterations = sum(n for _, n in result.phases)
         if result.success and sys.mirrored(q).any():
             q, result = self._unmirror(sys, q, result, branch, tol, max_iterations)
         if result.success and (sys.mirrored(q).any() or (branch is not None
                                                           and not self._holds(branch, q))):
-            from .analysis import assemble_branch
-
             def condition(m):
                 return not sys.mirrored(m._q).any() and (branch is None or bool(branch(m)))
 
             q_near = q
             try:
-                q, found = assemble_branch(self, condition, tol=tol,
+                q, found = analysis.assemble_branch(self, condition, tol=tol,
                                            max_iterations=max_iterations)
             except SolveError as exc:
                 flipped = [j for j, f in zip(sys.joints, sys.mirrored(q_near)) if f]
@@ -370,47 +368,35 @@ class Mechanism:
 
         Planar bodies give ``(xdot, ydot, thetadot)``, spatial bodies ``(v, omega)`` (global).
         """
-        from .kinematics import velocity
-
-        return velocity(self)
+        return analysis.velocity(self)
 
     def acceleration(self) -> np.ndarray:
         """Generalized accelerations at the current pose, velocity and time."""
-        from .kinematics import acceleration
-
-        return acceleration(self)
+        return analysis.acceleration(self)
 
     def point_velocity(self, body: Body, point) -> np.ndarray:
         """Global velocity of a body point (body coordinates) at the current pose and time."""
-        from .kinematics import _cached, point_velocity
-
         nu = _cached(self, "_nu")
         nu = self.velocity() if nu is None else nu
-        return point_velocity(self, self._own(body), point, nu)
+        return analysis.point_velocity(self, self._own(body), point, nu)
 
     def point_acceleration(self, body: Body, point) -> np.ndarray:
         """Global acceleration of a body point at the current pose, velocity and time."""
-        from .kinematics import _cached, point_acceleration
-
         nu = _cached(self, "_nu")
         nu = self.velocity() if nu is None else nu
         nudot = _cached(self, "_nudot")
         nudot = self.acceleration() if nudot is None else nudot
-        return point_acceleration(self, self._own(body), point, nu, nudot)
+        return analysis.point_acceleration(self, self._own(body), point, nu, nudot)
 
     def free_motions(self) -> np.ndarray:
         """Orthonormal basis ``(k, n)`` of the instantaneous free motions at the current pose."""
-        from .kinematics import free_motions
-
-        return free_motions(self)
+        return analysis.free_motions(self)
 
     def free_motion_path(self, index: int, amplitudes, **options):
         """Poses along free motion ``index`` (chart values ``amplitudes``) that satisfy every
         constraint; the state is not changed. See :func:`mechsolve.kinematics.free_motion_path`.
         """
-        from .kinematics import free_motion_path
-
-        return free_motion_path(self, index, amplitudes, **options)
+        return analysis.free_motion_path(self, index, amplitudes, **options)
 
     def solve_batch(self, states=None, **options):
         """Solve many variants at once through the batch axis.
@@ -418,18 +404,14 @@ class Mechanism:
         See :func:`mechsolve.analysis.solve_batch` (per-item start states, driver values and
         joint parameters such as end-effector targets).
         """
-        from .analysis import solve_batch
-
-        return solve_batch(self, states, **options)
+        return analysis.solve_batch(self, states, **options)
 
     def sweep_time(self, times, **options):
         """Follow time-driven drivers over ``times`` with velocities and accelerations.
 
         See :func:`mechsolve.kinematics.time_sweep`.
         """
-        from .kinematics import time_sweep
-
-        return time_sweep(self, times, **options)
+        return analysis.time_sweep(self, times, **options)
 
     def _own(self, body: Body) -> Body:
         if not isinstance(body, Body):
@@ -440,18 +422,14 @@ class Mechanism:
 
     def dof(self):
         """Degrees-of-freedom report at the current pose (see :class:`~mechsolve.DofReport`)."""
-        from .analysis import dof_report
-
-        return dof_report(self)
+        return analysis.dof_report(self)
 
     def sweep(self, driver: DriverJoint, values, **options):
         """Follow the mechanism as ``driver`` takes ``values``.
 
         See :func:`mechsolve.analysis.sweep` for the options.
         """
-        from .analysis import sweep
-
-        return sweep(self, driver, values, **options)
+        return analysis.sweep(self, driver, values, **options)
 
     def __repr__(self) -> str:
         return (f"Mechanism(dim={self.dim}, bodies={len(self._bodies)}, "

@@ -1,0 +1,35 @@
+"""Analysis of a mechanism on the Newton core: degrees of freedom, assembly, sweeps, batches,
+velocities and accelerations, time-driven motion and free motions.
+
+The rooms, lower ones first (a room imports only those before it): :mod:`.motion` (the
+``Motion`` result), :mod:`.dof`, :mod:`.batch` (many variants at once), :mod:`.continuation`
+(sweeps), :mod:`.assembly` (from a rough sketch, goals, other branches), :mod:`.rates` (velocities,
+accelerations), :mod:`.timed` (time sweeps) and :mod:`.free_motion`.
+"""
+
+from .assembly import assemble, assemble_branch, closest_to_goals
+from .batch import BatchResult, batch_newton, solve_batch
+from .continuation import (
+    COARSE_TOL,
+    CROSSING_STEP,
+    NEAR_SINGULAR_RTOL,
+    SINGULAR_RTOL,
+    sweep,
+)
+from .dof import DofReport, dof_report
+from .free_motion import (
+    FreeMotion,
+    free_motion_amplitude,
+    free_motion_path,
+    free_motions,
+    wiggle_free_motions,
+)
+from .motion import Motion
+from .rates import acceleration, point_acceleration, point_velocity, velocity
+from .timed import time_sweep
+
+__all__ = ["DofReport", "Motion", "FreeMotion", "BatchResult", "dof_report", "sweep",
+           "solve_batch", "batch_newton", "assemble", "assemble_branch", "closest_to_goals",
+           "velocity", "acceleration", "point_velocity", "point_acceleration", "time_sweep",
+           "free_motions", "free_motion_path", "free_motion_amplitude", "wiggle_free_motions",
+           "SINGULAR_RTOL", "NEAR_SINGULAR_RTOL", "COARSE_TOL", "CROSSING_STEP"]

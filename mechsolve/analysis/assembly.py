@@ -1,0 +1,400 @@
+"""Assembly from a rough sketch: the joints first, then each driver continued to its value;
+goals that cannot be met; other assemblies by deflation."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..joints._end_effectors import EndEffector
+from ..joints._links import SerialChain
+from ..joints.base import DriverJoint
+from ..newton import levenberg_marquardt
+from ..newton import newton as core_newton
+from ..solver import (
+    DENSE_ANALYSIS_LIMIT,
+    SolveError,
+    SolveResult,
+    independent_rows,
+    newton,
+    strategy_for,
+)
+from .continuation import _Continuation, _rows_of, _UnreachableError
+
+__all__ = ["assemble", "assemble_branch", "closest_to_goals"]
+
+
+def _is_goal(sys) -> tuple[list, list]:
+    """Which joints are drivers, and which are goals: what a user asks of the mechanism
+    (driver values, end-effector targets, a serial chain's tip target), as opposed to the
+    joints that hold it together."""
+
+    is_driver = [isinstance(j, DriverJoint) for j in sys.joints]
+    is_goal = [d or isinstance(j, (EndEffector, SerialChain))
+               for j, d in zip(sys.joints, is_driver)]
+    return is_driver, is_goal
+
+
+def _excess_drivers(sys, q, is_driver) -> tuple[list, list]:
+    """Drivers beyond the mechanism's mobility at the assembled pose ``q``.
+
+    Returns ``(dependent, involved)``: the drivers whose equations depend on the joints and the
+    earlier drivers (they are left out of the continuation and must agree at the end), and
+    every driver taking part in such a dependency (named when they conflict). Both empty when
+    the drivers do not outnumber the degrees of freedom.
+    """
+    if sys.n > DENSE_ANALYSIS_LIMIT:
+        return [], []
+    c_rows = _rows_of(sys, [not d for d in is_driver])
+    d_rows = _rows_of(sys, is_driver)
+    _, vals = sys.evaluate(q)
+    Js = sys.scaled_jacobian(vals)
+    rank_c = independent_rows(Js[c_rows])[0] if c_rows.size else 0
+    if d_rows.size <= sys.n - rank_c:
+        return [], []
+    order = np.concatenate([c_rows, d_rows])
+    _, dep = independent_rows(Js[order])
+    dependent, seen = [], set()
+    for i in dep:
+        if i >= len(c_rows):
+            joint = sys.row_owner(int(order[i]))[0]
+            if id(joint) not in seen:
+                seen.add(id(joint))
+                dependent.append(joint)
+    if not dependent:
+        return [], []
+    U, sv, _ = np.linalg.svd(Js[order], full_matrices=True)
+    rank = int(np.count_nonzero(sv > 1e-9 * sv[0])) if sv.size else 0
+    left = U[:, rank:]
+    weight = np.sqrt(np.sum(left[len(c_rows):] ** 2, axis=1))
+    involved = []
+    for k in np.flatnonzero(weight > 1e-6):
+        joint = sys.row_owner(int(d_rows[k]))[0]
+        if joint not in involved:
+            involved.append(joint)
+    return dependent, involved or dependent
+
+
+def _assemble_joints(sys, q, rows, tol, max_iterations, kicks: int = 3):
+    """The joints alone (``rows``) by minimum-norm Gauss–Newton from ``q``, then
+    Levenberg–Marquardt where Newton's damping fails.
+
+    A start where the equations have no first-order information (a rod whose two points
+    coincide has no direction to lengthen in) is left by small seeded kicks: up to ``kicks``
+    starts moved by 1e-3 of the model's size and 1e-3 rad (``default_rng(k)``)."""
+    def attempt(start):
+        q1, res, _ = newton(sys, start, tol=tol, max_iterations=max_iterations, rows=rows)
+        if res.success or res.roundoff or sys.n > DENSE_ANALYSIS_LIMIT:
+            return q1, res
+        # Newton's error-oriented damping needs a Jacobian that tells the way (it fails from
+        # starts where an equation is nearly flat): Levenberg-Marquardt on the residual
+        lm = levenberg_marquardt(sys.problem(), start[None], tol=tol,
+                                 max_iterations=4 * max_iterations, goal=rows)
+        if lm.success[0]:
+            q2, res2, _ = newton(sys, lm.x[0], tol=tol, max_iterations=max_iterations,
+                                 rows=rows)
+            if res2.success:
+                res2.iterations += res.iterations + int(lm.iterations[0])
+                return q2, res2
+        res.iterations += int(lm.iterations[0])
+        return q1, res
+
+    q1, res = attempt(q)
+    total = res.iterations
+    for k in range(kicks):
+        if res.success or res.roundoff:
+            break
+        rng = np.random.default_rng(k)
+        q2, res2 = attempt(sys.retract(q, 1e-3 * sys.col_scale * rng.standard_normal(sys.n)))
+        total += res2.iterations
+        if res2.success:
+            q1, res = q2, res2
+    res.iterations = total
+    return q1, res
+
+
+def _culprits(sys, q, rows, tol, max_iterations, limit: int = 40) -> list:
+    """Joints whose removal makes the others consistent, from the least-squares pose ``q``
+    where the joints ``rows`` cannot all hold: the joints taking part in the inconsistency
+    (rows with weight in the left null space of the Jacobian there, largest first) that
+    Newton can satisfy without. Empty for large systems or when no single joint is to
+    blame."""
+    if sys.n > DENSE_ANALYSIS_LIMIT:
+        return []
+    _, vals = sys.evaluate(q)
+    Js = sys.scaled_jacobian(vals, rows)
+    U, sv, _ = np.linalg.svd(Js, full_matrices=True)
+    rank = int(np.count_nonzero(sv > 1e-9 * sv[0])) if sv.size else 0
+    weight = np.sqrt(np.sum(U[:, rank:] ** 2, axis=1))
+    if not weight.size:
+        return []
+    order = np.argsort(-weight)
+    candidates = []
+    for i in order[weight[order] > 1e-6 * weight.max()]:
+        joint = sys.row_owner(int(rows[i]))[0]
+        if joint not in candidates:
+            candidates.append(joint)
+    out = []
+    for joint in candidates[:limit]:
+        keep = np.setdiff1d(rows, _rows_of(sys, [j is joint for j in sys.joints]))
+        _, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, rows=keep)
+        if res.success:
+            out.append(joint)
+    return out
+
+
+def _wrapped_target(d, measured: float, value: float) -> float:
+    """The driver value to continue to: for an angle driver more than half a turn from the
+    measured angle, the representative of ``value`` modulo whole turns nearest it (the rest
+    is a relabelling), else ``value``."""
+    if d._turn_index() is None or abs(value - measured) <= np.pi:
+        return value
+    return value - 2 * np.pi * float(np.round((value - measured) / (2 * np.pi)))
+
+
+def assemble(mech, *, tol: float, max_iterations: int):
+    """Assemble from a rough pose when direct Newton fails: constraints first, then drivers.
+
+    Phase 1 (``"joints"``) satisfies the constraints alone with minimum-norm Gauss–Newton
+    steps (the pose moves as little as it must). Phase 2 (``"drivers"``) sets each driver to
+    the value it measures there and continues it to its target, so the assembly branch found
+    in phase 1 is kept; an angle driver is continued to the nearest turn of its value and the
+    body's angle relabelled by whole turns. Drivers beyond the mechanism's mobility are left
+    out of the continuation and must agree at the end (else the error says they
+    over-constrain it). Returns ``(q, result)``; on failure ``result.success`` is False and
+    ``result.message`` says which phase failed. Drivers keep their motion profiles.
+    """
+    sys = mech.system()
+    q_start = mech.state
+    is_driver, is_goal = _is_goal(sys)
+    c_rows = _rows_of(sys, [not d for d in is_driver])
+    target_goals = any(g and not d for g, d in zip(is_goal, is_driver))
+    q = q_start
+    phases = []
+
+    def finish(q, res, extra=()):
+        res.phases = phases + list(extra) + [p for p in res.get("phases", [])
+                                             if p not in extra]
+        res.iterations = sum(n for _, n in res.phases)
+        return q, res
+
+    if c_rows.size:
+        q, res = _assemble_joints(sys, q, c_rows, tol, max_iterations)
+        phases.append(("joints", res.iterations))
+        if not res.success:
+            if target_goals:
+                return finish(*closest_to_goals(sys, q_start, is_goal, tol=tol,
+                                                max_iterations=max_iterations))
+            res.message = f"the joints cannot be assembled even without the drivers: {res.message}"
+            culprits = _culprits(sys, q, c_rows, tol, max_iterations)
+            if culprits:
+                res.message += ("; the joints are consistent without any one of: "
+                                + ", ".join(j.describe() for j in culprits))
+            res.phases = []
+            return finish(q, res)
+    drivers = [j for j, d in zip(sys.joints, is_driver) if d]
+    targets = [d.value for d in drivers]
+    dependent, involved = _excess_drivers(sys, q, is_driver)
+    moving = [(d, v) for d, v in zip(drivers, targets) if d not in dependent]
+    steps = 0
+    mech._q[:] = q
+    try:
+        for d in drivers:
+            d._set_raw_value(d.measure())
+        for d, v in moving:
+            cont = _Continuation(mech, d, tol, max_iterations, excluded=dependent)
+            goal = _wrapped_target(d, d.value, v)
+            _, vals = cont.sys.evaluate(q)
+            state = cont.make_state(d.value, q, vals)
+            try:
+                state, its = cont.follow(state, goal)
+            except _UnreachableError as exc:
+                # Report the pose where the driver stopped, with every driver at its target:
+                # the joints hold there and the driver's residual is what is missing.
+                for dd, vv in zip(drivers, targets):
+                    dd._set_raw_value(vv)
+                q_lim = exc.state if exc.state is not None else q
+                phi = sys.phi(q_lim)
+                turns = "" if abs(goal - v) < np.pi else \
+                    f" (or any whole turn from it, e.g. {goal:.6g})"
+                res = SolveResult(success=False, status="failed", iterations=0,
+                                  residual=float(np.max(np.abs(phi))), history=[],
+                                  message=f"{d.describe()} cannot reach {v:.6g}{turns}: from "
+                                  f"the assembled pose it can be moved only up to "
+                                  f"{exc.reached:.6g} (a limit position)",
+                                  redundant=[], free_dof=0, rank=None,
+                                  joint_residuals=sys.joint_residuals(phi), state=q_lim.copy(),
+                                  tol=tol)
+                phases.append(("drivers", steps + cont.iterations))
+                return finish(q_lim, res)
+            steps += its
+            q = state[1].copy()
+            if abs(goal - v) >= np.pi:  # the same pose, the driven angle relabelled by turns
+                index, sign = d._turn_index()
+                q[index] += sign * (v - goal)
+            d._set_raw_value(v)
+            mech._q[:] = q
+    finally:
+        for d, v in zip(drivers, targets):
+            d._set_raw_value(v)
+        mech._q[:] = q_start
+    phases.append(("drivers", steps))
+    q_driven = q
+    phi = sys.phi(q_driven)
+    conflict = any(abs(phi[sys.row_of(d)]) > tol * sys.eq_scale[sys.row_of(d)]
+                   for d in dependent)
+    if conflict:   # the excess drivers disagree with the others: no need to polish
+        res = SolveResult(success=False, status="failed", iterations=0, history=[],
+                          redundant=[], free_dof=0, rank=None, tol=tol)
+    else:
+        q, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, analyse=True)
+    if not res.success and dependent:
+        # Report the pose with the joints and the other drivers holding: the residuals of the
+        # excess drivers are what they miss.
+        dof = sys.n - (independent_rows(sys.scaled_jacobian(sys.evaluate(q_driven)[1],
+                                                             c_rows))[0] if c_rows.size else 0)
+        names = ", ".join(j.describe() for j in involved)
+        phi = sys.phi(q_driven)
+        misses = "; ".join(
+            f"{d.describe()} cannot reach {d.value:.6g} (it measures "
+            f"{d.value + float(phi[sys.row_of(d)]):.6g} there)" for d in dependent)
+        res.update(message=f"the drivers {names} over-constrain the mechanism: it has {dof} "
+                   f"degree{'s' if dof != 1 else ''} of freedom and {len(drivers)} drivers, "
+                   f"and their values conflict: with the others at their values, {misses}. "
+                   "Remove a driver, or give it the value the others imply",
+                   residual=float(np.max(np.abs(phi))), joint_residuals=sys.joint_residuals(phi),
+                   state=q_driven.copy(), status="failed", success=False)
+        return finish(q_driven, res)
+    if not res.success and target_goals:
+        return finish(*closest_to_goals(sys, q, is_goal, tol=tol,
+                                        max_iterations=max_iterations))
+    return finish(q, res)
+
+
+def closest_to_goals(sys, q0, is_goal, *, tol: float, max_iterations: int):
+    """The pose nearest the goals (drivers, end effectors) that satisfies every other joint.
+
+    Levenberg–Marquardt on ``min |Phi_goal|`` subject to ``Phi_joint = 0``: each step lies in
+    the null space of the joints' Jacobian and is followed by a minimum-norm projection back
+    onto the joints. It explains a failed solve: the joints hold at the returned pose and the
+    goals' residuals say by how much each misses (an unreachable end-effector target, a driver
+    value out of range). Returns ``(q, result)``; ``result.success`` is True only when the goals
+    are met after all (Newton had stalled next to a singular pose), and the pose is then
+    polished by Newton.
+    """
+    hard = _rows_of(sys, [not g for g in is_goal])
+    goal = _rows_of(sys, is_goal)
+
+    def restore(x):
+        if hard.size == 0:
+            return x, True
+        x, r, _ = newton(sys, x, tol=tol, max_iterations=max_iterations, rows=hard)
+        return x, bool(r.success)
+
+    q, ok = restore(np.array(q0, dtype=float))
+    if not ok:
+        phi = sys.phi(q)
+        res = SolveResult(success=False, status="failed", iterations=0,
+                          residual=float(np.max(np.abs(phi), initial=0.0)), history=[],
+                          message="the joints cannot be assembled even without the drivers and "
+                          "end-effector goals", redundant=[], free_dof=0, rank=None,
+                          joint_residuals=sys.joint_residuals(phi), state=q.copy(), tol=tol)
+        return q, res
+    its = 0
+    if sys.n <= DENSE_ANALYSIS_LIMIT:
+        def back_on_joints(X, idx):
+            out = [restore(x) for x in X]
+            return np.array([x for x, _ in out]), np.array([ok for _, ok in out])
+
+        lm = levenberg_marquardt(sys.problem(), q[None], tol=tol,
+                                 max_iterations=4 * max_iterations, goal=goal,
+                                 hard=hard if hard.size else None,
+                                 restore=back_on_joints if hard.size else None)
+        q = lm.x[0]
+        its = int(lm.iterations[0])
+    phi = sys.phi(q)
+    if float(np.max(np.abs(phi), initial=0.0)) <= tol:
+        # Levenberg-Marquardt reached the goals where Newton's line search had stalled (a start
+        # near a singular pose): the mechanism is assembled after all
+        q_done, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, analyse=True)
+        if res.success:
+            res.phases = [("goals", its)] + res.phases
+            res.iterations += its
+            return q_done, res
+    res = SolveResult(success=False, status="failed", iterations=its,
+                      residual=float(np.max(np.abs(phi), initial=0.0)), history=[],
+                      message="the goals cannot all be met: at the pose closest to them that "
+                      "satisfies every joint, the goals below still miss (an unreachable "
+                      "end-effector target or driver value)", redundant=[], free_dof=0,
+                      rank=None, joint_residuals=sys.joint_residuals(phi), state=q.copy(),
+                      tol=tol)
+    return q, res
+
+
+def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
+                    max_branches: int = 8):
+    """Find an assembly satisfying ``condition(mech)``, by deflation.
+
+    The ordinary solve gives the first assembly; if it fails the condition, Newton is run
+    again from the same start on the deflated system ``M(q) Phi(q)`` with
+    ``M = prod_i (1 / |q - q_i|^2 + 1)`` over the assemblies found so far, which pushes it to
+    a different root (Farrell, Birkisson & Funke 2015). The deflated step is the Newton step
+    scaled by ``1 / (1 - grad(log M) . dq)``. Returns ``(q, result)``; raises SolveError
+    naming the number of assemblies found when none satisfies the condition.
+    """
+    sys = mech.system()
+    q_start = mech.state
+    found = []
+
+    def accept(q):
+        mech._q[:] = q
+        try:
+            return bool(condition(mech))
+        finally:
+            mech._q[:] = q_start
+
+    c = sys.col_scale
+
+    def deflate(X, dX, idx):
+        """The deflated Newton step ``dq / (1 - grad(log M) . dq)`` (scaled coordinates)."""
+        if not found:
+            return dX
+        out = dX.copy()
+        for k in range(len(X)):
+            grad = np.zeros(sys.n)
+            for qi in found:
+                diff = sys.difference(X[k], qi) / c
+                d2 = float(diff @ diff)
+                if d2 == 0.0:
+                    continue
+                grad += (-2.0 * diff / d2**2) / (1.0 / d2 + 1.0)
+            denom = 1.0 - float(grad @ (dX[k] / c))
+            if abs(denom) > 1e-12:
+                out[k] = dX[k] / denom
+        return out
+
+    rng = np.random.default_rng(0)
+    strategy = strategy_for(sys)
+    total = 0
+    for attempt in range(max_branches):
+        q = q_start.copy()
+        if attempt:  # leave the root(s) already found: a small, seeded kick
+            q = sys.retract(q, 0.05 * c * rng.standard_normal(sys.n))
+        out = core_newton(sys.problem(), q[None], tol=tol, max_iterations=max_iterations,
+                          strategy=strategy, damped=False, transform=deflate)
+        total += int(out.iterations[0])
+        q = out.x[0]
+        if not out.success[0] or any(
+                np.max(np.abs(sys.difference(q, qi) / c)) < 1e-6 for qi in found):
+            continue
+        found.append(q)
+        if accept(q):
+            q, result, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, analyse=True)
+            result.iterations += total
+            result.phases = [("branch", total)] + result.phases
+            return q, result
+    result = SolveResult(success=False, status="failed", iterations=0, residual=float("nan"),
+                         message="no assembly satisfies the branch condition", history=[],
+                         redundant=[], free_dof=0, rank=None)
+    raise SolveError(f"found {len(found)} assembl{'y' if len(found) == 1 else 'ies'} of the "
+                     "mechanism from this start, and none satisfies the branch condition",
+                     result)

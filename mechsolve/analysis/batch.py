@@ -1,0 +1,122 @@
+"""Many variants of one mechanism solved at once through the batch axis of the Newton core."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..newton import LinearStrategy, Result
+from ..newton import newton as core_newton
+from ..solver import SolveError, SolveResult
+
+__all__ = ["BatchResult", "batch_newton", "solve_batch"]
+
+
+def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=False):
+    """Newton on many poses at once through the batch axis (dense systems), by the Newton core.
+
+    ``Q0`` is ``(B, n_state)``; ``params`` maps group indices to stacked parameters
+    ``(B, k, p)``. Returns ``(Q, ok, iterations, det_signs)``; the signs of ``det J`` (at the
+    last Jacobian of each converged item) when ``signs``, else zeros.
+    """
+    out = core_newton(sys.problem(params=params), Q0, tol=tol, max_iterations=max_iterations,
+                      strategy=LinearStrategy("auto" if square else "lsq"))
+    sign = np.zeros(len(Q0))
+    ok = out.success
+    if signs and ok.any():
+        sign[ok] = np.linalg.slogdet(sys.jacobian_dense(out.jacobian[ok]))[0]
+    return out.x, ok, out.iterations, sign
+
+
+def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-10,
+                max_iterations: int = 20, raise_on_failure: bool = True):
+    """Solve many variants of one mechanism at once through the batch axis.
+
+    Each batch item has its own start state and its own driver values or joint parameters
+    (IK targets, design variants); all are refined together by Newton on stacked arrays.
+
+    Parameters
+    ----------
+    mech : Mechanism
+    states : array_like, shape (B, n_state), optional
+        Start states (default: the current state for every item).
+    values : dict, optional
+        ``{driver: array (B,)}``: driver values per item.
+    params : dict, optional
+        ``{joint: array (B, p)}``: a joint's full parameter vector per item (e.g. an
+        end effector's target).
+    tol, max_iterations : as in :meth:`Mechanism.solve`.
+    raise_on_failure : bool
+        Raise :class:`~mechsolve.SolveError` if any item fails (default), naming them.
+
+    Returns
+    -------
+    BatchResult
+        ``states (B, n_state)``, ``success (B,)``, ``iterations (B,)``, ``residuals (B,)``.
+    """
+    sys = mech.system()
+    if not sys.dense:
+        raise ValueError(f"solve_batch works on dense systems (up to {sys.n} unknowns is too "
+                         "many); solve large mechanisms one at a time")
+    sizes = {len(np.atleast_1d(v)) for v in (values or {}).values()}
+    sizes |= {len(np.atleast_2d(p)) for p in (params or {}).values()}
+    if states is not None:
+        states = np.asarray(states, dtype=float)
+        if states.ndim != 2 or states.shape[1] != sys.n_state:
+            raise ValueError(f"states must have shape (B, {sys.n_state}), got {states.shape}")
+        sizes.add(len(states))
+    if len(sizes) != 1:
+        raise ValueError(f"batch sizes disagree or are missing: {sorted(sizes)}")
+    B = sizes.pop()
+    Q0 = np.repeat(mech.state[None], B, axis=0) if states is None else states
+    stacked = {}
+    for joint, arr in list((values or {}).items()) + list((params or {}).items()):
+        if joint.mechanism is not mech:
+            raise ValueError(f"{joint.label} is not part of this mechanism")
+        gi, ii = sys.group_of[id(joint)]
+        P = stacked.get(gi)
+        if P is None:
+            P = stacked[gi] = np.repeat(sys.groups[gi].P[None], B, axis=0)
+        if values and joint in values:
+            P[:, ii, joint._value_index % P.shape[2]] = np.asarray(arr, dtype=float)
+        else:
+            arr = np.asarray(arr, dtype=float)
+            if arr.shape != (B, P.shape[2]):
+                raise ValueError(f"params of {joint.label} must have shape ({B}, {P.shape[2]}),"
+                                 f" got {arr.shape}")
+            P[:, ii, :] = arr
+    Q, ok, its, _ = batch_newton(sys, Q0, stacked, tol=tol, max_iterations=max_iterations,
+                                 square=sys.m == sys.n and sys.verdict in (None, "regular"))
+    res = np.max(np.abs(sys.phi(Q, params=stacked)), axis=1)
+    ok &= res <= tol
+    out = BatchResult(states=Q, success=ok, iterations=its, residuals=res)
+    if raise_on_failure and not ok.all():
+        bad = np.flatnonzero(~ok)
+        phi = sys.phi(Q[bad[0]], params={g: P[bad[0]] for g, P in stacked.items()})
+        first = SolveResult(success=False, status="failed", iterations=int(its[bad[0]]),
+                            residual=float(res[bad[0]]), message="batch item did not converge",
+                            joint_residuals=sys.joint_residuals(phi), history=[],
+                            redundant=[], free_dof=0, rank=None)
+        worst = first.joint_residuals.largest(3)
+        saved = {g: sys.groups[g].P.copy() for g in stacked}
+        try:  # describe the joints with the failing item's own parameters (e.g. its target)
+            for g, P in stacked.items():
+                sys.groups[g].P[...] = P[bad[0]]
+            names = "; ".join(f"{j.describe()}: {np.max(np.abs(r)):.3g}" for j, r in worst)
+        finally:
+            for g, P in saved.items():
+                sys.groups[g].P[...] = P
+        err = SolveError(f"{len(bad)} of {B} batch items did not converge (items "
+                         f"{bad[:10].tolist()}{'...' if len(bad) > 10 else ''}); item "
+                         f"{bad[0]} has residual {res[bad[0]]:.3g}, largest at {names}", first)
+        err.batch = out
+        raise err
+    return out
+
+
+class BatchResult(Result):
+    """Result of :func:`solve_batch`: ``states (B, n_state)``, ``success (B,)``,
+    ``iterations (B,)`` and ``residuals (B,)`` (largest absolute residual of each item)."""
+
+    def __repr__(self) -> str:
+        return (f"BatchResult({len(self['success'])} items, {int(self['success'].sum())} "
+                f"converged, largest residual {np.max(self['residuals']):.3g})")

@@ -1,0 +1,658 @@
+"""Sweeps: predictor–corrector continuation along a driver (or time), and its batched form.
+
+Sweeps are predictor–corrector continuation: from a solved pose the tangent ``dq/dv`` (from
+``J dq/dv = e_driver``) predicts the next pose and Newton corrects it. A step is accepted only if
+Newton converges, the correction is small compared with the predicted motion, and (for square
+regular systems) the sign of ``det J`` is unchanged; otherwise the step is halved. This keeps the
+assembly branch: a four-bar does not flip between its two closures, and at a limit position the
+sweep stops and names the first unreachable value instead of jumping.
+
+Small mechanisms sweep fast through the batch axis: a coarse continuation with adaptive stride
+pins the branch at a few nodes, cubic Hermite interpolation (values and tangents at the nodes)
+predicts every other pose, and all of them are refined together by a batched Newton. Each
+refined pose is checked against its predictor and its determinant sign; any pose that fails the
+check is redone by sequential continuation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_count, as_float, as_values
+from ..joints.base import DriverJoint
+from ..newton import POSE_RTOL
+from ..solver import NEAR_LAMBDA_MIN, SolveError, SweepError, linear_solve, newton, strategy_for
+from .batch import batch_newton
+from .motion import Motion
+
+__all__ = ["sweep"]
+
+# A square Jacobian whose smallest singular value is below this fraction of its largest marks a
+# singular position (at a pose solved to 1e-10, a singular point shows as about 1e-5).
+SINGULAR_RTOL = 1e-4
+# Below this ratio a pose counts as near a singular position, where the sweep insists on a
+# continuous tangent (branches may cross there).
+NEAR_SINGULAR_RTOL = 0.05
+# Coarse nodes of a batched sweep only pin the branch (every pose is refined afterwards): their
+# residual tolerance, in the equations' units.
+COARSE_TOL = 1e-4
+# A step across which det J changes sign is accepted as passing a singular position only when
+# it is at most this long (relative to the driver value) and starts or ends near-singular.
+CROSSING_STEP = 1e-3
+
+
+
+def _rows_of(sys, select) -> np.ndarray:
+    return np.concatenate([np.arange(sys.row_starts[i], sys.row_starts[i + 1])
+                           for i, s in enumerate(select) if s] or [np.zeros(0, int)])
+
+
+
+class _UnreachableError(Exception):
+    def __init__(self, reached: float, state=None, limit=None):
+        self.reached = reached
+        self.state = state  # the pose at the last reached value
+        #: where the motion stops (a limit position), extrapolated beyond ``reached``
+        self.limit = reached if limit is None else limit
+
+
+class _Continuation:
+    """Predictor–corrector continuation along one driver."""
+
+    def __init__(self, mech, driver, tol, max_iterations, excluded=()):
+        self.mech = mech
+        self.driver = driver
+        self.sys = sys = mech.system()
+        self.tol = tol
+        self.max_iterations = max_iterations
+        self.strategy = strategy_for(sys)
+        #: The equations followed (all but those of ``excluded`` joints), or None for all.
+        self.rows = None
+        if excluded:
+            self.rows = _rows_of(sys, [j not in excluded for j in sys.joints])
+        m = sys.m if self.rows is None else len(self.rows)
+        self.square = m == sys.n
+        self.e = np.zeros(sys.m)
+        #: The unit of the continuation parameter: the model's size for a length driver, else 1.
+        self.vscale = 1.0
+        if driver is not None:
+            row = sys.row_of(driver)
+            self.e[row] = 1.0
+            self.vscale = float(sys.eq_scale[row])
+        if self.rows is not None:
+            self.e = self.e[self.rows]
+        self.c = sys.col_scale
+        self.iterations = 0
+        self._trail = (None, None)   # the last two states that follow() reached
+        #: The state before the first solve (the user's sketch): at a start on a singular
+        #: position, the branch leaving it nearest this state is followed.
+        self.sketch = None
+        self.t_ref = 0.0
+        self.use_sign = False
+        self.at_singular = False
+        self.singular: list[float] = []
+        self.coarse = False
+        self.crossings: list[tuple[float, float]] = []
+
+    # Whether the tangent may not reverse between two regular poses (a reversal is a jump of
+    # branch when following a driver's value; a time-driven motion may turn back).
+    monotone = True
+
+    def set_parameter(self, v) -> None:
+        """Set the continuation parameter (here the driver's value; its profile is kept)."""
+        self.driver._set_raw_value(v)
+
+    def tangent_rhs(self, v, q) -> np.ndarray:
+        """Right-hand side ``b`` of the tangent equation ``J dq/dv = b``."""
+        return self.e
+
+    # state = (v, q, t, sign): sign of det J (square dense systems), 0 where unknown/singular
+    def tangent(self, vals, previous=None, v=None, q=None):
+        """Tangent ``dq/dv`` from ``J t = e_driver``, and the sign of ``det J``.
+
+        At a singular position (a square Jacobian whose smallest singular value vanishes) the
+        tangent is ambiguous, as several branches may cross there; the previous tangent is kept
+        so that the sweep leaves the point along the branch it came on.
+        """
+        sys, rows = self.sys, self.rows
+        b = self.tangent_rhs(v, q)
+        if sys.dense:
+            if self.use_sign:
+                J = sys.jacobian_dense(vals)
+                J = J if rows is None else J[rows]
+                s = np.linalg.svd(sys.scaled_jacobian(vals, rows), compute_uv=False)
+                self.sigma_ratio = float(s[-1] / s[0]) if s[0] > 0 else 0.0
+                if s[-1] <= SINGULAR_RTOL * s[0]:
+                    self.at_singular = True
+                    if previous is not None:
+                        return previous[2], 0.0
+                    return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
+                return np.linalg.solve(J, b), float(np.linalg.slogdet(J)[0])
+            return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
+        return linear_solve(sys, vals, b, self.strategy.mode, self.strategy, rows=rows), 0.0
+
+    def newton(self, v, q0, analyse=False, tol=None):
+        self.set_parameter(v)
+        # a loose tolerance asks for a waypoint (a coarse node): no need to polish it
+        precise = tol is None or tol <= self.tol
+        out = newton(self.sys, q0, tol=tol or self.tol, max_iterations=self.max_iterations,
+                     strategy=self.strategy, analyse=analyse, lambda_min=NEAR_LAMBDA_MIN,
+                     rows=self.rows, pose_rtol=POSE_RTOL if precise else tol)
+        self.iterations += out[1].iterations
+        return out
+
+    def make_state(self, v, q, vals, previous=None):
+        """``(v, q, t, sign, base)``; ``base`` is set on singular poses: the regular pose
+        before them, from which the next step is taken (stepping over the singular point)."""
+        self.at_singular = False
+        self.sigma_ratio = 1.0
+        t, sign = self.tangent(vals, previous, v, q)
+        base = None
+        if self.at_singular and previous is None and self.sketch is not None:
+            # a start at a singular position: leave it along the branch of the sketch
+            t = self.branch_tangent(vals, v, q, t)
+        if self.at_singular:
+            self.singular.append(float(v))
+            if previous is not None:
+                base = previous if len(previous) < 5 or previous[4] is None else previous[4]
+        self.t_ref = max(self.t_ref, float(np.max(np.abs(t / self.c), initial=0.0)))
+        return (v, q, t, sign, base, self.sigma_ratio)
+
+    def jump(self, state, v_b, tol=None, previous=None):
+        """One predictor–corrector step to ``v_b``; the new state, or None if rejected.
+
+        The predictor is the tangent step, plus a curvature term from the change of tangent
+        since ``previous`` when that state is given. A step is accepted when Newton converges,
+        the correction is small compared with the predicted motion, and the new tangent
+        continues the old one (a jump onto another branch at a bifurcation turns the tangent).
+        A change of sign of ``det J`` between the two poses marks a singular position passed on
+        the same branch; its driver value is recorded. ``self.ratio`` is left at the
+        corrector/predictor ratio of the step (step control).
+        """
+        from_singular = len(state) > 4 and state[4] is not None
+        singular_pose = state if from_singular else None
+        if from_singular:  # leave a singular pose from before it
+            state = state[4]
+            previous = None
+        v_a, q_a, t_a, sign_a = state[:4]
+        h = v_b - v_a
+        step = h * t_a
+        # the curvature from the tangent before, where that state is far enough back for the
+        # difference of tangents to mean something (not a round-off step away)
+        if previous is not None and abs(v_a - previous[0]) > 1e-3 * abs(h):
+            step = step + (0.5 * h * h / (v_a - previous[0])) * (t_a - previous[2])
+        q_p = self.sys.retract(q_a, step)
+        q, res, vals = self.newton(v_b, q_p, tol=tol)
+        self.ratio = np.inf
+        if not res.success:
+            return None, res
+        # the corrector's and the predictor's motion, lengths in units of the model's size
+        corr = float(np.max(np.abs(self.sys.difference(q, q_p) / self.c), initial=0.0))
+        pred = abs(h) * max(float(np.max(np.abs(t_a / self.c), initial=0.0)), self.t_ref,
+                            1e-12 / self.vscale)
+        self.ratio = corr / pred
+        if corr > 0.5 * pred + 10 * self.tol:
+            return None, res
+        n_sing = len(self.singular)
+        new = self.make_state(v_b, q, vals, previous=state)
+        t_b = new[2]
+        sa, sb = t_a / self.c, t_b / self.c
+        norms = float(np.linalg.norm(sa) * np.linalg.norm(sb))
+        # Near a singular position (small sigma_min / sigma_max at either end) branches can
+        # cross, so the tangent must carry on; elsewhere it may turn but not reverse.
+        near = min(state[5] if len(state) > 5 else 1.0, new[5]) < NEAR_SINGULAR_RTOL
+        floor = 0.7 if near else (0.0 if self.monotone else -np.inf)
+        if norms > 0 and float(sa @ sb) < floor * norms:
+            del self.singular[n_sing:]
+            return None, res
+        if new[3] == 0.0 and sign_a:
+            new = new[:3] + (sign_a,) + new[4:]  # a singular pose keeps the sign it came with
+        elif self.use_sign and sign_a and new[3] != sign_a:
+            # det J changed sign: either a singular position was passed on this branch, or the
+            # step landed on another branch. Only a short step next to a near-singular pose
+            # can be the former (or a step over a singular pose found on the way, taken from
+            # the regular pose before it); anything else is rejected and retried shorter,
+            # which closes in on a real crossing and never accepts a jump. The coarse pass of
+            # a batched sweep accepts it and records the interval, which is then followed pose
+            # by pose and its end checked against the coarse node.
+            short = near and abs(h) <= CROSSING_STEP * max(self.vscale, abs(v_b))
+            if not (self.coarse or from_singular or short):
+                del self.singular[n_sing:]
+                return None, res
+            lo, hi = min(v_a, v_b), max(v_a, v_b)
+            if self.coarse:  # located later, pose by pose
+                self.crossings.append((lo, hi))
+            else:
+                if singular_pose is not None and singular_pose[0] in self.singular:
+                    self.singular.remove(singular_pose[0])   # located precisely instead
+                if not any(lo <= v <= hi for v in self.singular):
+                    v_star = self.locate(state, new)
+                    if singular_pose is not None and abs(v_star - singular_pose[0]) <= \
+                            1e-12 * max(self.vscale, abs(v_star)):
+                        v_star = singular_pose[0]   # the singular pose is the crossing
+                    self.singular.append(v_star)
+        return new, res
+
+    def branch_tangent(self, vals, v, q, default):
+        """At a singular position where two branches cross, the tangent of the branch that
+        passes nearest the sketch (``self.sketch``); ``default`` when the position is not a
+        simple crossing.
+
+        With the scaled Jacobian's one dropped direction (right vector ``n``, left vector
+        ``u``) the tangents are ``t_p + a n`` (``t_p`` the minimum-norm solution); the second
+        derivative of the equations along them must have no part along ``u``:
+        ``u . gamma(q, t_p + a n) = 0``, a quadratic in ``a`` whose two roots are the branches.
+        """
+        sys, rows = self.sys, self.rows
+        c = self.c
+        J = sys.jacobian_dense(vals)
+        J = J if rows is None else J[rows]
+        r = np.maximum(np.sqrt(np.sum((J * c) ** 2, axis=1)), 1e-300)
+        Js = J * c / r[:, None]
+        U, sv, Vt = np.linalg.svd(Js)
+        if sv.size < 2 or sv[-1] > SINGULAR_RTOL * sv[0] or sv[-2] <= SINGULAR_RTOL * sv[0]:
+            return default
+        n, u = Vt[-1], U[:, -1]
+        b = self.tangent_rhs(v, q) / r
+        tp = Vt[:-1].T @ ((U[:, :-1].T @ b) / sv[:-1])
+
+        def g(a):
+            gam = sys.gamma(q, c * (tp + a * n))
+            return float(u @ ((gam if rows is None else gam[rows]) / r))
+
+        scale = max(float(np.linalg.norm(tp)), 1.0)
+        g0, gp, gm = g(0.0), g(scale), g(-scale)
+        A = (gp + gm - 2.0 * g0) / (2.0 * scale**2)
+        B = (gp - gm) / (2.0 * scale)
+        roots = np.roots([A, B, g0]) if A or B else np.array([])
+        roots = roots[np.abs(roots.imag) <= 1e-9 * scale].real
+        if roots.size == 0:
+            return default
+        cands = [tp + a * n for a in roots]
+        d = self.sys.difference(self.sketch, q) / c
+        if float(np.linalg.norm(d)) > 0.0:
+            def miss(t):
+                delta = float(d @ t) / float(t @ t)
+                return float(np.linalg.norm(d - delta * t))
+            best = min(cands, key=miss)
+        else:
+            best = cands[0]
+        return c * best
+
+    def _signed_ratio(self, vals) -> float:
+        """``sign(det J) sigma_min / sigma_max`` of the scaled Jacobian: it changes sign
+        linearly through a simple singular position."""
+        Js = self.sys.scaled_jacobian(vals, self.rows)
+        sv = np.linalg.svd(Js, compute_uv=False)
+        return float(np.linalg.slogdet(Js)[0] * sv[-1] / sv[0]) if sv[0] > 0 else 0.0
+
+    def locate(self, a, b) -> float:
+        """The parameter value of the singular position between the states ``a`` and ``b``
+        (on one branch, ``det J`` of opposite signs), to about 1e-12 relative.
+
+        Regula falsi (Illinois) on :meth:`_signed_ratio` along the branch, each pose solved by
+        Newton from the interpolation of the bracketing poses.
+        """
+        va, qa, vb, qb = a[0], a[1], b[0], b[1]
+        ra = a[5] if len(a) > 5 else 1.0
+        rb = b[5] if len(b) > 5 else 1.0
+        fa, fb = a[3] * ra, b[3] * rb
+        if not (self.sys.dense and fa * fb < 0.0):
+            w = ra / (ra + rb) if ra + rb > 0.0 else 0.5
+            return va + w * (vb - va)
+        last = 0
+        v = va
+        for _ in range(60):
+            v = vb - fb * (vb - va) / (fb - fa)
+            if abs(vb - va) <= 1e-13 * max(self.vscale, abs(v)) or not va < v < vb \
+                    and not vb < v < va:
+                break
+            w = (v - va) / (vb - va)
+            q_p = self.sys.retract(qa, w * self.sys.difference(qb, qa))
+            q, res, vals = self.newton(v, q_p)
+            if not res.success:
+                break
+            f = self._signed_ratio(vals)
+            if f == 0.0:
+                break
+            if f * fa > 0.0:
+                va, qa, fa = v, q, f
+                if last == -1:
+                    fb *= 0.5
+                last = -1
+            else:
+                vb, qb, fb = v, q, f
+                if last == 1:
+                    fa *= 0.5
+                last = 1
+        return float(v)
+
+    def locate_fold(self, a, b) -> float | None:
+        """Where the motion stops beyond the state ``b`` (a limit position, where the branch
+        folds back), from ``b`` and the state ``a`` before it; None where it cannot be told.
+
+        Near a fold ``(sigma_min / sigma_max)^2`` of the scaled Jacobian falls linearly to
+        zero with the parameter: its zero is extrapolated, a pose is solved most of the way
+        there, and again, until the steps are at round-off (about 1e-12 relative).
+        """
+        if not (self.sys.dense and self.use_sign):
+            return None
+        va, vb = a[0], b[0]
+        ga = (a[5] if len(a) > 5 else 1.0) ** 2
+        gb = (b[5] if len(b) > 5 else 1.0) ** 2
+        qa, qb = a[1], b[1]
+        v_star = None
+        for _ in range(30):
+            if not (ga > gb > 0.0) or va == vb:
+                break
+            v_star = vb + (vb - va) * gb / (ga - gb)
+            if abs(v_star - vb) <= 1e-13 * max(self.vscale, abs(vb)):
+                break
+            v = vb + 0.9 * (v_star - vb)
+            q_p = self.sys.retract(qb, (v - vb) / (vb - va) * self.sys.difference(qb, qa))
+            q, res, vals = self.newton(v, q_p)
+            if not res.success:
+                break
+            va, qa, ga = vb, qb, gb
+            vb, qb, gb = v, q, abs(self._signed_ratio(vals)) ** 2
+        return None if v_star is None else float(v_star)
+
+    def follow(self, state, v_b):
+        """Continue from ``state`` to ``v_b`` with step halving; raises _UnreachableError."""
+        v0 = state[0]
+        span = abs(v_b - v0)
+        h = v_b - v0
+        iters = 0
+        # the state before this one, if the last call ended here (second-order predictor)
+        before = self._trail[0] if self._trail[1] is state else None
+        while state[0] != v_b:
+            target = v_b if abs(v_b - state[0]) <= abs(h) else state[0] + h
+            # the predictor with the curvature from the tangent before (second order)
+            new, res = self.jump(state, target, previous=before)
+            iters += res.iterations
+            if new is None:
+                h *= 0.5
+                if abs(h) < 1e-7 * max(span, 1e-12):   # a limit position: the motion stops
+                    limit = None if before is None else self.locate_fold(before, state)
+                    if limit is not None:   # the poses flagged singular on the way were it
+                        near = 1e-4 * max(self.vscale, abs(limit))
+                        self.singular = [v for v in self.singular if abs(v - limit) > near]
+                    raise _UnreachableError(state[0], state[1], limit)
+                continue
+            before, state = state, new
+            if res.iterations <= 2:
+                h *= 2.0
+        self._trail = (before, state)
+        return state, iters
+
+
+def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
+          batch: bool | str = "auto", progress=None) -> Motion:
+    """Follow the mechanism as ``driver`` takes each of ``values`` in turn.
+
+    Parameters
+    ----------
+    mech : Mechanism
+    driver : DriverJoint
+        A driver of ``mech`` (its value is changed; it ends at the last value).
+    values : array_like, shape (N,)
+        Driver values, in sweep order.
+    tol : float
+        Residual tolerance of every pose.
+    max_iterations : int
+        Newton iteration cap per corrector.
+    batch : bool or "auto"
+        Refine poses together through the batch axis (small mechanisms; "auto" decides).
+    progress : callable, optional
+        Called as ``progress(done, total)`` while sweeping.
+
+    Returns
+    -------
+    Motion
+
+    Raises
+    ------
+    SweepError
+        When a value cannot be reached without leaving the assembly branch (a limit position);
+        the error names the first unreachable value and carries the motion up to it.
+    """
+    if not isinstance(driver, DriverJoint):
+        raise TypeError(f"driver must be a driver joint (Driver, AngleDriver, ...), got "
+                        f"{type(driver).__name__}")
+    if driver.mechanism is not mech:
+        raise ValueError(f"{driver.label} is not a driver of this mechanism")
+    values = as_values(values)
+    tol = as_float(tol, "tol", positive=True)
+    max_iterations = as_count(max_iterations, "max_iterations")
+    N = len(values)
+    cont = _Continuation(mech, driver, tol, max_iterations)
+    sys = cont.sys
+    states = np.empty((N, sys.n_state))
+    iterations = np.zeros(N, dtype=int)
+    residuals = np.zeros(N)
+
+    def partial(upto, limit=None):
+        found = cont.singular + ([] if limit is None else [limit])
+        return Motion(mech, driver, values[:upto].copy(), states[:upto].copy(),
+                      iterations[:upto].copy(), residuals[:upto].copy(),
+                      singular=_distinct(found, unit=cont.vscale))
+
+    def unreachable(index, reached, res=None, limit=None):
+        mech.state = states[index - 1] if index else mech.state
+        driver.value = values[index - 1] if index else values[0]
+        v = values[index]
+        raise SweepError(
+            f"{driver.describe()} cannot reach value {v:.6g} (values[{index}]): the mechanism "
+            f"was followed up to {reached:.6g} and cannot continue without leaving its assembly "
+            "branch (a limit or dead-centre position, or an unreachable value)",
+            res, value=float(v), index=index,
+            motion=partial(index, reached if limit is None else limit))
+
+    driver.value = values[0]
+    cont.sketch = mech.state
+    try:  # the full solve: a rough start is assembled first, as in Mechanism.solve
+        res = mech.solve(tol=tol, max_iterations=max_iterations)
+    except SolveError as exc:
+        raise SweepError(f"{driver.describe()} cannot reach value {values[0]:.6g} "
+                         f"(values[0]): {exc}", exc.result, value=float(values[0]), index=0,
+                         motion=partial(0)) from None
+    q = mech.state
+    _, vals = sys.evaluate(q)
+    cont.use_sign = sys.dense and cont.square and sys.verdict in (None, "regular")
+    state = cont.make_state(values[0], q, vals)
+    states[0] = q
+    iterations[0] = res.iterations
+    if batch == "auto":
+        batch = sys.dense and N >= 16
+    if progress is not None:
+        progress(1, N)
+    if batch and sys.dense and N > 2:
+        _batched(cont, state, values, states, iterations, progress, unreachable)
+    else:
+        for i in range(1, N):
+            try:
+                state, its = cont.follow(state, values[i])
+            except _UnreachableError as exc:
+                unreachable(i, exc.reached, limit=exc.limit)
+            states[i] = state[1]
+            iterations[i] = its
+            if progress is not None:
+                progress(i + 1, N)
+    residuals[:] = np.max(np.abs(sys.phi(states, params=_driver_params(sys, driver, values))),
+                          axis=1)
+    mech.state = states[-1]
+    driver.value = values[-1]
+    return Motion(mech, driver, values.copy(), states, iterations, residuals,
+                  singular=_distinct(cont.singular, unit=cont.vscale))
+
+
+def _distinct(values, tol=1e-6, unit=1.0):
+    """The values apart by more than ``tol`` relative (``unit``: the values' own unit)."""
+    out = []
+    for v in sorted(values):
+        if not out or v - out[-1] > tol * max(unit, abs(v)):
+            out.append(v)
+    return out
+
+
+def _driver_params(sys, driver, values):
+    gi, ii, col = sys.driver_slot(driver)
+    P = np.repeat(sys.groups[gi].P[None], len(values), axis=0)
+    P[:, ii, col] = values
+    return {gi: P}
+
+
+def _same_pose(cont, v, q_coarse, q_fine) -> bool:
+    """Whether the coarse node ``q_coarse``, solved tightly at driver value ``v``, is the pose
+    ``q_fine`` found by sequential continuation (the same assembly branch)."""
+    q, res, _ = cont.newton(v, q_coarse)
+    sys = cont.sys
+    scale = max(1.0, float(np.max(np.abs(q_fine / sys.state_scale), initial=0.0)))
+    diff = float(np.max(np.abs(sys.difference(q, q_fine) / sys.col_scale), initial=0.0))
+    return bool(res.success) and diff <= 1e-6 * scale
+
+
+def _batched(cont, state0, values, states, iterations, progress, unreachable):
+    """Coarse continuation at adaptive nodes, Hermite prediction, batched refinement."""
+    N = len(values)
+    nodes = {0: state0}
+    i, stride = 0, 16
+    stop = None
+    previous = None
+    # Nodes only pin the branch: they are solved loosely here and refined with the rest.
+    coarse_tol = max(cont.tol, COARSE_TOL)
+    cont.coarse = True
+    while i < N - 1 and stop is None:
+        j = min(i + stride, N - 1)
+        new, res = cont.jump(nodes[i], values[j], tol=coarse_tol, previous=previous)
+        if new is None and stride > 1:
+            stride = max(1, stride // 2)
+            continue
+        if new is None:
+            try:
+                new, _ = cont.follow(nodes[i], values[j])
+            except _UnreachableError as exc:
+                stop = (j, exc.reached, None, exc.limit)  # refine the poses before it
+                break
+        previous = nodes[i]
+        nodes[j] = new
+        states[j] = new[1]
+        iterations[j] = res.iterations
+        if cont.ratio < 0.1 and stride < 64:
+            stride *= 2
+        elif cont.ratio > 0.3 and stride > 1:
+            stride //= 2
+        i = j
+        if progress is not None:
+            progress(len(nodes), N)
+    cont.coarse = False
+    keys = sorted(nodes)
+    det_signs = np.zeros(N)   # sign of det J at every pose, where known
+    det_signs[0] = state0[3]
+    idx, pred, seg_scale, seg_sign = [], [], [], []
+    sequential = []
+    check = {}   # coarse nodes at the end of a segment with a singular position
+    sys = cont.sys
+    for a, b in zip(keys[:-1], keys[1:]):
+        va, qa, ta, sa = nodes[a][:4]
+        vb, qb, tb, sb = nodes[b][:4]
+        lo, hi = min(va, vb), max(va, vb)
+        if cont.use_sign and (sa != sb or any(lo <= v <= hi for v in cont.singular)
+                              or any(c0 < hi and c1 > lo for c0, c1 in cont.crossings)):
+            # a singular position lies in this segment: follow it pose by pose, the end node
+            # included, and check that the coarse pass reached the same pose there
+            sequential.extend(range(a + 1, b + 1))
+            check[b] = qb
+            continue
+        h = vb - va
+        tau = (values[a + 1:b + 1] - va) / h  # node b itself is refined too
+        h10 = tau**3 - 2 * tau**2 + tau
+        h01 = -2 * tau**3 + 3 * tau**2
+        h11 = tau**3 - tau**2
+        # Cubic Hermite in the increment space at node a (exact for planar states).
+        delta = sys.difference(qb, qa)
+        step = (h10 * h)[:, None] * ta + h01[:, None] * delta + (h11 * h)[:, None] * tb
+        pred.append(sys.retract(np.broadcast_to(qa, step.shape[:-1] + qa.shape), step)
+                    if sys.spatial else qa + step)
+        idx.append(np.arange(a + 1, b + 1))
+        seg_scale.append(np.full(b - a, float(np.max(np.abs(delta / sys.col_scale)))))
+        seg_sign.append(np.full(b - a, sa))
+    redo = set(sequential)
+    if idx:
+        idx = np.concatenate(idx)
+        Q0 = np.concatenate(pred)
+        scale = np.concatenate(seg_scale)
+        signs = np.concatenate(seg_sign)
+        Q, ok, its, sign = _batch_newton(cont, Q0, values[idx])
+        det_signs[idx[ok]] = sign[ok]
+        dist = np.max(np.abs(sys.difference(Q, Q0) / sys.col_scale), axis=1)
+        ok &= dist <= 0.25 * scale + 10 * cont.tol
+        if cont.use_sign:
+            ok &= sign == signs
+        states[idx[ok]] = Q[ok]
+        iterations[idx[ok]] = its[ok]
+        redo.update(idx[~ok].tolist())
+    # Redo rejected poses (and segments with a singular position) sequentially, each from
+    # the pose before it, leaving singular poses along the secant it arrived on.
+    redo = sorted(redo)
+    pos = 0
+    while pos < len(redo):
+        k = redo[pos]
+        pos += 1
+        v_prev = values[k - 1]
+        q_prev = states[k - 1]
+        _, vals = cont.sys.evaluate(q_prev, params=_driver_params(cont.sys, cont.driver,
+                                                                  [v_prev]))
+        before = None
+        if k >= 2:
+            secant = sys.difference(q_prev, states[k - 2]) / (v_prev - values[k - 2])
+            before = (values[k - 2], states[k - 2], secant, 0.0, None, 1.0)
+        prev = cont.make_state(v_prev, q_prev, vals[0] if vals.ndim > 1 else vals,
+                               previous=before)
+        try:
+            new, n_it = cont.follow(prev, values[k])
+        except _UnreachableError as exc:
+            unreachable(k, exc.reached, limit=exc.limit)
+        states[k] = new[1]
+        iterations[k] = n_it
+        det_signs[k] = new[3]
+        if k in check and not _same_pose(cont, values[k], check[k], states[k]):
+            # The coarse pass left the branch in this segment (its det J sign change was a
+            # jump, not a crossing): every pose after it came from the wrong nodes.
+            redo = redo[:pos] + list(range(k + 1, N))
+    if cont.use_sign:
+        _locate_missed(cont, values, states, det_signs, N if stop is None else stop[0])
+    if stop is not None:
+        unreachable(*stop)
+    if progress is not None:
+        progress(N, N)
+
+
+def _locate_missed(cont, values, states, signs, upto) -> None:
+    """Locate the singular positions between consecutive poses whose ``det J`` signs differ
+    and where none was recorded (a coarse step of a batched sweep can pass two crossings)."""
+    sys = cont.sys
+    for i in np.flatnonzero((signs[:upto - 1] * signs[1:upto]) < 0.0):
+        lo, hi = sorted((values[i], values[i + 1]))
+        if any(lo <= v <= hi for v in cont.singular):
+            continue
+        ends = []
+        for k in (i, i + 1):
+            _, vals = sys.evaluate(states[k], params=_driver_params(sys, cont.driver,
+                                                                    [values[k]]))
+            vals = vals[0] if vals.ndim > 1 else vals
+            cont.set_parameter(values[k])
+            r = cont._signed_ratio(vals)
+            ends.append((values[k], states[k], None, float(np.sign(r)), None, abs(r)))
+        cont.singular.append(cont.locate(*ends))
+
+
+def _batch_newton(cont, Q0, values, max_iterations=8):
+    """Refine many poses of one driver sweep at once (see :func:`batch_newton`)."""
+    sys = cont.sys
+    gi, ii, col = sys.driver_slot(cont.driver)
+    P = np.repeat(sys.groups[gi].P[None], len(values), axis=0)
+    P[:, ii, col] = values
+    square = sys.m == sys.n and sys.verdict in (None, "regular")
+    return batch_newton(sys, Q0, {gi: P}, tol=cont.tol, max_iterations=max_iterations,
+                        square=square, signs=cont.use_sign)

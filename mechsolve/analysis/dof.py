@@ -1,0 +1,93 @@
+"""Degrees of freedom: Gruebler count, rank-based mobility, redundant equations, conflicts."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..joints.base import DriverJoint
+from ..solver import DENSE_ANALYSIS_LIMIT, RedundantEquation, independent_rows
+
+__all__ = ["DofReport", "dof_report"]
+
+
+class DofReport:
+    """Degrees-of-freedom report of a mechanism at its current pose.
+
+    Attributes
+    ----------
+    dof : int
+        Mobility from the rank of the constraint Jacobian (drivers excluded): ``n - rank``.
+    gruebler : int
+        Gruebler–Kutzbach count ``3 * bodies - equations`` (``6 * bodies`` in space), drivers
+        excluded.
+    rank : int
+        Rank of the constraint Jacobian at this pose.
+    redundant : list of RedundantEquation
+        Constraint equations that depend on earlier ones (in joint order) at this pose.
+    drivers : int
+        Number of driver equations.
+    free : int
+        Degrees of freedom left free by the drivers (``n - rank`` of all equations).
+    driver_conflicts : list of RedundantEquation
+        Driver equations that depend on the constraints or on earlier drivers.
+    """
+
+    def __init__(self, *, n, gruebler, rank, redundant, drivers, free, driver_conflicts):
+        self.n = n
+        self.gruebler = gruebler
+        self.rank = rank
+        self.dof = n - rank
+        self.redundant = redundant
+        self.drivers = drivers
+        self.free = free
+        self.driver_conflicts = driver_conflicts
+
+    def __repr__(self) -> str:
+        return (f"DofReport(dof={self.dof}, gruebler={self.gruebler}, "
+                f"redundant={len(self.redundant)}, drivers={self.drivers}, free={self.free})")
+
+    def __str__(self) -> str:
+        lines = [
+            f"coordinates          {self.n}",
+            f"Gruebler count       {self.gruebler}",
+            f"mobility (rank)      {self.dof}   (constraint rank {self.rank})",
+            f"drivers              {self.drivers}",
+            f"free after drivers   {self.free}",
+        ]
+        if self.redundant:
+            lines.append(f"redundant equations  {len(self.redundant)}:")
+            lines += [f"  {r!r}" for r in self.redundant]
+        if self.driver_conflicts:
+            lines.append("drivers that conflict with the constraints or other drivers:")
+            lines += [f"  {r!r}" for r in self.driver_conflicts]
+        return "\n".join(lines)
+
+
+def dof_report(mech) -> DofReport:
+    n = mech.n_dof_coordinates
+    constraints = [j for j in mech.joints if not isinstance(j, DriverJoint)]
+    n_drivers = sum(j.n_equations for j in mech.joints if isinstance(j, DriverJoint))
+    gruebler = n - sum(j.n_equations for j in constraints)
+    if not mech.joints:
+        return DofReport(n=n, gruebler=n, rank=0, redundant=[], drivers=0, free=n,
+                         driver_conflicts=[])
+    sys = mech.system()
+    if n > DENSE_ANALYSIS_LIMIT:
+        raise ValueError(f"the rank-based DOF report needs a dense analysis and is limited to "
+                         f"{DENSE_ANALYSIS_LIMIT} coordinates; this mechanism has {n}")
+    _, vals = sys.evaluate(mech._q)
+    J = sys.jacobian_dense(vals)
+    is_driver = np.zeros(sys.m, dtype=bool)
+    for i, j in enumerate(sys.joints):
+        if isinstance(j, DriverJoint):
+            is_driver[sys.row_starts[i]:sys.row_starts[i + 1]] = True
+    c_rows = np.flatnonzero(~is_driver)
+    d_rows = np.flatnonzero(is_driver)
+    rank_c, dep_c = independent_rows(J[c_rows])
+    rank_all, dep_all = independent_rows(J[np.concatenate([c_rows, d_rows])])
+    order = np.concatenate([c_rows, d_rows])
+    redundant = [RedundantEquation(*sys.row_owner(int(c_rows[i]))) for i in dep_c]
+    conflicts = [RedundantEquation(*sys.row_owner(int(order[i]))) for i in dep_all
+                 if i >= len(c_rows)]
+    return DofReport(n=n, gruebler=gruebler, rank=rank_c, redundant=redundant,
+                     drivers=n_drivers, free=n - rank_all, driver_conflicts=conflicts)

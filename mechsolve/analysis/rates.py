@@ -1,0 +1,202 @@
+"""Velocities and accelerations at a pose: ``Phi_q nu = -Phi_t`` and ``Phi_q nudot = gamma -
+Phi_tt``, exact from the same Jacobian, and honest at singular positions.
+
+``nu`` lives in the increment space of the state: per planar body ``(xdot, ydot, thetadot)``,
+per spatial body ``(v, omega)`` with the origin's velocity and the angular velocity, both in
+global coordinates; ``nudot`` likewise holds ``(a, alpha)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg as sla
+
+from .._validation import as_vector
+from ..joints.base import DriverJoint
+from ..newton import RANK_RTOL
+from ..solver import SolveError, linear_solve
+from .continuation import SINGULAR_RTOL
+
+__all__ = ["velocity", "acceleration", "point_velocity", "point_acceleration"]
+
+
+def _solve_linear(system, vals, rhs, what: str = "velocity", hint=None):
+    """``J x = rhs``, honest at singular positions.
+
+    A square, well-conditioned ``J`` is solved by LU. Otherwise (redundant constraints, free
+    degrees of freedom, or a singular position: a square ``J`` whose smallest singular value is
+    below ``SINGULAR_RTOL`` of its largest, as sweeps count them) the truncated SVD gives the
+    minimum-norm solution, moved along the dropped directions towards ``hint`` when one is
+    given (the branch a sweep arrived on). When ``rhs`` has a part outside the range of ``J``
+    the equations have no solution: at a toggle or dead-centre position the drivers' rates
+    cannot be met, and :class:`~mechsolve.SolveError` says so, naming the joints involved.
+    """
+    m, n = system.m, system.n
+    rhs = np.asarray(rhs, dtype=float)
+    if not system.dense:
+        J = system.jacobian_sparse(vals)
+        x = linear_solve(system, vals, rhs)
+        scale = float(np.max(np.abs(rhs), initial=0.0))
+        miss = float(np.max(np.abs(J @ x - rhs), initial=0.0))
+        if not np.all(np.isfinite(x)) or miss > 1e-8 * scale:
+            raise SolveError(f"the {what} equations have no solution at this pose (largest "
+                             f"residual {miss:.3g}): a singular position")
+        return x
+    # decisions on the Jacobian with lengths in the model's size and rows normalized
+    c = system.col_scale
+    Jc = system.jacobian_dense(vals) * c
+    norms = np.maximum(np.sqrt(np.sum(Jc * Jc, axis=1)), 1e-300)
+    J = Jc / norms[:, None]
+    rhs = rhs / norms
+    scale = float(np.max(np.abs(rhs), initial=0.0))
+    if m == n and n:
+        lu, piv, info = sla.lapack.dgetrf(J)
+        if info == 0:
+            anorm = float(np.max(np.sum(np.abs(J), axis=0)))
+            rcond, _ = sla.lapack.dgecon(lu, anorm, norm="1")
+            if rcond > 10 * SINGULAR_RTOL:
+                return sla.lapack.dgetrs(lu, piv, rhs)[0] * c
+    U, s, Vt = np.linalg.svd(J, full_matrices=True)
+    if s.size == 0 or s[0] == 0.0:
+        if scale > 0.0:
+            raise SolveError(f"the {what} equations have no solution: the Jacobian is zero")
+        return np.zeros(n)
+    # Directions kept: above the rank tolerance, and for a square system above the singular
+    # position threshold too (a pose solved to 1e-10 at a singular point shows about 1e-5).
+    cut = (SINGULAR_RTOL if m == n else RANK_RTOL) * s[0]
+    r = int(np.count_nonzero(s > cut))
+    coeff = U[:, :r].T @ rhs
+    outside = rhs - U[:, :r] @ coeff
+    miss = float(np.max(np.abs(outside), initial=0.0))
+    # Next to a singular point the dropped left vector is known only to about the distance
+    # from it, so the part of rhs along it is noise below that; at a toggle it is of the order
+    # of rhs itself.
+    if miss > 1e-3 * scale:
+        raise SolveError(_no_solution_message(system, what, U[:, r:], outside, s, r))
+    x = Vt[:r].T @ (coeff / s[:r])
+    if hint is not None and r < n:
+        N = Vt[r:]
+        x = x + N.T @ (N @ (np.asarray(hint, dtype=float) / c - x))
+    return x * c
+
+
+def _no_solution_message(system, what, left, outside, s, r) -> str:
+    ratio = float(s[r] / s[0]) if r < s.size else 0.0
+    weight = np.sqrt(np.sum(left * left, axis=1)) if left.size else np.abs(outside)
+    # weight of every joint: the norm of its rows in the left null space (its share of the
+    # conflict); drivers first, as theirs is the motion that cannot be met
+    per_joint = [(float(np.linalg.norm(weight[a:b])), j) for j, a, b in
+                 zip(system.joints, system.row_starts[:-1], system.row_starts[1:])]
+    top = max((w for w, _ in per_joint), default=0.0)
+    involved = sorted(((isinstance(j, DriverJoint), w, k) for k, (w, j) in enumerate(per_joint)
+                       if w > 1e-3 * top), reverse=True)[:5]
+    names = [system.joints[k].describe() for _, _, k in involved]
+    return (f"the {what} is not defined at this pose: the mechanism is at a singular position "
+            f"(smallest singular value {ratio:.1e} of the largest), where the drivers' motion "
+            "cannot be met (a toggle, dead-centre or limit position). The equations that "
+            f"conflict there belong to: {', '.join(names)}")
+
+
+def _motion_key(mech) -> tuple:
+    """What velocities and accelerations depend on: the state, the time and the drivers."""
+    return (mech._q.tobytes(), mech.time,
+            tuple((id(d.profile), d.value) for d in mech.drivers))
+
+
+def _check_assembled(system, q):
+    phi = system.phi(q)
+    worst = float(np.max(np.abs(phi), initial=0.0))
+    if worst > 1e-6:
+        raise SolveError("velocity and acceleration analysis needs an assembled mechanism; the "
+                         f"largest residual is {worst:.3g}: call mech.solve() first")
+
+
+def velocity(mech, *, check: bool = True, hint=None) -> np.ndarray:
+    """Solve ``Phi_q nu = -Phi_t`` at the current pose and time; returns ``nu`` (and caches it).
+
+    At a singular position where these equations have no solution (a toggle or dead centre
+    reached by the drivers) :class:`~mechsolve.SolveError` is raised; where the solution is not
+    unique, the minimum-norm one (or the one nearest ``hint``) is returned.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import mechsolve as ms
+    >>> from mechsolve.profiles import ConstantSpeed
+    >>> model = ms.models.fourbar()
+    >>> model.driver.value = ConstantSpeed(speed=2.0)   # crank at 2 rad/s
+    >>> nu = model.mechanism.velocity()
+    >>> float(nu[2])                                    # the crank's angular velocity
+    2.0
+    """
+    system = mech.system()
+    q = mech._q
+    if check:
+        _check_assembled(system, q)
+    _, vals = system.evaluate(q)
+    rate, _ = system.driver_time_terms(mech.time)
+    return _store_velocity(mech, _solve_linear(system, vals, rate - system.phi_t(q),
+                                               "velocity", hint))
+
+
+def acceleration(mech, *, hint=None) -> np.ndarray:
+    """Solve ``Phi_q nudot = gamma - Phi_tt`` at the current pose, velocity and time."""
+    system = mech.system()
+    nu = _cached(mech, "_nu")
+    if nu is None:
+        velocity(mech)
+        nu = mech._nu
+    _, vals = system.evaluate(mech._q)
+    _, acc = system.driver_time_terms(mech.time)
+    rhs = system.gamma(mech._q, nu) + acc
+    nudot = _solve_linear(system, vals, rhs, "acceleration", hint)
+    mech._nudot = nudot
+    return nudot.copy()
+
+
+def _store_velocity(mech, nu: np.ndarray) -> np.ndarray:
+    """Cache ``nu`` as the velocity at the current state, time and drivers; a copy of it."""
+    mech._nu = nu
+    mech._nudot = None
+    mech._motion_key = _motion_key(mech)
+    return nu.copy()
+
+
+def _cached(mech, name: str):
+    """``mech._nu`` / ``mech._nudot`` if computed at the current state, time and drivers."""
+    value = getattr(mech, name)
+    if value is None or getattr(mech, "_motion_key", None) != _motion_key(mech):
+        return None
+    return value
+
+
+def _body_slices(mech, body):
+    d = 3 if mech.dim == 2 else 6
+    return slice(d * body.index, d * (body.index + 1))
+
+
+def point_velocity(mech, body, point, nu) -> np.ndarray:
+    """Global velocity of a body point (body coordinates) for generalized velocity ``nu``."""
+    if body.is_ground:
+        return np.zeros(mech.dim)
+    v = nu[_body_slices(mech, body)]
+    if mech.dim == 2:
+        p = as_vector(point, "point", 2)
+        a = body.rotation @ p
+        return v[:2] + v[2] * np.array([-a[1], a[0]])
+    p = as_vector(point, "point", 3)
+    return v[:3] + np.cross(v[3:], body.rotation @ p)
+
+
+def point_acceleration(mech, body, point, nu, nudot) -> np.ndarray:
+    """Global acceleration of a body point for velocity ``nu`` and acceleration ``nudot``."""
+    if body.is_ground:
+        return np.zeros(mech.dim)
+    s = _body_slices(mech, body)
+    v, a = nu[s], nudot[s]
+    if mech.dim == 2:
+        r = body.rotation @ as_vector(point, "point", 2)
+        return a[:2] + a[2] * np.array([-r[1], r[0]]) - v[2] ** 2 * r
+    r = body.rotation @ as_vector(point, "point", 3)
+    w = v[3:]
+    return a[:3] + np.cross(a[3:], r) + np.cross(w, np.cross(w, r))

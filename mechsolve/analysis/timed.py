@@ -1,0 +1,164 @@
+"""Time-driven motion: continuation in time with positions, velocities and accelerations."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import as_count, as_float, as_values
+from ..solver import SolveError, SweepError
+from .continuation import SINGULAR_RTOL, _Continuation, _distinct, _UnreachableError
+from .motion import Motion
+from .rates import _store_velocity, acceleration, velocity
+
+__all__ = ["time_sweep"]
+
+
+def _time_continuation(mech, tol, max_iterations):
+    """Predictor–corrector continuation in time (see :class:`mechsolve.analysis._Continuation`).
+
+    The tangent is the velocity ``nu`` (``J nu = rate - Phi_t``), so the predictor is the
+    velocity step plus a curvature term; steps are accepted on the same terms as in position
+    sweeps (Newton converges, small correction, det J keeps its sign except across a located
+    singular position), except that the motion may turn back in time.
+    """
+    class _TimeContinuation(_Continuation):
+        monotone = False
+
+        def set_parameter(self, t) -> None:
+            mech.set_time(t)
+
+        def tangent_rhs(self, t, q) -> np.ndarray:
+            if t is not None and t != mech.time:
+                mech.set_time(t)
+            rate, _ = self.sys.driver_time_terms(mech.time)
+            return rate - self.sys.phi_t(q)
+
+    return _TimeContinuation(mech, None, tol, max_iterations)
+
+
+def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, progress=None):
+    """Follow a time-driven mechanism over ``times``: positions, velocities, accelerations.
+
+    Continuation in time: the predictor is the velocity step (with a curvature term) from the
+    previous pose, and a step is accepted only when Newton converges, the correction is small
+    compared with the predicted motion and, for square systems, the sign of ``det J`` is kept
+    (or changes across a singular position located on the way, whose time is reported in
+    ``motion.singular``); otherwise it is halved. So the mechanism keeps its assembly branch,
+    and where the drivers ask for a motion it cannot make (a toggle or dead centre) the sweep
+    stops with a :class:`~mechsolve.SweepError` naming the time. At a time that falls exactly
+    on a singular position where branches cross, the velocity is that of the branch the
+    mechanism arrived on (a root of the second-order branch condition), and the acceleration's
+    component along the singular direction is estimated from the previous step (first-order
+    accurate only: elsewhere both are exact).
+    """
+    times = as_values(times, "times")
+    tol = as_float(tol, "tol", positive=True)
+    max_iterations = as_count(max_iterations, "max_iterations")
+    drivers = [d for d in mech.drivers if d.profile is not None]
+    if not drivers:
+        raise ValueError("time_sweep needs at least one driver with a motion profile "
+                         "(set driver.value = ms.profiles.ConstantSpeed(...) etc.)")
+    system = mech.system()
+    N = len(times)
+    states = np.empty((N, system.n_state))
+    nus = np.empty((N, system.n))
+    nudots = np.empty((N, system.n))
+    iterations = np.zeros(N, dtype=int)
+    cont = _time_continuation(mech, tol, max_iterations)
+
+    def partial(upto, extra=()):
+        return Motion(mech, None, times[:upto].copy(), states[:upto].copy(),
+                      iterations[:upto].copy(), np.zeros(upto), nus[:upto].copy(),
+                      nudots[:upto].copy(), singular=_distinct(list(cont.singular) + list(extra)))
+
+    def stop(i, reached, reason, limit=None):
+        mech.set_time(times[i - 1] if i else times[0])
+        if i:
+            mech._q[:] = states[i - 1]
+        raise SweepError(f"the mechanism cannot follow its drivers past t = {reached:.6g} "
+                         f"(times[{i}] = {times[i]:.6g} is unreachable: {reason})", None,
+                         value=float(times[i]), index=i,
+                         motion=partial(i, [reached if limit is None else limit]))
+
+    mech.set_time(times[0])
+    cont.sketch = mech.state
+    try:
+        result = mech.solve(tol=tol, max_iterations=max_iterations)
+    except SolveError as exc:
+        raise SweepError(f"the mechanism cannot be assembled at times[0] = {times[0]:.6g}: "
+                         f"{exc}", exc.result, value=float(times[0]), index=0,
+                         motion=partial(0)) from None
+    q = mech.state
+    _, vals = system.evaluate(q)
+    cont.use_sign = system.dense and cont.square and system.verdict in (None, "regular")
+    state = cont.make_state(times[0], q, vals)
+    iterations[0] = result.iterations
+    for i in range(N):
+        if i:
+            try:
+                state, its = cont.follow(state, times[i])
+            except _UnreachableError as exc:
+                stop(i, exc.reached, "a limit or dead-centre position", exc.limit)
+            iterations[i] = its
+        q = state[1]
+        mech._q[:] = q
+        mech.set_time(times[i])
+        singular = len(state) > 4 and state[4] is not None
+        try:
+            if singular:   # not unique here: the velocity of the branch it arrived on
+                nus[i] = _branch_velocity(mech, state[2])
+            else:
+                nus[i] = velocity(mech, check=False)
+            slope = None   # at a singular pose: the acceleration nearest the incoming trend
+            if singular and i:
+                slope = (nus[i] - nus[i - 1]) / (times[i] - times[i - 1])
+            nudots[i] = acceleration(mech, hint=slope)
+        except SolveError as exc:
+            if i == 0:
+                raise SweepError(f"at times[0] = {times[0]:.6g}: {exc}", None,
+                                 value=float(times[0]), index=0, motion=partial(0)) from None
+            stop(i, float(times[i]), str(exc))
+        states[i] = q
+        if progress is not None:
+            progress(i + 1, N)
+    residuals = np.array([np.max(np.abs(_phi_at(mech, system, states[k], times[k])))
+                          for k in range(N)])
+    mech.set_time(times[-1])
+    mech._q[:] = states[-1]
+    return Motion(mech, None, times.copy(), states, iterations, residuals, nus, nudots,
+                  singular=_distinct(cont.singular))
+
+
+def _branch_velocity(mech, incoming) -> np.ndarray:
+    """Velocity at a singular position where two branches cross, on the branch that arrives
+    along ``incoming`` (an approximate tangent).
+
+    With one dropped singular direction (right vector ``n``, left vector ``u``) the velocities
+    are ``nu_p + c n``; the branch tangents are the roots of ``u . gamma(nu_p + c n) = 0``
+    (gamma is quadratic in the velocity), and the root nearest ``incoming`` is taken. Without
+    that structure, the solution nearest ``incoming``.
+    """
+    system = mech.system()
+    nu_p = velocity(mech, check=False)
+    _, vals = system.evaluate(mech._q)
+    J = system.jacobian_dense(vals) if system.dense else None
+    if J is None or system.m != system.n:
+        return velocity(mech, check=False, hint=incoming)
+    U, s, Vt = np.linalg.svd(J)
+    if s.size < 2 or s[-1] > SINGULAR_RTOL * s[0] or s[-2] <= SINGULAR_RTOL * s[0]:
+        return velocity(mech, check=False, hint=incoming)
+    n, u = Vt[-1], U[:, -1]
+    c_in = float(n @ (np.asarray(incoming, dtype=float) - nu_p))
+    scale = max(float(np.linalg.norm(nu_p)), abs(c_in), 1.0)
+    g = [float(u @ system.gamma(mech._q, nu_p + c * n)) for c in (-scale, 0.0, scale)]
+    a = (g[0] + g[2] - 2.0 * g[1]) / (2.0 * scale**2)
+    b = (g[2] - g[0]) / (2.0 * scale)
+    roots = np.roots([a, b, g[1]]) if abs(a) > 0.0 or abs(b) > 0.0 else np.array([])
+    roots = roots[np.abs(roots.imag) <= 1e-9 * scale].real
+    c = c_in if roots.size == 0 else float(roots[np.argmin(np.abs(roots - c_in))])
+    return _store_velocity(mech, nu_p + c * n)
+
+
+def _phi_at(mech, system, q, t):
+    mech.set_time(t)
+    return system.phi(q)
