@@ -60,7 +60,7 @@ class System:
         self.body_dim = 6 if self.spatial else 3      # Newton increment per body
         self.coord_dim = 7 if self.spatial else 3     # state entries per body
         self.nb = len(bodies)
-        self.nc = int(mechanism._n_joint_coords)
+        self.nc = int(mechanism.n_joint_coordinates)
         self.c0_incr = self.body_dim * self.nb      # joint coordinates follow the bodies
         self.c0_state = self.coord_dim * self.nb
         self.n = self.c0_incr + self.nc
@@ -171,7 +171,7 @@ class System:
                 out[a:b] = np.broadcast_to(np.asarray(declared, dtype=bool), (b - a,))
         if undeclared:
             rng = np.random.default_rng(0)
-            q = self.retract(mechanism._q, 1e-3 * rng.standard_normal(self.n) * np.where(
+            q = self.retract(mechanism.state_view, 1e-3 * rng.standard_normal(self.n) * np.where(
                 self.length_columns, self.length_scale, 1.0))
             with np.errstate(all="ignore"):
                 _, vals = self.evaluate(q)

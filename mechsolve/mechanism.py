@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 
 from . import analysis
@@ -57,8 +59,9 @@ class Mechanism:
         self._system: System | None = None
         self.last_result: SolveResult | None = None
         self.time = 0.0
-        self._nu: np.ndarray | None = None
-        self._nudot: np.ndarray | None = None
+        #: Velocities and accelerations computed at a state, time and driver setting (see
+        #: :mod:`mechsolve.analysis.rates`): ``{"key": ..., "nu": ..., "nudot": ...}``.
+        self.rates_cache: dict = {"key": None, "nu": None, "nudot": None}
 
     @property
     def length_scale(self) -> float:
@@ -212,6 +215,34 @@ class Mechanism:
         self._q[:] = as_vector(q, "state", self._q.size)
 
     @property
+    def state_view(self) -> np.ndarray:
+        """The state vector itself, read-only (no copy): for code that reads it often."""
+        view = self._q.view()
+        view.flags.writeable = False
+        return view
+
+    def put_state(self, q) -> None:
+        """Set the state from an array of its length, without the checks of :attr:`state`
+        (for solvers, whose states are valid by construction)."""
+        self._q[:] = q
+
+    @contextmanager
+    def trying_state(self, q):
+        """Put the state ``q`` for the duration of a ``with`` block; the state it had is
+        restored at the end, also when the block raises."""
+        saved = self._q.copy()
+        self._q[:] = q
+        try:
+            yield self
+        finally:
+            self._q[:] = saved
+
+    @property
+    def n_joint_coordinates(self) -> int:
+        """How many coordinates the joints carry themselves (after the bodies' in the state)."""
+        return self._n_joint_coords
+
+    @property
     def n_coordinates(self) -> int:
         """Length of the state vector (3 per planar body, 7 per spatial body, plus joint
         coordinates)."""
@@ -284,7 +315,7 @@ class Mechanism:
         """
         if t is not None:
             self.set_time(t)
-        self._nu = self._nudot = None
+        self.rates_cache.update(nu=None, nudot=None)
         tol = as_float(tol, "tol", positive=True)
         max_iterations = as_count(max_iterations, "max_iterations")
         if branch is not None and not callable(branch):
@@ -356,12 +387,8 @@ class Mechanism:
 
     def _holds(self, condition, q) -> bool:
         """Whether ``condition(self)`` holds with the state ``q`` (the state is restored)."""
-        saved = self._q.copy()
-        self._q[:] = q
-        try:
+        with self.trying_state(q):
             return bool(condition(self))
-        finally:
-            self._q[:] = saved
 
     def velocity(self) -> np.ndarray:
         """Generalized velocities at the current pose and time (see :mod:`mechsolve.kinematics`).
@@ -376,15 +403,15 @@ class Mechanism:
 
     def point_velocity(self, body: Body, point) -> np.ndarray:
         """Global velocity of a body point (body coordinates) at the current pose and time."""
-        nu = _cached(self, "_nu")
+        nu = _cached(self, "nu")
         nu = self.velocity() if nu is None else nu
         return analysis.point_velocity(self, self._own(body), point, nu)
 
     def point_acceleration(self, body: Body, point) -> np.ndarray:
         """Global acceleration of a body point at the current pose, velocity and time."""
-        nu = _cached(self, "_nu")
+        nu = _cached(self, "nu")
         nu = self.velocity() if nu is None else nu
-        nudot = _cached(self, "_nudot")
+        nudot = _cached(self, "nudot")
         nudot = self.acceleration() if nudot is None else nudot
         return analysis.point_acceleration(self, self._own(body), point, nu, nudot)
 

@@ -196,7 +196,7 @@ def assemble(mech, *, tol: float, max_iterations: int):
     dependent, involved = _excess_drivers(sys, q, is_driver)
     moving = [(d, v) for d, v in zip(drivers, targets) if d not in dependent]
     steps = 0
-    mech._q[:] = q
+    mech.put_state(q)
     try:
         for d in drivers:
             d._set_raw_value(d.measure())
@@ -232,11 +232,11 @@ def assemble(mech, *, tol: float, max_iterations: int):
                 index, sign = d._turn_index()
                 q[index] += sign * (v - goal)
             d._set_raw_value(v)
-            mech._q[:] = q
+            mech.put_state(q)
     finally:
         for d, v in zip(drivers, targets):
             d._set_raw_value(v)
-        mech._q[:] = q_start
+        mech.put_state(q_start)
     phases.append(("drivers", steps))
     q_driven = q
     phi = sys.phi(q_driven)
@@ -346,11 +346,8 @@ def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
     found = []
 
     def accept(q):
-        mech._q[:] = q
-        try:
+        with mech.trying_state(q):
             return bool(condition(mech))
-        finally:
-            mech._q[:] = q_start
 
     c = sys.col_scale
 

@@ -75,7 +75,7 @@ def dof_report(mech) -> DofReport:
     if n > DENSE_ANALYSIS_LIMIT:
         raise ValueError(f"the rank-based DOF report needs a dense analysis and is limited to "
                          f"{DENSE_ANALYSIS_LIMIT} coordinates; this mechanism has {n}")
-    _, vals = sys.evaluate(mech._q)
+    _, vals = sys.evaluate(mech.state_view)
     J = sys.jacobian_dense(vals)
     is_driver = np.zeros(sys.m, dtype=bool)
     for i, j in enumerate(sys.joints):

@@ -25,7 +25,7 @@ def free_motions(mech) -> np.ndarray:
     (``k = 0``) when the drivers fix every degree of freedom.
     """
     system = mech.system()
-    _, vals = system.evaluate(mech._q)
+    _, vals = system.evaluate(mech.state_view)
     J = system.jacobian_dense(vals)
     _, s, Vt = np.linalg.svd(J, full_matrices=True)
     rank = int(np.count_nonzero(s > 1e-9 * max(s[0] if s.size else 0.0, 1e-300)))
@@ -116,7 +116,7 @@ class _Chart:
 
     def __init__(self, mech, basis, index, tol, max_iterations):
         self.sys = mech.system()
-        self.q0 = mech._q.copy()
+        self.q0 = mech.state
         self.B = basis
         self.k = len(basis)
         self.e = np.zeros(self.k)
@@ -284,7 +284,7 @@ def free_motion_path(mech, index: int, amplitudes, *, basis=None, tol: float = 1
     True
     """
     system = mech.system()
-    q0 = mech._q.copy()
+    q0 = mech.state
     _check_assembled(system, q0)
     tol = as_float(tol, "tol", positive=True)
     max_iterations = as_count(max_iterations, "max_iterations")
@@ -424,7 +424,7 @@ def wiggle_free_motions(mech, *, amplitude=None, frames: int = 48, points=(),
     (8, 'free motion 1 of 1: s = +0.331')
     """
     system = mech.system()
-    _check_assembled(system, mech._q)
+    _check_assembled(system, mech.state_view)
     frames = as_count(frames, "frames")
     B = free_motions(mech)
     k = len(B)
@@ -449,6 +449,6 @@ def wiggle_free_motions(mech, *, amplitude=None, frames: int = 48, points=(),
                       np.concatenate([p.states for p in parts]),
                       np.concatenate([p.iterations for p in parts]),
                       np.concatenate([p.residuals for p in parts]), basis=B,
-                      start=mech._q.copy(), motion_index=np.repeat(np.arange(k), frames),
+                      start=mech.state, motion_index=np.repeat(np.arange(k), frames),
                       requested=np.concatenate([p.requested for p in parts]),
                       reached=reached, limited=limited)

@@ -99,7 +99,7 @@ def _no_solution_message(system, what, left, outside, s, r) -> str:
 
 def _motion_key(mech) -> tuple:
     """What velocities and accelerations depend on: the state, the time and the drivers."""
-    return (mech._q.tobytes(), mech.time,
+    return (mech.state_view.tobytes(), mech.time,
             tuple((id(d.profile), d.value) for d in mech.drivers))
 
 
@@ -130,7 +130,7 @@ def velocity(mech, *, check: bool = True, hint=None) -> np.ndarray:
     2.0
     """
     system = mech.system()
-    q = mech._q
+    q = mech.state_view
     if check:
         _check_assembled(system, q)
     _, vals = system.evaluate(q)
@@ -142,30 +142,30 @@ def velocity(mech, *, check: bool = True, hint=None) -> np.ndarray:
 def acceleration(mech, *, hint=None) -> np.ndarray:
     """Solve ``Phi_q nudot = gamma - Phi_tt`` at the current pose, velocity and time."""
     system = mech.system()
-    nu = _cached(mech, "_nu")
+    nu = _cached(mech, "nu")
     if nu is None:
         velocity(mech)
-        nu = mech._nu
-    _, vals = system.evaluate(mech._q)
+        nu = mech.rates_cache["nu"]
+    q = mech.state_view
+    _, vals = system.evaluate(q)
     _, acc = system.driver_time_terms(mech.time)
-    rhs = system.gamma(mech._q, nu) + acc
+    rhs = system.gamma(q, nu) + acc
     nudot = _solve_linear(system, vals, rhs, "acceleration", hint)
-    mech._nudot = nudot
+    mech.rates_cache["nudot"] = nudot
     return nudot.copy()
 
 
 def _store_velocity(mech, nu: np.ndarray) -> np.ndarray:
     """Cache ``nu`` as the velocity at the current state, time and drivers; a copy of it."""
-    mech._nu = nu
-    mech._nudot = None
-    mech._motion_key = _motion_key(mech)
+    mech.rates_cache.update(key=_motion_key(mech), nu=nu, nudot=None)
     return nu.copy()
 
 
 def _cached(mech, name: str):
-    """``mech._nu`` / ``mech._nudot`` if computed at the current state, time and drivers."""
-    value = getattr(mech, name)
-    if value is None or getattr(mech, "_motion_key", None) != _motion_key(mech):
+    """The cached ``"nu"`` or ``"nudot"`` if computed at the current state, time and drivers."""
+    cache = mech.rates_cache
+    value = cache[name]
+    if value is None or cache["key"] != _motion_key(mech):
         return None
     return value
 

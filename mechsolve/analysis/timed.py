@@ -74,7 +74,7 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
     def stop(i, reached, reason, limit=None):
         mech.set_time(times[i - 1] if i else times[0])
         if i:
-            mech._q[:] = states[i - 1]
+            mech.put_state(states[i - 1])
         raise SweepError(f"the mechanism cannot follow its drivers past t = {reached:.6g} "
                          f"(times[{i}] = {times[i]:.6g} is unreachable: {reason})", None,
                          value=float(times[i]), index=i,
@@ -101,7 +101,7 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
                 stop(i, exc.reached, "a limit or dead-centre position", exc.limit)
             iterations[i] = its
         q = state[1]
-        mech._q[:] = q
+        mech.put_state(q)
         mech.set_time(times[i])
         singular = len(state) > 4 and state[4] is not None
         try:
@@ -124,7 +124,7 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
     residuals = np.array([np.max(np.abs(_phi_at(mech, system, states[k], times[k])))
                           for k in range(N)])
     mech.set_time(times[-1])
-    mech._q[:] = states[-1]
+    mech.put_state(states[-1])
     return Motion(mech, None, times.copy(), states, iterations, residuals, nus, nudots,
                   singular=_distinct(cont.singular))
 
@@ -140,7 +140,7 @@ def _branch_velocity(mech, incoming) -> np.ndarray:
     """
     system = mech.system()
     nu_p = velocity(mech, check=False)
-    _, vals = system.evaluate(mech._q)
+    _, vals = system.evaluate(mech.state_view)
     J = system.jacobian_dense(vals) if system.dense else None
     if J is None or system.m != system.n:
         return velocity(mech, check=False, hint=incoming)
@@ -150,7 +150,7 @@ def _branch_velocity(mech, incoming) -> np.ndarray:
     n, u = Vt[-1], U[:, -1]
     c_in = float(n @ (np.asarray(incoming, dtype=float) - nu_p))
     scale = max(float(np.linalg.norm(nu_p)), abs(c_in), 1.0)
-    g = [float(u @ system.gamma(mech._q, nu_p + c * n)) for c in (-scale, 0.0, scale)]
+    g = [float(u @ system.gamma(mech.state_view, nu_p + c * n)) for c in (-scale, 0.0, scale)]
     a = (g[0] + g[2] - 2.0 * g[1]) / (2.0 * scale**2)
     b = (g[2] - g[0]) / (2.0 * scale)
     roots = np.roots([a, b, g[1]]) if abs(a) > 0.0 or abs(b) > 0.0 else np.array([])
