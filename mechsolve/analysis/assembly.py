@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..joints._end_effectors import EndEffector
-from ..joints._links import SerialChain
 from ..joints.base import DriverJoint
 from ..newton import levenberg_marquardt
 from ..newton import newton as core_newton
@@ -28,10 +26,7 @@ def _is_goal(sys) -> tuple[list, list]:
     (driver values, end-effector targets, a serial chain's tip target), as opposed to the
     joints that hold it together."""
 
-    is_driver = [isinstance(j, DriverJoint) for j in sys.joints]
-    is_goal = [d or isinstance(j, (EndEffector, SerialChain))
-               for j, d in zip(sys.joints, is_driver)]
-    return is_driver, is_goal
+    return [isinstance(j, DriverJoint) for j in sys.joints], [j.is_goal for j in sys.joints]
 
 
 def _excess_drivers(sys, q, is_driver) -> tuple[list, list]:
@@ -227,7 +222,7 @@ def assemble(mech, *, tol: float, max_iterations: int):
                 phases.append(("drivers", steps + cont.iterations))
                 return finish(q_lim, res)
             steps += its
-            q = state[1].copy()
+            q = state.q.copy()
             if abs(goal - v) >= np.pi:  # the same pose, the driven angle relabelled by turns
                 index, sign = d._turn_index()
                 q[index] += sign * (v - goal)

@@ -16,6 +16,8 @@ check is redone by sequential continuation.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._validation import as_count, as_float, as_values
@@ -46,6 +48,17 @@ def _rows_of(sys, select) -> np.ndarray:
     return np.concatenate([np.arange(sys.row_starts[i], sys.row_starts[i + 1])
                            for i, s in enumerate(select) if s] or [np.zeros(0, int)])
 
+
+
+class _State(NamedTuple):
+    """A pose reached by continuation."""
+
+    v: float              #: the parameter (a driver's value, or the time)
+    q: np.ndarray         #: the state
+    t: np.ndarray         #: the tangent dq/dv
+    sign: float           #: sign of det J (square dense systems), 0 where unknown or singular
+    base: _State | None   #: at a singular pose, the regular pose before it (steps leave from it)
+    ratio: float = 1.0    #: sigma_min / sigma_max of the scaled Jacobian (1 where not computed)
 
 
 class _UnreachableError(Exception):
@@ -106,7 +119,6 @@ class _Continuation:
         """Right-hand side ``b`` of the tangent equation ``J dq/dv = b``."""
         return self.e
 
-    # state = (v, q, t, sign): sign of det J (square dense systems), 0 where unknown/singular
     def tangent(self, vals, previous=None, v=None, q=None):
         """Tangent ``dq/dv`` from ``J t = e_driver``, and the sign of ``det J``.
 
@@ -125,7 +137,7 @@ class _Continuation:
                 if s[-1] <= SINGULAR_RTOL * s[0]:
                     self.at_singular = True
                     if previous is not None:
-                        return previous[2], 0.0
+                        return previous.t, 0.0
                     return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
                 return np.linalg.solve(J, b), float(np.linalg.slogdet(J)[0])
             return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
@@ -142,8 +154,9 @@ class _Continuation:
         return out
 
     def make_state(self, v, q, vals, previous=None):
-        """``(v, q, t, sign, base)``; ``base`` is set on singular poses: the regular pose
-        before them, from which the next step is taken (stepping over the singular point)."""
+        """The :class:`_State` at ``(v, q)``; ``base`` is set on singular poses: the regular
+        pose before them, from which the next step is taken (stepping over the singular
+        point)."""
         self.at_singular = False
         self.sigma_ratio = 1.0
         t, sign = self.tangent(vals, previous, v, q)
@@ -154,9 +167,9 @@ class _Continuation:
         if self.at_singular:
             self.singular.append(float(v))
             if previous is not None:
-                base = previous if len(previous) < 5 or previous[4] is None else previous[4]
+                base = previous if previous.base is None else previous.base
         self.t_ref = max(self.t_ref, float(np.max(np.abs(t / self.c), initial=0.0)))
-        return (v, q, t, sign, base, self.sigma_ratio)
+        return _State(v, q, t, sign, base, self.sigma_ratio)
 
     def jump(self, state, v_b, tol=None, previous=None):
         """One predictor–corrector step to ``v_b``; the new state, or None if rejected.
@@ -169,18 +182,18 @@ class _Continuation:
         the same branch; its driver value is recorded. ``self.ratio`` is left at the
         corrector/predictor ratio of the step (step control).
         """
-        from_singular = len(state) > 4 and state[4] is not None
+        from_singular = state.base is not None
         singular_pose = state if from_singular else None
         if from_singular:  # leave a singular pose from before it
-            state = state[4]
+            state = state.base
             previous = None
-        v_a, q_a, t_a, sign_a = state[:4]
+        v_a, q_a, t_a, sign_a = state.v, state.q, state.t, state.sign
         h = v_b - v_a
         step = h * t_a
         # the curvature from the tangent before, where that state is far enough back for the
         # difference of tangents to mean something (not a round-off step away)
-        if previous is not None and abs(v_a - previous[0]) > 1e-3 * abs(h):
-            step = step + (0.5 * h * h / (v_a - previous[0])) * (t_a - previous[2])
+        if previous is not None and abs(v_a - previous.v) > 1e-3 * abs(h):
+            step = step + (0.5 * h * h / (v_a - previous.v)) * (t_a - previous.t)
         q_p = self.sys.retract(q_a, step)
         q, res, vals = self.newton(v_b, q_p, tol=tol)
         self.ratio = np.inf
@@ -195,19 +208,19 @@ class _Continuation:
             return None, res
         n_sing = len(self.singular)
         new = self.make_state(v_b, q, vals, previous=state)
-        t_b = new[2]
+        t_b = new.t
         sa, sb = t_a / self.c, t_b / self.c
         norms = float(np.linalg.norm(sa) * np.linalg.norm(sb))
         # Near a singular position (small sigma_min / sigma_max at either end) branches can
         # cross, so the tangent must carry on; elsewhere it may turn but not reverse.
-        near = min(state[5] if len(state) > 5 else 1.0, new[5]) < NEAR_SINGULAR_RTOL
+        near = min(state.ratio, new.ratio) < NEAR_SINGULAR_RTOL
         floor = 0.7 if near else (0.0 if self.monotone else -np.inf)
         if norms > 0 and float(sa @ sb) < floor * norms:
             del self.singular[n_sing:]
             return None, res
-        if new[3] == 0.0 and sign_a:
-            new = new[:3] + (sign_a,) + new[4:]  # a singular pose keeps the sign it came with
-        elif self.use_sign and sign_a and new[3] != sign_a:
+        if new.sign == 0.0 and sign_a:
+            new = new._replace(sign=sign_a)  # a singular pose keeps the sign it came with
+        elif self.use_sign and sign_a and new.sign != sign_a:
             # det J changed sign: either a singular position was passed on this branch, or the
             # step landed on another branch. Only a short step next to a near-singular pose
             # can be the former (or a step over a singular pose found on the way, taken from
@@ -293,9 +306,8 @@ class _Continuation:
         Regula falsi (Illinois) on :meth:`_signed_ratio` along the branch, each pose solved by
         Newton from the interpolation of the bracketing poses.
         """
-        va, qa, vb, qb = a[0], a[1], b[0], b[1]
-        ra = a[5] if len(a) > 5 else 1.0
-        rb = b[5] if len(b) > 5 else 1.0
+        va, qa, vb, qb = a.v, a.q, b.v, b.q
+        ra, rb = a.ratio, b.ratio
         fa, fb = a[3] * ra, b[3] * rb
         if not (self.sys.dense and fa * fb < 0.0):
             w = ra / (ra + rb) if ra + rb > 0.0 else 0.5
@@ -337,10 +349,9 @@ class _Continuation:
         """
         if not (self.sys.dense and self.use_sign):
             return None
-        va, vb = a[0], b[0]
-        ga = (a[5] if len(a) > 5 else 1.0) ** 2
-        gb = (b[5] if len(b) > 5 else 1.0) ** 2
-        qa, qb = a[1], b[1]
+        va, vb = a.v, b.v
+        ga, gb = a.ratio**2, b.ratio**2
+        qa, qb = a.q, b.q
         v_star = None
         for _ in range(30):
             if not (ga > gb > 0.0) or va == vb:
@@ -359,14 +370,14 @@ class _Continuation:
 
     def follow(self, state, v_b):
         """Continue from ``state`` to ``v_b`` with step halving; raises _UnreachableError."""
-        v0 = state[0]
+        v0 = state.v
         span = abs(v_b - v0)
         h = v_b - v0
         iters = 0
         # the state before this one, if the last call ended here (second-order predictor)
         before = self._trail[0] if self._trail[1] is state else None
-        while state[0] != v_b:
-            target = v_b if abs(v_b - state[0]) <= abs(h) else state[0] + h
+        while state.v != v_b:
+            target = v_b if abs(v_b - state.v) <= abs(h) else state.v + h
             # the predictor with the curvature from the tangent before (second order)
             new, res = self.jump(state, target, previous=before)
             iters += res.iterations
@@ -377,7 +388,7 @@ class _Continuation:
                     if limit is not None:   # the poses flagged singular on the way were it
                         near = 1e-4 * max(self.vscale, abs(limit))
                         self.singular = [v for v in self.singular if abs(v - limit) > near]
-                    raise _UnreachableError(state[0], state[1], limit)
+                    raise _UnreachableError(state.v, state.q, limit)
                 continue
             before, state = state, new
             if res.iterations <= 2:
@@ -474,7 +485,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
                 state, its = cont.follow(state, values[i])
             except _UnreachableError as exc:
                 unreachable(i, exc.reached, limit=exc.limit)
-            states[i] = state[1]
+            states[i] = state.q
             iterations[i] = its
             if progress is not None:
                 progress(i + 1, N)
@@ -536,7 +547,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
                 break
         previous = nodes[i]
         nodes[j] = new
-        states[j] = new[1]
+        states[j] = new.q
         iterations[j] = res.iterations
         if cont.ratio < 0.1 and stride < 64:
             stride *= 2
@@ -554,8 +565,8 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
     check = {}   # coarse nodes at the end of a segment with a singular position
     sys = cont.sys
     for a, b in zip(keys[:-1], keys[1:]):
-        va, qa, ta, sa = nodes[a][:4]
-        vb, qb, tb, sb = nodes[b][:4]
+        va, qa, ta, sa = nodes[a].v, nodes[a].q, nodes[a].t, nodes[a].sign
+        vb, qb, tb, sb = nodes[b].v, nodes[b].q, nodes[b].t, nodes[b].sign
         lo, hi = min(va, vb), max(va, vb)
         if cont.use_sign and (sa != sb or any(lo <= v <= hi for v in cont.singular)
                               or any(c0 < hi and c1 > lo for c0, c1 in cont.crossings)):
@@ -606,16 +617,16 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         before = None
         if k >= 2:
             secant = sys.difference(q_prev, states[k - 2]) / (v_prev - values[k - 2])
-            before = (values[k - 2], states[k - 2], secant, 0.0, None, 1.0)
+            before = _State(values[k - 2], states[k - 2], secant, 0.0, None, 1.0)
         prev = cont.make_state(v_prev, q_prev, vals[0] if vals.ndim > 1 else vals,
                                previous=before)
         try:
             new, n_it = cont.follow(prev, values[k])
         except _UnreachableError as exc:
             unreachable(k, exc.reached, limit=exc.limit)
-        states[k] = new[1]
+        states[k] = new.q
         iterations[k] = n_it
-        det_signs[k] = new[3]
+        det_signs[k] = new.sign
         if k in check and not _same_pose(cont, values[k], check[k], states[k]):
             # The coarse pass left the branch in this segment (its det J sign change was a
             # jump, not a crossing): every pose after it came from the wrong nodes.
@@ -643,7 +654,7 @@ def _locate_missed(cont, values, states, signs, upto) -> None:
             vals = vals[0] if vals.ndim > 1 else vals
             cont.set_parameter(values[k])
             r = cont._signed_ratio(vals)
-            ends.append((values[k], states[k], None, float(np.sign(r)), None, abs(r)))
+            ends.append(_State(values[k], states[k], None, float(np.sign(r)), None, abs(r)))
         cont.singular.append(cont.locate(*ends))
 
 

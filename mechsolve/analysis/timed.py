@@ -100,13 +100,13 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
             except _UnreachableError as exc:
                 stop(i, exc.reached, "a limit or dead-centre position", exc.limit)
             iterations[i] = its
-        q = state[1]
+        q = state.q
         mech.put_state(q)
         mech.set_time(times[i])
-        singular = len(state) > 4 and state[4] is not None
+        singular = state.base is not None
         try:
             if singular:   # not unique here: the velocity of the branch it arrived on
-                nus[i] = _branch_velocity(mech, state[2])
+                nus[i] = _branch_velocity(mech, state.t)
             else:
                 nus[i] = velocity(mech, check=False)
             slope = None   # at a singular pose: the acceleration nearest the incoming trend

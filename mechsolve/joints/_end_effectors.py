@@ -295,6 +295,8 @@ class EndEffector(Joint):
     name : str, optional
     """
 
+    is_goal = True
+
     dims = (3,)
     #: Kind name in Actin's table.
     actin_kind: ClassVar[str] = ""

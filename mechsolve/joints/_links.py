@@ -457,6 +457,7 @@ class SerialChain(Joint):
     n_coordinates = 1      # per class; instances set their own count
     equation_labels = _FRAME_ROWS
     equation_lengths = (True, True, True, False, False, False)
+    is_goal = True   # the tip's target
     # No mirror: 2 v of the tip error is zero only at the target orientation.
 
     def __init__(self, base, geometry, kinds, target=None, *, q0=None, name=None) -> None:

@@ -96,6 +96,10 @@ class Joint(ABC):
     #: from the Jacobian (the equations that depend on a body's position or a length
     #: coordinate), which is right unless an angle is computed from positions.
     equation_lengths: ClassVar[tuple[bool, ...] | None] = None
+    #: Whether the joint is a goal (a driver's value, an end effector's target) rather than
+    #: part of what holds the mechanism together: a solve that cannot meet every goal reports
+    #: the pose nearest them that keeps the other joints.
+    is_goal: ClassVar[bool] = False
     #: Mechanism dimensions the class works in; a planar class with a spatial twin sets
     #: ``_spatial_variant`` and constructing it with spatial bodies builds the twin.
     dims: ClassVar[tuple[int, ...]] = (2,)
@@ -385,6 +389,7 @@ class DriverJoint(Joint):
     """
 
     _value_index: ClassVar[int] = -1
+    is_goal = True
     #: A :class:`~mechsolve.profiles.Profile` making the value a function of time, or None.
     profile = None
 
