@@ -153,6 +153,22 @@ class _Continuation:
         self.iterations += out[1].iterations
         return out
 
+    def start(self, v0, cannot_start):
+        """Solve at the first value ``v0`` (already set): the full solve, so a rough start is
+        assembled first, as in :meth:`Mechanism.solve`; the state before it is kept as the
+        sketch. Returns ``(state, result)``; ``cannot_start(exc)`` raises the caller's error
+        when the solve fails."""
+        mech, sys = self.mech, self.sys
+        self.sketch = mech.state
+        try:
+            res = mech.solve(tol=self.tol, max_iterations=self.max_iterations)
+        except SolveError as exc:
+            cannot_start(exc)
+        q = mech.state
+        _, vals = sys.evaluate(q)
+        self.use_sign = sys.dense and self.square and sys.verdict in (None, "regular")
+        return self.make_state(v0, q, vals), res
+
     def make_state(self, v, q, vals, previous=None):
         """The :class:`_State` at ``(v, q)``; ``base`` is set on singular poses: the regular
         pose before them, from which the next step is taken (stepping over the singular
@@ -459,19 +475,14 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
             res, value=float(v), index=index,
             motion=partial(index, reached if limit is None else limit))
 
-    driver.value = values[0]
-    cont.sketch = mech.state
-    try:  # the full solve: a rough start is assembled first, as in Mechanism.solve
-        res = mech.solve(tol=tol, max_iterations=max_iterations)
-    except SolveError as exc:
+    def cannot_start(exc):
         raise SweepError(f"{driver.describe()} cannot reach value {values[0]:.6g} "
                          f"(values[0]): {exc}", exc.result, value=float(values[0]), index=0,
                          motion=partial(0)) from None
-    q = mech.state
-    _, vals = sys.evaluate(q)
-    cont.use_sign = sys.dense and cont.square and sys.verdict in (None, "regular")
-    state = cont.make_state(values[0], q, vals)
-    states[0] = q
+
+    driver.value = values[0]
+    state, res = cont.start(values[0], cannot_start)
+    states[0] = state.q
     iterations[0] = res.iterations
     if batch == "auto":
         batch = sys.dense and N >= 16

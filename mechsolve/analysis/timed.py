@@ -80,18 +80,13 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
                          value=float(times[i]), index=i,
                          motion=partial(i, [reached if limit is None else limit]))
 
-    mech.set_time(times[0])
-    cont.sketch = mech.state
-    try:
-        result = mech.solve(tol=tol, max_iterations=max_iterations)
-    except SolveError as exc:
+    def cannot_start(exc):
         raise SweepError(f"the mechanism cannot be assembled at times[0] = {times[0]:.6g}: "
                          f"{exc}", exc.result, value=float(times[0]), index=0,
                          motion=partial(0)) from None
-    q = mech.state
-    _, vals = system.evaluate(q)
-    cont.use_sign = system.dense and cont.square and system.verdict in (None, "regular")
-    state = cont.make_state(times[0], q, vals)
+
+    mech.set_time(times[0])
+    state, result = cont.start(times[0], cannot_start)
     iterations[0] = result.iterations
     for i in range(N):
         if i:
