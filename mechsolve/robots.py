@@ -17,6 +17,9 @@ From it:
   whose coordinates are the joint values, optionally a frame end effector on the tool), to
   combine with any other constraint (sewAngle, rcm, lookAt, closed loops) and to draw.
 
+An arm comes from a DH table (:func:`dh_arm`, :func:`ur5`) or a URDF file
+(:meth:`SerialArm.from_urdf`, ``load_urdf``: the reader lives in :mod:`mechsolve.io.urdf`).
+
 >>> import numpy as np
 >>> import mechsolve as ms
 >>> arm = ms.robots.ur5()
@@ -30,20 +33,13 @@ From it:
 from __future__ import annotations
 
 import math
-import pathlib
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from . import joints as _joints
-from .joints._end_effectors import (
-    QUATERNION_TOLERANCE,
-    _as_frame_parts,
-    _log_rows,
-    _skew,
-    _unit_quaternions,
-)
+from ._ik import _FastChain, _goal_errors, _IKProblem
+from .joints._end_effectors import QUATERNION_TOLERANCE, _as_frame_parts, _unit_quaternions
 from .joints._links import chain_forward
 from .mechanism import Mechanism
 from .newton import CONVERGED, MAX_ITERATIONS, Result, levenberg_marquardt, newton
@@ -51,7 +47,8 @@ from .solver import SolveError
 from .spatial import Frame, Orientation
 from .spatial._quat import quat_from_matrix
 
-__all__ = ["ArmJoint", "SerialArm", "ArmModel", "IKResult", "dh_arm", "ur5", "load_urdf",
+# load_urdf lives in mechsolve.io.urdf and is served by __getattr__ at the end of this module
+__all__ = ["ArmJoint", "SerialArm", "ArmModel", "IKResult", "dh_arm", "ur5", "load_urdf",  # noqa: F822
            "UR5_DH"]
 
 #: Standard DH parameters ``(d, a, alpha)`` of the Universal Robots UR5 (theta = joint value).
@@ -173,259 +170,6 @@ class ArmModel:
         return self.links[-1].frame * self.tool
 
 
-_I1 = np.array([1, 2, 0])
-_I2 = np.array([2, 0, 1])
-
-
-def _cross(a, b):
-    return a[..., _I1] * b[..., _I2] - a[..., _I2] * b[..., _I1]
-
-
-def _rigid_inverse(M):
-    out = np.zeros(M.shape)
-    Rt = np.swapaxes(M[..., :3, :3], -1, -2)
-    out[..., :3, :3] = Rt
-    out[..., :3, 3] = -(Rt @ M[..., :3, 3:])[..., 0]
-    out[..., 3, 3] = 1.0
-    return out
-
-
-class _FastChain:
-    """Lean IK kernel: forward kinematics relative to the target frame and the frame-goal rows.
-
-    Each joint's local transform is ``G_i M(q_i)`` with ``M(q) = K0 + cos(q) KA + sin(q) KB +
-    q KP`` (a rotation about or translation along z), so ``G_i K*`` are precomputed and the
-    local transforms of all joints come from a few array operations. The target frame is
-    folded into the base (``base' = T_goal^-1 base``): the tip then *is* the error frame, whose
-    translation gives the position rows and whose rotation the orientation rows (the rotation
-    vector, see :func:`_rotation_rows`), and the Jacobian columns come out in goal coordinates.
-    """
-
-    def __init__(self, geom, kinds):
-        n = len(kinds)
-        G = np.zeros((n + 2, 4, 4))
-        G[:, :3, :] = geom
-        G[:, 3, 3] = 1.0
-        self.n = n
-        self.base = G[0]
-        self.tool = G[n + 1]
-        rev = kinds == 0.0
-        K0 = np.zeros((n, 4, 4))
-        KA = np.zeros((n, 4, 4))
-        KB = np.zeros((n, 4, 4))
-        KP = np.zeros((n, 4, 4))
-        K0[:, 2, 2] = K0[:, 3, 3] = 1.0
-        K0[~rev, 0, 0] = K0[~rev, 1, 1] = 1.0
-        KA[rev, 0, 0] = KA[rev, 1, 1] = 1.0
-        KB[rev, 1, 0] = 1.0
-        KB[rev, 0, 1] = -1.0
-        KP[~rev, 2, 3] = 1.0
-        Gj = G[1:n + 1]
-        self.P0, self.PA, self.PB, self.PP = Gj @ K0, Gj @ KA, Gj @ KB, Gj @ KP
-        # (1, cos q, sin q) @ K gives every local transform in one product
-        self.K = np.stack([self.P0, self.PA, self.PB], axis=1).reshape(n, 3, 16)
-        self.rev = rev
-        self.all_rev = bool(rev.all())
-
-    def start_one(self, T) -> np.ndarray:
-        """:meth:`start` for one target ``(7,)`` (translation, unit quaternion), in floats."""
-        tx, ty, tz, w, x, y, z = T.tolist()
-        # rows of R^T (columns of R) and -R^T t
-        r = ((1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)),
-             (2 * (x * y - w * z), 1 - 2 * (x * x + z * z), 2 * (y * z + w * x)),
-             (2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)))
-        inv = np.array([[a, b, c, -(a * tx + b * ty + c * tz)] for a, b, c in r]
-                       + [[0.0, 0.0, 0.0, 1.0]])
-        return inv @ self.base
-
-    def start(self, T):
-        """``base' = T_goal^-1 base`` for targets ``T (B, 7)``."""
-        M = np.zeros(T.shape[:-1] + (4, 4))
-        from .spatial._quat import quat_to_matrix
-
-        M[..., :3, :3] = quat_to_matrix(T[..., 3:])
-        M[..., :3, 3] = T[..., :3]
-        M[..., 3, 3] = 1.0
-        return _rigid_inverse(M) @ self.base
-
-    def frames(self, Q, base):
-        """Frames after every joint ``(B, n, 4, 4)`` and the tips ``(B, 4, 4)`` for ``Q (B, n)``.
-
-        Computed joint-major, ``(n, B, 4, 4)``, so that every product is one contiguous batch:
-        the local transforms are ``n`` small GEMMs ``(B, 3) @ (3, 16)`` of ``(1, cos q, sin q)``
-        with the stacked constant parts, then ``n`` batched 4 x 4 products down the chain. The
-        frames are returned as a ``(B, n, 4, 4)`` view.
-        """
-        n = self.n
-        QT = Q.T
-        W = np.empty((n, len(Q), 3))
-        W[..., 0] = 1.0
-        np.cos(QT, out=W[..., 1])
-        np.sin(QT, out=W[..., 2])
-        L = (W @ self.K).reshape(n, len(Q), 4, 4)
-        if not self.all_rev:
-            L += QT[..., None, None] * self.PP[:, None]
-        L[0] = base @ L[0]
-        for i in range(1, n):
-            np.matmul(L[i - 1], L[i], out=L[i])
-        return np.swapaxes(L, 0, 1), L[n - 1] @ self.tool
-
-    @staticmethod
-    def error(tip, log=True):
-        """Rows ``(B, 6)`` of the error frames ``tip`` and ``M (B, 3, 3)``, the derivative of
-        the orientation rows by a rotation increment (in goal axes) of the tip.
-
-        The position rows are the tip's translation; the orientation rows are the rotation
-        vector ``theta k`` of the error rotation (``log=True``, the end effectors' rows) or
-        ``2 v`` of its quaternion ``(w >= 0, v)``. See :func:`_rotation_rows`.
-        """
-        R = tip[..., :3, :3]
-        w = 0.5 * np.sqrt(np.maximum(1.0 + R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2], 0.0))
-        if w.min() < 0.2:   # near a half turn: Shepperd's method (w >= 0)
-            q = quat_from_matrix(R.reshape(-1, 3, 3)).reshape(R.shape[:-2] + (4,))
-            w, v = q[..., 0], q[..., 1:]
-        else:
-            K = R - np.swapaxes(R, -1, -2)
-            v = K[..., _I2, _I1] * (0.25 / w)[..., None]
-        rot, M = _rotation_rows(w, v, log)
-        return np.concatenate([tip[..., :3, 3], rot], axis=-1), M
-
-    def jacobian(self, C, tip, M):
-        """``dPhi/dq (B, 6, n)``: geometric columns in goal axes, the rotation rows through
-        ``M`` (see :meth:`error`)."""
-        z = C[..., :3, 2]
-        r = tip[..., None, :3, 3] - C[..., :3, 3]
-        Jv = _cross(z, r)
-        if not self.all_rev:
-            Jv = np.where(self.rev[:, None], Jv, z)
-            z = z * self.rev[:, None]
-        J = np.empty(Jv.shape[:-2] + (6, self.n))
-        J[..., :3, :] = np.swapaxes(Jv, -1, -2)
-        J[..., 3:, :] = M @ np.swapaxes(z, -1, -2)
-        return J
-
-    def evaluate_one(self, q, base, log=True, jac=True):
-        """:meth:`error` (and :meth:`jacobian` with ``jac``) of one joint vector ``q (n,)``
-        for one target (``base (4, 4)``), with the fewest array operations: rows ``(6,)`` and
-        the Jacobian ``(6, n)``."""
-        n = self.n
-        W = np.ones((n, 1, 3))
-        np.cos(q, out=W[:, 0, 1])
-        np.sin(q, out=W[:, 0, 2])
-        C = (W @ self.K).reshape(n, 4, 4)
-        if not self.all_rev:
-            C += q[:, None, None] * self.PP
-        matmul = np.matmul
-        matmul(base, C[0], out=C[0])
-        for i in range(1, n):
-            matmul(C[i - 1], C[i], out=C[i])
-        tip = C[n - 1] @ self.tool
-        (r00, r01, r02, ox), (r10, r11, r12, oy), (r20, r21, r22, oz), _ = tip.tolist()
-        tr = 1.0 + r00 + r11 + r22
-        if tr < 0.16:   # near a half turn: Shepperd's method
-            F, M = self.error(tip[None], log)
-            F, M = F[0], M[0]
-        else:
-            w = 0.5 * math.sqrt(tr)
-            f = 0.25 / w
-            vx, vy, vz = (r21 - r12) * f, (r02 - r20) * f, (r10 - r01) * f
-            nv = math.sqrt(vx * vx + vy * vy + vz * vz)
-            if log:
-                g = 2.0 * math.atan2(nv, w) / nv if nv > 0.0 else 2.0
-                c = 0.5 * g * w
-                h = (1.0 - c) / (nv * nv) if nv > 0.0 else 0.0
-                a = 0.5 * g
-            else:
-                g, c, h, a = 2.0, w, 0.0, 1.0
-            F = np.array((ox, oy, oz, g * vx, g * vy, g * vz))
-            if not jac:
-                return F, None
-            # c I - a [v]x + h v v^T
-            M = np.array(((c + h * vx * vx, a * vz + h * vx * vy, -a * vy + h * vx * vz),
-                          (-a * vz + h * vy * vx, c + h * vy * vy, a * vx + h * vy * vz),
-                          (a * vy + h * vz * vx, -a * vx + h * vz * vy, c + h * vz * vz)))
-        if not jac:
-            return F, None
-        z = C[:, :3, 2]
-        Jv = _cross(z, tip[:3, 3] - C[:, :3, 3])
-        if not self.all_rev:
-            Jv = np.where(self.rev[:, None], Jv, z)
-            z = z * self.rev[:, None]
-        J = np.empty((6, n))
-        J[:3] = Jv.T
-        J[3:] = M @ z.T
-        return F, J
-
-
-def _rotation_rows(w, v, log=True):
-    """Orientation rows of the error quaternion ``(w >= 0, v)`` and ``M``, their derivative
-    by a rotation increment ``eps`` on the left (``q <- exp(eps) q``).
-
-    ``log=True``: the rotation vector ``theta k`` (``theta = 2 atan2(|v|, w)``) with
-    ``M = c I - [theta k]x / 2 + (1 - c) k k^T``, ``c = (theta/2) cot(theta/2)``, regular up to
-    and including a half turn (see :mod:`mechsolve.joints._end_effectors`). Otherwise ``2 v``
-    with ``M = w I - [v]x``, singular at a half turn.
-    """
-    if not log:
-        return 2.0 * v, w[..., None, None] * np.eye(3) - _skew(v)
-    return _log_rows(w, v)
-
-
-class _IKProblem:
-    """The frame-goal rows of ``B`` targets as a problem for the Newton core
-    (:func:`mechsolve.newton.newton`, :func:`~mechsolve.newton.levenberg_marquardt`).
-
-    The state is the joint vector and ``retract`` is addition; the targets are folded into the
-    bases (``base (B, 4, 4)``, see :meth:`_FastChain.start`), so the residual of item ``i`` is
-    the error frame of ``base[i]``: the tool's position in goal axes and the rotation vector
-    of its orientation error (``log=False``: ``2 v``, kept for comparison). ``col_scale``
-    is 1 for revolute joints and ``length`` for prismatic ones; the equation units are
-    ``(L, L, L, 1, 1, 1)`` with ``L = length``. One item at a time takes
-    :meth:`_FastChain.evaluate_one`, so that one target is not slowed by the batch kernels.
-    """
-
-    def __init__(self, fast, base, col_scale, length, log=True):
-        self.fast = fast
-        self.base = base
-        self.log = log
-        self.col_scale = col_scale
-        self.state_scale = col_scale
-        self.eq_scale = np.array([length, length, length, 1.0, 1.0, 1.0])
-
-    def subset(self, items):
-        """The problem of the targets ``items`` (indices into this one's)."""
-        return _IKProblem(self.fast, self.base[items], self.col_scale, self.eq_scale[0],
-                          self.log)
-
-    def evaluate(self, X, idx):
-        if len(X) == 1:
-            F, J = self.fast.evaluate_one(X[0], self.base[idx[0]], self.log)
-            return F[None], J[None]
-        C, tip = self.fast.frames(X, self.base[idx])
-        F, M = self.fast.error(tip, self.log)
-        return F, self.fast.jacobian(C, tip, M)
-
-    def residual(self, X, idx):
-        if len(X) == 1:
-            return self.fast.evaluate_one(X[0], self.base[idx[0]], self.log, jac=False)[0][None]
-        return self.fast.error(self.fast.frames(X, self.base[idx])[1], self.log)[0]
-
-    @staticmethod
-    def matrix(J):
-        return J
-
-    @staticmethod
-    def retract(X, dX):
-        return X + dX
-
-
-def _goal_errors(F):
-    """Length of the position error and angle of the rotation error ``(B,)`` from the rows
-    ``F (B, 6)`` of :class:`_IKProblem` (the rotation vector: its length is the angle)."""
-    pos = np.sqrt(np.einsum("bi,bi->b", F[:, :3], F[:, :3]))
-    return pos, np.sqrt(np.einsum("bi,bi->b", F[:, 3:], F[:, 3:]))
-
-
 #: Restarts of :meth:`SerialArm.ik` per target on which Levenberg–Marquardt stalls, and the
 #: seed of the generator drawing their start vectors.
 IK_RESTARTS = 32
@@ -497,6 +241,9 @@ class SerialArm:
         Revolute, continuous and prismatic joints move; fixed joints are folded into the next
         origin (or the tool). ``tip`` defaults to the only leaf link.
         """
+        # io builds on robots: imported here to keep the arrow one way
+        from .io.urdf import load_urdf
+
         return load_urdf(source, tip=tip, name=name)
 
     def _compile(self) -> None:
@@ -885,116 +632,15 @@ def ur5() -> SerialArm:
     return SerialArm.from_dh(UR5_DH, name="ur5")
 
 
-# -- URDF ---------------------------------------------------------------------------------------
-def _floats(text, n, what):
-    try:
-        vals = [float(x) for x in (text or "").split()]
-    except ValueError:
-        vals = []
-    if len(vals) != n or not np.all(np.isfinite(vals)):
-        raise ValueError(f"URDF: {what} must be {n} finite number{'s' if n > 1 else ''}, got "
-                         f"{text!r}")
-    return np.array(vals)
+def __getattr__(name: str):
+    """``load_urdf``, the URDF reader of :mod:`mechsolve.io.urdf`, under its first address."""
+    if name == "load_urdf":
+        # io builds on robots: imported here to keep the arrow one way
+        from .io.urdf import load_urdf
+
+        return load_urdf
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _joint_link(joint: ET.Element, jname: str, tag: str, links: list[str]) -> str:
-    """The ``link`` attribute of a joint's ``<parent>`` or ``<child>`` element, checked."""
-    el = joint.find(tag)
-    if el is None:
-        raise ValueError(f"URDF: joint {jname!r} has no <{tag}> element (expected "
-                         f"<{tag} link=\"...\"/>)")
-    name = el.get("link")
-    if not name:
-        raise ValueError(f"URDF: the <{tag}> element of joint {jname!r} has no link attribute")
-    if name not in links:
-        raise ValueError(f"URDF: joint {jname!r} names {tag} link {name!r}, which is not a "
-                         "<link> of the robot")
-    return name
-
-
-def _rpy_matrix(r, p, y):
-    cr, sr, cp, sp, cy, sy = np.cos(r), np.sin(r), np.cos(p), np.sin(p), np.cos(y), np.sin(y)
-    Rx = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
-    Ry = np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
-    Rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
-    return Rz @ Ry @ Rx
-
-
-def load_urdf(source, *, tip: str | None = None, name: str | None = None) -> SerialArm:
-    """Read a serial arm from a URDF file path or XML text (see :meth:`SerialArm.from_urdf`).
-
-    Joint ``origin`` ``xyz`` / ``rpy`` (fixed-axis roll, pitch, yaw: ``R = Rz(y) Ry(p) Rx(r)``)
-    and ``axis`` (default ``1 0 0``) are read; ``limit`` lower / upper are kept. Floating and
-    planar joints are rejected.
-    """
-    text = str(source)
-    if text.lstrip().startswith("<"):
-        root = ET.fromstring(text)
-    else:
-        root = ET.parse(pathlib.Path(source)).getroot()
-    if root.tag != "robot":
-        raise ValueError(f"URDF: the root element must be <robot>, got <{root.tag}>")
-    links = []
-    for i, ln in enumerate(root.findall("link")):
-        if not ln.get("name"):
-            raise ValueError(f"URDF: <link> element {i + 1} has no name attribute")
-        links.append(ln.get("name"))
-    by_child = {}
-    children = {}
-    for i, j in enumerate(root.findall("joint")):
-        jname, jtype = j.get("name"), j.get("type")
-        if not jname:
-            raise ValueError(f"URDF: <joint> element {i + 1} has no name attribute")
-        parent, child = (_joint_link(j, jname, tag, links) for tag in ("parent", "child"))
-        if jtype not in ("revolute", "continuous", "prismatic", "fixed"):
-            raise ValueError(f"URDF: joint {jname!r} has type {jtype!r}; only revolute, "
-                             "continuous, prismatic and fixed joints are supported")
-        org = j.find("origin")
-        xyz = _floats(org.get("xyz", "0 0 0"), 3, f"origin xyz of joint {jname!r}") \
-            if org is not None else np.zeros(3)
-        rpy = _floats(org.get("rpy", "0 0 0"), 3, f"origin rpy of joint {jname!r}") \
-            if org is not None else np.zeros(3)
-        ax = j.find("axis")
-        axis = _floats(ax.get("xyz"), 3, f"axis xyz of joint {jname!r}") if ax is not None \
-            else np.array([1.0, 0.0, 0.0])
-        if jtype != "fixed" and not np.linalg.norm(axis) > 0.0:
-            raise ValueError(f"URDF: joint {jname!r} has a zero axis {ax.get('xyz')!r}")
-        lim = j.find("limit")
-        limits = None
-        if lim is not None and jtype != "continuous" and lim.get("lower") is not None:
-            lower, upper = (_floats(lim.get(k), 1, f"limit {k} of joint {jname!r}")[0]
-                            for k in ("lower", "upper"))
-            limits = (float(lower), float(upper))
-        M = np.eye(4)
-        M[:3, :3] = _rpy_matrix(*rpy)
-        M[:3, 3] = xyz
-        if child in by_child:
-            raise ValueError(f"URDF: link {child!r} is the child of two joints")
-        by_child[child] = (jname, jtype, parent, M, axis, limits)
-        children.setdefault(parent, []).append(child)
-    roots = [ln for ln in links if ln not in by_child]
-    if len(roots) != 1:
-        raise ValueError(f"URDF: expected one root link, found {roots}")
-    if tip is None:
-        leaves = [ln for ln in links if ln not in children]
-        if len(leaves) != 1:
-            raise ValueError(f"URDF: the robot branches (leaf links {leaves}); pass tip=")
-        tip = leaves[0]
-    if tip not in links:
-        raise ValueError(f"URDF: no link named {tip!r}")
-    chain = []
-    link = tip
-    while link in by_child:
-        chain.append(by_child[link])
-        link = by_child[link][2]
-    chain.reverse()
-    arm_joints = []
-    pending = np.eye(4)
-    for jname, jtype, _parent, M, axis, limits in chain:
-        pending = pending @ M
-        if jtype == "fixed":
-            continue
-        kind = "prismatic" if jtype == "prismatic" else "revolute"
-        arm_joints.append(ArmJoint(jname, kind, _frame(pending), axis, limits))
-        pending = np.eye(4)
-    return SerialArm(arm_joints, tool=_frame(pending), name=name or root.get("name"))
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"load_urdf"})

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import joints
-from .body import Body
-from .joints.base import DriverJoint
-from .mechanism import Mechanism
+from .. import joints
+from ..body import Body
+from ..joints.base import DriverJoint
+from ..mechanism import Mechanism
 
 __all__ = ["Model", "fourbar", "five_bar", "slider_crank", "quick_return", "watt_sixbar",
            "gear_train", "andrews_squeezer", "ANDREWS",
