@@ -54,26 +54,6 @@ def random_poses(rng, shape):
     return X
 
 
-@pytest.mark.parametrize("index", range(N_SPATIAL))
-def test_spatial_jacobian_matches_finite_differences(index):
-    rng = np.random.default_rng(100 + index)
-    joint = spatial_instances(rng)[index]
-    cls = type(joint)
-    assert joint.dim == 3
-    P = joint._p[None, :]
-    m = joint.n_equations
-    for _ in range(5):
-        X = [random_poses(rng, (3, 1)) for _ in joint.bodies]
-        if joint.bodies[0].is_ground:
-            X[0][...] = [0, 0, 0, 1, 0, 0, 0]
-        phi, blocks = cls._evaluate(P, *X)
-        assert phi.shape == (3, 1, m)
-        np.testing.assert_allclose(phi, cls._phi(P, *X), atol=1e-14)
-        for J, Jn in zip(blocks, cls._numeric_jacobian(P, *X)):
-            assert J.shape == (3, 1, m, 6)
-            assert np.all(np.abs(J - Jn) <= 1e-7 * np.maximum(1.0, np.abs(Jn))), cls.__name__
-
-
 def test_same_class_names_dispatch_on_dimension():
     rng = np.random.default_rng(0)
     inst = spatial_instances(rng)
@@ -134,23 +114,6 @@ def test_bad_placements_name_the_argument():
         joints.Driver(a, "angle", 0.0)
 
 
-@pytest.mark.parametrize("index", range(N_SPATIAL))
-def test_spatial_gamma_matches_derivative_of_jacobian(index):
-    from mechsolve.joints.base import _advance
-
-    rng = np.random.default_rng(300 + index)
-    joint = spatial_instances(rng)[index]
-    cls = type(joint)
-    P = joint._p[None, :]
-    X = [random_poses(rng, (2, 1)) for _ in joint.bodies]
-    V = [rng.normal(size=(2, 1, 6)) for _ in joint.bodies]
-    h = 1e-5
-    Jp = cls._evaluate(P, *(_advance(x, v, h) for x, v in zip(X, V)))[1]
-    Jm = cls._evaluate(P, *(_advance(x, v, -h) for x, v in zip(X, V)))[1]
-    expected = -sum(np.einsum("...ij,...j->...i", a - b, v) for a, b, v in zip(Jp, Jm, V)) / (2 * h)
-    np.testing.assert_allclose(cls._gamma(P, *X, *V), expected, atol=1e-6)
-
-
 def test_axis_shorthand_is_in_each_bodys_own_coordinates():
     mech = ms.Mechanism(dim=3)
     turned = ms.Orientation.from_angle_axis(np.pi / 2, (1, 0, 0))  # body z -> global -y
@@ -194,22 +157,6 @@ def test_angle_coupler_follows_many_turns(shared):
     for i in (10, 77, 144):
         motion.apply(i)
         assert abs(np.remainder(rb.angle() + 2 * values[i] + np.pi, 2 * np.pi) - np.pi) < 1e-9
-
-
-@pytest.mark.parametrize("shared", [False, True])
-def test_angle_coupler_jacobian_matches_finite_differences(shared):
-    rng = np.random.default_rng(9)
-    mech, ra, rb, gear, drive = _gear_pair(shared)
-    cls = type(gear)
-    P = gear._p[None]
-    for _ in range(3):
-        X = [random_poses(rng, (2, 1)) for _ in gear.bodies]
-        if not shared:
-            X[0][...] = X[2][...] = [0, 0, 0, 1, 0, 0, 0]
-        S = rng.normal(size=(2, 1, 2))
-        _, blocks = cls._evaluate(P, *X, S)
-        for J, Jn in zip(blocks, cls._numeric_jacobian(P, *X, S)):
-            np.testing.assert_allclose(J, Jn, atol=1e-7)
 
 
 @pytest.mark.parametrize("kind", ["Prismatic", "Revolute", "Cylindrical"])
