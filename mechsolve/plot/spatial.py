@@ -47,11 +47,11 @@ import numpy as np
 from matplotlib.text import Annotation
 from matplotlib.transforms import IdentityTransform
 
-from . import plot as _plot
-from .body import Body
-from .joints._drivers import CoordinateDriver
-from .joints._end_effectors import PointDistanceEndEffector, _compose, _LinkEndEffector
-from .joints._links import (
+from .. import plot as _plot
+from ..body import Body
+from ..joints._drivers import CoordinateDriver
+from ..joints._end_effectors import PointDistanceEndEffector, _compose, _LinkEndEffector
+from ..joints._links import (
     DHLink,
     LinkJoint,
     PrismaticLink,
@@ -59,7 +59,7 @@ from .joints._links import (
     SerialChain,
     chain_forward,
 )
-from .joints._spatial import (
+from ..joints._spatial import (
     AngleCoupler,
     Cylindrical,
     SpatialAngleDriver,
@@ -74,8 +74,8 @@ from .joints._spatial import (
     Universal,
     _FrameJoint,
 )
-from .joints.base import DriverJoint, Joint
-from .spatial._quat import quat_conjugate, quat_rotate
+from ..joints.base import DriverJoint, Joint
+from ..spatial._quat import quat_conjugate, quat_rotate
 
 __all__ = ["Drawing3D", "draw", "animate"]
 

@@ -14,7 +14,7 @@ body coordinate or a point path against the driver value. ``animate_free_motions
 each free motion of a mechanism with fewer drivers than degrees of freedom, one after another.
 
 Spatial mechanisms (``Mechanism(dim=3)``) are drawn by the same ``draw`` and ``animate`` in a
-3D Axes (mplot3d, made for you when ``ax`` is not given; see :mod:`mechsolve._plot3d`): bodies
+3D Axes (mplot3d, made for you when ``ax`` is not given; see :mod:`mechsolve.plot.spatial`): bodies
 through their joint origins in global coordinates, joint origins as small circles, ground
 points as dark triangles, rods as lines, revolute axes as short segments, drivers with their
 names, equal axis scaling, optional body-frame triads (``frames=True``) and the same failed-solve
@@ -41,10 +41,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .body import Body
-from .joints._drivers import AngleDriver, DistanceDriver, Driver, SlideDriver
-from .joints._planar import Distance, Fixed, Gear, PointOnLine, Prismatic, RackPinion, Revolute
-from .joints.base import DriverJoint, Joint
+from ..body import Body
+from ..joints._drivers import AngleDriver, DistanceDriver, Driver, SlideDriver
+from ..joints._planar import Distance, Fixed, Gear, PointOnLine, Prismatic, RackPinion, Revolute
+from ..joints.base import DriverJoint, Joint
 
 __all__ = ["draw", "animate", "animate_free_motions", "plot_motion", "set_shape", "get_shape",
            "circle", "get_drawing", "Drawing", "Shape"]
@@ -167,7 +167,7 @@ def circle(radius: float, center=(0.0, 0.0), n: int = 48) -> np.ndarray:
 # -- geometry over many states -----------------------------------------------------------------
 def _check_mechanism(mech) -> int:
     """The dimension of ``mech`` (2 or 3), or TypeError if it is not a Mechanism."""
-    from .mechanism import Mechanism
+    from ..mechanism import Mechanism
 
     if not isinstance(mech, Mechanism):
         raise TypeError(f"mech must be a mechsolve Mechanism, got {type(mech).__name__}")
@@ -966,7 +966,7 @@ def _check_trace(mech, trace) -> list:
 
 
 def _check_motion(mech, motion):
-    from .analysis import Motion
+    from ..analysis import Motion
 
     if not isinstance(motion, Motion):
         raise TypeError(f"motion must be a mechsolve Motion (from Mechanism.sweep), got "
@@ -985,7 +985,7 @@ def draw(mech, ax=None, *, state=None, motion=None, trace=(), shapes=None, resul
     """Draw a mechanism at its current pose (or at ``state``).
 
     A spatial mechanism (``Mechanism(dim=3)``) is drawn in a 3D Axes (mplot3d) with equal
-    axis scaling; see :mod:`mechsolve._plot3d` for what its symbols are.
+    axis scaling; see :mod:`mechsolve.plot.spatial` for what its symbols are.
 
     Parameters
     ----------
@@ -1069,9 +1069,9 @@ def draw(mech, ax=None, *, state=None, motion=None, trace=(), shapes=None, resul
     shapes = _check_shapes(mech, shapes)
     travel = None if motion is None else motion.states
     if dim == 3:
-        from . import _plot3d
+        from . import spatial
 
-        return _plot3d.draw(mech, ax, states=states, trace=trace, trace_paths=paths,
+        return spatial.draw(mech, ax, states=states, trace=trace, trace_paths=paths,
                             travel=travel, shapes=shapes, result=result, highlight=highlight,
                             tol=tol, names=names, ground=ground, drivers=drivers,
                             frames=frames, joint_axes=joint_axes, view=view)
@@ -1239,7 +1239,7 @@ def __getattr__(name):
     if name == "MechanismAnimation":
         return _animation_class()
     if name == "Drawing3D":
-        from ._plot3d import Drawing3D
+        from .spatial import Drawing3D
 
         return Drawing3D
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -1328,9 +1328,9 @@ def animate(mech, motion, trace=(), *, frames: int | None = 120, step: int | Non
     idx = _frame_indices(len(motion), frames, step)
     shapes = _check_shapes(mech, shapes)
     if dim == 3:
-        from . import _plot3d
+        from . import spatial
 
-        return _plot3d.animate(mech, motion, trace, idx, interval=interval, ax=ax,
+        return spatial.animate(mech, motion, trace, idx, interval=interval, ax=ax,
                                figsize=figsize, shapes=shapes, names=names,
                                axis=True if axis is None else bool(axis),
                                show_value=show_value, blit=bool(blit), repeat=repeat,
@@ -1396,7 +1396,7 @@ def _make_animation(fig, drawing, motion, idx, value_text, texts, *, interval, b
 def _extent_points(mech) -> list:
     """``[(body, local point), ...]``: where the joints attach and the shapes' vertices."""
     if mech.dim == 3:
-        from ._plot3d import _attachments
+        from .spatial import _attachments
 
         points = [pt for j in mech.joints for pt in _attachments(j)]
     else:
@@ -1468,7 +1468,7 @@ def animate_free_motions(mech, *, amplitude=None, frames: int = 48, trace=(),
     (12, 'free motion 1 of 1: s = +0.331')
     >>> import matplotlib.pyplot as plt; plt.close(anim.drawing.ax.figure)
     """
-    from .kinematics import wiggle_free_motions
+    from ..kinematics import wiggle_free_motions
 
     _check_mechanism(mech)
     if "step" in options:
@@ -1518,7 +1518,7 @@ def plot_motion(motion, body, coordinate: str | None = None, *, point=None, ax=N
     >>> bool(np.allclose(ax.lines[0].get_ydata(), motion.point(model.output)[:, 0]))
     True
     """
-    from .analysis import Motion
+    from ..analysis import Motion
 
     if not isinstance(motion, Motion):
         raise TypeError(f"motion must be a mechsolve Motion, got {type(motion).__name__}")
