@@ -35,8 +35,6 @@ Examples
 
 from __future__ import annotations
 
-import weakref
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -45,154 +43,49 @@ from ..body import Body
 from ..joints._drivers import AngleDriver, DistanceDriver, Driver, SlideDriver
 from ..joints._planar import Distance, Fixed, Gear, PointOnLine, Prismatic, RackPinion, Revolute
 from ..joints.base import DriverJoint, Joint
+from ._base import (
+    _DRAWINGS,
+    _HIGHLIGHT_LINE,
+    _NOTE_STYLE,
+    BODY_COLORS,
+    DRIVER_COLOR,
+    GROUND_COLOR,
+    TRACE_COLORS,
+    TRIAD_COLORS,
+    _as_states,
+    _check_body,
+    _check_mechanism,
+    _check_motion,
+    _check_shapes,
+    _check_trace,
+    _driver_name,
+    _driver_unit,
+    _failed_joints,
+    _get,
+    _is_3d,
+    _Moving,
+    _nan_join,
+    _note_offset,
+    _note_text,
+    _unique,
+)
+from ._base import HIGHLIGHT_COLOR as HIGHLIGHT_COLOR  # public, as the other colours
+from .shapes import Shape, _shape_of, circle, get_shape, set_shape
 
 __all__ = ["draw", "animate", "animate_free_motions", "plot_motion", "set_shape", "get_shape",
            "circle", "get_drawing", "Drawing", "Shape"]
 
-#: Colours of the moving bodies, in body order (red and orange are kept for highlights and
-#: drivers).
-BODY_COLORS = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#17becf", "#bcbd22", "#e377c2",
-               "#7f7f7f")
-GROUND_COLOR = "#444444"
-DRIVER_COLOR = "#ff7f0e"
-HIGHLIGHT_COLOR = "#d62728"
-#: Colours of a body frame's x, y and z axes (``frames=True``).
-TRIAD_COLORS = ("#e41a1c", "#4daf4a", "#377eb8")
-TRACE_COLORS = ("#d62728", "#1f77b4", "#2ca02c", "#9467bd")
 
 # File suffixes that need ffmpeg, and those Pillow writes.
 _FFMPEG_SUFFIXES = (".mp4", ".m4v", ".mov", ".mkv", ".avi", ".webm")
 _PILLOW_SUFFIXES = (".gif", ".webp", ".apng")
 
 
-# -- shapes ------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Shape:
-    """The outline of a body in its own coordinates (see :func:`set_shape`)."""
-
-    points: np.ndarray
-    closed: bool
-    style: dict = field(default_factory=dict)
-
-
-# Shapes attached to bodies: mechanism -> {body index: Shape}. Keyed by the mechanism (weakly)
-# and the body's index, so that a shape neither keeps a mechanism alive nor needs a slot on Body.
-_SHAPES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-# The last Drawing made on an Axes.
-_DRAWINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _check_body(body) -> Body:
-    if not isinstance(body, Body):
-        raise TypeError(f"body must be a mechsolve Body, got {type(body).__name__}")
-    return body
-
-
-def _as_points(points, name: str = "points", dim: int = 2) -> np.ndarray:
-    try:
-        pts = np.array(points, dtype=float)
-    except (TypeError, ValueError):
-        what = "(x, y)" if dim == 2 else "(x, y, z)"
-        raise TypeError(f"{name} must be an array of {what} points, got {points!r}") from None
-    if pts.ndim != 2 or pts.shape[1] != dim or len(pts) == 0:
-        raise ValueError(f"{name} must have shape (k, {dim}) with k >= 1, got shape "
-                         f"{pts.shape}")
-    if not np.all(np.isfinite(pts)):
-        raise ValueError(f"{name} must be finite")
-    return pts
-
-
-def set_shape(body: Body, points, *, closed: bool | None = None, **style) -> Shape | None:
-    """Draw ``body`` as the outline ``points`` (body coordinates) instead of its joint points.
-
-    Parameters
-    ----------
-    body : Body
-        A moving body.
-    points : array_like, shape (k, 2) or (k, 3) for a spatial body, or None
-        Outline vertices in the body's local coordinates; ``None`` removes the shape.
-    closed : bool, optional
-        Draw a filled polygon (default when ``k >= 3``) or an open polyline.
-    **style
-        matplotlib properties for the outline (``color``, ``linewidth``, ``alpha``, ...).
-
-    Returns
-    -------
-    Shape or None
-
-    Examples
-    --------
-    >>> import mechsolve as ms
-    >>> model = ms.models.fourbar()
-    >>> coupler = model.mechanism.body("coupler")
-    >>> shape = ms.plot.set_shape(coupler, [(-1.5, 0), (1.5, 0), (0, 1)])
-    >>> shape.closed
-    True
-    >>> ms.plot.get_shape(coupler) is shape
-    True
-    """
-    body = _check_body(body)
-    if body.is_ground:
-        raise ValueError("ground is drawn with ground symbols; set_shape takes a moving body")
-    shapes = _SHAPES.setdefault(body.mechanism, {})
-    if points is None:
-        shapes.pop(body.index, None)
-        return None
-    pts = _as_points(points, dim=body.mechanism.dim)
-    if closed is None:
-        closed = len(pts) >= 3
-    shape = Shape(pts, bool(closed), dict(style))
-    shapes[body.index] = shape
-    return shape
-
-
-def get_shape(body: Body) -> Shape | None:
-    """The shape set for ``body`` with :func:`set_shape`, or ``None``."""
-    body = _check_body(body)
-    return _SHAPES.get(body.mechanism, {}).get(body.index)
-
-
-def circle(radius: float, center=(0.0, 0.0), n: int = 48) -> np.ndarray:
-    """Points of a circle (for :func:`set_shape`), shape ``(n, 2)``.
-
-    >>> pts = circle(1.0, n=4).round(12) + 0.0
-    >>> pts[:, 0]
-    array([ 1.,  0., -1.,  0.])
-    """
-    t = np.linspace(0.0, 2 * np.pi, int(n), endpoint=False)
-    c = np.asarray(center, dtype=float)
-    return np.stack([c[0] + radius * np.cos(t), c[1] + radius * np.sin(t)], axis=1)
-
-
 # -- geometry over many states -----------------------------------------------------------------
-def _check_mechanism(mech) -> int:
-    """The dimension of ``mech`` (2 or 3), or TypeError if it is not a Mechanism."""
-    from ..mechanism import Mechanism
-
-    if not isinstance(mech, Mechanism):
-        raise TypeError(f"mech must be a mechsolve Mechanism, got {type(mech).__name__}")
-    return mech.dim
-
-
-def _as_states(mech, states) -> np.ndarray:
-    """States to draw, ``(N, n)``: the current pose when ``states`` is None."""
-    if states is None:
-        states = mech.state[None, :]
-    states = np.atleast_2d(np.asarray(states, dtype=float))
-    if states.shape[1] != mech.n_coordinates:
-        raise ValueError(f"states must have {mech.n_coordinates} columns (the mechanism's "
-                         f"state), got shape {states.shape}")
-    return states
-
-
 def _check_planar(mech) -> None:
     if _check_mechanism(mech) != 2:
         raise TypeError("Drawing draws planar mechanisms; a spatial one (Mechanism(dim=3)) is "
                         "drawn by mechsolve.plot.Drawing3D, which draw and animate pick for it")
-
-
-def _is_3d(ax) -> bool:
-    return getattr(ax, "name", "") == "3d"
 
 
 def _check_2d_axes(ax) -> None:
@@ -233,15 +126,6 @@ def _two_point(joint: Joint):
     return []
 
 
-def _unique(points, tol: float = 1e-9, dim: int = 2) -> np.ndarray:
-    """The distinct points (within ``tol``), in order, as a ``(k, dim)`` array."""
-    out: list[np.ndarray] = []
-    for p in points:
-        if not any(np.max(np.abs(p - q)) <= tol for q in out):
-            out.append(np.asarray(p, float))
-    return np.array(out).reshape(-1, dim)
-
-
 def _outline(points: np.ndarray) -> tuple[np.ndarray, bool]:
     """Order joint points into an outline: sorted polyline if collinear, else a polygon."""
     if len(points) <= 2:
@@ -252,16 +136,6 @@ def _outline(points: np.ndarray) -> tuple[np.ndarray, bool]:
     if sv[1] <= 1e-9 * max(sv[0], 1e-300):
         return points[np.argsort(d @ vt[0])], False
     return points[np.argsort(np.arctan2(d[:, 1], d[:, 0]))], True
-
-
-def _nan_join(pieces) -> np.ndarray:
-    """Concatenate polylines ``(k, 2)`` with NaN rows between them (one Line2D)."""
-    out = []
-    for i, p in enumerate(pieces):
-        if i:
-            out.append(np.full((1, 2), np.nan))
-        out.append(np.asarray(p, float))
-    return np.concatenate(out) if out else np.zeros((0, 2))
 
 
 def _arrowhead(tip, direction, size) -> np.ndarray:
@@ -285,15 +159,6 @@ def _double_arrow(half: float, head: float) -> np.ndarray:
     """A double-headed arrow along x, centred on the origin."""
     a, b = np.array([-half, 0.0]), np.array([half, 0.0])
     return _nan_join([np.array([a, b]), _arrowhead(b, (1, 0), head), _arrowhead(a, (-1, 0), head)])
-
-
-@dataclass
-class _Moving:
-    """An artist and its vertices in every state of a drawing."""
-
-    artist: object
-    coords: np.ndarray  # (N, k, 2) global vertices in every state
-    kind: str  # "line", "poly" or "text"
 
 
 class Drawing:
@@ -487,12 +352,7 @@ class Drawing:
         self._outline_coords = {}
         for b in mech.bodies:
             color = self._colors[b]
-            shape = shapes.get(b)
-            if shape is None:
-                shape = get_shape(b)
-            elif not isinstance(shape, Shape):
-                pts = _as_points(shape, f"shapes[{b.name!r}]")
-                shape = Shape(pts, len(pts) >= 3)
+            shape = _shape_of(b, shapes)
             if shape is not None:
                 style = {"color": color, "linewidth": 2.5, "zorder": 3}
                 if shape.closed:
@@ -818,72 +678,6 @@ class Drawing:
                 self.drivers[j][1].set_visible(False)
 
 
-# The red of a joint that could not be satisfied (shared with the spatial drawing).
-_HIGHLIGHT_LINE = {"color": HIGHLIGHT_COLOR, "linewidth": 2.0, "linestyle": "--", "marker": "o",
-                   "markersize": 11, "markerfacecolor": "none", "markeredgewidth": 2.0,
-                   "zorder": 8}
-_NOTE_STYLE = {"va": "bottom", "color": HIGHLIGHT_COLOR, "fontsize": 8, "zorder": 10,
-               "bbox": {"boxstyle": "round,pad=0.2", "fc": "white", "ec": HIGHLIGHT_COLOR,
-                        "alpha": 0.9},
-               "arrowprops": {"arrowstyle": "-", "color": HIGHLIGHT_COLOR, "linewidth": 0.8,
-                              "shrinkA": 0, "shrinkB": 6}}
-
-
-def _failed_joints(mech, result, highlight, tol: float) -> tuple[list, dict]:
-    """Joints to draw in red: those of ``result`` above ``tol``, then ``highlight``.
-
-    Returns the joints (largest residual first) and ``joint -> residual vector`` of the failed
-    ones.
-    """
-    residuals = {}
-    if result is not None:
-        jr = result["joint_residuals"] if isinstance(result, dict) else result.joint_residuals
-        for j, r in jr.items():
-            r = np.asarray(r, float)
-            if r.size and not np.max(np.abs(r)) <= tol:  # NaN counts as failed
-                residuals[j] = r
-    chosen = list(residuals)
-    for j in highlight:
-        if not isinstance(j, Joint):
-            raise TypeError(f"highlight takes joints, got {type(j).__name__}")
-        if j not in chosen:
-            chosen.append(j)
-    chosen.sort(key=lambda j: -float(np.max(np.abs(residuals[j]))) if j in residuals else 0.0)
-    for j in chosen:
-        if j.mechanism is not mech:
-            raise ValueError(f"{j.label} is not part of this mechanism")
-    return chosen, residuals
-
-
-def _note_text(j: Joint, residuals: dict) -> str:
-    """A highlighted joint's label: its name and, if it failed, its residuals."""
-    text = j.name or j.label
-    if j in residuals:
-        text += ": " + ", ".join(f"{j.equation_label(i)}={v:.3g}"
-                                 for i, v in enumerate(residuals[j]))
-    return text
-
-
-def _note_offset(a, right: bool, text: str, boxes: list) -> tuple[float, float]:
-    """Offset (points) of a label of ``text`` at anchor ``a`` (points) clear of ``boxes``.
-
-    The label goes to the right of the anchor (or the left), 6 points above it, else below,
-    then further up and down, until its box overlaps no earlier one; its box is added.
-    """
-    w, h = 4.6 * len(text) + 6.0, 13.0
-    dx = 10.0 if right else -10.0
-    x0 = a[0] + dx if right else a[0] + dx - w
-    dy = 6.0
-    for k in range(60):
-        dy = 6.0 + 15.0 * (k // 2) if k % 2 == 0 else -6.0 - h - 15.0 * (k // 2)
-        y0 = a[1] + dy
-        if not any(x0 < bx1 and bx0 < x0 + w and y0 < by1 and by0 < y0 + h
-                   for bx0, bx1, by0, by1 in boxes):
-            break
-    boxes.append((x0, x0 + w, a[1] + dy, a[1] + dy + h))
-    return dx, dy
-
-
 def _rgb(color) -> tuple:
     from matplotlib.colors import to_rgb
 
@@ -943,39 +737,6 @@ def _anchor_parts(j: Joint, joints):
     if not moving and isinstance(getattr(j, "joint", None), Joint):  # e.g. CoordinateDriver
         return _anchor_parts(j.joint, joints)
     return [(b, np.zeros(2)) for b in moving]
-
-
-def _check_trace(mech, trace) -> list:
-    out = []
-    if trace is None:
-        return out
-    for item in trace:
-        try:
-            body, point = item
-        except (TypeError, ValueError):
-            raise TypeError(f"trace takes (body, point) pairs, got {item!r}") from None
-        body = _check_body(body)
-        if body.mechanism is not mech:
-            raise ValueError(f"traced body {body.name!r} is not part of this mechanism")
-        p = np.asarray(point, dtype=float)
-        if p.shape != (mech.dim,) or not np.all(np.isfinite(p)):
-            what = "an (x, y) pair" if mech.dim == 2 else "an (x, y, z) point"
-            raise ValueError(f"trace point must be {what} of finite numbers, got {point!r}")
-        out.append((body, p))
-    return out
-
-
-def _check_motion(mech, motion):
-    from ..analysis import Motion
-
-    if not isinstance(motion, Motion):
-        raise TypeError(f"motion must be a mechsolve Motion (from Mechanism.sweep), got "
-                        f"{type(motion).__name__}")
-    if motion.mechanism is not mech:
-        raise ValueError("the motion belongs to a different mechanism")
-    if len(motion) == 0:
-        raise ValueError("the motion has no poses")
-    return motion
 
 
 # -- draw --------------------------------------------------------------------------------------
@@ -1085,22 +846,6 @@ def draw(mech, ax=None, *, state=None, motion=None, trace=(), shapes=None, resul
     return ax
 
 
-def _get(result, key, default):
-    return result.get(key, default) if isinstance(result, dict) else getattr(result, key, default)
-
-
-def _check_shapes(mech, shapes) -> dict:
-    if shapes is None:
-        return {}
-    if not isinstance(shapes, dict):
-        raise TypeError(f"shapes must be a dict Body -> points, got {type(shapes).__name__}")
-    for b in shapes:
-        _check_body(b)
-        if b.mechanism is not mech or b.is_ground:
-            raise ValueError(f"shapes: {b.name!r} is not a moving body of this mechanism")
-    return shapes
-
-
 def get_drawing(ax) -> Drawing | None:
     """The last :class:`Drawing` made on ``ax`` by :func:`draw` or :func:`animate`."""
     return _DRAWINGS.get(ax)
@@ -1120,19 +865,6 @@ def _frame_indices(n: int, frames, step) -> np.ndarray:
             pick = np.unique(np.linspace(0, len(idx) - 1, frames).round().astype(int))
             idx = idx[pick]
     return idx
-
-
-def _driver_unit(driver) -> str:
-    if driver is None:  # a time sweep
-        return "time"
-    if isinstance(driver, AngleDriver) or (isinstance(driver, Driver)
-                                            and driver.coordinate == "angle"):
-        return "angle"
-    return "length"
-
-
-def _driver_name(driver) -> str:
-    return "t" if driver is None else driver.name or driver.label
 
 
 _VALUE_STYLE = {"ha": "left", "va": "top", "fontsize": 9, "zorder": 10,

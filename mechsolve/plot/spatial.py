@@ -76,11 +76,31 @@ from ..joints._spatial import (
 )
 from ..joints.base import DriverJoint, Joint
 from ..spatial._quat import quat_conjugate, quat_rotate
+from ._base import (
+    _DRAWINGS,
+    _HIGHLIGHT_LINE,
+    _NOTE_STYLE,
+    BODY_COLORS,
+    DRIVER_COLOR,
+    GROUND_COLOR,
+    TRACE_COLORS,
+    TRIAD_COLORS,
+    _as_states,
+    _check_mechanism,
+    _check_trace,
+    _failed_joints,
+    _is_3d,
+    _Moving,
+    _nan_join,
+    _note_offset,
+    _note_text,
+    _unique,
+)
+from .shapes import _shape_of
 
 __all__ = ["Drawing3D", "draw", "animate"]
 
 _EX, _EY, _EZ = np.eye(3)
-_NAN3 = np.full((1, 3), np.nan)
 
 
 # -- geometry ----------------------------------------------------------------------------------
@@ -97,20 +117,6 @@ def _poses(body: Body, states: np.ndarray) -> np.ndarray:
 def _transform(X: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Global coordinates ``(N, k, 3)`` of local points ``(k, 3)`` at poses ``(N, 7)``."""
     return X[:, None, :3] + quat_rotate(X[:, None, 3:], pts[None, :, :])
-
-
-def _nan_join(pieces) -> np.ndarray:
-    """Concatenate polylines ``(k, 3)`` with NaN rows between them (one line artist)."""
-    out = []
-    for i, p in enumerate(pieces):
-        if i:
-            out.append(_NAN3)
-        out.append(np.asarray(p, float).reshape(-1, 3))
-    return np.concatenate(out) if out else np.zeros((0, 3))
-
-
-def _unique(points, tol: float = 1e-9) -> np.ndarray:
-    return _plot._unique(points, tol, dim=3)
 
 
 def _outline(points: np.ndarray) -> tuple[np.ndarray, bool, bool]:
@@ -192,14 +198,16 @@ def _arc_arrow(centre, axis, e1, radius, head) -> np.ndarray:
     t = np.linspace(np.radians(-60), np.radians(200), 40)
     arc = centre + radius * (np.cos(t)[:, None] * e1 + np.sin(t)[:, None] * e2)
     tangent = -np.sin(t[-1]) * e1 + np.cos(t[-1]) * e2
-    return _nan_join([arc, _arrowhead(arc[-1], tangent, np.cross(axis, tangent), head)])
+    return _nan_join([arc, _arrowhead(arc[-1], tangent, np.cross(axis, tangent), head)],
+                     dim=3)
 
 
 def _double_arrow(centre, u, half, head) -> np.ndarray:
     """A double-headed arrow along the unit vector ``u``, centred on ``centre``."""
     n = _perp(u)
     a, b = centre - half * u, centre + half * u
-    return _nan_join([np.array([a, b]), _arrowhead(b, u, n, head), _arrowhead(a, -u, n, head)])
+    return _nan_join([np.array([a, b]), _arrowhead(b, u, n, head), _arrowhead(a, -u, n, head)],
+                     dim=3)
 
 
 # -- what a joint attaches to ------------------------------------------------------------------
@@ -327,7 +335,7 @@ class _Note3D(Annotation):
 
 
 def _check_3d_axes(ax) -> None:
-    if not _plot._is_3d(ax):
+    if not _is_3d(ax):
         raise ValueError("ax must be a 3D Axes to draw a spatial mechanism (Mechanism(dim=3)): "
                          "make one with fig.add_subplot(projection='3d'), or leave ax out; got "
                          f"a 2D {type(ax).__name__}")
@@ -403,7 +411,7 @@ class Drawing3D:
                  show_ground: bool = True, show_drivers: bool = True, result=None,
                  highlight=(), tol: float = 1e-10, travel=None, body_frames: bool = False,
                  joint_axes: bool = True, view=None, zoom: float = 1.0) -> None:
-        if _plot._check_mechanism(mech) != 3:
+        if _check_mechanism(mech) != 3:
             raise TypeError("Drawing3D draws spatial mechanisms (Mechanism(dim=3)); a planar "
                             "one is drawn by mechsolve.plot.Drawing")
         view = _check_view(view)
@@ -414,7 +422,7 @@ class Drawing3D:
         _check_3d_axes(ax)
         self.mechanism = mech
         self.ax = ax
-        self.states = states = _plot._as_states(mech, states)
+        self.states = states = _as_states(mech, states)
         self.frame = 0
         self.bodies: dict = {}
         self.fills: dict = {}
@@ -430,7 +438,7 @@ class Drawing3D:
         self.traces: list = []
         self.highlights: dict = {}
         self.names: dict = {}
-        self._moving: list[_plot._Moving] = []
+        self._moving: list[_Moving] = []
         self._extent: list[np.ndarray] = []
         self._grow = grow_traces
         self._trace_paths: list[np.ndarray] = []
@@ -439,18 +447,18 @@ class Drawing3D:
         self._travel_states = states if travel is None else \
             np.concatenate([states, np.atleast_2d(np.asarray(travel, dtype=float))])
         self._travel = {b: _poses(b, self._travel_states) for b in bodies}
-        self._colors = {b: _plot.BODY_COLORS[i % len(_plot.BODY_COLORS)]
+        self._colors = {b: BODY_COLORS[i % len(BODY_COLORS)]
                         for i, b in enumerate(mech.bodies)}
-        self._colors[mech.ground] = _plot.GROUND_COLOR
+        self._colors[mech.ground] = GROUND_COLOR
         ax.computed_zorder = False  # layers by zorder: fills, bodies, rods, pins, labels
-        trace = _plot._check_trace(mech, trace)
+        trace = _check_trace(mech, trace)
         self._build(trace, trace_paths, shapes or {}, bool(names), bool(show_ground),
                     bool(show_drivers), bool(body_frames), bool(joint_axes), view,
                     float(zoom))
         if result is not None or highlight:
             self._highlight(result, highlight, tol)
         self.set_frame(0)
-        _plot._DRAWINGS[ax] = self
+        _DRAWINGS[ax] = self
 
     # -- public ---------------------------------------------------------------------------------
     @property
@@ -494,7 +502,7 @@ class Drawing3D:
         c = coords[0]
         (line,) = self.ax.plot(c[:, 0], c[:, 1], c[:, 2], **style)
         if register:
-            self._moving.append(_plot._Moving(line, coords, "line"))
+            self._moving.append(_Moving(line, coords, "line"))
         self._extent.append(coords.reshape(-1, 3))
         return line
 
@@ -505,7 +513,7 @@ class Drawing3D:
     def _text(self, coords, text, **style):
         c = coords[0, 0]
         art = self.ax.text(c[0], c[1], c[2], text, **style)
-        self._moving.append(_plot._Moving(art, coords, "text"))
+        self._moving.append(_Moving(art, coords, "text"))
         return art
 
     def _build(self, trace, trace_paths, shapes, names, show_ground, show_drivers,
@@ -532,11 +540,11 @@ class Drawing3D:
         for b, p in trace:
             if not b.is_ground:
                 traced[b].append(np.asarray(p, float))
-        ground_pts_arr = _unique(ground_pts)
+        ground_pts_arr = _unique(ground_pts, dim=3)
         chains = {j: self._chain_coords(j) for j in joints if isinstance(j, SerialChain)}
 
         # Size of the symbols from the extent of everything over all states.
-        probe = [self._coords([(b, _unique(points[b] + traced[b]))]).reshape(-1, 3)
+        probe = [self._coords([(b, _unique(points[b] + traced[b], dim=3))]).reshape(-1, 3)
                  for b in mech.bodies if points[b] or traced[b]]
         probe += [self._coords([(b, np.zeros(3))]).reshape(-1, 3) for b in mech.bodies]
         probe += [c.reshape(-1, 3) for c in chains.values()]
@@ -548,7 +556,7 @@ class Drawing3D:
 
         # Ground: a plate through three or more points, a dashed line through two, triangles.
         if show_ground and len(ground_pts_arr):
-            g = _plot.GROUND_COLOR
+            g = GROUND_COLOR
             local, closed, flat = _outline(ground_pts_arr)
             if len(local) >= 2:
                 ring = np.concatenate([local, local[:1]]) if closed else local
@@ -580,7 +588,7 @@ class Drawing3D:
         # drawn on one sphere per centre, through the body origin farthest from it.
         spherical = {}
         for b in mech.bodies:
-            joint_pts = _unique(points[b])
+            joint_pts = _unique(points[b], dim=3)
             if len(joint_pts) == 1:
                 axes = [u for p, u in pivots[b] if np.max(np.abs(p - joint_pts[0])) <= 1e-9]
                 if _n_directions(axes) >= 2:
@@ -596,18 +604,10 @@ class Drawing3D:
         self._outline_coords = {}
         for b in mech.bodies:
             color = self._colors[b]
-            shape = shapes.get(b)
-            if shape is None:
-                shape = _plot.get_shape(b)
-            elif not isinstance(shape, _plot.Shape):
-                pts = _plot._as_points(shape, f"shapes[{b.name!r}]", dim=3)
-                shape = _plot.Shape(pts, len(pts) >= 3)
+            shape = _shape_of(b, shapes)
             style = {"color": color, "linewidth": 4.0, "solid_capstyle": "round",
                      "solid_joinstyle": "round", "zorder": 3}
             if shape is not None:
-                if shape.points.shape[1] != 3:
-                    raise ValueError(f"the shape of {b.name!r} must have (k, 3) points for a "
-                                     f"spatial body, got shape {shape.points.shape}")
                 local, closed = shape.points, shape.closed
                 flat = closed and _outline(local)[2]
                 style.update({k: v for k, v in shape.style.items()
@@ -619,7 +619,7 @@ class Drawing3D:
                     centre, axes, _ = spherical[b]
                     local, closed, flat = _sector(centre, axes, np.zeros(3), sphere[b])
                 else:
-                    local, closed, flat = _outline(_unique(points[b] + traced[b]))
+                    local, closed, flat = _outline(_unique(points[b] + traced[b], dim=3))
                 if len(local) == 0:
                     local = np.zeros((1, 3))
                 if len(local) == 1 and np.max(np.abs(local[0])) > 1e-9 * max(span, 1e-300):
@@ -634,7 +634,7 @@ class Drawing3D:
             if closed and flat:
                 poly = Poly3DCollection([coords[0]], edgecolor="none", zorder=2, **fill_style)
                 ax.add_collection3d(poly)
-                self._moving.append(_plot._Moving(poly, coords, "poly"))
+                self._moving.append(_Moving(poly, coords, "poly"))
                 self.fills[b] = poly
             self.bodies[b] = art
             self.local[b] = np.asarray(local, float)
@@ -642,7 +642,7 @@ class Drawing3D:
 
         # Collapsed serial chains: the polyline of their joints.
         for k, (j, coords) in enumerate(chains.items()):
-            color = _plot.BODY_COLORS[(len(mech.bodies) + k) % len(_plot.BODY_COLORS)]
+            color = BODY_COLORS[(len(mech.bodies) + k) % len(BODY_COLORS)]
             self.chains[j] = self._line(coords, color=color, linewidth=4.0, marker="o",
                                         markersize=6, markerfacecolor="white",
                                         markeredgecolor="black", solid_capstyle="round",
@@ -660,7 +660,7 @@ class Drawing3D:
             parts = _attachments(j)
             if isinstance(j, SpatialDistance):
                 driven = isinstance(j, SpatialDistanceDriver)
-                style = {"color": _plot.DRIVER_COLOR if driven else "#555555",
+                style = {"color": DRIVER_COLOR if driven else "#555555",
                          "linewidth": 3.0, "zorder": 3.5, "solid_capstyle": "round"}
                 self.rods[j], _ = self._add_line(parts, **style)
                 pin_parts += parts
@@ -677,7 +677,7 @@ class Drawing3D:
                                       markersize=6, markerfacecolor="white",
                                       markeredgecolor="black", markeredgewidth=1.2, zorder=6)
         self.welds, _ = self._add_line(weld_parts or nowhere, linestyle="none", marker="s",
-                                       markersize=6, markerfacecolor=_plot.GROUND_COLOR,
+                                       markersize=6, markerfacecolor=GROUND_COLOR,
                                        markeredgecolor="black", zorder=6)
 
         # End-effector targets.
@@ -699,7 +699,7 @@ class Drawing3D:
             trace_paths = [self._coords([(b, p)])[:, 0, :] for b, p in trace]
         for k, ((b, p), path) in enumerate(zip(trace, trace_paths)):
             path = np.asarray(path, float)
-            color = _plot.TRACE_COLORS[k % len(_plot.TRACE_COLORS)]
+            color = TRACE_COLORS[k % len(TRACE_COLORS)]
             here = self._coords([(b, p)])
             (line,) = ax.plot(path[:, 0], path[:, 1], path[:, 2], color=color,
                               linewidth=1.5, alpha=0.9, zorder=4)
@@ -709,13 +709,13 @@ class Drawing3D:
             self._trace_paths.append(path)
             self._extent.append(path)
             if not self._grow:
-                self._moving.append(_plot._Moving(dot, here, "line"))
+                self._moving.append(_Moving(dot, here, "line"))
 
         # Body frames: x, y, z axes of every body (and of ground, the global frame).
         if body_frames:
             length = 3.5 * s
             lines = []
-            for k, color in enumerate(_plot.TRIAD_COLORS):
+            for k, color in enumerate(TRIAD_COLORS):
                 tip = np.zeros(3)
                 tip[k] = length
                 parts = [(b, np.array([np.zeros(3), tip, np.full(3, np.nan)]))
@@ -762,7 +762,7 @@ class Drawing3D:
         hi = (float(t.max()) if t.size else 0.0) + 2.5 * s
         line = np.array([c + lo * u, c + hi * u])
         if b1.is_ground:
-            style = {"color": _plot.GROUND_COLOR, "linewidth": 1.5, "linestyle": "-.",
+            style = {"color": GROUND_COLOR, "linewidth": 1.5, "linestyle": "-.",
                      "zorder": 1.5}
         else:
             style = {"color": self._colors[b1], "linewidth": 7.0, "alpha": 0.35,
@@ -820,7 +820,7 @@ class Drawing3D:
                 u = {"x": _EX, "y": _EY, "z": _EZ}[j.coordinate]
                 here = self._coords([(b, np.zeros(3))])[:, 0, :]
                 coords = here[:, None, :] + _double_arrow(np.zeros(3), u, rho, head)[None]
-                art = self._line(coords, color=_plot.DRIVER_COLOR, linewidth=2.0, zorder=7)
+                art = self._line(coords, color=DRIVER_COLOR, linewidth=2.0, zorder=7)
                 where = (here + 1.2 * rho * u)[:, None, :]
                 template = None
             else:  # a driver this module does not draw: mark where it acts
@@ -829,13 +829,13 @@ class Drawing3D:
                 template = c[None, :]
                 label_parts = [(b, c)]
             if template is not None:
-                style = {"color": _plot.DRIVER_COLOR, "linewidth": 2.0, "zorder": 7}
+                style = {"color": DRIVER_COLOR, "linewidth": 2.0, "zorder": 7}
                 if len(template) == 1:
                     style.update(linestyle="none", marker="o", markersize=12,
                                  markerfacecolor="none", markeredgewidth=2.0)
                 art, _ = self._add_line([(b, template)], **style)
                 where = self._coords(label_parts)
-        text = self._text(where, j.name or j.label, color=_plot.DRIVER_COLOR, fontsize=9,
+        text = self._text(where, j.name or j.label, color=DRIVER_COLOR, fontsize=9,
                           fontweight="bold", ha="left", va="bottom", zorder=9,
                           bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none",
                                 "alpha": 0.7})
@@ -904,7 +904,7 @@ class Drawing3D:
         return ax.transData.transform((float(x), float(y)))
 
     def _highlight(self, result, highlight, tol: float) -> None:
-        chosen, residuals = _plot._failed_joints(self.mechanism, result, highlight, tol)
+        chosen, residuals = _failed_joints(self.mechanism, result, highlight, tol)
         ax = self.ax
         ax.apply_aspect()
         scale = 72.0 / ax.figure.dpi
@@ -913,18 +913,18 @@ class Drawing3D:
         boxes: list = []
         for j in chosen:
             coords = self._anchor_coords(j)
-            line = self._line(coords, **_plot._HIGHLIGHT_LINE)
+            line = self._line(coords, **_HIGHLIGHT_LINE)
             anchor = coords[self.frame, 0]
-            text = _plot._note_text(j, residuals)
+            text = _note_text(j, residuals)
             a = self._display(anchor)
             right = bool(a[0] <= xmid)
-            dx, dy = _plot._note_offset(a * scale, right, text, boxes)
+            dx, dy = _note_offset(a * scale, right, text, boxes)
             note = _Note3D(text, anchor, xytext=(dx, dy), textcoords="offset points",
-                           ha="left" if right else "right", **_plot._NOTE_STYLE)
+                           ha="left" if right else "right", **_NOTE_STYLE)
             note.set_transform(IdentityTransform())
             note.set_clip_on(False)
             ax.add_artist(note)
-            self._moving.append(_plot._Moving(note, coords[:, :1, :], "note"))
+            self._moving.append(_Moving(note, coords[:, :1, :], "note"))
             self.highlights[j] = (line, note)
             if j in self.drivers:  # the red label names it
                 self.drivers[j][1].set_visible(False)
