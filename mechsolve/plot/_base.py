@@ -231,3 +231,241 @@ def _driver_unit(driver) -> str:
 
 def _driver_name(driver) -> str:
     return "t" if driver is None else driver.name or driver.label
+
+
+# -- the drawing base --------------------------------------------------------------------------
+class _DrawingBase:
+    """What a planar :class:`~mechsolve.plot.Drawing` and a spatial ``Drawing3D`` share.
+
+    The artists, their coordinates in every state (``_moving``), moving them to a frame
+    (:meth:`set_frame`), the symbol size, point traces, body-frame triads, body names, pin and
+    weld markers, rails, driver labels and the red notes on joints that could not be
+    satisfied. A subclass says how its dimension is drawn: ``dim``, the poses of a body and
+    their action on points (``_pose_rows``, ``_to_global``), how a line is made
+    (``_plot_line``) and an artist moved (``_move``), where a joint is (``_anchor_coords``)
+    and how a red note is placed (``_note_place``, ``_note``).
+    """
+
+    dim = 2
+    #: The width of a rail fixed to ground.
+    _ground_rail_width = 1.0
+
+    def __init__(self, mech, ax, states, travel, grow_traces: bool) -> None:
+        self.mechanism = mech
+        self.ax = ax
+        self.states = states = _as_states(mech, states)
+        self.frame = 0
+        self.bodies: dict = {}
+        self.local: dict = {}
+        self.rods: dict = {}
+        self.rails: dict = {}
+        self.ground: list = []
+        self.drivers: dict = {}
+        self.traces: list = []
+        self.highlights: dict = {}
+        self.names: dict = {}
+        self.triads: tuple = ()
+        self._moving: list[_Moving] = []
+        self._extent: list[np.ndarray] = []
+        self._outline_coords: dict = {}
+        self._grow = grow_traces
+        self._trace_paths: list[np.ndarray] = []
+        bodies = (mech.ground, *mech.bodies)
+        self._poses = {b: self._pose_rows(b, states) for b in bodies}
+        if travel is not None:  # states whose slides the rails and racks must cover
+            travel = np.concatenate([states, np.atleast_2d(np.asarray(travel, dtype=float))])
+        else:
+            travel = states
+        self._travel = {b: self._pose_rows(b, travel) for b in bodies}
+        self._colors = {b: BODY_COLORS[i % len(BODY_COLORS)] for i, b in enumerate(mech.bodies)}
+        self._colors[mech.ground] = GROUND_COLOR
+
+    def _finish(self, result, highlight, tol: float) -> None:
+        """Mark the failed (and chosen) joints, show the first state, register the drawing."""
+        if result is not None or highlight:
+            self._highlight(result, highlight, tol)
+        self.set_frame(0)
+        _DRAWINGS[self.ax] = self
+
+    # -- public ---------------------------------------------------------------------------------
+    @property
+    def artists(self) -> list:
+        """The artists that move from frame to frame."""
+        return [m.artist for m in self._moving] + [a for pair in self.traces for a in pair]
+
+    def set_frame(self, i: int) -> list:
+        """Move the artists to state ``i`` (traces grow up to it); returns the moved artists."""
+        i = int(i)
+        self.frame = i
+        for m in self._moving:
+            self._move(m.artist, m.kind, m.coords[i])
+        if self._grow:
+            for (line, dot), path in zip(self.traces, self._trace_paths):
+                self._move(line, "line", path[:i + 1])
+                self._move(dot, "line", path[i:i + 1])
+        return self.artists
+
+    def outline(self, body: Body) -> np.ndarray:
+        """Global vertices ``(k, dim)`` of the body's outline in the frame shown."""
+        return self._outline_coords[body][self.frame].copy()
+
+    # -- what a subclass says ---------------------------------------------------------------------
+    @staticmethod
+    def _pose_rows(body: Body, states: np.ndarray) -> np.ndarray:
+        """Poses of ``body`` in the states ``(N, n)``, one row each."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _to_global(X: np.ndarray, pts: np.ndarray) -> np.ndarray:
+        """Global coordinates ``(N, k, dim)`` of local points ``(k, dim)`` at poses ``X``."""
+        raise NotImplementedError
+
+    def _plot_line(self, points: np.ndarray, **style):
+        """A line artist through ``points (k, dim)``, added to the Axes."""
+        raise NotImplementedError
+
+    def _move(self, artist, kind: str, c: np.ndarray) -> None:
+        """Put ``artist`` (a "line", "poly", "text" or "note") at the vertices ``c``."""
+        raise NotImplementedError
+
+    def _anchor_coords(self, j: Joint) -> np.ndarray:
+        """Global points ``(N, k, dim)`` that locate joint ``j`` (its red line)."""
+        raise NotImplementedError
+
+    def _note_place(self, anchor: np.ndarray) -> tuple[np.ndarray, bool]:
+        """The display point (pixels) of ``anchor`` and whether its note goes to the right."""
+        raise NotImplementedError
+
+    def _note(self, text: str, coords: np.ndarray, offset: tuple, right: bool):
+        """The red note ``text`` at ``coords[frame, 0]``, ``offset`` points away."""
+        raise NotImplementedError
+
+    # -- artists ------------------------------------------------------------------------------
+    def _coords(self, parts, poses=None) -> np.ndarray:
+        """Global coordinates ``(N, k, dim)`` of ``[(body, local points (k, dim)), ...]``."""
+        poses = self._poses if poses is None else poses
+        return np.concatenate([self._to_global(poses[b],
+                                               np.asarray(p, float).reshape(-1, self.dim))
+                               for b, p in parts], axis=1)
+
+    def _register(self, artist, coords: np.ndarray, kind: str = "line") -> None:
+        """Move ``artist`` with the drawing (to ``coords[i]`` in frame ``i``), within limits."""
+        self._moving.append(_Moving(artist, coords, kind))
+        self._extent.append(coords.reshape(-1, self.dim))
+
+    def _line(self, coords: np.ndarray, **style):
+        """A line through ``coords (N, k, dim)``, moved by :meth:`set_frame`."""
+        line = self._plot_line(coords[0], **style)
+        self._register(line, coords)
+        return line
+
+    def _add_line(self, parts, **style):
+        """A moving line through body points ``[(body, local points), ...]``, and its coords."""
+        coords = self._coords(parts)
+        return self._line(coords, **style), coords
+
+    def _text(self, coords: np.ndarray, text: str, **style):
+        """A text at ``coords[i, 0]`` in frame ``i``."""
+        art = self.ax.text(*coords[0, 0], text, **style)
+        self._moving.append(_Moving(art, coords, "text"))
+        return art
+
+    # -- steps of the construction shared by both dimensions --------------------------------------
+    def _symbol_size(self, probe: list) -> float:
+        """Set :attr:`size` (3 % of the extent of the points ``probe``); returns the extent."""
+        allp = np.concatenate(probe) if probe else np.zeros((1, self.dim))
+        allp = allp[np.all(np.isfinite(allp), axis=1)]
+        span = float(np.max(np.ptp(allp, axis=0))) if len(allp) else 1.0
+        self.size = 0.03 * (span if span > 0 else 1.0)
+        return span
+
+    def _add_rail(self, j: Joint, b1: Body, c: np.ndarray, u: np.ndarray,
+                  t: np.ndarray) -> tuple[float, float]:
+        """The rail of a sliding joint: along ``u`` through ``c`` (body-1 coordinates), past
+        the travel ``t`` of body 2's point along it at both ends."""
+        s = self.size
+        t = t[np.isfinite(t)]
+        lo = (float(t.min()) if t.size else 0.0) - 2.5 * s
+        hi = (float(t.max()) if t.size else 0.0) + 2.5 * s
+        if b1.is_ground:
+            style = {"color": GROUND_COLOR, "linewidth": self._ground_rail_width,
+                     "linestyle": "-.", "zorder": 1.5}
+        else:
+            style = {"color": self._colors[b1], "linewidth": 7.0, "alpha": 0.35,
+                     "solid_capstyle": "round", "zorder": 2.5}
+        self.rails[j], _ = self._add_line([(b1, np.array([c + lo * u, c + hi * u]))], **style)
+        return lo, hi
+
+    def _add_pins(self, pin_parts: list, weld_parts: list) -> None:
+        """Circles at the pins (white) and squares at the welds (dark), one line each."""
+        nowhere = [(self.mechanism.ground, np.full(self.dim, np.nan))]
+        self.pins, _ = self._add_line(pin_parts or nowhere, linestyle="none", marker="o",
+                                      markersize=6, markerfacecolor="white",
+                                      markeredgecolor="black", markeredgewidth=1.2, zorder=6)
+        self.welds, _ = self._add_line(weld_parts or nowhere, linestyle="none", marker="s",
+                                       markersize=6, markerfacecolor=GROUND_COLOR,
+                                       markeredgecolor="black", zorder=6)
+
+    def _driver_label(self, j, coords: np.ndarray, ha: str):
+        """A driver's name in orange at ``coords (N, 1, dim)``."""
+        return self._text(coords, j.name or j.label, color=DRIVER_COLOR, fontsize=9,
+                          fontweight="bold", ha=ha, va="bottom", zorder=9,
+                          bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none",
+                                "alpha": 0.7})
+
+    def _add_traces(self, trace: list, trace_paths) -> None:
+        """The path of every traced point (whole, or growing with the frames) and its dot."""
+        if trace_paths is None:
+            trace_paths = [self._coords([(b, p)])[:, 0, :] for b, p in trace]
+        for k, ((b, p), path) in enumerate(zip(trace, trace_paths)):
+            path = np.asarray(path, float)
+            color = TRACE_COLORS[k % len(TRACE_COLORS)]
+            here = self._coords([(b, p)])
+            line = self._plot_line(path, color=color, linewidth=1.5, alpha=0.9, zorder=4)
+            dot = self._plot_line(here[0], linestyle="none", marker="o", markersize=5,
+                                  color=color, zorder=7)
+            self.traces.append((line, dot))
+            self._trace_paths.append(path)
+            self._extent.append(path)
+            if not self._grow:
+                self._register(dot, here)
+
+    def _add_triads(self, length: float) -> None:
+        """The axes of every body frame (and of ground's), one line per axis."""
+        d = self.dim
+        lines = []
+        for k, color in enumerate(TRIAD_COLORS[:d]):
+            tip = np.zeros(d)
+            tip[k] = length
+            parts = [(b, np.array([np.zeros(d), tip, np.full(d, np.nan)]))
+                     for b in (self.mechanism.ground, *self.mechanism.bodies)]
+            line, _ = self._add_line(parts, color=color, linewidth=1.5, zorder=5)
+            lines.append(line)
+        self.triads = tuple(lines)
+
+    def _add_names(self) -> None:
+        """Every body's name at the middle of its outline."""
+        for b, coords in self._outline_coords.items():
+            centre = np.nanmean(coords, axis=1)[:, None, :]
+            self.names[b] = self._text(centre, b.name, fontsize=8, ha="center", va="center",
+                                       zorder=9, color="black",
+                                       bbox={"boxstyle": "round,pad=0.2", "fc": "white",
+                                             "ec": "none", "alpha": 0.7})
+
+    def _highlight(self, result, highlight, tol: float) -> None:
+        """Joints in red, each with a note beside it (clear of the others), largest first."""
+        chosen, residuals = _failed_joints(self.mechanism, result, highlight, tol)
+        ax = self.ax
+        ax.apply_aspect()
+        scale = 72.0 / ax.figure.dpi
+        boxes: list = []  # note boxes, in points
+        for j in chosen:
+            coords = self._anchor_coords(j)
+            line = self._line(coords, **_HIGHLIGHT_LINE)
+            text = _note_text(j, residuals)
+            # Beside the joint, away from the middle of the plot, clear of earlier notes.
+            a, right = self._note_place(coords[self.frame, 0])
+            offset = _note_offset(a * scale, right, text, boxes)
+            self.highlights[j] = (line, self._note(text, coords, offset, right))
+            if j in self.drivers:  # the red label names it
+                self.drivers[j][1].set_visible(False)
