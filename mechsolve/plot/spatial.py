@@ -1,6 +1,6 @@
-"""Drawing and animation of spatial mechanisms (``Mechanism(dim=3)``) in mplot3d.
+"""The drawing of a spatial mechanism (``Mechanism(dim=3)``, :class:`Drawing3D`) in mplot3d.
 
-:func:`mechsolve.plot.draw` and :func:`mechsolve.plot.animate` come here for a spatial
+:func:`mechsolve.plot.draw` and :func:`mechsolve.plot.animate` make it for a spatial
 mechanism; use them rather than this module. What is drawn, in global coordinates:
 
 * every body as the polyline through its joint attachment points (the origins of the joint
@@ -26,7 +26,10 @@ mechanism; use them rather than this module. What is drawn, in global coordinate
   their residuals (the labels follow the view when it is turned).
 
 The axes are scaled equally: the limits cover the drawing (an animation's whole motion, so the
-view does not jump) and the box aspect is set to their ranges.
+view does not jump) and the box aspect is set to their ranges. What the planar and spatial
+drawings share is :class:`~mechsolve.plot._base._DrawingBase`; where the joints attach is read
+by :mod:`mechsolve.plot._spatial_geometry`. This module imports matplotlib as it loads: the
+package loads it on the first spatial drawing.
 
 Examples
 --------
@@ -39,6 +42,11 @@ Examples
 (6, 3)
 >>> len(drawing.rods)  # the six legs
 6
+>>> model = ms.models_spatial.spherical_fourbar()
+>>> ax = ms.plot.draw(model.mechanism, Figure().add_subplot(projection="3d"), frames=True)
+>>> drawing = ms.plot.get_drawing(ax)
+>>> sorted(body.name for body in drawing.bodies), len(drawing.triads)
+(['coupler', 'crank', 'rocker'], 3)
 """
 
 from __future__ import annotations
@@ -46,277 +54,60 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.text import Annotation
 from matplotlib.transforms import IdentityTransform
+from mpl_toolkits.mplot3d import proj3d
+from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
 from .. import plot as _plot
-from ..body import Body
 from ..joints._drivers import CoordinateDriver
-from ..joints._end_effectors import PointDistanceEndEffector, _compose, _LinkEndEffector
-from ..joints._links import (
-    DHLink,
-    LinkJoint,
-    PrismaticLink,
-    RevoluteLink,
-    SerialChain,
-    chain_forward,
-)
+from ..joints._end_effectors import _LinkEndEffector
+from ..joints._links import SerialChain, chain_forward
 from ..joints._spatial import (
-    AngleCoupler,
     Cylindrical,
     SpatialAngleDriver,
     SpatialDistance,
     SpatialDistanceDriver,
     SpatialDriver,
     SpatialFixed,
-    SpatialPointOnLine,
-    SpatialPrismatic,
-    SpatialRevolute,
     SpatialSlideDriver,
     Universal,
-    _FrameJoint,
 )
 from ..joints.base import DriverJoint, Joint
 from ..spatial._quat import quat_conjugate, quat_rotate
 from ._base import (
-    _DRAWINGS,
-    _HIGHLIGHT_LINE,
     _NOTE_STYLE,
     BODY_COLORS,
     DRIVER_COLOR,
     GROUND_COLOR,
-    TRACE_COLORS,
-    TRIAD_COLORS,
-    _as_states,
     _check_mechanism,
     _check_trace,
-    _failed_joints,
+    _DrawingBase,
     _is_3d,
     _Moving,
-    _nan_join,
-    _note_offset,
-    _note_text,
     _unique,
+)
+from ._spatial_geometry import (
+    _EX,
+    _EY,
+    _EZ,
+    _anchor_parts,
+    _arc_arrow,
+    _attachments,
+    _axis_of,
+    _directions,
+    _double_arrow,
+    _joint_frames,
+    _outline,
+    _perp,
+    _pivot_axes,
+    _poses,
+    _rail_of,
+    _sector,
+    _target,
+    _transform,
 )
 from .shapes import _shape_of
 
 __all__ = ["Drawing3D", "draw", "animate"]
-
-_EX, _EY, _EZ = np.eye(3)
-
-
-# -- geometry ----------------------------------------------------------------------------------
-def _poses(body: Body, states: np.ndarray) -> np.ndarray:
-    """Poses ``(N, 7)`` (position, quaternion) of ``body`` in the states ``(N, n)``."""
-    if body.is_ground:
-        out = np.zeros((len(states), 7))
-        out[:, 3] = 1.0
-        return out
-    i = 7 * body.index
-    return states[:, i:i + 7]
-
-
-def _transform(X: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """Global coordinates ``(N, k, 3)`` of local points ``(k, 3)`` at poses ``(N, 7)``."""
-    return X[:, None, :3] + quat_rotate(X[:, None, 3:], pts[None, :, :])
-
-
-def _outline(points: np.ndarray) -> tuple[np.ndarray, bool, bool]:
-    """Order attachment points into ``(vertices, closed, flat)``.
-
-    Collinear points are sorted along their line (an open polyline); others go round their
-    mean plane (a closed ring), ``flat`` when they lie in it (a polygon that can be filled).
-    """
-    if len(points) <= 2:
-        return points, False, False
-    c = points.mean(axis=0)
-    d = points - c
-    _, sv, vt = np.linalg.svd(d, full_matrices=False)
-    if sv[1] <= 1e-9 * max(sv[0], 1e-300):
-        return points[np.argsort(d @ vt[0])], False, False
-    order = np.argsort(np.arctan2(d @ vt[1], d @ vt[0]))
-    flat = len(sv) < 3 or sv[2] <= 1e-6 * sv[0]
-    return points[order], True, bool(flat)
-
-
-def _sector(centre: np.ndarray, axes: list, origin: np.ndarray, radius: float):
-    """Outline of a link of a spherical linkage: its revolute axes meet at ``centre``.
-
-    The link is the sector (two axes) or spherical polygon (more) on the sphere of ``radius``
-    about ``centre``, between the points where the axes, turned towards the body's
-    ``origin``, pierce it. Returns ``(vertices, closed, flat)`` like :func:`_outline`.
-    """
-    w = origin - centre
-    r = float(radius)
-    dirs: list[np.ndarray] = []
-    for u in axes:
-        u = u if np.dot(u, w) >= 0.0 else -u
-        if not any(np.linalg.norm(np.cross(u, v)) <= 1e-6 for v in dirs):
-            dirs.append(u)
-    if len(dirs) < 2:
-        raise ValueError("a spherical link needs two joint axes that are not parallel")
-
-    def arc(a, b, n=24):
-        angle = np.arccos(np.clip(np.dot(a, b), -1.0, 1.0))
-        t = np.linspace(0.0, 1.0, n)[:, None]
-        return centre + r * (np.sin((1 - t) * angle) * a + np.sin(t * angle) * b) / np.sin(angle)
-
-    if len(dirs) == 2:
-        return np.concatenate([centre[None], arc(*dirs)]), True, True
-    m = np.mean(dirs, axis=0)
-    m = m / np.linalg.norm(m) if np.linalg.norm(m) > 1e-9 else dirs[0]
-    e1 = _perp(m)
-    e2 = np.cross(m, e1)
-    dirs.sort(key=lambda u: np.arctan2(np.dot(u, e2), np.dot(u, e1)))
-    ring = np.concatenate([arc(a, b)[:-1] for a, b in zip(dirs, dirs[1:] + dirs[:1])])
-    return ring, True, False
-
-
-def _n_directions(axes) -> int:
-    """How many of the unit vectors ``axes`` are not parallel to one another."""
-    dirs: list[np.ndarray] = []
-    for u in axes:
-        if not any(np.linalg.norm(np.cross(u, v)) <= 1e-6 for v in dirs):
-            dirs.append(u)
-    return len(dirs)
-
-
-def _perp(u: np.ndarray) -> np.ndarray:
-    """A unit vector perpendicular to the unit vector ``u``."""
-    a = _EX if abs(u[0]) < 0.9 else _EY
-    v = np.cross(u, a)
-    return v / np.linalg.norm(v)
-
-
-def _arrowhead(tip, direction, normal, size) -> np.ndarray:
-    """An open arrowhead (a 'V' in the plane of ``direction`` and ``normal``) at ``tip``."""
-    back = tip - size * direction
-    return np.array([back + 0.6 * size * normal, tip, back - 0.6 * size * normal])
-
-
-def _arc_arrow(centre, axis, e1, radius, head) -> np.ndarray:
-    """An arc arrow about ``axis`` through ``centre`` (the mark of a driven angle)."""
-    e2 = np.cross(axis, e1)
-    t = np.linspace(np.radians(-60), np.radians(200), 40)
-    arc = centre + radius * (np.cos(t)[:, None] * e1 + np.sin(t)[:, None] * e2)
-    tangent = -np.sin(t[-1]) * e1 + np.cos(t[-1]) * e2
-    return _nan_join([arc, _arrowhead(arc[-1], tangent, np.cross(axis, tangent), head)],
-                     dim=3)
-
-
-def _double_arrow(centre, u, half, head) -> np.ndarray:
-    """A double-headed arrow along the unit vector ``u``, centred on ``centre``."""
-    n = _perp(u)
-    a, b = centre - half * u, centre + half * u
-    return _nan_join([np.array([a, b]), _arrowhead(b, u, n, head), _arrowhead(a, -u, n, head)],
-                     dim=3)
-
-
-# -- what a joint attaches to ------------------------------------------------------------------
-def _rows(j: Joint) -> tuple:
-    return tuple(getattr(type(j), "_rows", ()))
-
-
-def _joint_frames(j: Joint) -> list:
-    """``[(body, origin, quaternion), ...]`` of the joint frames of a frame or link joint."""
-    p = j._p
-    if isinstance(j, _FrameJoint):
-        return [(j.bodies[0], p[0:3].copy(), p[3:7].copy()),
-                (j.bodies[1], p[7:10].copy(), p[10:14].copy())]
-    if isinstance(j, LinkJoint):
-        pa, fa = _compose(p[0:3], p[3:7], p[7:10], p[10:14])  # frame1, then the precursor
-        return [(j.bodies[0], pa, fa), (j.bodies[1], p[14:17].copy(), p[17:21].copy())]
-    return []
-
-
-def _slides(j: Joint) -> bool:
-    """A prismatic or cylindrical joint: its body-2 point is anywhere on the rail."""
-    rows = _rows(j)
-    return isinstance(j, _FrameJoint) and "x" in rows and "y" in rows and "rx" in rows
-
-
-def _attachments(j: Joint) -> list:
-    """``[(body, local point), ...]`` where a joint attaches (the vertices of its bodies).
-
-    Joints whose origins meet (revolute, spherical, universal, fixed), rods and link joints
-    attach at both frame origins; a point-on-line or point-on-plane at its body-2 point;
-    prismatic, cylindrical, planar and axis-only joints nowhere (their rails show them); an
-    end effector at its point on the link. Any other joint class can say where it attaches by
-    defining ``plot_points(self) -> [(body, (x, y, z)), ...]`` (body coordinates).
-    """
-    if isinstance(j, DriverJoint) and not isinstance(j, SpatialDistanceDriver):
-        return []
-    if isinstance(j, LinkJoint):
-        return [(b, p) for b, p, _ in _joint_frames(j)]
-    if isinstance(j, _FrameJoint):
-        rows = _rows(j)
-        frames = _joint_frames(j)
-        if isinstance(j, SpatialDistance) or {"gx", "gy", "gz"} <= set(rows) or \
-                {"x", "y", "z"} <= set(rows):
-            return [(b, p) for b, p, _ in frames]
-        if any(r in rows for r in ("x", "y", "z")) and not _slides(j) and \
-                not {"rx", "ry"} <= set(rows):
-            return [(frames[1][0], frames[1][1])]
-        return []
-    if isinstance(j, _LinkEndEffector):
-        return [(j.bodies[1], j._p[7:10].copy())]
-    hook = getattr(j, "plot_points", None)
-    if callable(hook):
-        out = []
-        for b, p in hook():
-            q = np.asarray(p, dtype=float)
-            if q.shape != (3,):
-                raise ValueError(f"{type(j).__name__}.plot_points must give (body, (x, y, z)) "
-                                 f"pairs, got a point of shape {q.shape}")
-            out.append((b, q))
-        return out
-    return []
-
-
-def _pivot_axes(j: Joint) -> list:
-    """``[(body, origin, axis), ...]`` (body coordinates) of a revolute-type joint's axes.
-
-    Used to draw the links of spherical linkages, whose joint origins all coincide.
-    """
-    if isinstance(j, (SpatialRevolute, Cylindrical, Universal)):
-        return [(b, c, quat_rotate(f, _EZ)) for b, c, f in _joint_frames(j)]
-    if isinstance(j, RevoluteLink):
-        return [(b, c, quat_rotate(f, j._p[21:24])) for b, c, f in _joint_frames(j)]
-    return []
-
-
-def _target(j: Joint):
-    """``(reference body, local point)`` of an end effector's target, or None."""
-    if not isinstance(j, _LinkEndEffector):
-        return None
-    if j._target_kind not in ("frame", "point") and not isinstance(j, PointDistanceEndEffector):
-        return None
-    p = j._p
-    pg, _ = _compose(p[0:3], p[3:7], p[14:17], p[17:21])
-    return j.bodies[0], pg
-
-
-def _axis_of(j: Joint):
-    """``(body, centre, axis, x axis)`` (body-1 coordinates) of a revolute-type joint."""
-    frames = _joint_frames(j)
-    if isinstance(j, (SpatialRevolute, Cylindrical)):
-        b, c, f = frames[0]
-        return b, c, quat_rotate(f, _EZ), quat_rotate(f, _EX)
-    if isinstance(j, RevoluteLink) or (isinstance(j, DHLink) and j._p[25] == 0.0):
-        b, c, f = frames[0]
-        u = quat_rotate(f, j._p[21:24] if isinstance(j, RevoluteLink) else _EZ)
-        return b, c, u, _perp(u)
-    return None
-
-
-def _rail_of(j: Joint):
-    """``(body 1, point, axis)`` (body-1 coordinates) of a joint that slides along a line."""
-    if isinstance(j, (SpatialPrismatic, Cylindrical, SpatialPointOnLine)) or \
-            (_slides(j) and isinstance(j, _FrameJoint)):
-        b, c, f = _joint_frames(j)[0]
-        return b, c, quat_rotate(f, _EZ)
-    if isinstance(j, PrismaticLink) or (isinstance(j, DHLink) and j._p[25] == 1.0):
-        b, c, f = _joint_frames(j)[0]
-        return b, c, quat_rotate(f, j._p[21:24] if isinstance(j, PrismaticLink) else _EZ)
-    return None
 
 
 class _Note3D(Annotation):
@@ -327,8 +118,6 @@ class _Note3D(Annotation):
         self.xyz = np.asarray(xyz, dtype=float)
 
     def draw(self, renderer):
-        from mpl_toolkits.mplot3d import proj3d
-
         x, y, _ = proj3d.proj_transform(*self.xyz, self.axes.M)
         self.xy = (float(x), float(y))
         super().draw(renderer)
@@ -354,7 +143,7 @@ def _check_view(view):
 
 
 # -- the drawing -------------------------------------------------------------------------------
-class Drawing3D:
+class Drawing3D(_DrawingBase):
     """The artists of one spatial mechanism drawing (mplot3d), kept to be moved or inspected.
 
     Made by :func:`mechsolve.plot.draw` (``get_drawing(ax)`` returns it) and
@@ -406,6 +195,11 @@ class Drawing3D:
         The size of the symbols (3 % of the extent).
     """
 
+    dim = 3
+    _ground_rail_width = 1.5
+    _pose_rows = staticmethod(_poses)
+    _to_global = staticmethod(_transform)
+
     def __init__(self, mech, ax=None, *, states=None, trace=(), trace_paths=None,
                  grow_traces: bool = False, shapes=None, names: bool = False,
                  show_ground: bool = True, show_drivers: bool = True, result=None,
@@ -416,118 +210,103 @@ class Drawing3D:
                             "one is drawn by mechsolve.plot.Drawing")
         view = _check_view(view)
         if ax is None:
-            import matplotlib.pyplot as plt
+            import matplotlib.pyplot as plt  # pyplot only when a figure is to be made
 
             ax = plt.figure(figsize=(6.4, 5.6)).add_subplot(projection="3d")
         _check_3d_axes(ax)
-        self.mechanism = mech
-        self.ax = ax
-        self.states = states = _as_states(mech, states)
-        self.frame = 0
-        self.bodies: dict = {}
+        super().__init__(mech, ax, states, travel, grow_traces)
         self.fills: dict = {}
-        self.local: dict = {}
-        self.rods: dict = {}
         self.joint_axes: dict = {}
-        self.rails: dict = {}
         self.chains: dict = {}
         self.targets: dict = {}
-        self.ground: list = []
-        self.drivers: dict = {}
-        self.triads: tuple = ()
-        self.traces: list = []
-        self.highlights: dict = {}
-        self.names: dict = {}
-        self._moving: list[_Moving] = []
-        self._extent: list[np.ndarray] = []
-        self._grow = grow_traces
-        self._trace_paths: list[np.ndarray] = []
-        bodies = (mech.ground, *mech.bodies)
-        self._poses = {b: _poses(b, states) for b in bodies}
-        self._travel_states = states if travel is None else \
-            np.concatenate([states, np.atleast_2d(np.asarray(travel, dtype=float))])
-        self._travel = {b: _poses(b, self._travel_states) for b in bodies}
-        self._colors = {b: BODY_COLORS[i % len(BODY_COLORS)]
-                        for i, b in enumerate(mech.bodies)}
-        self._colors[mech.ground] = GROUND_COLOR
         ax.computed_zorder = False  # layers by zorder: fills, bodies, rods, pins, labels
         trace = _check_trace(mech, trace)
         self._build(trace, trace_paths, shapes or {}, bool(names), bool(show_ground),
                     bool(show_drivers), bool(body_frames), bool(joint_axes), view,
                     float(zoom))
-        if result is not None or highlight:
-            self._highlight(result, highlight, tol)
-        self.set_frame(0)
-        _DRAWINGS[ax] = self
-
-    # -- public ---------------------------------------------------------------------------------
-    @property
-    def artists(self) -> list:
-        """The artists that move from frame to frame."""
-        return [m.artist for m in self._moving] + [a for pair in self.traces for a in pair]
-
-    def set_frame(self, i: int) -> list:
-        """Move the artists to state ``i`` (traces grow up to it); returns the moved artists."""
-        i = int(i)
-        self.frame = i
-        for m in self._moving:
-            c = m.coords[i]
-            if m.kind == "line":
-                m.artist.set_data_3d(c[:, 0], c[:, 1], c[:, 2])
-            elif m.kind == "poly":
-                m.artist.set_verts([c])
-            elif m.kind == "text":
-                m.artist.set_position_3d(c[0])
-            else:  # a red note
-                m.artist.xyz = c[0].copy()
-        if self._grow:
-            for (line, dot), path in zip(self.traces, self._trace_paths):
-                line.set_data_3d(path[:i + 1, 0], path[:i + 1, 1], path[:i + 1, 2])
-                dot.set_data_3d(path[i:i + 1, 0], path[i:i + 1, 1], path[i:i + 1, 2])
-        return self.artists
-
-    def outline(self, body: Body) -> np.ndarray:
-        """Global vertices ``(k, 3)`` of the body's outline in the frame shown."""
-        return self._outline_coords[body][self.frame].copy()
-
-    # -- construction ---------------------------------------------------------------------------
-    def _coords(self, parts, poses=None) -> np.ndarray:
-        """Global coordinates ``(N, k, 3)`` of ``[(body, local points (k, 3)), ...]``."""
-        poses = self._poses if poses is None else poses
-        return np.concatenate([_transform(poses[b], np.asarray(p, float).reshape(-1, 3))
-                               for b, p in parts], axis=1)
-
-    def _line(self, coords, register: bool = True, **style):
-        """A Line3D through ``coords (N, k, 3)`` (moved by set_frame when registered)."""
-        c = coords[0]
-        (line,) = self.ax.plot(c[:, 0], c[:, 1], c[:, 2], **style)
-        if register:
-            self._moving.append(_Moving(line, coords, "line"))
-        self._extent.append(coords.reshape(-1, 3))
-        return line
-
-    def _add_line(self, parts, **style):
-        coords = self._coords(parts)
-        return self._line(coords, **style), coords
-
-    def _text(self, coords, text, **style):
-        c = coords[0, 0]
-        art = self.ax.text(c[0], c[1], c[2], text, **style)
-        self._moving.append(_Moving(art, coords, "text"))
-        return art
+        self._finish(result, highlight, tol)
 
     def _build(self, trace, trace_paths, shapes, names, show_ground, show_drivers,
                body_frames, joint_axes, view, zoom) -> None:
-        from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+        mech = self.mechanism
+        points, traced, pivots, ground_pts = self._attachment_points(trace)
+        chains = {j: self._chain_coords(j) for j in mech.joints if isinstance(j, SerialChain)}
+        probe = [self._coords([(b, _unique(points[b] + traced[b], dim=3))]).reshape(-1, 3)
+                 for b in mech.bodies if points[b] or traced[b]]
+        probe += [self._coords([(b, np.zeros(3))]).reshape(-1, 3) for b in mech.bodies]
+        probe += [c.reshape(-1, 3) for c in chains.values()]
+        probe += [ground_pts] + [np.asarray(p, float) for p in (trace_paths or [])]
+        span = self._symbol_size(probe)
+        if show_ground and len(ground_pts):
+            self._add_ground(ground_pts)
+        self._add_bodies(points, traced, self._spherical_links(points, pivots), shapes, span)
+        self._add_chains(chains)
+        for j in mech.joints:  # rails of sliding joints, over the travel of the body-2 points
+            rail = _rail_of(j)
+            if rail is not None:
+                self._rail(j, *rail)
+        self._add_joint_marks(joint_axes)
+        self._add_targets()
+        if show_drivers:
+            for j in mech.drivers:
+                self._driver(j)
+        self._add_traces(trace, trace_paths)
+        if body_frames:  # x, y, z axes of every body (and of ground, the global frame)
+            self._add_triads(3.5 * self.size)
+        if names:
+            self._add_names()
+        self._set_limits(view, zoom)
 
-        mech, ax = self.mechanism, self.ax
-        joints = mech.joints
-        # Attachment points of every body (from the joints and the traced points), of ground.
+    # -- how a spatial drawing draws --------------------------------------------------------------
+    def _plot_line(self, points: np.ndarray, **style):
+        (line,) = self.ax.plot(points[:, 0], points[:, 1], points[:, 2], **style)
+        return line
+
+    def _move(self, artist, kind: str, c: np.ndarray) -> None:
+        if kind == "line":
+            artist.set_data_3d(c[:, 0], c[:, 1], c[:, 2])
+        elif kind == "poly":
+            artist.set_verts([c])
+        elif kind == "text":
+            artist.set_position_3d(c[0])
+        else:  # a red note
+            artist.xyz = c[0].copy()
+
+    def _anchor_coords(self, j: Joint) -> np.ndarray:
+        if isinstance(j, SerialChain):
+            return self._chain_coords(j)[:, -1:, :]  # the tool
+        return self._coords(_anchor_parts(j, self.mechanism.ground))
+
+    def _note_place(self, anchor: np.ndarray) -> tuple[np.ndarray, bool]:
+        a = self._display(anchor)
+        bbox = self.ax.get_window_extent()
+        return a, bool(a[0] <= 0.5 * (bbox.x0 + bbox.x1))
+
+    def _note(self, text: str, coords: np.ndarray, offset: tuple, right: bool):
+        note = _Note3D(text, coords[self.frame, 0], xytext=offset, textcoords="offset points",
+                       ha="left" if right else "right", **_NOTE_STYLE)
+        note.set_transform(IdentityTransform())
+        note.set_clip_on(False)
+        self.ax.add_artist(note)
+        self._moving.append(_Moving(note, coords[:, :1, :], "note"))
+        return note
+
+    def _display(self, xyz) -> np.ndarray:
+        """Display coordinates (pixels) of a global point in the current view."""
+        ax = self.ax
+        x, y, _ = proj3d.proj_transform(*np.asarray(xyz, float), ax.get_proj())
+        return ax.transData.transform((float(x), float(y)))
+
+    # -- what is where ------------------------------------------------------------------------
+    def _attachment_points(self, trace) -> tuple[dict, dict, dict, np.ndarray]:
+        """Where the joints attach: ``Body -> [local point, ...]``, the traced points the
+        same way, ``Body -> [(point, revolute axis), ...]``, and ground's points ``(k, 3)``."""
+        mech = self.mechanism
         points: dict = {b: [] for b in mech.bodies}
         traced: dict = {b: [] for b in mech.bodies}
         pivots: dict = {b: [] for b in mech.bodies}
         ground_pts: list[np.ndarray] = []
-        for j in joints:
+        for j in mech.joints:
             for b, p in _attachments(j):
                 if b.is_ground:
                     if not isinstance(j, _LinkEndEffector):
@@ -540,73 +319,80 @@ class Drawing3D:
         for b, p in trace:
             if not b.is_ground:
                 traced[b].append(np.asarray(p, float))
-        ground_pts_arr = _unique(ground_pts, dim=3)
-        chains = {j: self._chain_coords(j) for j in joints if isinstance(j, SerialChain)}
+        return points, traced, pivots, _unique(ground_pts, dim=3)
 
-        # Size of the symbols from the extent of everything over all states.
-        probe = [self._coords([(b, _unique(points[b] + traced[b], dim=3))]).reshape(-1, 3)
-                 for b in mech.bodies if points[b] or traced[b]]
-        probe += [self._coords([(b, np.zeros(3))]).reshape(-1, 3) for b in mech.bodies]
-        probe += [c.reshape(-1, 3) for c in chains.values()]
-        probe += [ground_pts_arr] + [np.asarray(p, float) for p in (trace_paths or [])]
-        allp = np.concatenate(probe) if probe else np.zeros((1, 3))
-        allp = allp[np.all(np.isfinite(allp), axis=1)]
-        span = float(np.max(np.ptp(allp, axis=0))) if len(allp) else 1.0
-        self.size = s = 0.03 * (span if span > 0 else 1.0)
+    def _chain_coords(self, j: SerialChain) -> np.ndarray:
+        """Global points ``(N, n + 2, 3)`` of a serial chain: base, joints, tool."""
+        n = j.n_joints
+        start = self.mechanism._coord_start + j._coord_offset
+        Q = self.states[:, start:start + n]
+        geom, kinds, _ = SerialChain._split(j._p, n)
+        C, tip = chain_forward(geom, kinds, Q)
+        local = np.concatenate([np.broadcast_to(geom[0, :, 3], (len(Q), 1, 3)),
+                                C[:, :, :3, 3], tip[:, None, :3, 3]], axis=1)
+        X = self._poses[j.bodies[0]]
+        return X[:, None, :3] + quat_rotate(X[:, None, 3:], local)
 
-        # Ground: a plate through three or more points, a dashed line through two, triangles.
-        if show_ground and len(ground_pts_arr):
-            g = GROUND_COLOR
-            local, closed, flat = _outline(ground_pts_arr)
-            if len(local) >= 2:
-                ring = np.concatenate([local, local[:1]]) if closed else local
-                (line,) = ax.plot(ring[:, 0], ring[:, 1], ring[:, 2], color=g,
-                                  linewidth=1.2 if closed else 1.5,
-                                  linestyle="-" if closed else (0, (5, 3)), zorder=1.5)
-                self.ground.append(line)
-                if closed and flat:
-                    plate = Poly3DCollection([local], facecolor="#bbbbbb", edgecolor="none",
-                                             alpha=0.3, zorder=1)
-                    ax.add_collection3d(plate)
-                    self.ground.append(plate)
-            else:  # one point (a robot's base): a small plate under it
-                t = np.linspace(0.0, 2 * np.pi, 33)
-                disc = local[0] + 2.5 * s * np.column_stack([np.cos(t), np.sin(t),
-                                                             np.zeros_like(t)])
-                plate = Poly3DCollection([disc], facecolor="#bbbbbb", edgecolor=g,
-                                         linewidth=1.0, alpha=0.5, zorder=1)
-                ax.add_collection3d(plate)
-                self.ground.append(plate)
-                self._extent.append(disc)
-            (marks,) = ax.plot(local[:, 0], local[:, 1], local[:, 2], linestyle="none",
-                               marker="^", markersize=9, markerfacecolor=g,
-                               markeredgecolor="black", markeredgewidth=0.8, zorder=5.5)
-            self.ground.append(marks)
-            self._extent.append(ground_pts_arr)
-
-        # Links of spherical linkages (their joint origins coincide, the axes differ) are
-        # drawn on one sphere per centre, through the body origin farthest from it.
-        spherical = {}
-        for b in mech.bodies:
+    def _spherical_links(self, points: dict, pivots: dict) -> dict:
+        """``Body -> (joint point, axes, radius)`` of the links of spherical linkages: their
+        joint origins coincide and the axes differ; they are drawn on one sphere per centre,
+        through the body origin farthest from it."""
+        s = self.size
+        found = {}
+        for b in self.mechanism.bodies:
             joint_pts = _unique(points[b], dim=3)
             if len(joint_pts) == 1:
                 axes = [u for p, u in pivots[b] if np.max(np.abs(p - joint_pts[0])) <= 1e-9]
-                if _n_directions(axes) >= 2:
+                if len(_directions(axes)) >= 2:
                     centre = self._coords([(b, joint_pts[0])])[0, 0]
-                    spherical[b] = (joint_pts[0], axes, centre)
-        sphere = {}
-        for b, (_, _, g) in spherical.items():
-            same = [o for o, (_, _, g2) in spherical.items() if np.linalg.norm(g2 - g) <= s]
+                    found[b] = (joint_pts[0], axes, centre)
+        links = {}
+        for b, (point, axes, g) in found.items():
+            same = [o for o, (_, _, g2) in found.items() if np.linalg.norm(g2 - g) <= s]
             # the distance of each body's origin from the centre (its local joint point)
-            sphere[b] = max(max(float(np.linalg.norm(spherical[o][0])) for o in same), 10 * s)
+            radius = max(max(float(np.linalg.norm(found[o][0])) for o in same), 10 * s)
+            links[b] = (point, axes, radius)
+        return links
 
-        # Bodies.
-        self._outline_coords = {}
-        for b in mech.bodies:
+    # -- ground and bodies --------------------------------------------------------------------
+    def _add_ground(self, ground_pts: np.ndarray) -> None:
+        """A plate through three or more ground points, a dashed line through two, a disc
+        under one (a robot's base); triangles at them."""
+        ax, s, g = self.ax, self.size, GROUND_COLOR
+        local, closed, flat = _outline(ground_pts)
+        if len(local) >= 2:
+            ring = np.concatenate([local, local[:1]]) if closed else local
+            self.ground.append(self._plot_line(ring, color=g, linewidth=1.2 if closed else 1.5,
+                                               linestyle="-" if closed else (0, (5, 3)),
+                                               zorder=1.5))
+            if closed and flat:
+                plate = Poly3DCollection([local], facecolor="#bbbbbb", edgecolor="none",
+                                         alpha=0.3, zorder=1)
+                ax.add_collection3d(plate)
+                self.ground.append(plate)
+        else:  # one point (a robot's base): a small plate under it
+            t = np.linspace(0.0, 2 * np.pi, 33)
+            disc = local[0] + 2.5 * s * np.column_stack([np.cos(t), np.sin(t),
+                                                         np.zeros_like(t)])
+            plate = Poly3DCollection([disc], facecolor="#bbbbbb", edgecolor=g, linewidth=1.0,
+                                     alpha=0.5, zorder=1)
+            ax.add_collection3d(plate)
+            self.ground.append(plate)
+            self._extent.append(disc)
+        self.ground.append(self._plot_line(local, linestyle="none", marker="^", markersize=9,
+                                           markerfacecolor=g, markeredgecolor="black",
+                                           markeredgewidth=0.8, zorder=5.5))
+        self._extent.append(ground_pts)
+
+    def _add_bodies(self, points: dict, traced: dict, spherical: dict, shapes: dict,
+                    span: float) -> None:
+        """Every moving body as the line through its outline, filled when it is flat."""
+        for b in self.mechanism.bodies:
             color = self._colors[b]
-            shape = _shape_of(b, shapes)
             style = {"color": color, "linewidth": 4.0, "solid_capstyle": "round",
                      "solid_joinstyle": "round", "zorder": 3}
+            fill_style = {"facecolor": color, "alpha": 0.3}
+            shape = _shape_of(b, shapes)
             if shape is not None:
                 local, closed = shape.points, shape.closed
                 flat = closed and _outline(local)[2]
@@ -614,17 +400,11 @@ class Drawing3D:
                               if k not in ("facecolor", "edgecolor", "alpha")})
                 fill_style = {"facecolor": shape.style.get("facecolor", style["color"]),
                               "alpha": shape.style.get("alpha", 0.3)}
+            elif b in spherical:  # the joints meet at one point, the axes differ
+                centre, axes, radius = spherical[b]
+                local, closed, flat = _sector(centre, axes, np.zeros(3), radius)
             else:
-                if b in spherical:  # the joints meet at one point, the axes differ
-                    centre, axes, _ = spherical[b]
-                    local, closed, flat = _sector(centre, axes, np.zeros(3), sphere[b])
-                else:
-                    local, closed, flat = _outline(_unique(points[b] + traced[b], dim=3))
-                if len(local) == 0:
-                    local = np.zeros((1, 3))
-                if len(local) == 1 and np.max(np.abs(local[0])) > 1e-9 * max(span, 1e-300):
-                    local = np.array([local[0], np.zeros(3)])  # to the body's origin
-                fill_style = {"facecolor": color, "alpha": 0.3}
+                local, closed, flat = self._joint_outline(points[b] + traced[b], span)
             if len(local) == 1:
                 style.update(marker="s", markersize=10, markerfacecolor=color,
                              markeredgecolor="black", markeredgewidth=0.8, linestyle="none")
@@ -633,30 +413,51 @@ class Drawing3D:
             coords = self._coords([(b, local)])
             if closed and flat:
                 poly = Poly3DCollection([coords[0]], edgecolor="none", zorder=2, **fill_style)
-                ax.add_collection3d(poly)
+                self.ax.add_collection3d(poly)
                 self._moving.append(_Moving(poly, coords, "poly"))
                 self.fills[b] = poly
             self.bodies[b] = art
             self.local[b] = np.asarray(local, float)
             self._outline_coords[b] = coords
 
-        # Collapsed serial chains: the polyline of their joints.
+    @staticmethod
+    def _joint_outline(pts: list, span: float) -> tuple[np.ndarray, bool, bool]:
+        """The outline through a body's points; one point off the origin is a segment to it,
+        none is the origin."""
+        local, closed, flat = _outline(_unique(pts, dim=3))
+        if len(local) == 0:
+            local = np.zeros((1, 3))
+        if len(local) == 1 and np.max(np.abs(local[0])) > 1e-9 * max(span, 1e-300):
+            local = np.array([local[0], np.zeros(3)])  # to the body's origin
+        return local, closed, flat
+
+    def _add_chains(self, chains: dict) -> None:
+        """Collapsed serial chains: the polyline of their joints, after the bodies' colours."""
+        n = len(self.mechanism.bodies)
         for k, (j, coords) in enumerate(chains.items()):
-            color = BODY_COLORS[(len(mech.bodies) + k) % len(BODY_COLORS)]
+            color = BODY_COLORS[(n + k) % len(BODY_COLORS)]
             self.chains[j] = self._line(coords, color=color, linewidth=4.0, marker="o",
                                         markersize=6, markerfacecolor="white",
                                         markeredgecolor="black", solid_capstyle="round",
                                         zorder=3)
 
-        # Rails of sliding joints, over the travel of the body-2 points.
-        for j in joints:
-            rail = _rail_of(j)
-            if rail is not None:
-                self._rail(j, *rail, s)
+    # -- joints -------------------------------------------------------------------------------
+    def _rail(self, j, b1, c, u) -> None:
+        """A rail along ``u`` through ``c`` (body 1) over where body 2 is drawn."""
+        b2 = j.bodies[1]
+        pts = self.local.get(b2)  # where body 2 is drawn (else its point on the rail)
+        if pts is None or not len(pts):
+            pts = _joint_frames(j)[1][1][None]
+        g = self._coords([(b2, pts)], self._travel)  # (M, k, 3) over the travel
+        X1 = self._travel[b1]
+        o = X1[:, None, :3] + quat_rotate(X1[:, None, 3:], c[None, None, :])
+        ug = quat_rotate(X1[:, None, 3:], u[None, None, :])
+        self._add_rail(j, b1, c, u, np.sum((g - o) * ug, axis=-1))
 
-        # Rods, pins, welds, joint axes.
+    def _add_joint_marks(self, joint_axes: bool) -> None:
+        """Rods, the pin and weld markers, and (``joint_axes``) the revolute axes."""
         pin_parts, weld_parts = [], []
-        for j in joints:
+        for j in self.mechanism.joints:
             parts = _attachments(j)
             if isinstance(j, SpatialDistance):
                 driven = isinstance(j, SpatialDistanceDriver)
@@ -671,106 +472,11 @@ class Drawing3D:
             elif parts:
                 pin_parts.append(parts[-1] if not parts[-1][0].is_ground else parts[0])
             if joint_axes:
-                self._joint_axis(j, s)
-        nowhere = [(mech.ground, np.full(3, np.nan))]
-        self.pins, _ = self._add_line(pin_parts or nowhere, linestyle="none", marker="o",
-                                      markersize=6, markerfacecolor="white",
-                                      markeredgecolor="black", markeredgewidth=1.2, zorder=6)
-        self.welds, _ = self._add_line(weld_parts or nowhere, linestyle="none", marker="s",
-                                       markersize=6, markerfacecolor=GROUND_COLOR,
-                                       markeredgecolor="black", zorder=6)
+                self._joint_axis(j)
+        self._add_pins(pin_parts, weld_parts)
 
-        # End-effector targets.
-        for j in joints:
-            tgt = _target(j)
-            if tgt is not None:
-                self.targets[j], _ = self._add_line(
-                    [_attachments(j)[0], tgt], color="black", linewidth=1.0,
-                    linestyle=":", marker="x", markevery=[1], markersize=9,
-                    markeredgewidth=2.0, zorder=6.5)
-
-        # Drivers.
-        if show_drivers:
-            for j in mech.drivers:
-                self._driver(j, s)
-
-        # Traces.
-        if trace_paths is None:
-            trace_paths = [self._coords([(b, p)])[:, 0, :] for b, p in trace]
-        for k, ((b, p), path) in enumerate(zip(trace, trace_paths)):
-            path = np.asarray(path, float)
-            color = TRACE_COLORS[k % len(TRACE_COLORS)]
-            here = self._coords([(b, p)])
-            (line,) = ax.plot(path[:, 0], path[:, 1], path[:, 2], color=color,
-                              linewidth=1.5, alpha=0.9, zorder=4)
-            (dot,) = ax.plot(*here[0, 0][:, None], linestyle="none", marker="o",
-                             markersize=5, color=color, zorder=7)
-            self.traces.append((line, dot))
-            self._trace_paths.append(path)
-            self._extent.append(path)
-            if not self._grow:
-                self._moving.append(_Moving(dot, here, "line"))
-
-        # Body frames: x, y, z axes of every body (and of ground, the global frame).
-        if body_frames:
-            length = 3.5 * s
-            lines = []
-            for k, color in enumerate(TRIAD_COLORS):
-                tip = np.zeros(3)
-                tip[k] = length
-                parts = [(b, np.array([np.zeros(3), tip, np.full(3, np.nan)]))
-                         for b in (mech.ground, *mech.bodies)]
-                line, _ = self._add_line(parts, color=color, linewidth=1.5, zorder=5)
-                lines.append(line)
-            self.triads = tuple(lines)
-
-        # Body names.
-        if names:
-            for b, coords in self._outline_coords.items():
-                centre = np.nanmean(coords, axis=1)[:, None, :]
-                self.names[b] = self._text(
-                    centre, b.name, fontsize=8, ha="center", va="center", zorder=9,
-                    color="black", bbox={"boxstyle": "round,pad=0.2", "fc": "white",
-                                         "ec": "none", "alpha": 0.7})
-
-        self._set_limits(s, view, zoom)
-
-    def _chain_coords(self, j: SerialChain) -> np.ndarray:
-        """Global points ``(N, n + 2, 3)`` of a serial chain: base, joints, tool."""
-        n = j.n_joints
-        start = self.mechanism._coord_start + j._coord_offset
-        Q = self.states[:, start:start + n]
-        geom, kinds, _ = SerialChain._split(j._p, n)
-        C, tip = chain_forward(geom, kinds, Q)
-        local = np.concatenate([np.broadcast_to(geom[0, :, 3], (len(Q), 1, 3)),
-                                C[:, :, :3, 3], tip[:, None, :3, 3]], axis=1)
-        X = self._poses[j.bodies[0]]
-        return X[:, None, :3] + quat_rotate(X[:, None, 3:], local)
-
-    def _rail(self, j, b1, c, u, s) -> None:
-        b2 = j.bodies[1]
-        pts = self.local.get(b2)  # where body 2 is drawn (else its point on the rail)
-        if pts is None or not len(pts):
-            pts = _joint_frames(j)[1][1][None]
-        g = self._coords([(b2, pts)], self._travel)  # (M, k, 3) over the travel
-        X1 = self._travel[b1]
-        o = X1[:, None, :3] + quat_rotate(X1[:, None, 3:], c[None, None, :])
-        ug = quat_rotate(X1[:, None, 3:], u[None, None, :])
-        t = np.sum((g - o) * ug, axis=-1)
-        t = t[np.isfinite(t)]
-        lo = (float(t.min()) if t.size else 0.0) - 2.5 * s
-        hi = (float(t.max()) if t.size else 0.0) + 2.5 * s
-        line = np.array([c + lo * u, c + hi * u])
-        if b1.is_ground:
-            style = {"color": GROUND_COLOR, "linewidth": 1.5, "linestyle": "-.",
-                     "zorder": 1.5}
-        else:
-            style = {"color": self._colors[b1], "linewidth": 7.0, "alpha": 0.35,
-                     "solid_capstyle": "round", "zorder": 2.5}
-        self.rails[j], _ = self._add_line([(b1, line)], **style)
-
-    def _joint_axis(self, j, s) -> None:
-        half = 1.6 * s  # a short, thick segment: the joint's housing along its axis
+    def _joint_axis(self, j) -> None:
+        half = 1.6 * self.size  # a short, thick segment: the joint's housing along its axis
         style = {"color": "#444444", "linewidth": 5.0, "alpha": 0.85, "zorder": 4,
                  "solid_capstyle": "butt"}
         if isinstance(j, Universal):  # the cross: each body's pin
@@ -786,7 +492,20 @@ class Drawing3D:
         self.joint_axes[j], _ = self._add_line([(b, np.array([c - half * u, c + half * u]))],
                                                **style)
 
-    def _driver(self, j: DriverJoint, s: float) -> None:
+    def _add_targets(self) -> None:
+        """End-effector targets: a cross, joined to the end-effector point by a dotted line."""
+        for j in self.mechanism.joints:
+            tgt = _target(j)
+            if tgt is not None:
+                self.targets[j], _ = self._add_line(
+                    [_attachments(j)[0], tgt], color="black", linewidth=1.0,
+                    linestyle=":", marker="x", markevery=[1], markersize=9,
+                    markeredgewidth=2.0, zorder=6.5)
+
+    def _driver(self, j: DriverJoint) -> None:
+        """A driver's orange mark (an arc about a driven axis, a double arrow along a driven
+        slide or coordinate, the rod of a driven distance) and its name."""
+        s = self.size
         rho = 1.8 * s
         head = 0.6 * s
         label_parts = None
@@ -824,8 +543,7 @@ class Drawing3D:
                 where = (here + 1.2 * rho * u)[:, None, :]
                 template = None
             else:  # a driver this module does not draw: mark where it acts
-                parts = self._anchor_parts(j)
-                b, c = parts[0]
+                b, c = _anchor_parts(j, self.mechanism.ground)[0]
                 template = c[None, :]
                 label_parts = [(b, c)]
             if template is not None:
@@ -835,42 +553,10 @@ class Drawing3D:
                                  markerfacecolor="none", markeredgewidth=2.0)
                 art, _ = self._add_line([(b, template)], **style)
                 where = self._coords(label_parts)
-        text = self._text(where, j.name or j.label, color=DRIVER_COLOR, fontsize=9,
-                          fontweight="bold", ha="left", va="bottom", zorder=9,
-                          bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none",
-                                "alpha": 0.7})
-        self.drivers[j] = (art, text)
+        self.drivers[j] = (art, self._driver_label(j, where, "left"))
 
-    def _anchor_parts(self, j: Joint) -> list:
-        """Body points that locate a joint on the drawing (for drivers and highlights)."""
-        parts = list(_attachments(j))
-        tgt = _target(j)
-        if tgt is not None:
-            parts.append(tgt)
-        if parts:
-            return parts
-        if isinstance(j, SpatialDistanceDriver):
-            return [(b, p) for b, p, _ in _joint_frames(j)]
-        inner = getattr(j, "joint", None)
-        if isinstance(inner, Joint):
-            axis = _axis_of(inner) or _rail_of(inner)
-            if axis is not None:
-                return [(axis[0], axis[1])]
-            return self._anchor_parts(inner)
-        if isinstance(j, AngleCoupler):
-            return [p for r in j.revolutes for p in self._anchor_parts(r)]
-        frames = _joint_frames(j)
-        if frames:
-            return [(b, p) for b, p, _ in frames]
-        moving = [b for b in j.bodies if not b.is_ground] or list(j.bodies)
-        return [(b, np.zeros(3)) for b in moving] or [(self.mechanism.ground, np.zeros(3))]
-
-    def _anchor_coords(self, j: Joint) -> np.ndarray:
-        if isinstance(j, SerialChain):
-            return self._chain_coords(j)[:, -1:, :]  # the tool
-        return self._coords(self._anchor_parts(j))
-
-    def _set_limits(self, s: float, view, zoom: float) -> None:
+    def _set_limits(self, view, zoom: float) -> None:
+        """Equal scaling around everything drawn; the camera at ``view``."""
         ax = self.ax
         pts = np.concatenate(self._extent) if self._extent else np.zeros((1, 3))
         pts = pts[np.all(np.isfinite(pts), axis=1)]
@@ -878,7 +564,7 @@ class Drawing3D:
             pts = np.zeros((1, 3))
         lo, hi = pts.min(axis=0), pts.max(axis=0)
         span = max(float(np.max(hi - lo)), 1e-9)
-        pad = 0.04 * span + s
+        pad = 0.04 * span + self.size
         # Equal scaling: a thin extent still gets some depth, and the box has the ranges'
         # proportions, so a unit is as long along every axis.
         half = np.maximum(0.5 * (hi - lo) + pad, 0.12 * span)
@@ -895,40 +581,6 @@ class Drawing3D:
         ax.set_ylabel("y")
         ax.set_zlabel("z")
 
-    def _display(self, xyz) -> np.ndarray:
-        """Display coordinates (pixels) of a global point in the current view."""
-        from mpl_toolkits.mplot3d import proj3d
-
-        ax = self.ax
-        x, y, _ = proj3d.proj_transform(*np.asarray(xyz, float), ax.get_proj())
-        return ax.transData.transform((float(x), float(y)))
-
-    def _highlight(self, result, highlight, tol: float) -> None:
-        chosen, residuals = _failed_joints(self.mechanism, result, highlight, tol)
-        ax = self.ax
-        ax.apply_aspect()
-        scale = 72.0 / ax.figure.dpi
-        bbox = ax.get_window_extent()
-        xmid = 0.5 * (bbox.x0 + bbox.x1)
-        boxes: list = []
-        for j in chosen:
-            coords = self._anchor_coords(j)
-            line = self._line(coords, **_HIGHLIGHT_LINE)
-            anchor = coords[self.frame, 0]
-            text = _note_text(j, residuals)
-            a = self._display(anchor)
-            right = bool(a[0] <= xmid)
-            dx, dy = _note_offset(a * scale, right, text, boxes)
-            note = _Note3D(text, anchor, xytext=(dx, dy), textcoords="offset points",
-                           ha="left" if right else "right", **_NOTE_STYLE)
-            note.set_transform(IdentityTransform())
-            note.set_clip_on(False)
-            ax.add_artist(note)
-            self._moving.append(_Moving(note, coords[:, :1, :], "note"))
-            self.highlights[j] = (line, note)
-            if j in self.drivers:  # the red label names it
-                self.drivers[j][1].set_visible(False)
-
 
 def fit_figure(ax, width: float = 6.4, margin: float = 0.1, side_margin: float = 0.12) -> None:
     """Size ``ax.figure`` to the drawing's box as seen, ``width`` inches wide.
@@ -939,8 +591,6 @@ def fit_figure(ax, width: float = 6.4, margin: float = 0.1, side_margin: float =
     ``1 - side_margin`` of the width wide, is centred on the box, reaching past the top and
     bottom of the figure where nothing is drawn.
     """
-    from mpl_toolkits.mplot3d import proj3d
-
     fig = ax.figure
     fig.set_size_inches(width, width)
     ax.set_position([0.0, 0.0, 1.0, 1.0])
