@@ -77,7 +77,7 @@ def _demo(args) -> int:
         return 1
     elapsed = time.perf_counter() - t0
     out = model.output
-    from .plot import _driver_unit
+    from .plot._base import _driver_unit
 
     unit = "deg" if _driver_unit(model.driver) == "angle" else ""
     spatial = mech.dim == 3

@@ -42,11 +42,6 @@ Examples
 (6, 3)
 >>> len(drawing.rods)  # the six legs
 6
->>> model = ms.models_spatial.spherical_fourbar()
->>> ax = ms.plot.draw(model.mechanism, Figure().add_subplot(projection="3d"), frames=True)
->>> drawing = ms.plot.get_drawing(ax)
->>> sorted(body.name for body in drawing.bodies), len(drawing.triads)
-(['coupler', 'crank', 'rocker'], 3)
 """
 
 from __future__ import annotations
@@ -57,7 +52,6 @@ from matplotlib.transforms import IdentityTransform
 from mpl_toolkits.mplot3d import proj3d
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
-from .. import plot as _plot
 from ..joints._drivers import CoordinateDriver
 from ..joints._end_effectors import _LinkEndEffector
 from ..joints._links import SerialChain, chain_forward
@@ -107,7 +101,7 @@ from ._spatial_geometry import (
 )
 from .shapes import _shape_of
 
-__all__ = ["Drawing3D", "draw", "animate"]
+__all__ = ["Drawing3D", "fit_figure"]
 
 
 class _Note3D(Annotation):
@@ -193,6 +187,16 @@ class Drawing3D(_DrawingBase):
         ``(x0, x1, y0, y1, z0, z1)`` of the axes.
     size : float
         The size of the symbols (3 % of the extent).
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> from matplotlib.figure import Figure
+    >>> model = ms.models_spatial.spherical_fourbar()
+    >>> ax = ms.plot.draw(model.mechanism, Figure().add_subplot(projection="3d"), frames=True)
+    >>> drawing = ms.plot.get_drawing(ax)
+    >>> sorted(body.name for body in drawing.bodies), len(drawing.triads)
+    (['coupler', 'crank', 'rocker'], 3)
     """
 
     dim = 3
@@ -607,81 +611,3 @@ def fit_figure(ax, width: float = 6.4, margin: float = 0.1, side_margin: float =
     fig.set_size_inches(width, round(height, 2))
     tall = side / height  # the square's height, in figure heights
     ax.set_position([0.5 * side_margin, 0.5 - centre * tall, 1.0 - side_margin, tall])
-
-
-# -- entry points (from mechsolve.plot) --------------------------------------------------------
-def draw(mech, ax=None, *, states=None, trace=(), trace_paths=None, travel=None, shapes=None,
-         result=None, highlight=(), tol: float = 1e-10, names: bool = False,
-         ground: bool = True, drivers: bool = True, frames: bool = False,
-         joint_axes: bool = True, view=None):
-    """Draw a spatial mechanism; the arguments are checked by :func:`mechsolve.plot.draw`.
-
-    Returns the 3D Axes; ``mechsolve.plot.get_drawing(ax)`` is the :class:`Drawing3D`.
-
-    Examples
-    --------
-    >>> import mechsolve as ms
-    >>> from matplotlib.figure import Figure
-    >>> model = ms.models_spatial.spherical_fourbar()
-    >>> ax = ms.plot.draw(model.mechanism, Figure().add_subplot(projection="3d"), frames=True)
-    >>> drawing = ms.plot.get_drawing(ax)
-    >>> sorted(body.name for body in drawing.bodies), len(drawing.triads)
-    (['coupler', 'crank', 'rocker'], 3)
-    """
-    if ax is not None:
-        _check_3d_axes(ax)
-    drawing = Drawing3D(mech, ax, states=states, trace=trace, trace_paths=trace_paths,
-                        grow_traces=False, shapes=shapes, names=names, show_ground=ground,
-                        show_drivers=drivers, result=result, highlight=highlight, tol=tol,
-                        travel=travel, body_frames=frames, joint_axes=joint_axes, view=view)
-    return drawing.ax
-
-
-def animate(mech, motion, trace, idx, *, interval: float = 40, ax=None, figsize=None,
-            shapes=None, names: bool = False, axis: bool = True, show_value: bool = True,
-            blit: bool = False, repeat: bool = True, body_frames: bool = False,
-            joint_axes: bool = True, view=None):
-    """Animate a spatial sweep; the arguments are checked by :func:`mechsolve.plot.animate`.
-
-    ``idx`` are the motion poses of the frames. Returns a ``MechanismAnimation`` whose
-    ``drawing`` is a :class:`Drawing3D`.
-
-    Examples
-    --------
-    >>> import mechsolve as ms
-    >>> model = ms.models_spatial.bricard()
-    >>> motion = model.mechanism.sweep(model.driver, model.values)
-    >>> anim = ms.plot.animate(model.mechanism, motion, frames=5)
-    >>> anim.indices.tolist()
-    [0, 15, 30, 45, 60]
-    >>> import pathlib, tempfile
-    >>> anim.save(pathlib.Path(tempfile.mkdtemp()) / "bricard.gif", dpi=20)
-    >>> import matplotlib.pyplot as plt; plt.close(anim.drawing.ax.figure)
-    """
-    new_figure = ax is None
-    if new_figure:
-        import matplotlib.pyplot as plt
-
-        ax = plt.figure(figsize=figsize or (6.4, 5.6)).add_subplot(projection="3d")
-    _check_3d_axes(ax)
-    fig = ax.figure
-    drawing = Drawing3D(mech, ax, states=np.asarray(motion.states, dtype=float), trace=trace,
-                        grow_traces=True, shapes=shapes, names=names, body_frames=body_frames,
-                        joint_axes=joint_axes, view=view,
-                        zoom=(0.92 if axis else 1.2) if new_figure else 1.0)
-    if not axis:
-        ax.set_axis_off()
-    if new_figure:
-        if figsize is None:
-            fit_figure(ax, 6.4, 0.12 if axis else 0.04)
-        else:
-            fig.subplots_adjust(left=0.0, right=1.0, bottom=0.0, top=1.0)
-    value_text = None
-    texts: list[str] = []
-    if show_value:
-        # In figure coordinates: a fitted figure shows only the middle of its square Axes.
-        value_text = fig.text(0.015, 0.975, "", **_plot._VALUE_STYLE)
-        texts = _plot._value_texts(motion)
-
-    return _plot._make_animation(fig, drawing, motion, idx, value_text, texts,
-                                 interval=interval, blit=blit, repeat=repeat)
