@@ -54,7 +54,7 @@ from ._base import GROUND_COLOR as GROUND_COLOR
 from ._base import HIGHLIGHT_COLOR as HIGHLIGHT_COLOR
 from ._base import TRACE_COLORS as TRACE_COLORS
 from ._base import TRIAD_COLORS as TRIAD_COLORS
-from .animation import animate, animate_free_motions
+from .animation import _animation_class, animate, animate_free_motions
 from .drawing import draw, get_drawing
 from .motion import plot_motion
 from .planar import Drawing
@@ -65,14 +65,10 @@ __all__ = ["draw", "animate", "animate_free_motions", "plot_motion", "set_shape"
 
 
 def __getattr__(name):
-    # Made or loaded on first use, as both import matplotlib: the animation class is built
-    # from matplotlib's, and the spatial module imports it as it loads.
-    if name == "MechanismAnimation":
-        from .animation import _animation_class
-
+    if name == "MechanismAnimation":  # built from matplotlib's FuncAnimation on first use
         return _animation_class()
     if name == "Drawing3D":
-        from .spatial import Drawing3D
+        from .spatial import Drawing3D  # spatial imports matplotlib as it loads: on first use
 
         return Drawing3D
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

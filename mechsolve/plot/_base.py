@@ -1,9 +1,11 @@
-"""What every room of :mod:`mechsolve.plot` shares: colours, argument checks, red notes.
+"""What the modules of :mod:`mechsolve.plot` share, and the drawing base class.
 
 The colours of bodies, ground, drivers, highlights, frames and traces; the checks of the
 arguments of ``draw``, ``animate`` and ``plot_motion``; the registry of the last drawing made on
-an Axes; the choice and placing of the red notes on joints that a solve could not satisfy; and
-the labels of a motion's driver. Nothing here imports matplotlib or another room of the package.
+an Axes; the choice and placing of the red notes on joints that a solve could not satisfy; the
+labels of a motion's driver; and :class:`_DrawingBase`, what the planar ``Drawing`` and the
+spatial ``Drawing3D`` have in common. Nothing here imports matplotlib or another module of the
+package.
 """
 
 from __future__ import annotations
@@ -287,7 +289,7 @@ class _DrawingBase:
         self.set_frame(0)
         _DRAWINGS[self.ax] = self
 
-    # -- public ---------------------------------------------------------------------------------
+    # -- public --------------------------------------------------------------------------------
     @property
     def artists(self) -> list:
         """The artists that move from frame to frame."""
@@ -309,7 +311,7 @@ class _DrawingBase:
         """Global vertices ``(k, dim)`` of the body's outline in the frame shown."""
         return self._outline_coords[body][self.frame].copy()
 
-    # -- what a subclass says ---------------------------------------------------------------------
+    # -- what a subclass says ------------------------------------------------------------------
     @staticmethod
     def _pose_rows(body: Body, states: np.ndarray) -> np.ndarray:
         """Poses of ``body`` in the states ``(N, n)``, one row each."""
@@ -340,7 +342,7 @@ class _DrawingBase:
         """The red note ``text`` at ``coords[frame, 0]``, ``offset`` points away."""
         raise NotImplementedError
 
-    # -- artists ------------------------------------------------------------------------------
+    # -- artists -------------------------------------------------------------------------------
     def _coords(self, parts, poses=None) -> np.ndarray:
         """Global coordinates ``(N, k, dim)`` of ``[(body, local points (k, dim)), ...]``."""
         poses = self._poses if poses is None else poses
@@ -370,7 +372,7 @@ class _DrawingBase:
         self._moving.append(_Moving(art, coords, "text"))
         return art
 
-    # -- steps of the construction shared by both dimensions --------------------------------------
+    # -- steps of the construction shared by both dimensions -----------------------------------
     def _symbol_size(self, probe: list) -> float:
         """Set :attr:`size` (3 % of the extent of the points ``probe``); returns the extent."""
         allp = np.concatenate(probe) if probe else np.zeros((1, self.dim))

@@ -16,6 +16,7 @@ from ..joints.base import DriverJoint, Joint
 from ._base import _nan_join
 
 
+# -- poses -------------------------------------------------------------------------------------
 def _poses(body: Body, states: np.ndarray) -> np.ndarray:
     """Poses ``(N, 3)`` of ``body`` in the states ``(N, n)`` (the layout of Motion.pose)."""
     if body.is_ground:
@@ -33,6 +34,7 @@ def _transform(X: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return np.stack([gx, gy], axis=-1)
 
 
+# -- where a joint sits ------------------------------------------------------------------------
 def _two_point(joint: Joint):
     """``[(body, local point), ...]`` of a joint with a point on each of its two bodies.
 
@@ -115,6 +117,7 @@ def _anchor_parts(j: Joint, joints):
     return [(b, np.zeros(2)) for b in moving]
 
 
+# -- driver arrows -----------------------------------------------------------------------------
 def _arrowhead(tip, direction, size) -> np.ndarray:
     """An open arrowhead (a 'V') at ``tip`` pointing along ``direction``."""
     d = np.asarray(direction, float)

@@ -128,7 +128,9 @@ class Drawing(_DrawingBase):
         self._finish(result, highlight, tol)
 
     def _build(self, trace, trace_paths, shapes, names, show_ground, show_drivers,
-               top_margin, body_frames=False) -> None:
+               top_margin, body_frames) -> None:
+        """Make the artists (bodies, gears, rails, joints, ground, drivers, traces...), then
+        set the limits."""
         joints = self.mechanism.joints
         points = self._joint_points(trace)
         gears = self._gear_specs()
@@ -156,7 +158,7 @@ class Drawing(_DrawingBase):
             self._add_names()
         self._set_limits(top_margin)
 
-    # -- how a planar drawing draws ---------------------------------------------------------------
+    # -- how a planar drawing draws ------------------------------------------------------------
     def _plot_line(self, points: np.ndarray, **style):
         from matplotlib.lines import Line2D  # matplotlib on first use
 
@@ -204,7 +206,7 @@ class Drawing(_DrawingBase):
         d = g - X[:, :2]
         return np.stack([c * d[:, 0] + si * d[:, 1], -si * d[:, 0] + c * d[:, 1]], axis=1)
 
-    # -- what is where ------------------------------------------------------------------------
+    # -- what is where -------------------------------------------------------------------------
     def _joint_points(self, trace) -> dict:
         """``Body -> [local point, ...]``: where the joints attach, and the traced points."""
         points: dict = {b: [] for b in self.mechanism.bodies}
@@ -252,7 +254,7 @@ class Drawing(_DrawingBase):
         probe += [np.asarray(p, float) for p in (trace_paths or [])]
         return probe
 
-    # -- bodies -------------------------------------------------------------------------------
+    # -- bodies --------------------------------------------------------------------------------
     def _add_bodies(self, points: dict, shapes: dict, geared: set, slider_axes: dict) -> None:
         """Every moving body: its shape, else the outline through its joint points; a body
         with one point is a block on its slide or a small disc, unless it is a gear or rack."""
@@ -349,7 +351,7 @@ class Drawing(_DrawingBase):
         self.racks[j], _ = self._add_line([(rack, np.concatenate([teeth, back]))],
                                           color=self._colors[rack], linewidth=2.0, zorder=3)
 
-    # -- joints and ground --------------------------------------------------------------------
+    # -- joints and ground ---------------------------------------------------------------------
     def _rail(self, j, show_ground: bool) -> None:
         """A prismatic's or slot's axis over body 2's travel; on ground, a hatched guide."""
         s = self.size

@@ -232,6 +232,7 @@ class Drawing3D(_DrawingBase):
 
     def _build(self, trace, trace_paths, shapes, names, show_ground, show_drivers,
                body_frames, joint_axes, view, zoom) -> None:
+        """Make the artists (ground, bodies, joints, drivers, traces...), then set the limits."""
         mech = self.mechanism
         points, traced, pivots, ground_pts = self._attachment_points(trace)
         chains = {j: self._chain_coords(j) for j in mech.joints if isinstance(j, SerialChain)}
@@ -261,7 +262,7 @@ class Drawing3D(_DrawingBase):
             self._add_names()
         self._set_limits(view, zoom)
 
-    # -- how a spatial drawing draws --------------------------------------------------------------
+    # -- how a spatial drawing draws -----------------------------------------------------------
     def _plot_line(self, points: np.ndarray, **style):
         (line,) = self.ax.plot(points[:, 0], points[:, 1], points[:, 2], **style)
         return line
@@ -301,7 +302,7 @@ class Drawing3D(_DrawingBase):
         x, y, _ = proj3d.proj_transform(*np.asarray(xyz, float), ax.get_proj())
         return ax.transData.transform((float(x), float(y)))
 
-    # -- what is where ------------------------------------------------------------------------
+    # -- what is where -------------------------------------------------------------------------
     def _attachment_points(self, trace) -> tuple[dict, dict, dict, np.ndarray]:
         """Where the joints attach: ``Body -> [local point, ...]``, the traced points the
         same way, ``Body -> [(point, revolute axis), ...]``, and ground's points ``(k, 3)``."""
@@ -358,7 +359,7 @@ class Drawing3D(_DrawingBase):
             links[b] = (point, axes, radius)
         return links
 
-    # -- ground and bodies --------------------------------------------------------------------
+    # -- ground and bodies ---------------------------------------------------------------------
     def _add_ground(self, ground_pts: np.ndarray) -> None:
         """A plate through three or more ground points, a dashed line through two, a disc
         under one (a robot's base); triangles at them."""
@@ -445,7 +446,7 @@ class Drawing3D(_DrawingBase):
                                         markeredgecolor="black", solid_capstyle="round",
                                         zorder=3)
 
-    # -- joints -------------------------------------------------------------------------------
+    # -- joints --------------------------------------------------------------------------------
     def _rail(self, j, b1, c, u) -> None:
         """A rail along ``u`` through ``c`` (body 1) over where body 2 is drawn."""
         b2 = j.bodies[1]
