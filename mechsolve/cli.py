@@ -77,7 +77,7 @@ def _demo(args) -> int:
         return 1
     elapsed = time.perf_counter() - t0
     out = model.output
-    from .plot import _driver_unit
+    from .plot._base import _driver_unit
 
     unit = "deg" if _driver_unit(model.driver) == "angle" else ""
     spatial = mech.dim == 3
@@ -140,7 +140,7 @@ def _still(args, model, motion) -> int:
                   trace=model.trace, view=VIEWS.get(args.name) if spatial else None)
         title = textwrap.fill(model.description, 90)
         if spatial:
-            from ._plot3d import fit_figure
+            from .plot.spatial import fit_figure
 
             fit_figure(ax, 8.0, margin=0.16)  # a figure shaped like the drawing as seen
             fig.text(0.5, 0.985, title, ha="center", va="top", fontsize=10)
