@@ -11,15 +11,12 @@ identity).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
 from ._validation import as_float, as_vector
 from .spatial._quat import quat_to_matrix
-
-if TYPE_CHECKING:
-    from .mechanism import Mechanism
 
 __all__ = ["Body", "SpatialBody"]
 
@@ -47,15 +44,16 @@ class Body:
 
     __slots__ = ("_mechanism", "_index", "name")
 
-    def __init__(self, mechanism: Mechanism, name: str, index: int | None) -> None:
+    def __init__(self, mechanism: Any, name: str, index: int | None) -> None:
+        # ``mechanism`` is the Mechanism that owns the body (not imported: a layer above)
         self._mechanism = mechanism
         self._index = index
         self.name = name
 
     # -- identity -------------------------------------------------------------------------------
     @property
-    def mechanism(self) -> Mechanism:
-        """The mechanism this body belongs to."""
+    def mechanism(self) -> Any:
+        """The :class:`~mechsolve.Mechanism` this body belongs to."""
         return self._mechanism
 
     @property

@@ -18,7 +18,7 @@ From it:
   combine with any other constraint (sewAngle, rcm, lookAt, closed loops) and to draw.
 
 An arm comes from a DH table (:func:`dh_arm`, :func:`ur5`) or a URDF file
-(:meth:`SerialArm.from_urdf`, ``load_urdf``: the reader lives in :mod:`mechsolve.io.urdf`).
+(:meth:`SerialArm.from_urdf`, :func:`load_urdf`, on the parser :mod:`mechsolve.io.urdf`).
 
 >>> import numpy as np
 >>> import mechsolve as ms
@@ -39,6 +39,7 @@ import numpy as np
 
 from . import joints as _joints
 from ._ik import _FastChain, _goal_errors, _IKProblem
+from .io.urdf import read_urdf_chain
 from .joints._end_effectors import QUATERNION_TOLERANCE, _as_frame_parts, _unit_quaternions
 from .joints._links import chain_forward
 from .mechanism import Mechanism
@@ -47,8 +48,7 @@ from .solver import SolveError
 from .spatial import Frame, Orientation
 from .spatial._quat import quat_from_matrix
 
-# load_urdf lives in mechsolve.io.urdf and is served by __getattr__ at the end of this module
-__all__ = ["ArmJoint", "SerialArm", "ArmModel", "IKResult", "dh_arm", "ur5", "load_urdf",  # noqa: F822
+__all__ = ["ArmJoint", "SerialArm", "ArmModel", "IKResult", "dh_arm", "ur5", "load_urdf",
            "UR5_DH"]
 
 #: Standard DH parameters ``(d, a, alpha)`` of the Universal Robots UR5 (theta = joint value).
@@ -241,9 +241,6 @@ class SerialArm:
         Revolute, continuous and prismatic joints move; fixed joints are folded into the next
         origin (or the tool). ``tip`` defaults to the only leaf link.
         """
-        # io builds on robots: imported here to keep the arrow one way
-        from .io.urdf import load_urdf
-
         return load_urdf(source, tip=tip, name=name)
 
     def _compile(self) -> None:
@@ -632,15 +629,29 @@ def ur5() -> SerialArm:
     return SerialArm.from_dh(UR5_DH, name="ur5")
 
 
-def __getattr__(name: str):
-    """``load_urdf``, the URDF reader of :mod:`mechsolve.io.urdf`, under its first address."""
-    if name == "load_urdf":
-        # io builds on robots: imported here to keep the arrow one way
-        from .io.urdf import load_urdf
+def load_urdf(source, *, tip: str | None = None, name: str | None = None) -> SerialArm:
+    """Read a serial arm from a URDF file path or XML text.
 
-        return load_urdf
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    The arm is the chain from the root link to ``tip`` (default: the only leaf link), as
+    described at :meth:`SerialArm.from_urdf`, read by :func:`mechsolve.io.urdf.read_urdf_chain`:
+    joint ``origin`` ``xyz`` / ``rpy`` (fixed-axis roll, pitch, yaw: ``R = Rz(y) Ry(p)
+    Rx(r)``) and ``axis`` (default ``1 0 0``) are read; ``limit`` lower / upper are kept.
+    Floating and planar joints are rejected.
 
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | {"load_urdf"})
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> arm = ms.robots.load_urdf('''<robot name="pendulum">
+    ...   <link name="base"/><link name="bob"/>
+    ...   <joint name="swing" type="revolute">
+    ...     <parent link="base"/><child link="bob"/>
+    ...     <origin xyz="0 0 1" rpy="0 0 0"/><axis xyz="0 1 0"/>
+    ...   </joint>
+    ... </robot>''')
+    >>> arm, arm.joint_names
+    (SerialArm('pendulum', R), ['swing'])
+    """
+    robot, chain, tool = read_urdf_chain(source, tip)
+    joints = [ArmJoint(jname, kind, _frame(M), axis, limits)
+              for jname, kind, M, axis, limits in chain]
+    return SerialArm(joints, tool=_frame(tool), name=name or robot)

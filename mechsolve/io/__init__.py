@@ -1,11 +1,13 @@
 """Reading mechanisms and robots from description files.
 
-* :mod:`mechsolve.io.urdf` -- :func:`~mechsolve.io.urdf.load_urdf`, a serial arm
-  (:class:`~mechsolve.robots.SerialArm`) from a URDF file or text.
+* :mod:`mechsolve.io.urdf` -- :func:`~mechsolve.io.urdf.read_urdf_chain`, the joint chain of a
+  serial arm in a URDF file or text (built into a :class:`~mechsolve.robots.SerialArm` by
+  :func:`mechsolve.robots.load_urdf`).
 
-The readers build on the model classes (:mod:`mechsolve.robots`), never the other way round.
+The readers parse files into plain data and import nothing of mechsolve, so the model classes
+build on them.
 """
 
-from .urdf import load_urdf
+from .urdf import read_urdf_chain
 
-__all__ = ["load_urdf"]
+__all__ = ["read_urdf_chain"]

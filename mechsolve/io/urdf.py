@@ -1,23 +1,25 @@
-"""Reading a serial arm from a URDF (Unified Robot Description Format) file or text.
+"""Reading the joint chain of a serial arm from a URDF (Unified Robot Description Format) file.
 
-:func:`load_urdf` follows the chain of joints from the root link to a tip link and builds a
-:class:`~mechsolve.robots.SerialArm` of its revolute, continuous and prismatic joints, fixed
-joints folded into the next origin (or the tool). Malformed elements are ValueErrors naming the
-joint. It is also reachable as ``mechsolve.robots.load_urdf`` and through
-:meth:`SerialArm.from_urdf <mechsolve.robots.SerialArm.from_urdf>`.
+:func:`read_urdf_chain` follows the chain of joints from the root link to a tip link and returns
+it as plain data: each moving joint's name, kind (``"revolute"`` or ``"prismatic"``; continuous
+joints are revolute), origin transform from the previous moving joint (4 x 4; fixed joints are
+folded in), axis and limits, then the tool transform after the last one. Malformed elements
+are ValueErrors naming the joint. :func:`mechsolve.robots.load_urdf` (and
+:meth:`SerialArm.from_urdf <mechsolve.robots.SerialArm.from_urdf>`) build the arm from it; this
+module imports nothing of mechsolve, so the model classes may build on it.
 
 Examples
 --------
->>> from mechsolve.io.urdf import load_urdf
->>> arm = load_urdf('''<robot name="pendulum">
+>>> from mechsolve.io.urdf import read_urdf_chain
+>>> name, joints, tool = read_urdf_chain('''<robot name="pendulum">
 ...   <link name="base"/><link name="bob"/>
 ...   <joint name="swing" type="revolute">
 ...     <parent link="base"/><child link="bob"/>
 ...     <origin xyz="0 0 1" rpy="0 0 0"/><axis xyz="0 1 0"/>
 ...   </joint>
 ... </robot>''')
->>> arm, arm.joint_names
-(SerialArm('pendulum', R), ['swing'])
+>>> name, [(j[0], j[1]) for j in joints], joints[0][2][:3, 3].tolist()
+('pendulum', [('swing', 'revolute')], [0.0, 0.0, 1.0])
 """
 
 from __future__ import annotations
@@ -27,9 +29,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-from ..robots import ArmJoint, SerialArm, _frame
-
-__all__ = ["load_urdf"]
+__all__ = ["read_urdf_chain"]
 
 
 def _floats(text, n, what):
@@ -66,11 +66,10 @@ def _rpy_matrix(r, p, y):
     return Rz @ Ry @ Rx
 
 
-def load_urdf(source, *, tip: str | None = None, name: str | None = None) -> SerialArm:
-    """Read a serial arm from a URDF file path or XML text.
-
-    The arm is the chain from the root link to ``tip`` (default: the only leaf link), as
-    described at :meth:`SerialArm.from_urdf <mechsolve.robots.SerialArm.from_urdf>`.
+def read_urdf_chain(source, tip: str | None = None):
+    """The joint chain from the root link to ``tip`` (default: the only leaf link) of a URDF
+    file path or XML text: ``(robot name, [(name, kind, origin (4, 4), axis (3,), limits or
+    None), ...], tool (4, 4))``.
 
     Joint ``origin`` ``xyz`` / ``rpy`` (fixed-axis roll, pitch, yaw: ``R = Rz(y) Ry(p) Rx(r)``)
     and ``axis`` (default ``1 0 0``) are read; ``limit`` lower / upper are kept. Floating and
@@ -137,13 +136,13 @@ def load_urdf(source, *, tip: str | None = None, name: str | None = None) -> Ser
         chain.append(by_child[link])
         link = by_child[link][2]
     chain.reverse()
-    arm_joints = []
+    moving = []
     pending = np.eye(4)
     for jname, jtype, _parent, M, axis, limits in chain:
         pending = pending @ M
         if jtype == "fixed":
             continue
         kind = "prismatic" if jtype == "prismatic" else "revolute"
-        arm_joints.append(ArmJoint(jname, kind, _frame(pending), axis, limits))
+        moving.append((jname, kind, pending, axis, limits))
         pending = np.eye(4)
-    return SerialArm(arm_joints, tool=_frame(pending), name=name or root.get("name"))
+    return root.get("name"), moving, pending

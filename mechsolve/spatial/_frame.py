@@ -1,4 +1,8 @@
-"""Rigid frames (Actin's coordinate system transformation) and Tasora's moving frames."""
+"""Rigid frames (Actin's coordinate system transformation) and Tasora's moving frames.
+
+Over 700 lines because two classes share it: :class:`Frame` and :class:`MovingFrame`
+(Tasora's ``>>`` / ``<<`` algebra needs both at hand), each method with a doctest.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""The :class:`Orientation` class: a unit quaternion (w, x, y, z) in Actin's conventions."""
+"""The :class:`Orientation` class: a unit quaternion (w, x, y, z) in Actin's conventions.
+
+Over 700 lines because the class carries every Actin conversion (matrices, Euler angles
+in all twelve orders, angle-axis, rotation vectors) with a doctest each; the kernels they
+call live in :mod:`._quat`.
+"""
 
 from __future__ import annotations
 
