@@ -295,3 +295,23 @@ def test_every_concrete_joint_class_has_a_builder():
     assert {fn for fn, _ in CATALOG_CALLS} == set(catalog.__all__)
     symbolic = {qualified(c) for c in discovered if issubclass(c, SymbolicJoint)}
     assert symbolic <= covered | set(SKIPPED)
+
+
+# Classes whose parameter vector has a variable length (a serial chain's joints, the bodies of a
+# centre of mass, the coordinates a coordinated goal reads): no fixed layout to name.
+VARIABLE_LAYOUT = {"SerialChain", "CenterOfMassEndEffector", "ProjectedCenterOfMassEndEffector",
+                   "SewAngleEndEffector", "CoordinatedJointEndEffector",
+                   "OneDofGripperEndEffector"}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_parameter_layout_names_every_parameter(case):
+    joint = CASES[case](np.random.default_rng(1))
+    cls = type(joint)
+    if cls.__name__ in VARIABLE_LAYOUT:
+        return
+    assert sum(size for _, size in cls.layout) == len(joint._p), cls.layout
+    for name, size in cls.layout:   # each part reads back through param()
+        part = np.atleast_1d(joint.param(name))
+        assert part.shape == (size,)
+        np.testing.assert_array_equal(part, joint._p[cls._slices[name]])

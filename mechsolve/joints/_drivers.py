@@ -44,6 +44,7 @@ class Driver(DriverJoint):
     """
 
     n_equations = 1
+    layout = (("weights", 3), ("value", 1))
     _value_index = 3
     # No mirror: linear in the coordinate.
 
@@ -102,6 +103,7 @@ class AngleDriver(DriverJoint):
     """
 
     n_equations = 1
+    layout = (("value", 1),)
     equation_labels = ("angle",)
     _value_index = 0
     # No mirror: linear in the angles.
@@ -151,6 +153,7 @@ class SlideDriver(DriverJoint):
     """
 
     n_equations = 1
+    layout = (("point1", 2), ("point2", 2), ("axis", 2), ("value", 1))
     equation_labels = ("slide",)
     _value_index = 6
     # No mirror: a signed slide along the axis (no rotation row).
@@ -225,6 +228,7 @@ class CoordinateDriver(DriverJoint):
     """
 
     n_equations = 1
+    layout = (("value", 1),)
     equation_labels = ("coordinate",)
     dims = (2, 3)
     _coordinate_slot = True

@@ -359,6 +359,8 @@ class _LinkEndEffector(EndEffector):
 
     _rows_spec: ClassVar[tuple[str, ...]] = ()
     _target_kind: ClassVar[str] = "frame"   # "frame", "point", "orientation" or "scalar"
+    layout = (("reference_point", 3), ("reference_frame", 4), ("point", 3), ("frame", 4),
+              ("target_translation", 3), ("target_quaternion", 4))
     _T = 14   # index of the target translation in the parameters
 
     def __init__(self, link, frame=None, target=None, *, relative_to=None, reference=None,
@@ -620,6 +622,7 @@ class LinearConstraintEndEffector(_ScalarTarget, _LinkEndEffector):
     actin_kind = "linearConstraintEndEffector"
     # No mirror: a position row only.
     n_equations = 1
+    layout = _LinkEndEffector.layout + (("target_value", 1),)
     _rows_spec = ("z",)
 
     def __init__(self, link, frame=None, target=0.0, *, relative_to=None, reference=None,
@@ -648,6 +651,7 @@ class AxisRotateEndEffector(_ScalarTarget, _LinkEndEffector):
     # No mirror: atan2 vanishes only with e_x towards +g_x (pi, not 0, half a turn away); turning
     # e_z over is a tilt, which the goal leaves free, reached through solutions.
     n_equations = 1
+    layout = _LinkEndEffector.layout + (("target_value", 1),)
     _rows_spec = ("angle",)
 
     def __init__(self, link, frame=None, target=0.0, *, relative_to=None, reference=None,
@@ -676,6 +680,7 @@ class PointDistanceEndEffector(_ScalarTarget, _LinkEndEffector):
     actin_kind = "pointDistanceEndEffector"
     # No mirror: a distance, from any direction.
     n_equations = 1
+    layout = _LinkEndEffector.layout + (("target_value", 1),)
     _rows_spec = ("distance",)
 
     def __init__(self, link, frame=None, target=1.0, *, center=(0.0, 0.0, 0.0),

@@ -80,6 +80,8 @@ class LinkJoint(Joint):
 
     dims = (3,)
     n_equations = 6
+    layout = (("point1", 3), ("frame1", 4), ("precursor_point", 3), ("precursor_frame", 4),
+              ("point2", 3), ("frame2", 4))
     n_coordinates = 1
     equation_labels = _FRAME_ROWS
     equation_lengths = (True, True, True, False, False, False)
@@ -195,6 +197,7 @@ class RevoluteLink(LinkJoint):
     """
 
     _n_link_params = 3
+    layout = LinkJoint.layout + (("axis", 3),)
     # No mirror: LinkJoint's rows.
 
     def __init__(self, body1, body2, frame1=None, frame2=None, *, axis=(0.0, 0.0, 1.0),
@@ -217,6 +220,7 @@ class PrismaticLink(LinkJoint):
     """
 
     _n_link_params = 3
+    layout = LinkJoint.layout + (("axis", 3),)
     # No mirror: LinkJoint's rows.
 
     @property
@@ -247,6 +251,8 @@ class DHLink(LinkJoint):
     """
 
     _n_link_params = 5
+    layout = LinkJoint.layout + (("theta", 1), ("d", 1), ("a", 1), ("alpha", 1),
+                                 ("prismatic", 1))
     # No mirror: LinkJoint's rows.
 
     @property
@@ -301,6 +307,7 @@ class CircleJoint(LinkJoint):
     """
 
     _n_link_params = 1
+    layout = LinkJoint.layout + (("radius", 1),)
     # No mirror: LinkJoint's rows.
 
     @property

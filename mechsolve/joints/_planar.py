@@ -143,6 +143,7 @@ class Revolute(_TwoPointJoint, Joint):
     """
 
     n_equations = 2
+    layout = (("point1", 2), ("point2", 2))
     equation_labels = ("x", "y")
     # No mirror: only points coincide (no rotation row).
 
@@ -211,6 +212,7 @@ class Fixed(_TwoPointJoint, Joint):
     """
 
     n_equations = 3
+    layout = (("point1", 2), ("point2", 2), ("angle", 1))
     equation_labels = ("x", "y", "angle")
     # No mirror: the angle row t2 - t1 - angle is linear, one root.
 
@@ -272,6 +274,7 @@ class Prismatic(_TwoPointJoint, Joint):
     """
 
     n_equations = 2
+    layout = (("point1", 2), ("point2", 2), ("axis", 2), ("offset", 1))
     equation_labels = ("normal", "angle")
     # No mirror: the angle row is linear, one root; a line has no direction to reverse.
 
@@ -331,6 +334,7 @@ class PointOnLine(_TwoPointJoint, Joint):
     """
 
     n_equations = 1
+    layout = (("point1", 2), ("point2", 2), ("axis", 2))
     equation_labels = ("normal",)
     # No mirror: a point on a line (no rotation row).
 
@@ -371,6 +375,7 @@ class Distance(_TwoPointJoint, Joint):
     """
 
     n_equations = 1
+    layout = (("point1", 2), ("point2", 2), ("length", 1))
     equation_labels = ("length",)
     # No mirror: |d| = L from either side is what a rod means (no rotation row).
     _length_index = 4
@@ -442,6 +447,7 @@ class Gear(Joint):
     """
 
     n_equations = 1
+    layout = (("radius1", 1), ("signed_radius2", 1), ("phase", 1))
     equation_labels = ("mesh",)
     # No mirror: linear in the angles.
 
@@ -521,6 +527,7 @@ class RackPinion(_TwoPointJoint, Joint):
     """
 
     n_equations = 1
+    layout = (("point1", 2), ("point2", 2), ("axis", 2), ("radius", 1), ("phase", 1))
     equation_labels = ("mesh",)
     # No mirror: linear in the angles and the slide.
 

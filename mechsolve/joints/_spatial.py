@@ -296,6 +296,7 @@ class _FrameJoint(Joint):
 
     dims = (3,)
     _rows: tuple[str, ...] = ()
+    layout = (("point1", 3), ("frame1", 4), ("point2", 3), ("frame2", 4))
     #: The frame axes checked by :meth:`_mirrored` (from :data:`_MIRROR_AXES`; empty: none).
     _mirror_axes: tuple[int, ...] = ()
 
@@ -409,7 +410,7 @@ class Spherical(_FrameJoint):
     # No mirror: only the origins are constrained (no rotation rows).
 
 
-class SpatialRevolute(_FrameJoint, Revolute):
+class SpatialRevolute(_FrameJoint, Revolute, variant_of=Revolute):
     """Spatial revolute (hinge): origins coincide, the z axes stay parallel (5 equations).
 
     With ``o_i`` the frame origins and ``x_i, y_i, z_i`` the frame axes in global coordinates
@@ -453,7 +454,7 @@ class SpatialRevolute(_FrameJoint, Revolute):
         return float(_relative_angle(P, *X)[0][0])
 
 
-class SpatialPrismatic(_FrameJoint, Prismatic):
+class SpatialPrismatic(_FrameJoint, Prismatic, variant_of=Prismatic):
     """Spatial prismatic (slider): frame 2's origin on frame 1's z axis, rotation locked.
 
     With ``d = o_2 - o_1`` (5 equations)::
@@ -601,7 +602,7 @@ class Planar(_FrameJoint):
                           "assembly)")
 
 
-class SpatialFixed(_FrameJoint, Fixed):
+class SpatialFixed(_FrameJoint, Fixed, variant_of=Fixed):
     """Spatial weld: the two joint frames coincide (6 equations).
 
     ::
@@ -634,7 +635,7 @@ class SpatialFixed(_FrameJoint, Fixed):
     # checked (x_1 . x_2, y_1 . y_2, z_1 . z_2 > 0).
 
 
-class SpatialPointOnLine(_FrameJoint, PointOnLine):
+class SpatialPointOnLine(_FrameJoint, PointOnLine, variant_of=PointOnLine):
     """Point on line: frame 2's origin stays on frame 1's z axis (2 equations).
 
     With ``d = o_2 - o_1``::
@@ -835,12 +836,13 @@ class GenericJoint(_FrameJoint):
         _FrameJoint.__init__(self, body1, body2, frame1, frame2, axis=axis, name=name)
 
 
-class SpatialDistance(_FrameJoint, Distance):
+class SpatialDistance(_FrameJoint, Distance, variant_of=Distance):
     """Spatial rod: the frame origins stay ``length`` apart; ``Phi = (d.d - L^2) / (2L)``."""
 
     _rows = ("length",)
     _length_index = 14
     n_equations = 1
+    layout = (("point1", 3), ("frame1", 4), ("point2", 3), ("frame2", 4), ("length", 1))
     _L = 14
     # No mirror: |d| = L from any direction is what a rod means (no rotation rows).
 
@@ -912,7 +914,7 @@ def _angle_gamma(P, X1, X2, V1, V2):
     return 2 * (c * sd - s * cd) * (s * sd + c * cd) / (r2 * r2) - quad
 
 
-class SpatialDriver(Driver):
+class SpatialDriver(Driver, variant_of=Driver):
     """Fix one global coordinate of a spatial body's origin: ``x``, ``y`` or ``z``."""
 
     dims = (3,)
@@ -949,7 +951,7 @@ class SpatialDriver(Driver):
         return np.zeros(cls._phi(P, X).shape)  # linear in the position
 
 
-class SpatialAngleDriver(AngleDriver):
+class SpatialAngleDriver(AngleDriver, variant_of=AngleDriver):
     """Drive a spatial revolute's (or cylindrical's) relative angle.
 
     The angle of frame 2's x axis about frame 1's z axis; ``Phi = wrap(theta - value)`` to
@@ -957,6 +959,7 @@ class SpatialAngleDriver(AngleDriver):
     """
 
     dims = (3,)
+    layout = (("point1", 3), ("frame1", 4), ("point2", 3), ("frame2", 4), ("value", 1))
     _value_index = 14
     # No mirror: wrap(atan2(y_1 . x_2, x_1 . x_2) - value) vanishes only at the angle itself
     # (atan2 tells x_2 from -x_2); a mirrored revolute is reported by the revolute.
@@ -994,10 +997,11 @@ class SpatialAngleDriver(AngleDriver):
         return _angle_gamma(P, X1, X2, V1, V2)[..., None]
 
 
-class SpatialSlideDriver(SlideDriver):
+class SpatialSlideDriver(SlideDriver, variant_of=SlideDriver):
     """Drive a spatial prismatic's (or cylindrical's) slide ``z_1 . d``."""
 
     dims = (3,)
+    layout = (("point1", 3), ("frame1", 4), ("point2", 3), ("frame2", 4), ("value", 1))
     _value_index = 14
     # No mirror: z_1 . d - value is a signed length along z_1 (no rotation row).
 
@@ -1025,7 +1029,7 @@ class SpatialSlideDriver(SlideDriver):
         return _components_gamma(("z",), P, X1, X2, V1, V2)
 
 
-class SpatialDistanceDriver(SpatialDistance, DistanceDriver):
+class SpatialDistanceDriver(SpatialDistance, DistanceDriver, variant_of=DistanceDriver):
     """A spatial distance whose length is a driven value (a linear actuator, a Stewart leg)."""
 
     _value_index = 14
@@ -1035,17 +1039,6 @@ class SpatialDistanceDriver(SpatialDistance, DistanceDriver):
                  name=None) -> None:
         SpatialDistance.__init__(self, body1, body2, point1, point2,
                                  length=self._take_value(value, positive=True), name=name)
-
-
-for _planar, _spatial in ((Revolute, SpatialRevolute), (Prismatic, SpatialPrismatic),
-                          (Fixed, SpatialFixed), (Distance, SpatialDistance),
-                          (PointOnLine, SpatialPointOnLine), (Driver, SpatialDriver),
-                          (AngleDriver, SpatialAngleDriver), (SlideDriver, SpatialSlideDriver),
-                          (DistanceDriver, SpatialDistanceDriver)):
-    # Set once: executing this file again (pytest imports it anew to run its doctests) must
-    # not re-point the planar classes at copies the package's other classes do not recognise.
-    if "_spatial_variant" not in _planar.__dict__:
-        _planar._spatial_variant = _spatial
 
 
 def _wrap(a):
@@ -1101,6 +1094,7 @@ class AngleCoupler(Joint):
     """
 
     n_equations = 3
+    layout = (("revolute1", 14), ("revolute2", 14), ("ratio", 1), ("offset", 1))
     n_coordinates = 2
     dims = (3,)
     equation_labels = ("angle1", "angle2", "mesh")

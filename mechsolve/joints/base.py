@@ -24,7 +24,7 @@ The leading ``...`` is an optional batch axis (many poses at once). A subclass t
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import ABCMeta, abstractmethod
 from typing import ClassVar
 
 import numpy as np
@@ -72,7 +72,51 @@ def _perturb(X: np.ndarray, c: int, h: float, body: bool = True) -> np.ndarray:
     return out
 
 
-class Joint(ABC):
+#: The spatial twin of each planar class that has one: ``joints.Revolute(...)`` with spatial
+#: bodies builds a ``SpatialRevolute``. A twin registers itself in its class statement
+#: (``class SpatialRevolute(..., variant_of=Revolute)``); the first definition wins, so that a
+#: module executed again (pytest's doctest import) does not re-point the planar classes.
+SPATIAL_VARIANTS: dict[type, type] = {}
+
+
+def _slices_of(layout) -> dict:
+    """``{name: slice}`` of a parameter layout ``((name, size), ...)``."""
+    out, start = {}, 0
+    for name, size in layout:
+        out[name] = slice(start, start + size)
+        start += size
+    return out
+
+
+def _parameter_property(name: str, sl: slice) -> property:
+    """A property reading (a copy of) and setting one part of a joint's parameters."""
+    size = sl.stop - sl.start
+
+    def get(self):
+        part = self._p[sl]
+        return float(part[0]) if size == 1 else part.copy()
+
+    def put(self, value):
+        from .._validation import as_float, as_vector
+
+        self._p[sl] = as_float(value, name) if size == 1 else as_vector(value, name, size)
+
+    return property(get, put, doc=f"The parameter ``{name}`` ({size} number"
+                                  f"{'s' if size > 1 else ''}), read and set between solves.")
+
+
+class _JointType(ABCMeta):
+    """The type of joint classes: a planar class with a spatial twin builds the twin when it is
+    given spatial bodies (see :data:`SPATIAL_VARIANTS`)."""
+
+    def __call__(cls, *args, **kwargs):
+        variant = SPATIAL_VARIANTS.get(cls)
+        if variant is not None and args and _is_spatial(args[0]):
+            return variant(*args, **kwargs)
+        return super().__call__(*args, **kwargs)
+
+
+class Joint(metaclass=_JointType):
     """Abstract base of every constraint (joints, drivers, end effectors).
 
     Subclasses set :attr:`n_equations`, optionally :attr:`equation_labels`, pass their bodies and
@@ -100,9 +144,14 @@ class Joint(ABC):
     #: part of what holds the mechanism together: a solve that cannot meet every goal reports
     #: the pose nearest them that keeps the other joints.
     is_goal: ClassVar[bool] = False
-    #: Mechanism dimensions the class works in; a planar class with a spatial twin sets
-    #: ``_spatial_variant`` and constructing it with spatial bodies builds the twin.
+    #: Mechanism dimensions the class works in; a planar class with a spatial twin builds the
+    #: twin when given spatial bodies (see :data:`SPATIAL_VARIANTS`).
     dims: ClassVar[tuple[int, ...]] = (2,)
+    #: The parameter vector's layout, ``((name, size), ...)`` in order: each name reads (and
+    #: sets) its part of the parameters through :meth:`param` and a property of that name
+    #: (unless the class defines one).
+    layout: ClassVar[tuple[tuple[str, int], ...]] = ()
+    _slices: ClassVar[dict] = {}
     #: Coordinates the joint carries in the state (a track's arc length, a link's joint value).
     n_coordinates: ClassVar[int] = 0
     #: Whether the kernels take joint coordinates as a last argument ``S`` of shape
@@ -114,10 +163,17 @@ class Joint(ABC):
     mirror_description: ClassVar[str] = ("it satisfies its equations only as a mirror image "
                                          "of the assembly it means")
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, variant_of: type | None = None, **kwargs):
         super().__init_subclass__(**kwargs)
         if cls.__dict__.get("n_coordinates", 0):
             cls._coordinate_slot = True
+        if variant_of is not None:
+            SPATIAL_VARIANTS.setdefault(variant_of, cls)
+        if "layout" in cls.__dict__:
+            cls._slices = _slices_of(cls.layout)
+            for name, sl in cls._slices.items():
+                if not hasattr(cls, name):
+                    setattr(cls, name, _parameter_property(name, sl))
 
     @classmethod
     def _checks_mirror(cls) -> bool:
@@ -125,12 +181,6 @@ class Joint(ABC):
         the solver skips the others."""
         return cls._mirrored.__func__ is not Joint.__dict__["_mirrored"].__func__
 
-
-    def __new__(cls, *args, **kwargs):
-        variant = cls.__dict__.get("_spatial_variant")
-        if variant is not None and args and _is_spatial(args[0]):
-            return object.__new__(variant)
-        return object.__new__(cls)
 
     def __init__(self, bodies, params, *, name: str | None = None) -> None:
         self.name = as_name(name)
@@ -201,6 +251,16 @@ class Joint(ABC):
 
     def __repr__(self) -> str:
         return f"<{self.describe()}>"
+
+    def param(self, name: str):
+        """The parameter ``name`` of :attr:`layout`: a float, or a copy of its numbers."""
+        try:
+            sl = self._slices[name]
+        except KeyError:
+            raise KeyError(f"{type(self).__name__} has no parameter {name!r}; its parameters "
+                           f"are {[n for n, _ in self.layout]}") from None
+        part = self._p[sl]
+        return float(part[0]) if sl.stop - sl.start == 1 else part.copy()
 
     # -- geometry ---------------------------------------------------------------------------------
     def attachments(self) -> list:

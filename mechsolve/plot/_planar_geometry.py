@@ -43,7 +43,7 @@ def _two_point(joint: Joint):
     """
     if isinstance(joint, (Revolute, Fixed, Distance, Prismatic, PointOnLine, RackPinion)):
         b1, b2 = joint.bodies[:2]
-        return [(b1, joint._p[0:2].copy()), (b2, joint._p[2:4].copy())]
+        return [(b1, joint.param("point1")), (b2, joint.param("point2"))]
     hook = getattr(joint, "plot_points", None)
     if callable(hook):
         return [(b, np.asarray(p, dtype=float).reshape(2)) for b, p in hook()]

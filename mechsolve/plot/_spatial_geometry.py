@@ -181,7 +181,7 @@ def _attachments(j: Joint) -> list:
             return [(frames[1][0], frames[1][1])]
         return []
     if isinstance(j, _LinkEndEffector):
-        return [(j.bodies[1], j._p[7:10].copy())]
+        return [(j.bodies[1], j.param("point"))]
     hook = getattr(j, "plot_points", None)
     if callable(hook):
         out = []
@@ -203,7 +203,7 @@ def _pivot_axes(j: Joint) -> list:
     if isinstance(j, (SpatialRevolute, Cylindrical, Universal)):
         return [(b, c, quat_rotate(f, _EZ)) for b, c, f in _joint_frames(j)]
     if isinstance(j, RevoluteLink):
-        return [(b, c, quat_rotate(f, j._p[21:24])) for b, c, f in _joint_frames(j)]
+        return [(b, c, quat_rotate(f, j.param("axis"))) for b, c, f in _joint_frames(j)]
     return []
 
 
@@ -213,8 +213,8 @@ def _target(j: Joint):
         return None
     if j._target_kind not in ("frame", "point") and not isinstance(j, PointDistanceEndEffector):
         return None
-    p = j._p
-    pg, _ = _compose(p[0:3], p[3:7], p[14:17], p[17:21])
+    pg, _ = _compose(j.param("reference_point"), j.param("reference_frame"),
+                     j.param("target_translation"), j.param("target_quaternion"))
     return j.bodies[0], pg
 
 
@@ -224,9 +224,9 @@ def _axis_of(j: Joint):
     if isinstance(j, (SpatialRevolute, Cylindrical)):
         b, c, f = frames[0]
         return b, c, quat_rotate(f, _EZ), quat_rotate(f, _EX)
-    if isinstance(j, RevoluteLink) or (isinstance(j, DHLink) and j._p[25] == 0.0):
+    if isinstance(j, RevoluteLink) or (isinstance(j, DHLink) and j.param("prismatic") == 0.0):
         b, c, f = frames[0]
-        u = quat_rotate(f, j._p[21:24] if isinstance(j, RevoluteLink) else _EZ)
+        u = quat_rotate(f, j.param("axis") if isinstance(j, RevoluteLink) else _EZ)
         return b, c, u, _perp(u)
     return None
 
@@ -237,9 +237,9 @@ def _rail_of(j: Joint):
             (_slides(j) and isinstance(j, _FrameJoint)):
         b, c, f = _joint_frames(j)[0]
         return b, c, quat_rotate(f, _EZ)
-    if isinstance(j, PrismaticLink) or (isinstance(j, DHLink) and j._p[25] == 1.0):
+    if isinstance(j, PrismaticLink) or (isinstance(j, DHLink) and j.param("prismatic") == 1.0):
         b, c, f = _joint_frames(j)[0]
-        return b, c, quat_rotate(f, j._p[21:24] if isinstance(j, PrismaticLink) else _EZ)
+        return b, c, quat_rotate(f, j.param("axis") if isinstance(j, PrismaticLink) else _EZ)
     return None
 
 

@@ -227,11 +227,12 @@ class Drawing(_DrawingBase):
         for j in joints:
             if isinstance(j, Gear):
                 b1, b2, carrier = j.bodies
-                for b, r, ring in ((b1, j._p[0], False), (b2, abs(j._p[1]), j._p[1] < 0)):
+                r2 = j.param("signed_radius2")   # negative for a ring gear
+                for b, r, ring in ((b1, j.param("radius1"), False), (b2, abs(r2), r2 < 0)):
                     specs.append((b, _centre_on(b, carrier, joints), float(r), ring))
             elif isinstance(j, RackPinion):
                 rack, pinion = j.bodies
-                specs.append((pinion, j._p[2:4].copy(), float(j._p[6]), False))
+                specs.append((pinion, j.param("point2"), j.param("radius"), False))
         return specs
 
     def _slider_axes(self) -> dict:
@@ -239,8 +240,8 @@ class Drawing(_DrawingBase):
         axes: dict = {}
         for j in self.mechanism.joints:
             if isinstance(j, Prismatic):
-                u1 = j._p[4:6]
-                a2 = np.arctan2(u1[1], u1[0]) - j._p[6]
+                u1 = j.param("axis")
+                a2 = np.arctan2(u1[1], u1[0]) - j.param("offset")
                 axes.setdefault(j.bodies[1], np.array([np.cos(a2), np.sin(a2)]))
         return axes
 
@@ -248,7 +249,7 @@ class Drawing(_DrawingBase):
         """Global points over all states whose extent sets the size of the symbols."""
         probe = [self._coords([(b, _unique(p))]).reshape(-1, 2) for b, p in points.items() if p]
         probe += [self._coords([(b, circle(r, c, 8))]).reshape(-1, 2) for b, c, r, _ in gears]
-        probe += [self._coords([(j.bodies[0], j._p[0:2])]).reshape(-1, 2)
+        probe += [self._coords([(j.bodies[0], j.param("point1"))]).reshape(-1, 2)
                   for j in self.mechanism.joints
                   if isinstance(j, (Revolute, Fixed, Distance)) and j.bodies[0].is_ground]
         probe += [np.asarray(p, float) for p in (trace_paths or [])]
@@ -329,8 +330,9 @@ class Drawing(_DrawingBase):
         """The rack's pitch line with teeth towards the pinion, over the pinion's travel."""
         s = self.size
         rack, pinion = j.bodies
-        rp, pp, u = j._p[0:2], j._p[2:4], j._p[4:6] / np.linalg.norm(j._p[4:6])
-        r = float(j._p[6])
+        rp, pp, u = j.param("point1"), j.param("point2"), j.param("axis")
+        u = u / np.linalg.norm(u)
+        r = j.param("radius")
         n = np.array([-u[1], u[0]])
         local = self._in_body(rack, pinion, pp)  # the pinion's centre, in rack coordinates
         t = (local - rp) @ u
@@ -356,8 +358,8 @@ class Drawing(_DrawingBase):
         """A prismatic's or slot's axis over body 2's travel; on ground, a hatched guide."""
         s = self.size
         b1, b2 = j.bodies[:2]
-        p1, p2 = j._p[0:2], j._p[2:4]
-        u = j._p[4:6] / np.linalg.norm(j._p[4:6])
+        p1, p2, u = j.param("point1"), j.param("point2"), j.param("axis")
+        u = u / np.linalg.norm(u)
         n = np.array([-u[1], u[0]])
         lo, hi = self._add_rail(j, b1, p1, u, (self._in_body(b1, b2, p2) - p1) @ u)
         if b1.is_ground and show_ground:
@@ -439,7 +441,7 @@ class Drawing(_DrawingBase):
         elif isinstance(j, SlideDriver):
             (b1, p1), (b2, p2) = _two_point(j.joint)
             anchor = self._coords([(b2, p2)])[:, 0, :] + 0.0
-            u = j.joint._p[4:6]
+            u = j.joint.param("axis")
             angle = self._poses[b1][:, 2] + np.arctan2(u[1], u[0])
             template = _double_arrow(rho, head) + np.array([0.0, 1.6 * s])
         elif isinstance(j, DistanceDriver):

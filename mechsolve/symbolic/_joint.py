@@ -305,6 +305,7 @@ def symbolic_joint(name: str, *, bodies, phi, params=(), coordinates=(), time=No
         "equation_labels": defn.labels,
         "definition": defn,
         "params": tuple(s.name for s in defn.params),
+        "layout": tuple((s.name, 1) for s in defn.params),
         "own_coordinates": tuple(s.name for s in defn.coordinates),
         "n_coordinates": len(defn.coordinates),
         "time_dependent": defn.time is not None,
