@@ -19,14 +19,10 @@ import math
 import numpy as np
 
 from .joints._end_effectors import _log_rows, _skew
-from .spatial._quat import quat_from_matrix, quat_to_matrix
+from .spatial._quat import cross, quat_from_matrix, quat_to_matrix
 
 _I1 = np.array([1, 2, 0])
 _I2 = np.array([2, 0, 1])
-
-
-def _cross(a, b):
-    return a[..., _I1] * b[..., _I2] - a[..., _I2] * b[..., _I1]
 
 
 def _rigid_inverse(M):
@@ -141,7 +137,7 @@ class _FastChain:
         ``M`` (see :meth:`error`)."""
         z = C[..., :3, 2]
         r = tip[..., None, :3, 3] - C[..., :3, 3]
-        Jv = _cross(z, r)
+        Jv = cross(z, r)
         if not self.all_rev:
             Jv = np.where(self.rev[:, None], Jv, z)
             z = z * self.rev[:, None]
@@ -193,7 +189,7 @@ class _FastChain:
         if not jac:
             return F, None
         z = C[:, :3, 2]
-        Jv = _cross(z, tip[:3, 3] - C[:, :3, 3])
+        Jv = cross(z, tip[:3, 3] - C[:, :3, 3])
         if not self.all_rev:
             Jv = np.where(self.rev[:, None], Jv, z)
             z = z * self.rev[:, None]

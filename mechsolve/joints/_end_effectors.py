@@ -70,7 +70,16 @@ import numpy as np
 
 from .._validation import as_float, as_vector
 from ..body import Body
-from ..spatial._quat import cross, quat_conjugate, quat_multiply, quat_rotate, quat_to_matrix
+from ..spatial._quat import (
+    cross,
+    frame_compose,
+    quat_conjugate,
+    quat_multiply,
+    quat_rotate,
+    quat_to_matrix,
+)
+from ..spatial._validation import UNIT_TOLERANCE
+from ..spatial._validation import unit_quaternions_checked as _unit_quaternions
 from ._spatial import _require_spatial, placement
 from .base import Joint
 
@@ -108,11 +117,6 @@ def _frame_on(X, p, f):
     a = quat_rotate(qb, p)
     q = quat_multiply(qb, f)
     return X[..., :3] + a, q, quat_to_matrix(q), a
-
-
-def _compose(p1, f1, p2, f2):
-    """Frame ``(p2, f2)`` given in frame ``(p1, f1)``, expressed where ``(p1, f1)`` is."""
-    return p1 + quat_rotate(f1, p2), quat_multiply(f1, f2)
 
 
 def _lift(Do, Dth, a):
@@ -210,32 +214,7 @@ def _rows(rows, oA, qA, RA, oB, qB, RB, *, log_map=False):
 
 
 #: Largest accepted deviation of a hand-given quaternion's norm from 1 (as for Orientation).
-QUATERNION_TOLERANCE = 1e-6
-
-
-def _unit_quaternions(q, name: str) -> np.ndarray:
-    """Quaternions ``(..., 4)`` given by hand, checked to have unit norm and normalized.
-
-    Raises a ValueError naming ``name`` and the norm found when a norm differs from 1 by more
-    than :data:`QUATERNION_TOLERANCE` (a scaled quaternion is a different target, not the
-    same rotation: the solver would otherwise report success on a goal that was never meant).
-    """
-    q = np.asarray(q, dtype=float)
-    if q.shape == (4,):        # one quaternion: scalar arithmetic is several times faster
-        w, x, y, z = q.tolist()
-        n = (w * w + x * x + y * y + z * z) ** 0.5
-        if abs(n - 1.0) <= QUATERNION_TOLERANCE:
-            return q / n
-    norm = np.sqrt(np.einsum("...i,...i->...", q, q))
-    bad = ~(np.abs(norm - 1.0) <= QUATERNION_TOLERANCE)     # NaN counts as bad
-    if np.any(bad):
-        idx = np.argwhere(bad)[0]
-        where = f" (item {tuple(int(i) for i in idx) if len(idx) > 1 else int(idx[0])})" \
-            if norm.ndim else ""
-        raise ValueError(f"{name}: the quaternion (w, x, y, z) must have norm 1 within "
-                         f"{QUATERNION_TOLERANCE:g}, found norm {float(norm[tuple(idx)]):.6g}"
-                         f"{where}; normalize it or build the target from an Orientation")
-    return q / norm[..., None]
+QUATERNION_TOLERANCE = UNIT_TOLERANCE   # one tolerance for every hand-given quaternion
 
 
 def _as_frame_parts(value, name):
@@ -430,7 +409,7 @@ class _LinkEndEffector(EndEffector):
     # -- kernels --------------------------------------------------------------------------------
     @classmethod
     def _frames(cls, P, X1, X2):
-        pg, fg = _compose(P[..., 0:3], P[..., 3:7], P[..., 14:17], P[..., 17:21])
+        pg, fg = frame_compose(P[..., 0:3], P[..., 3:7], P[..., 14:17], P[..., 17:21])
         G = _frame_on(X1, pg, fg)
         E = _frame_on(X2, P[..., 7:10], P[..., 10:14])
         return G, E
@@ -1008,7 +987,7 @@ class CenterOfMassEndEffector(EndEffector):
 
     @classmethod
     def _evaluate(cls, P, X0, *Xs):
-        pg, fg = _compose(P[..., 0:3], P[..., 3:7], P[..., 7:10], P[..., 10:14])
+        pg, fg = frame_compose(P[..., 0:3], P[..., 3:7], P[..., 7:10], P[..., 10:14])
         oG, _, RG, aG = _frame_on(X0, pg, fg)
         n = len(Xs)
         M = sum(P[..., 14 + 4 * i] for i in range(n))

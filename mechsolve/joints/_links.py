@@ -30,11 +30,17 @@ import numpy as np
 
 from .._validation import as_direction, as_float
 from ..body import Body
-from ..spatial._quat import cross, quat_log, quat_multiply, quat_rotate, quat_to_matrix
+from ..spatial._quat import (
+    cross,
+    frame_compose,
+    quat_log,
+    quat_multiply,
+    quat_rotate,
+    quat_to_matrix,
+)
 from ._end_effectors import (
     _IDENTITY_Q,
     _as_frame_parts,
-    _compose,
     _frame_on,
     _frame_target_rows,
     _lift,
@@ -161,8 +167,8 @@ class LinkJoint(Joint):
     def _evaluate(cls, P, X1, X2, S):
         s = S[..., 0]
         t, q, tp, w = cls._transform(P[..., 21:], s)
-        pa, fa = _compose(P[..., 0:3], P[..., 3:7], P[..., 7:10], P[..., 10:14])
-        pc, fc = _compose(pa, fa, t, q)
+        pa, fa = frame_compose(P[..., 0:3], P[..., 3:7], P[..., 7:10], P[..., 10:14])
+        pc, fc = frame_compose(pa, fa, t, q)
         oC, qC, RC, aC = _frame_on(X1, pc, fc)
         oB, qB, RB, aB = _frame_on(X2, P[..., 14:17], P[..., 17:21])
         phi, DoC, DthC, DoB, DthB = _rows(_FRAME_ROWS, oC, qC, RC, oB, qB, RB)

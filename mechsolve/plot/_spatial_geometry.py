@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..body import Body
-from ..joints._end_effectors import PointDistanceEndEffector, _compose, _LinkEndEffector
+from ..joints._end_effectors import PointDistanceEndEffector, _LinkEndEffector
 from ..joints._links import DHLink, LinkJoint, PrismaticLink, RevoluteLink
 from ..joints._spatial import (
     AngleCoupler,
@@ -25,7 +25,7 @@ from ..joints._spatial import (
     _FrameJoint,
 )
 from ..joints.base import DriverJoint, Joint
-from ..spatial._quat import quat_rotate
+from ..spatial._quat import frame_compose, quat_rotate
 from ._base import _nan_join
 
 _EX, _EY, _EZ = np.eye(3)
@@ -146,7 +146,7 @@ def _joint_frames(j: Joint) -> list:
         return [(j.bodies[0], p[0:3].copy(), p[3:7].copy()),
                 (j.bodies[1], p[7:10].copy(), p[10:14].copy())]
     if isinstance(j, LinkJoint):
-        pa, fa = _compose(p[0:3], p[3:7], p[7:10], p[10:14])  # frame1, then the precursor
+        pa, fa = frame_compose(p[0:3], p[3:7], p[7:10], p[10:14])  # frame1, then the precursor
         return [(j.bodies[0], pa, fa), (j.bodies[1], p[14:17].copy(), p[17:21].copy())]
     return []
 
@@ -213,7 +213,7 @@ def _target(j: Joint):
         return None
     if j._target_kind not in ("frame", "point") and not isinstance(j, PointDistanceEndEffector):
         return None
-    pg, _ = _compose(j.param("reference_point"), j.param("reference_frame"),
+    pg, _ = frame_compose(j.param("reference_point"), j.param("reference_frame"),
                      j.param("target_translation"), j.param("target_quaternion"))
     return j.bodies[0], pg
 

@@ -69,16 +69,25 @@ def _f(a) -> np.ndarray:
     return np.asarray(a, dtype=float)
 
 
+# cross products of stacks up to this many numbers are written with index arrays
+_SMALL_CROSS = 3 * 4096
+_NEXT = np.array([1, 2, 0])
+_AFTER = np.array([2, 0, 1])
+
+
 def cross(a, b) -> np.ndarray:
     """Cross product of stacked 3-vectors, ``(..., 3) x (..., 3) -> (..., 3)``.
 
-    Written component-wise; faster than :func:`numpy.cross` for large stacks.
+    Written with index arrays for small stacks (fewer NumPy calls) and component-wise for large
+    ones; faster than :func:`numpy.cross` at every size.
 
     >>> cross([1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
     array([0., 0., 1.])
     """
     a = _f(a)
     b = _f(b)
+    if a.size <= _SMALL_CROSS and b.size <= _SMALL_CROSS:
+        return a[..., _NEXT] * b[..., _AFTER] - a[..., _AFTER] * b[..., _NEXT]
     ax, ay, az = a[..., 0], a[..., 1], a[..., 2]
     bx, by, bz = b[..., 0], b[..., 1], b[..., 2]
     out = np.empty(np.broadcast_shapes(a.shape, b.shape))

@@ -134,6 +134,31 @@ def unit_quaternion(
     return q / norm
 
 
+def unit_quaternions_checked(q, name: str) -> np.ndarray:
+    """Quaternions ``(..., 4)`` given by hand, checked to have unit norm and normalized.
+
+    Raises a ValueError naming ``name`` and the norm found when a norm differs from 1 by more
+    than :data:`UNIT_TOLERANCE` (a scaled quaternion is a different target, not the
+    same rotation: the solver would otherwise report success on a goal that was never meant).
+    """
+    q = np.asarray(q, dtype=float)
+    if q.shape == (4,):        # one quaternion: scalar arithmetic is several times faster
+        w, x, y, z = q.tolist()
+        n = (w * w + x * x + y * y + z * z) ** 0.5
+        if abs(n - 1.0) <= UNIT_TOLERANCE:
+            return q / n
+    norm = np.sqrt(np.einsum("...i,...i->...", q, q))
+    bad = ~(np.abs(norm - 1.0) <= UNIT_TOLERANCE)     # NaN counts as bad
+    if np.any(bad):
+        idx = np.argwhere(bad)[0]
+        where = f" (item {tuple(int(i) for i in idx) if len(idx) > 1 else int(idx[0])})" \
+            if norm.ndim else ""
+        raise ValueError(f"{name}: the quaternion (w, x, y, z) must have norm 1 within "
+                         f"{UNIT_TOLERANCE:g}, found norm {float(norm[tuple(idx)]):.6g}"
+                         f"{where}; normalize it or build the target from an Orientation")
+    return q / norm[..., None]
+
+
 def broadcast_named(arrays: dict[str, np.ndarray], core: int = 0) -> tuple[int, ...]:
     """Broadcast shape of named arrays whose last ``core`` dimensions are not broadcast.
 
