@@ -951,6 +951,16 @@ class SpatialDriver(Driver, variant_of=Driver):
         return np.zeros(cls._phi(P, X).shape)  # linear in the position
 
 
+def _drive_frame_joint(driver, joint, kinds, kind: str, allowed: str, value, name) -> None:
+    """Constructor of a driver of a frame joint's free motion: the joint's frames, then the
+    value (``driver.joint`` is the driven joint)."""
+    if not isinstance(joint, kinds):
+        raise TypeError(f"{kind}: joint must be {allowed}, got {type(joint).__name__}")
+    DriverJoint.__init__(driver, joint.bodies,
+                         np.concatenate([joint._p[:14], [driver._take_value(value)]]), name=name)
+    driver.joint = joint
+
+
 class SpatialAngleDriver(AngleDriver, variant_of=AngleDriver):
     """Drive a spatial revolute's (or cylindrical's) relative angle.
 
@@ -959,19 +969,14 @@ class SpatialAngleDriver(AngleDriver, variant_of=AngleDriver):
     """
 
     dims = (3,)
-    layout = (("point1", 3), ("frame1", 4), ("point2", 3), ("frame2", 4), ("value", 1))
+    layout = _FrameJoint.layout + (("value", 1),)
     _value_index = 14
     # No mirror: wrap(atan2(y_1 . x_2, x_1 . x_2) - value) vanishes only at the angle itself
     # (atan2 tells x_2 from -x_2); a mirrored revolute is reported by the revolute.
 
     def __init__(self, joint, value: float = 0.0, *, name=None) -> None:
-        if not isinstance(joint, (SpatialRevolute, Cylindrical)):
-            raise TypeError("AngleDriver: joint must be a Revolute or Cylindrical, got "
-                            f"{type(joint).__name__}")
-        DriverJoint.__init__(self, joint.bodies,
-                             np.concatenate([joint._p[:14], [self._take_value(value)]]),
-                             name=name)
-        self.joint = joint
+        _drive_frame_joint(self, joint, (SpatialRevolute, Cylindrical), "AngleDriver",
+                           "a Revolute or Cylindrical", value, name)
 
     def measure(self) -> float:
         th = float(_relative_angle(self._p[None], *[b.pose[None] for b in self._bodies])[0][0])
@@ -1001,18 +1006,13 @@ class SpatialSlideDriver(SlideDriver, variant_of=SlideDriver):
     """Drive a spatial prismatic's (or cylindrical's) slide ``z_1 . d``."""
 
     dims = (3,)
-    layout = (("point1", 3), ("frame1", 4), ("point2", 3), ("frame2", 4), ("value", 1))
+    layout = _FrameJoint.layout + (("value", 1),)
     _value_index = 14
     # No mirror: z_1 . d - value is a signed length along z_1 (no rotation row).
 
     def __init__(self, joint, value: float = 0.0, *, name=None) -> None:
-        if not isinstance(joint, (SpatialPrismatic, Cylindrical)):
-            raise TypeError("SlideDriver: joint must be a Prismatic or Cylindrical, got "
-                            f"{type(joint).__name__}")
-        DriverJoint.__init__(self, joint.bodies,
-                             np.concatenate([joint._p[:14], [self._take_value(value)]]),
-                             name=name)
-        self.joint = joint
+        _drive_frame_joint(self, joint, (SpatialPrismatic, Cylindrical), "SlideDriver",
+                           "a Prismatic or Cylindrical", value, name)
 
     @classmethod
     def _phi(cls, P, X1, X2):
