@@ -23,3 +23,20 @@ tilt = np.abs(motion.pose(mech.body("coupler"))[:, 2])
 level = np.abs(np.sin(motion.values)) > 1e-6
 print(f"coupler tilt: {tilt[level].max():.1e} away from the change points, "
       f"{tilt[~level].max():.1e} at them")
+
+# Check against the closed form: each crank turns by the driven angle t about its pivot (0, 0),
+# (2, 0) or (4, 0), and the coupler translates on a circle, its middle at (2 + cos t, sin t),
+# level. Away from the change points a solve is exact to round-off: 1e-12 (radians; lengths of
+# the crank, 1). At a change point an error d in the pose leaves a residual of order d^2 only,
+# so the residual tolerance 1e-10 (of the size, 4) fixes the pose to about its square root:
+# 1e-4 there.
+t = motion.values
+c, s = np.cos(t), np.sin(t)
+exact = {f"crank{i + 1}": np.stack([2.0 * i + c / 2, s / 2, t], axis=1) for i in range(3)}
+exact["coupler"] = np.stack([2 + c, s, 0 * t], axis=1)
+diff = np.concatenate([motion.pose(mech.body(name)) - X for name, X in exact.items()], axis=1)
+diff[:, 2::3] = np.angle(np.exp(1j * diff[:, 2::3]))  # angles modulo 2 pi
+err = np.abs(diff).max(axis=1)
+print(f"check: largest error against the closed form: {err[level].max():.1e} away from the "
+      f"change points, {err[~level].max():.1e} at them")
+assert err[level].max() < 1e-12 and err[~level].max() < 1e-4
