@@ -16,3 +16,18 @@ t = motion.values
 forward = (t[i_min] - t[i_max]) % (2 * np.pi)
 print(f"stroke {x.max() - x.min():.6f} (from x = {x.min():.6f} to {x.max():.6f})")
 print(f"time ratio of the two strokes: {forward / (2 * np.pi - forward):.4f}")
+
+# Check against the closed form (crank a = 1, rod b = 3, offset e = 0.5): the slider is at
+# x = a cos t + sqrt(b^2 - (e - a sin t)^2) at every pose, to 1e-12 of the rod (a sweep's
+# poses are exact to round-off). The extremes are at the dead centres, where crank and rod
+# line up: t = asin(e / (b + a)) and pi + asin(e / (b - a)). The 0.5 deg grid misses them, so
+# the lines above are off by up to half a step at each end: the stroke by 1e-4 at most (x is
+# flat there), the crank angle of a stroke by pi / 360.
+a, b, e = 1.0, 3.0, 0.5
+err = np.abs(x - a * np.cos(t) - np.sqrt(b**2 - (e - a * np.sin(t)) ** 2)).max() / b
+stroke = np.sqrt((b + a) ** 2 - e**2) - np.sqrt((b - a) ** 2 - e**2)
+exact = np.pi + np.arcsin(e / (b - a)) - np.arcsin(e / (b + a))
+print(f"check: largest error against the closed form {err:.1e}; exact stroke {stroke:.6f}, "
+      f"time ratio {exact / (2 * np.pi - exact):.4f}")
+assert err < 1e-12
+assert abs(x.max() - x.min() - stroke) < 1e-4 and abs(forward - exact) <= np.pi / 360
