@@ -27,11 +27,25 @@ goal = mech.add(joints.PointEndEffector(link, model.tool * ms.Frame((0, 0, 0.25)
 mech.add(joints.CoordinatedJointEndEffector([model.joints[5]], [q0[5]], name="spin"))
 print(mech.dof())
 
+solved = []  # (tip target, joint values)
 for angle in np.linspace(0, 2 * np.pi, 9):
     goal.target = tip + 0.02 * np.array([np.cos(angle), np.sin(angle), 0.0])
     mech.solve()
+    solved.append((goal.target, model.q))
     tool = model.tool_frame()
     z = tool.orientation.as_matrix()[:, 2]
     miss = np.linalg.norm(np.cross(z, trocar - tool.translation))
     print(f"tip at angle {angle:4.2f}: shaft passes {miss:.1e} m from the trocar, "
           f"joints {np.round(model.q, 3)}")
+
+# Check with the arm's forward kinematics of the joint values (not the bodies' poses): the
+# shaft passes through the trocar, the tip is on its target, the last joint keeps its value.
+# To 1e-12 (metres, the arm reaching about 1 m; radians): a solve is exact to round-off.
+worst = 0.0
+for target, q in solved:
+    fk = arm.forward(q)
+    shaft = fk.orientation.as_matrix()[:, 2]
+    worst = max(worst, np.linalg.norm(np.cross(shaft, trocar - fk.translation)),
+                np.abs(fk.translation + 0.25 * shaft - target).max(), abs(q[5] - q0[5]))
+print(f"check: largest miss of the trocar, a tip target or the last joint's value: {worst:.1e}")
+assert worst < 1e-12
