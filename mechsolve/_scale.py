@@ -7,7 +7,11 @@ micrometres, millimetres, metres or kilometres.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+
+from .joints.base import Joint
 
 __all__ = ["characteristic_length"]
 
@@ -20,13 +24,18 @@ def _diameter(points: np.ndarray) -> float:
     return float(np.linalg.norm(pts.max(axis=0) - pts.min(axis=0)))
 
 
-def characteristic_length(mech) -> float:
+def characteristic_length(mech, groups=None) -> float:
     """The size of a mechanism from its geometry, independent of its current pose.
 
     The largest of: the diameter of ground's joint points (with ground's origin), the diameter
     of every moving body's joint points (with the body's origin), and the lengths the joints
     carry themselves (rod lengths, an arm's reach). Mechanisms without any of these (bodies
     held only by drivers) take the spread of their bodies' positions; if that is zero too, 1.
+
+    ``groups`` are the compiled system's joint groups (``cls``, ``joints``, stacked
+    parameters ``P`` and body ``slots``, ground numbered after the moving bodies), which spare
+    stacking the parameters again; joints whose class declares
+    :attr:`~mechsolve.joints.Joint.attachment_parameters` are read in one pass per class.
 
     Examples
     --------
@@ -36,16 +45,67 @@ def characteristic_length(mech) -> float:
     4.0
     """
     dim = mech.dim
-    per_body: dict[int, list] = {}
-    hints = [0.0]
-    for j in mech.joints:
-        for body, point in j.attachments():
-            per_body.setdefault(id(body), [np.zeros(dim)]).append(
-                np.asarray(point, dtype=float).reshape(dim))
-        hints.append(float(j.length_hint()))
-    sizes = [_diameter(np.array(pts)) for pts in per_body.values()]
-    size = max(sizes + hints)
+    n_bodies = len(mech.bodies)
+    if groups is None:
+        groups = _groups_of(mech.joints, n_bodies)
+    keys, points, hints = [], [], [0.0]
+    for g in groups:
+        cls = g.cls
+        if cls.attachment_parameters is not None and cls.attachments is Joint.attachments:
+            for slot, sl in cls.attachment_parameters:
+                idx = g.slots[slot]
+                keys.append(np.where(idx == n_bodies, 0, idx + 1))
+                points.append(g.P[:, sl])
+        else:
+            for j in g.joints:
+                for body, point in j.attachments():
+                    keys.append([0 if body.is_ground else body.index + 1])
+                    points.append(np.asarray(point, dtype=float).reshape(1, dim))
+        if cls.length_hint is not Joint.length_hint:
+            hints.extend(j.length_hint() for j in g.joints)
+    size = 0.0
+    if keys:
+        size = _largest_diameter(np.concatenate(keys).astype(np.intp),
+                                 np.concatenate(points).reshape(-1, dim))
+    size = max(size, float(max(hints)))
     if not (size > 0.0 and np.isfinite(size)):
         positions = np.array([np.zeros(dim)] + [b.position for b in mech.bodies])
         size = _diameter(positions)
     return size if size > 0.0 and np.isfinite(size) else 1.0
+
+
+class _Group(NamedTuple):
+    cls: type
+    joints: list
+    P: np.ndarray
+    slots: list
+
+
+def _groups_of(joints, n_bodies: int) -> list:
+    """The joints by class, with stacked parameters and body slots (ground = ``n_bodies``)."""
+    by_class: dict[type, list] = {}
+    for j in joints:
+        by_class.setdefault((type(j), j._p.size, len(j.bodies)), []).append(j)
+    out = []
+    for (cls, _, n_slots), members in by_class.items():
+        flat = [b._index for j in members for b in j._bodies]
+        slots = np.array([n_bodies if i is None else i for i in flat],
+                         dtype=np.intp).reshape(len(members), n_slots)
+        out.append(_Group(cls, members, np.array([j._p for j in members]).reshape(len(members), -1),
+                          [slots[:, s] for s in range(n_slots)]))
+    return out
+
+
+def _largest_diameter(keys: np.ndarray, points: np.ndarray) -> float:
+    """The largest bounding-box diagonal of the groups of ``points (k, dim)`` that share a key,
+    each group taken with the origin (its body's origin), in one vectorized pass."""
+    finite = np.all(np.isfinite(points), axis=1)
+    keys, points = keys[finite], points[finite]
+    if not keys.size:
+        return 0.0
+    n = int(keys.max()) + 1
+    lo = np.zeros((n, points.shape[1]))
+    hi = np.zeros((n, points.shape[1]))
+    np.minimum.at(lo, keys, points)
+    np.maximum.at(hi, keys, points)
+    return float(np.sqrt(np.max(np.sum((hi - lo) ** 2, axis=1))))

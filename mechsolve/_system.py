@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 import scipy.sparse as sp
 
+from ._scale import characteristic_length
 from .spatial._quat import quat_conjugate, quat_exp, quat_log, quat_multiply, quat_normalize
 
 # Dense LAPACK below this many unknowns, SciPy sparse LU above.
@@ -22,25 +23,25 @@ DENSE_LIMIT = 120
 class _Group:
     """All joints of one class (and equation count): stacked parameters and index arrays."""
 
-    def __init__(self, cls, joints, row_starts, body_index, ground_index):
+    def __init__(self, cls, joints, row_starts, ground_index):
         self.cls = cls
         self.joints = joints
         self.k = len(joints)
         self.m = joints[0].n_equations
-        self.P = np.stack([j._p for j in joints])
-        for i, j in enumerate(joints):  # the joints now read and write the stacked rows
-            j._p = self.P[i]
+        self.P = np.array([j._p for j in joints])
+        for j, row in zip(joints, self.P):  # the joints now read and write the stacked rows
+            j._p = row
         # Joint coordinates the kernel reads (its own, or another joint's for a driver).
         self.uses_coords = bool(cls._coordinate_slot)
         self.coord_idx = (np.array([[owner._coord_offset + c for owner, c in j._coord_refs]
                                     for j in joints], dtype=np.intp).reshape(self.k, -1)
                           if self.uses_coords else None)
         self.n_slots = len(joints[0].bodies)
-        self.slots = [
-            np.array([ground_index if b.is_ground else body_index[id(b)] for b in
-                      (j.bodies[s] for j in joints)], dtype=np.intp)
-            for s in range(self.n_slots)
-        ]
+        # a moving body's index is its place in the state; ground (index None) comes last
+        flat = [b._index for j in joints for b in j._bodies]
+        slots = np.array([ground_index if i is None else i for i in flat],
+                         dtype=np.intp).reshape(self.k, self.n_slots)
+        self.slots = [slots[:, s].copy() for s in range(self.n_slots)]
         self.row_starts = np.asarray(row_starts, dtype=np.intp)
         self.rows = (self.row_starts[:, None] + np.arange(self.m)).ravel()
         # Jacobian pieces: for each slot, the instances whose body is not ground.
@@ -65,7 +66,6 @@ class System:
         self.c0_state = self.coord_dim * self.nb
         self.n = self.c0_incr + self.nc
         self.n_state = self.c0_state + self.nc
-        body_index = {id(b): i for i, b in enumerate(bodies)}
         ground_index = self.nb
         self.joints = joints
         starts = np.zeros(len(joints) + 1, dtype=np.intp)
@@ -81,8 +81,7 @@ class System:
         rows, cols = [], []
         offset = 0
         for (cls, _, _, _), members in by_key.items():
-            g = _Group(cls, [joints[i] for i in members], starts[members], body_index,
-                       ground_index)
+            g = _Group(cls, [joints[i] for i in members], starts[members], ground_index)
             g.pieces = []
             for s, sel in enumerate(g.selections):
                 idx = g.slots[s] if sel is None else g.slots[s][sel]
@@ -107,8 +106,8 @@ class System:
                 g.selections.append(None)
                 g.pieces.append((offset, offset + r.size))
                 offset += r.size
-            for i, j in enumerate(g.joints):
-                self.group_of[id(j)] = (len(self.groups), i)
+            gi = len(self.groups)
+            self.group_of.update({id(j): (gi, i) for i, j in enumerate(g.joints)})
             self._joint_index.append(np.asarray(members, dtype=np.intp))
             self.groups.append(g)
         self.nnz = offset
@@ -137,7 +136,11 @@ class System:
     def _scales(self, mechanism) -> None:
         """Scales of the Newton increments and of the state: lengths in units of the model's
         characteristic length, angles (and quaternions) as they are."""
-        L = self.length_scale = float(mechanism.length_scale)
+        if mechanism._length_scale is not None:
+            L = mechanism._length_scale
+        else:
+            L = characteristic_length(mechanism, self.groups)
+        L = self.length_scale = float(L)
         #: Which increment components are lengths (the rest are angles or dimensionless).
         self.length_columns = np.zeros(self.n, dtype=bool)
         self.length_columns[: self.c0_incr] = np.tile(
@@ -162,9 +165,10 @@ class System:
         Jacobian at a slightly moved state, so that no length row vanishes by accident)."""
         out = np.zeros(self.m, dtype=bool)
         undeclared = []
+        starts = self.row_starts.tolist()
         for i, j in enumerate(self.joints):
             declared = j.equation_lengths
-            a, b = self.row_starts[i], self.row_starts[i + 1]
+            a, b = starts[i], starts[i + 1]
             if declared is None:
                 undeclared.append((a, b))
             else:
@@ -178,8 +182,12 @@ class System:
             hit = np.zeros(self.m, dtype=bool)
             on_length = self.length_columns[self.cols] & (np.abs(vals) > 0)
             hit[self.rows[on_length]] = True
-            for a, b in undeclared:
-                out[a:b] = hit[a:b]
+            lo, hi = np.array(undeclared, dtype=np.intp).reshape(-1, 2).T
+            mask = np.zeros(self.m + 1, dtype=np.intp)   # +1 at each start, -1 at each end
+            np.add.at(mask, lo, 1)
+            np.add.at(mask, hi, -1)
+            inside = np.cumsum(mask[:-1]) > 0
+            out[inside] = hit[inside]
         return out
 
     def problem(self, rows=None, params=None) -> SystemProblem:

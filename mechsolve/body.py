@@ -42,15 +42,27 @@ class Body:
     True
     """
 
-    __slots__ = ("_mechanism", "_index", "name")
+    __slots__ = ("_mechanism", "_index", "_name")
 
     def __init__(self, mechanism: Any, name: str, index: int | None) -> None:
         # ``mechanism`` is the Mechanism that owns the body (not imported: a layer above)
         self._mechanism = mechanism
         self._index = index
-        self.name = name
+        self._name = name
 
     # -- identity -------------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """The body's name, unique in its mechanism (assignable, except for ground)."""
+        return self._name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        if self.is_ground:
+            raise ValueError("the ground body cannot be renamed")
+        self._mechanism._rename_body(self, value)
+        self._name = value
+
     @property
     def mechanism(self) -> Any:
         """The :class:`~mechsolve.Mechanism` this body belongs to."""

@@ -54,7 +54,12 @@ class Mechanism:
         self.ground = self._body_type(self, "ground", None)
         self._bodies: list[Body] = []
         self._joints: list[Joint] = []
-        self._q = np.zeros(0)  # body states, then joint coordinates
+        # body states, then joint coordinates: a view of the first entries of a buffer that
+        # grows in amortized chunks, so building a model of N bodies costs O(N)
+        self._buffer = np.zeros(16)
+        self._q = self._buffer[:0]
+        self._body_names: dict[str, Body] = {}
+        self._joint_names: dict[str, Joint] = {}
         self._n_joint_coords = 0
         self._system: System | None = None
         self.last_result: SolveResult | None = None
@@ -104,17 +109,65 @@ class Mechanism:
         """The body called ``name``."""
         if name == "ground":
             return self.ground
-        for b in self._bodies:
-            if b.name == name:
-                return b
-        raise KeyError(f"no body named {name!r}; bodies are {[b.name for b in self._bodies]}")
+        try:
+            return self._body_names[name]
+        except (KeyError, TypeError):
+            names = [b.name for b in self._bodies]
+            shown = names if len(names) <= 20 else names[:20] + ["..."]
+            raise KeyError(f"no body named {name!r}; bodies are {shown}") from None
 
     def joint(self, name: str) -> Joint:
         """The joint or driver called ``name``."""
-        for j in self._joints:
-            if j.name == name:
-                return j
-        raise KeyError(f"no joint named {name!r}")
+        try:
+            return self._joint_names[name]
+        except (KeyError, TypeError):
+            raise KeyError(f"no joint named {name!r}") from None
+
+    def _rename_body(self, body: Body, name: str) -> None:
+        """Keep the name index right when ``body.name`` is assigned (called by :class:`Body`)."""
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"name must be a non-empty string, got {name!r}")
+        if name == body.name:
+            return
+        if name == "ground" or name in self._body_names:
+            raise ValueError(f"a body named {name!r} already exists")
+        del self._body_names[body.name]
+        self._body_names[name] = body
+
+    def _rename_joint(self, joint: Joint, name: str | None) -> None:
+        """Keep the name index right when ``joint.name`` is assigned (called by :class:`Joint`)."""
+        if name == joint.name:
+            return
+        if name is not None and name in self._joint_names:
+            raise ValueError(f"a joint named {name!r} already exists")
+        if joint.name is not None:
+            del self._joint_names[joint.name]
+        if name is not None:
+            self._joint_names[name] = joint
+
+    def _grow_state(self, at: int, values: np.ndarray) -> None:
+        """Insert ``values`` into the state at index ``at``, in amortized O(len(values)) when
+        ``at`` is at or near the end (only the entries after ``at`` move)."""
+        size, k = self._q.size, values.size
+        if size + k > self._buffer.size:
+            buffer = np.zeros(max(2 * self._buffer.size, size + k))
+            buffer[:size] = self._q
+            self._buffer = buffer
+        buffer = self._buffer
+        if at < size:
+            buffer[at + k:size + k] = buffer[at:size].copy()
+        buffer[at:at + k] = values
+        self._q = buffer[:size + k]
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_q"] = self._q.copy()
+        del state["_buffer"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._buffer = self._q
 
     def add_body(self, name: str, position=None, angle: float = 0.0, *,
                  orientation=None) -> Body:
@@ -133,14 +186,15 @@ class Mechanism:
         """
         if not isinstance(name, str) or not name:
             raise TypeError(f"name must be a non-empty string, got {name!r}")
-        if name == "ground" or any(b.name == name for b in self._bodies):
+        if name == "ground" or name in self._body_names:
             raise ValueError(f"a body named {name!r} already exists")
         if self.dim == 2:
             if orientation is not None:
                 raise TypeError("orientation= is for spatial bodies; a planar body takes angle=")
             position = (0.0, 0.0) if position is None else position
-            pose = np.concatenate([as_vector(position, "position", 2),
-                                   [as_float(angle, "angle")]])
+            pose = np.empty(3)
+            pose[:2] = as_vector(position, "position", 2)
+            pose[2] = as_float(angle, "angle")
         else:
             if angle != 0.0:
                 raise TypeError("angle= is for planar bodies; a spatial body takes "
@@ -152,7 +206,8 @@ class Mechanism:
         body = self._body_type(self, name, len(self._bodies))
         start = self._coord_start
         self._bodies.append(body)
-        self._q = np.concatenate([self._q[:start], pose, self._q[start:]])
+        self._body_names[name] = body
+        self._grow_state(start, pose)
         self._system = None
         return body
 
@@ -162,22 +217,24 @@ class Mechanism:
             raise TypeError(f"add() takes a mechsolve joint or driver, got {type(joint).__name__}")
         if joint.mechanism is not None:
             raise ValueError(f"{joint.label} was already added to a mechanism")
-        foreign = [b for b in joint.bodies if b.mechanism is not self]
+        foreign = [b for b in joint.bodies if b._mechanism is not self]
         if foreign:
             b = next((b for b in foreign if not b.is_ground), foreign[0])
             raise ValueError(f"{joint.label}: body {b.name!r} belongs to another mechanism")
-        if joint.name is not None and any(j.name == joint.name for j in self._joints):
+        if joint.name is not None and joint.name in self._joint_names:
             raise ValueError(f"a joint named {joint.name!r} already exists")
         for owner, _ in joint._coord_refs:
-            if owner is not joint and owner not in self._joints:
+            if owner is not joint and owner.mechanism is not self:
                 raise ValueError(f"{joint.label} reads a coordinate of {owner.label}, which is "
                                  "not part of this mechanism")
         joint._mechanism = self
         if joint.n_coordinates:
             joint._coord_offset = self._n_joint_coords
-            self._q = np.concatenate([self._q, joint._coord_init])
+            self._grow_state(self._q.size, joint._coord_init)
             self._n_joint_coords += joint.n_coordinates
         self._joints.append(joint)
+        if joint.name is not None:
+            self._joint_names[joint.name] = joint
         self._system = None
         return joint
 
@@ -194,12 +251,15 @@ class Mechanism:
             joint._coord_init = joint.coordinates
             start = self._coord_start + joint._coord_offset
             self._q = np.delete(self._q, np.arange(start, start + joint.n_coordinates))
+            self._buffer = self._q
             for j in self._joints:
                 if j.n_coordinates and j._coord_offset > joint._coord_offset:
                     j._coord_offset -= joint.n_coordinates
             self._n_joint_coords -= joint.n_coordinates
             joint._coord_offset = -1
         self._joints.remove(joint)
+        if joint.name is not None:
+            del self._joint_names[joint.name]
         joint._p = joint._p.copy()
         joint._mechanism = None
         self._system = None

@@ -105,9 +105,7 @@ class LinkJoint(Joint):
                        np.concatenate([p1, f1, pp, fp, p2, f2, np.asarray(link_params, float)]),
                        name=name)
 
-    def attachments(self) -> list:
-        b1, b2 = self.bodies
-        return [(b1, self._p[0:3].copy()), (b2, self._p[14:17].copy())]
+    attachment_parameters = ((0, slice(0, 3)), (1, slice(14, 17)))
 
     def length_hint(self) -> float:
         # the precursor's offset (a DH link's a and d are in its link parameters too)

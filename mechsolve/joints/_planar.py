@@ -113,9 +113,7 @@ class _TwoPointJoint:
     """Mixin of planar joints whose parameters start with a point on each of their two bodies
     (``P[0:2]`` on body 1, ``P[2:4]`` on body 2)."""
 
-    def attachments(self) -> list:
-        b1, b2 = self.bodies[:2]
-        return [(b1, self._p[0:2].copy()), (b2, self._p[2:4].copy())]
+    attachment_parameters = ((0, slice(0, 2)), (1, slice(2, 4)))
 
 
 class Revolute(_TwoPointJoint, Joint):

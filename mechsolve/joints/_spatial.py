@@ -341,9 +341,7 @@ class _FrameJoint(Joint):
     def equation_labels(self):
         return self._rows
 
-    def attachments(self) -> list:
-        b1, b2 = self.bodies
-        return [(b1, self._p[0:3].copy()), (b2, self._p[7:10].copy())]
+    attachment_parameters = ((0, slice(0, 3)), (1, slice(7, 10)))
 
     @property
     def axis(self) -> np.ndarray:

@@ -183,7 +183,7 @@ class Joint(metaclass=_JointType):
 
 
     def __init__(self, bodies, params, *, name: str | None = None) -> None:
-        self.name = as_name(name)
+        self._name = as_name(name)
         bodies = tuple(bodies)
         kind = type(self).__name__
         for i, body in enumerate(bodies):
@@ -192,22 +192,25 @@ class Joint(metaclass=_JointType):
                     f"{kind}: body {i + 1} must be a mechsolve Body "
                     f"(from Mechanism.add_body or Mechanism.ground), got {type(body).__name__}"
                 )
-        dim = bodies[0].mechanism.dim if bodies else 2
+        dim = bodies[0]._mechanism.dim if bodies else 2
         if dim not in self.dims:
             raise TypeError(f"{kind} is a {'planar' if 2 in self.dims else 'spatial'} joint; "
                             f"its bodies belong to a {'spatial' if dim == 3 else 'planar'} "
                             "mechanism")
-        mechs = {id(b.mechanism) for b in bodies}
-        if len(mechs) > 1:
-            raise ValueError(f"{kind}: the bodies {[b.name for b in bodies]} belong to different "
-                             "mechanisms")
-        moving = [b for b in bodies if not b.is_ground]
+        first = bodies[0]._mechanism if bodies else None
+        moving = []
+        for b in bodies:
+            if b._mechanism is not first:
+                raise ValueError(f"{kind}: the bodies {[b.name for b in bodies]} belong to "
+                                 "different mechanisms")
+            if b._index is not None:
+                if b in moving:
+                    raise ValueError(f"{kind}: a joint between a body and itself "
+                                     f"({b.name!r}) constrains nothing")
+                moving.append(b)
         if not moving and not self._coordinate_slot:
             raise ValueError(f"{kind}: a joint must constrain at least one moving body, "
                              "got only ground")
-        if len({id(b) for b in moving}) != len(moving):
-            raise ValueError(f"{kind}: a joint between a body and itself "
-                             f"({moving[0].name!r}) constrains nothing")
         self._bodies = bodies
         self._p = np.array(params, dtype=float)
         self._mechanism = None
@@ -225,6 +228,18 @@ class Joint(metaclass=_JointType):
     def mechanism(self):
         """The mechanism this joint was added to, or ``None``."""
         return self._mechanism
+
+    @property
+    def name(self) -> str | None:
+        """The joint's name (``None`` if unnamed), unique in its mechanism; assignable."""
+        return self._name
+
+    @name.setter
+    def name(self, value: str | None) -> None:
+        value = as_name(value)
+        if self._mechanism is not None:
+            self._mechanism._rename_joint(self, value)
+        self._name = value
 
     @property
     def label(self) -> str:
@@ -263,14 +278,21 @@ class Joint(metaclass=_JointType):
         return float(part[0]) if sl.stop - sl.start == 1 else part.copy()
 
     # -- geometry ---------------------------------------------------------------------------------
+    #: Where the class's instances attach, as ``((body slot, parameter slice), ...)``: the
+    #: points :meth:`attachments` returns, read for all instances at once when the
+    #: characteristic length of a large model is computed. ``None``: ask each instance.
+    attachment_parameters: ClassVar[tuple[tuple[int, slice], ...] | None] = None
+
     def attachments(self) -> list:
         """Where the joint attaches: ``[(body, local point), ...]``.
 
         The mechanism's characteristic length (which scales the solver's tolerances) is taken
-        from these points. Built-in joints give their joint points; another class can define
-        ``plot_points(self) -> [(body, point), ...]`` (body coordinates), which drawings use
-        too.
+        from these points. Built-in joints declare them in :attr:`attachment_parameters`;
+        another class can define ``plot_points(self) -> [(body, point), ...]`` (body
+        coordinates), which drawings use too.
         """
+        if self.attachment_parameters is not None:
+            return [(self._bodies[s], self._p[sl].copy()) for s, sl in self.attachment_parameters]
         hook = getattr(self, "plot_points", None)
         if callable(hook):
             return [(b, np.asarray(p, dtype=float)) for b, p in hook()]
