@@ -103,9 +103,10 @@ def _largest_diameter(keys: np.ndarray, points: np.ndarray) -> float:
     keys, points = keys[finite], points[finite]
     if not keys.size:
         return 0.0
-    n = int(keys.max()) + 1
-    lo = np.zeros((n, points.shape[1]))
-    hi = np.zeros((n, points.shape[1]))
-    np.minimum.at(lo, keys, points)
-    np.maximum.at(hi, keys, points)
+    order = np.argsort(keys, kind="stable")
+    keys, points = keys[order], points[order]
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    # every body's points are taken with its origin: bounds start from zero
+    lo = np.minimum(np.minimum.reduceat(points, starts, axis=0), 0.0)
+    hi = np.maximum(np.maximum.reduceat(points, starts, axis=0), 0.0)
     return float(np.sqrt(np.max(np.sum((hi - lo) ** 2, axis=1))))

@@ -74,9 +74,11 @@ class System:
         self.m = int(starts[-1])
         by_key = defaultdict(list)
         for i, j in enumerate(joints):
-            by_key[(type(j), j.n_equations, len(j.bodies), len(j._coord_refs))].append(i)
+            cls = type(j)
+            by_key[(cls, j.n_equations, len(j._bodies),
+                    len(j._coord_refs) if cls._coordinate_slot else 0)].append(i)
         self.groups = []
-        self.group_of = {}
+        self._group_of = None
         self._joint_index = []   # per group: the joints' indices in joint order
         rows, cols = [], []
         offset = 0
@@ -106,8 +108,6 @@ class System:
                 g.selections.append(None)
                 g.pieces.append((offset, offset + r.size))
                 offset += r.size
-            gi = len(self.groups)
-            self.group_of.update({id(j): (gi, i) for i, j in enumerate(g.joints)})
             self._joint_index.append(np.asarray(members, dtype=np.intp))
             self.groups.append(g)
         self.nnz = offset
@@ -132,6 +132,14 @@ class System:
         self.verdict = None
         self.redundant: list = []
         self.free = 0
+
+    @property
+    def group_of(self) -> dict:
+        """``id(joint) -> (group index, index in the group)``, built on first use."""
+        if self._group_of is None:
+            self._group_of = {id(j): (gi, i) for gi, g in enumerate(self.groups)
+                              for i, j in enumerate(g.joints)}
+        return self._group_of
 
     def _scales(self, mechanism) -> None:
         """Scales of the Newton increments and of the state: lengths in units of the model's
@@ -165,14 +173,13 @@ class System:
         Jacobian at a slightly moved state, so that no length row vanishes by accident)."""
         out = np.zeros(self.m, dtype=bool)
         undeclared = []
-        starts = self.row_starts.tolist()
-        for i, j in enumerate(self.joints):
-            declared = j.equation_lengths
-            a, b = starts[i], starts[i + 1]
+        for g in self.groups:
+            declared = g.cls.equation_lengths
             if declared is None:
-                undeclared.append((a, b))
+                undeclared.append(g.rows)
             else:
-                out[a:b] = np.broadcast_to(np.asarray(declared, dtype=bool), (b - a,))
+                out[g.rows] = np.tile(np.broadcast_to(np.asarray(declared, dtype=bool), (g.m,)),
+                                      g.k)
         if undeclared:
             rng = np.random.default_rng(0)
             q = self.retract(mechanism.state_view, 1e-3 * rng.standard_normal(self.n) * np.where(
@@ -182,11 +189,7 @@ class System:
             hit = np.zeros(self.m, dtype=bool)
             on_length = self.length_columns[self.cols] & (np.abs(vals) > 0)
             hit[self.rows[on_length]] = True
-            lo, hi = np.array(undeclared, dtype=np.intp).reshape(-1, 2).T
-            mask = np.zeros(self.m + 1, dtype=np.intp)   # +1 at each start, -1 at each end
-            np.add.at(mask, lo, 1)
-            np.add.at(mask, hi, -1)
-            inside = np.cumsum(mask[:-1]) > 0
+            inside = np.concatenate(undeclared)
             out[inside] = hit[inside]
         return out
 
