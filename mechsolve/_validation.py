@@ -36,7 +36,7 @@ def as_vector(value, name: str, size: int) -> np.ndarray:
     """Return ``value`` as a finite float array of shape ``(size,)`` or raise naming ``name``."""
     if type(value) is tuple and len(value) == size and all(
             (type(v) is float and math.isfinite(v)) or type(v) is int for v in value):
-        return np.array(value, dtype=float)   # the common case of a literal point, without the checks below
+        return np.array(value, dtype=float)   # a literal point: no further checks needed
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(
             f"{name} must be a sequence of {size} numbers, got {type(value).__name__} {value!r}"
