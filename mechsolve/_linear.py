@@ -241,9 +241,10 @@ _getrf, _gecon, _getrs = sla.lapack.dgetrf, sla.lapack.dgecon, sla.lapack.dgetrs
 
 
 def _nrm(v: np.ndarray) -> float:
-    """Euclidean norm: in Python floats for short vectors (cheaper than a NumPy call)."""
+    """Euclidean norm: in Python floats for short vectors (cheaper than a NumPy call;
+    ``math.hypot`` scales against overflow and is accurate to about one rounding)."""
     if v.size <= 32:
-        return math.sqrt(math.fsum(x * x for x in v.tolist()))
+        return math.hypot(*v.tolist())
     return float(np.sqrt(np.dot(v, v)))
 
 
@@ -252,3 +253,16 @@ def _maxabs(v: np.ndarray) -> float:
     if v.size <= 32:
         return max(map(abs, v.tolist()), default=0.0)
     return float(np.max(np.abs(v))) if v.size else 0.0
+
+
+def _within(v: np.ndarray, bound) -> bool:
+    """Whether ``|v_i| <= bound_i`` for every entry; ``bound`` is a list of floats for short
+    vectors (see :func:`_bounds`), else an array."""
+    if type(bound) is list:
+        return all(map(float.__le__, map(abs, v.tolist()), bound))
+    return bool(np.all(np.abs(v) <= bound))
+
+
+def _bounds(bound: np.ndarray):
+    """``bound`` in the form :func:`_within` is fastest with: a list for short vectors."""
+    return bound.tolist() if bound.size <= 32 else bound

@@ -47,8 +47,10 @@ import scipy.sparse as sp
 from ._linear import (
     RANK_RTOL,
     LinearStrategy,
+    _bounds,
     _maxabs,
     _nrm,
+    _within,
     _OneFactor,
     _SparseOne,
 )
@@ -458,8 +460,9 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
     # far less than its own size once it is near the solution)
     mag = pose_rtol * (own_magnitude(x[None])[0] if own_magnitude is not None else
                        np.full(len(c), max(1.0, float(np.max(np.abs(x * inv_state))))))
-    quick = mag * (QUICK / math.sqrt(pose_rtol))
+    quick = _bounds(mag * (QUICK / math.sqrt(pose_rtol)))
     min_mag = float(np.min(mag)) if mag.size else 0.0
+    mag = _bounds(mag)
 
     def step_of(x, dx):
         return dx if transform is None else transform(x[None], dx[None], idx)[0]
@@ -487,7 +490,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
         s = dx / c
         nd = _nrm(s)
         big = _maxabs(s)
-        tiny = bool(np.all(np.abs(s) <= mag))
+        tiny = _within(s, mag)
         if tiny or not math.isfinite(nd) or it >= max_iterations:
             if tiny:
                 status = CONVERGED if res <= tol else STATIONARY
@@ -496,7 +499,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
             else:
                 status = MAX_ITERATIONS if math.isfinite(nd) else NOT_FINITE
             break
-        if bool(np.all(np.abs(s) <= quick)) or (
+        if _within(s, quick) or (
                 has_prev and lam_prev >= 1.0
                 and _nrm(sbar_prev) / nd_prev**2 * nd * nd <= min_mag):
             # the last step Newton needs: see QUICK, and Deuflhard's estimate of the error a
@@ -566,7 +569,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
             sb_abs = np.abs(sb)
             gain = th / max(1.0 - th, 1e-300) if th < 1.0 else math.inf
             est = gain * sb_abs if math.isfinite(gain) else np.full(len(sb), math.inf)
-            exact = bool(np.all(est <= mag)) or bool(np.all(sb_abs <= mag))
+            exact = _within(est, mag) or _within(sb_abs, mag)
             if r_acc <= tol and (exact or (th > 0.5 and float(np.max(est)) <= tol)):
                 xf = problem.retract(xt[None], (sb * c)[None])[0]
                 Ff = problem.residual(xf[None], idx)[0]

@@ -182,6 +182,41 @@ _LM_ITERATIONS = 50
 _NEWTON_LAMBDA_MIN = 0.25
 
 
+def _one_matrix_target(m: list) -> tuple | None:
+    """One 4 x 4 target (nested lists) as ``(tx, ty, tz, w, x, y, z)`` in Python floats, or
+    ``None`` where it is not plainly a rigid transform with an orthonormal rotation part (the
+    array path then converts it, or says what is wrong): the checks of
+    :meth:`SerialArm._targets` and the quaternion of :func:`quat_from_matrix` (Shepperd's
+    method on the largest of the trace and the diagonal), for a fraction of their cost."""
+    (a, b, c, tx), (d, e, f, ty), (g, h, i, tz), last = m
+    if not (math.isfinite(a + b + c + tx + d + e + f + ty + g + h + i + tz)
+            and last == [0.0, 0.0, 0.0, 1.0]):
+        return None
+    # the Gram matrix R^T R: orthonormal to 1e-12 (else scipy's projection is needed)
+    gram = (a * a + d * d + g * g - 1.0, b * b + e * e + h * h - 1.0,
+            c * c + f * f + i * i - 1.0, a * b + d * e + g * h, a * c + d * f + g * i,
+            b * c + e * f + h * i)
+    if max(map(abs, gram)) > 1e-12 or a * (e * i - f * h) - b * (d * i - f * g) \
+            + c * (d * h - e * g) <= 0.0:
+        return None
+    trace = a + e + i
+    best = max(a, e, i, trace)    # the first of them on a tie, as scipy
+    if best == a:
+        w, x, y, z = h - f, 1.0 - trace + 2.0 * a, d + b, g + c
+    elif best == e:
+        w, x, y, z = c - g, d + b, 1.0 - trace + 2.0 * e, h + f
+    elif best == i:
+        w, x, y, z = d - b, g + c, h + f, 1.0 - trace + 2.0 * i
+    else:
+        w, x, y, z = 1.0 + trace, h - f, c - g, d - b
+    k = 1.0 / math.sqrt(w * w + x * x + y * y + z * z)
+    for v in (w, x, y, z):      # the sign of quat_canonical: the first non-zero is positive
+        if v != 0.0:
+            k = k if v > 0.0 else -k
+            break
+    return tx, ty, tz, w * k + 0.0, x * k + 0.0, y * k + 0.0, z * k + 0.0
+
+
 class SerialArm:
     """A serial chain of revolute / prismatic joints with a base and a tool transform.
 
@@ -368,6 +403,10 @@ class SerialArm:
                 out = arr.copy()
                 out[3:] /= n
                 return out
+        if arr.shape == (4, 4):    # one matrix: checked and converted in floats
+            out = _one_matrix_target(arr.tolist())
+            if out is not None:
+                return np.array(out)
         if arr.shape[-1:] == (7,) or arr.shape[-2:] == (4, 4):
             if not np.isfinite(arr.sum()):      # one reduction: NaN or inf anywhere
                 raise ValueError("targets must contain only finite numbers")

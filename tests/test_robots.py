@@ -488,3 +488,38 @@ def test_ik_arms_with_a_prismatic_joint_and_with_seven_joints():
         res = arm.ik(T, Q0)
         pos, ang = goal_errors(arm, res.q, T)
         assert res.success.all() and pos.max() <= 1e-10 and ang.max() <= 1e-10
+
+
+def test_one_matrix_target_matches_the_stacked_conversion():
+    """A single 4x4 target is checked and converted in floats; it must give the quaternion of
+    the stacked path (scipy's projection and Shepperd's method) to round-off, at half turns
+    about every axis, the identity, random poses and rotations orthonormal only to 1e-8."""
+    from mechsolve.spatial._quat import quat_from_matrix
+
+    arm = ms.robots.ur5()
+    rng = np.random.default_rng(41)
+    M = list(arm.forward_matrix(rng.uniform(-np.pi, np.pi, size=(300, 6))))
+    for R in (np.diag([1.0, -1.0, -1.0]), np.diag([-1.0, 1.0, -1.0]),
+              np.diag([-1.0, -1.0, 1.0]), np.eye(3)):
+        m = np.eye(4)
+        m[:3, :3] = R
+        m[:3, 3] = rng.normal(size=3)
+        M.append(m)
+    nearly = M[0].copy()
+    nearly[:3, :3] += 1e-8 * rng.normal(size=(3, 3))
+    M.append(nearly)
+    M = np.array(M)
+    one = np.array([arm._targets(m) for m in M])
+    R = M[:, :3, :3]
+    U, _, Vt = np.linalg.svd(R)
+    projected = np.where(np.abs(np.swapaxes(R, 1, 2) @ R - np.eye(3)).max(axis=(1, 2))[:, None,
+                                                                                      None]
+                         > 1e-12, U @ Vt, R)
+    expected = np.concatenate([M[:, :3, 3], quat_from_matrix(projected)], axis=1)
+    np.testing.assert_allclose(one, expected, rtol=0, atol=4e-16)
+    assert np.all(one[:, 3] >= 0.0)
+    with pytest.raises(ValueError, match="must contain only finite numbers"):
+        arm._targets(np.full((4, 4), np.inf))
+    flipped = np.diag([1.0, 1.0, -1.0, 1.0])
+    with pytest.raises(ValueError, match="determinant"):
+        arm._targets(flipped)
