@@ -50,9 +50,9 @@ from ._linear import (
     _bounds,
     _maxabs,
     _nrm,
-    _within,
     _OneFactor,
     _SparseOne,
+    _within,
 )
 
 __all__ = ["Result", "NewtonResult", "LinearStrategy", "newton", "levenberg_marquardt",
