@@ -23,6 +23,7 @@ from .spatial._quat import cross, quat_from_matrix, quat_to_matrix
 
 _I1 = np.array([1, 2, 0])
 _I2 = np.array([2, 0, 1])
+_XYZXY = np.array([0, 1, 2, 0, 1])
 
 
 def _rigid_inverse(M):
@@ -188,8 +189,12 @@ class _FastChain:
                           (a * vy + h * vz * vx, -a * vx + h * vz * vy, c + h * vz * vz)))
         if not jac:
             return F, None
-        z = C[:, :3, 2]
-        Jv = cross(z, tip[:3, 3] - C[:, :3, 3])
+        # z x (tip - p) for every joint, with the components taken cyclically from one copy
+        # (x y z x y) of the axes and arms: fewer NumPy calls than a cross product
+        zz = C[:, _XYZXY, 2]
+        rr = tip[_XYZXY, 3] - C[:, _XYZXY, 3]
+        Jv = zz[:, 1:4] * rr[:, 2:5] - zz[:, 2:5] * rr[:, 1:4]
+        z = zz[:, :3]
         if not self.all_rev:
             Jv = np.where(self.rev[:, None], Jv, z)
             z = z * self.rev[:, None]

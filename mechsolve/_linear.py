@@ -188,7 +188,8 @@ class _OneFactor:
     def __init__(self, J: np.ndarray, c: np.ndarray, lsq: bool) -> None:
         Jc = J * c
         r = np.sqrt(np.add.reduce(Jc * Jc, axis=1))
-        r[r == 0.0] = 1.0        # see _row_norms_dense
+        if not r.all():
+            r[r == 0.0] = 1.0        # see _row_norms_dense
         self.r, self.c = r, c
         self.Js = Jc / r[:, None]
         self.lsq = lsq or J.shape[0] != J.shape[1]
@@ -198,27 +199,30 @@ class _OneFactor:
             if info == 0:
                 # rows have norm 1, so U's diagonal shows a nearly singular matrix cheaply;
                 # only then is the condition number estimated
-                d = np.abs(lu.diagonal())
-                if float(d.min()) > 1e-6 * float(d.max()) or _gecon(
+                d = list(map(abs, lu.diagonal().tolist()))
+                if min(d) > 1e-6 * max(d) or _gecon(
                         lu, float(np.abs(self.Js).sum(axis=0).max()), norm="1")[0] > RCOND_MIN:
                     self.lu = (lu, piv)
             if self.lu is None:
                 self.lsq = True
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
+        return self.solve_scaled(rhs) * self.c
+
+    def solve_scaled(self, rhs: np.ndarray) -> np.ndarray:
+        """The step in the scaled increment coordinates (the step divided by ``c``)."""
         y = rhs / self.r
         if not self.lsq:
             x = _getrs(self.lu[0], self.lu[1], y)[0]
             if _maxabs(x) < HUGE_STEP:
-                return x * self.c
+                return x
             self.lsq = True      # numerically singular: least squares from now on
         if self.svd is None:
             U, s, Vt = np.linalg.svd(self.Js, full_matrices=False)
             k = int(np.count_nonzero(s > RANK_RTOL * s[0])) if s.size and s[0] > 0 else 0
             self.svd = (U[:, :k], s[:k], Vt[:k])
         U, s, Vt = self.svd
-        x = Vt.T @ ((U.T @ y) / s) if s.size else np.zeros(self.Js.shape[1])
-        return x * self.c
+        return Vt.T @ ((U.T @ y) / s) if s.size else np.zeros(self.Js.shape[1])
 
 
 class _SparseOne:
@@ -235,6 +239,9 @@ class _SparseOne:
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         return self.f.solve(rhs[None])[0]
+
+    def solve_scaled(self, rhs: np.ndarray) -> np.ndarray:
+        return self.f.solve(rhs[None])[0] / self.f.c
 
 
 _getrf, _gecon, _getrs = sla.lapack.dgetrf, sla.lapack.dgecon, sla.lapack.dgetrs

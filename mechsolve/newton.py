@@ -54,6 +54,7 @@ from ._linear import (
     _SparseOne,
     _within,
 )
+from ._validation import _all_finite as _finite
 
 __all__ = ["Result", "NewtonResult", "LinearStrategy", "newton", "levenberg_marquardt",
            "RANK_RTOL", "CONVERGED", "MAX_ITERATIONS", "NO_PROGRESS", "STATIONARY",
@@ -464,8 +465,13 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
     min_mag = float(np.min(mag)) if mag.size else 0.0
     mag = _bounds(mag)
 
-    def step_of(x, dx):
-        return dx if transform is None else transform(x[None], dx[None], idx)[0]
+    def step_of(x, fac, rhs):
+        """The correction ``(dx, dx / c)`` of the factorization ``fac`` for ``rhs``."""
+        s = fac.solve_scaled(rhs)
+        if transform is None:
+            return s * c, s
+        dx = transform(x[None], (s * c)[None], idx)[0]
+        return dx, dx / c
 
     F, D = problem.evaluate(x[None], idx)
     F, D = F[0], D[0]
@@ -482,12 +488,12 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
     while status is None:
         J = problem.matrix(D[None])
         fac = _SparseOne(J, c, lsq, strategy) if sp.issparse(J) else _OneFactor(J[0], c, lsq)
-        res = _maxabs(F * inv_e)
-        f_norm = _nrm(F * inv_e)
+        Fe = F * inv_e
+        res = _maxabs(Fe)
+        f_norm = _nrm(Fe)
         history.append(res)
-        dx = step_of(x, fac.solve(-F))
+        dx, s = step_of(x, fac, -F)
         lsq = fac.lsq
-        s = dx / c
         nd = _nrm(s)
         big = _maxabs(s)
         tiny = _within(s, mag)
@@ -506,7 +512,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
             # full step leaves, omega/2 |dx|^2 with omega/2 = |dxbar| / |dx|^2 of the last one
             xq = problem.retract(x[None], dx[None])[0]
             Fq = problem.residual(xq[None], idx)[0]
-            rq = _maxabs(Fq * inv_e) if np.isfinite(Fq).all() else math.inf
+            rq = _maxabs(Fq * inv_e) if _finite(Fq) else math.inf
             if rq <= tol:
                 x, F, res, status = xq, Fq, rq, CONVERGED
                 it += 1
@@ -523,8 +529,8 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
             xt = problem.retract(x[None], lam * dx[None])[0]
             Ft, Dt = problem.evaluate(xt[None], idx)
             Ft, Dt = Ft[0], Dt[0]
-            good = bool(np.isfinite(Ft).all())
-            sb = step_of(xt, fac.solve(-Ft)) / c if good else np.zeros_like(s)
+            good = _finite(Ft)
+            sb = step_of(xt, fac, -Ft)[1] if good else np.zeros_like(s)
             nb = _nrm(sb)
             th = nb / max(nd, 1e-300) if good else math.inf
             if not damped:
@@ -574,7 +580,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
                 xf = problem.retract(xt[None], (sb * c)[None])[0]
                 Ff = problem.residual(xf[None], idx)[0]
                 rf = _maxabs(Ff * inv_e) \
-                    if np.isfinite(Ff).all() else math.inf
+                    if _finite(Ff) else math.inf
                 if rf <= max(r_acc, tol):
                     x, F, res = xf, Ff, rf
                 else:
