@@ -32,6 +32,21 @@ def as_float(value, name: str, *, positive: bool = False, nonnegative: bool = Fa
     return val
 
 
+#: The largest angle (radians) a body or state may take: beyond it the spacing of floats is over
+#: 1e-10 rad, and poses could no longer be exact to round-off of the model's size.
+MAX_ANGLE = 1e6
+
+
+def as_angle(value, name: str) -> float:
+    """Return ``value`` as a finite angle within ``MAX_ANGLE`` radians or raise naming
+    ``name``."""
+    val = as_float(value, name)
+    if abs(val) > MAX_ANGLE:
+        raise ValueError(f"{name} must be within +-{MAX_ANGLE:g} rad (reduce it by whole turns "
+                         f"of 2 pi), got {val:g}")
+    return val
+
+
 def as_vector(value, name: str, size: int) -> np.ndarray:
     """Return ``value`` as a finite float array of shape ``(size,)`` or raise naming ``name``."""
     if type(value) is tuple and len(value) == size and all(

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import as_float, as_vector
+from ._validation import as_angle, as_vector
 from .spatial._quat import quat_to_matrix
 
 __all__ = ["Body", "SpatialBody"]
@@ -114,7 +114,7 @@ class Body:
     @angle.setter
     def angle(self, value) -> None:
         self._require_moving("angle")
-        self._mechanism._q[3 * self._index + 2] = as_float(value, "angle")
+        self._mechanism._q[3 * self._index + 2] = as_angle(value, "angle")
 
     @property
     def x(self) -> float:

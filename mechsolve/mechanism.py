@@ -9,7 +9,7 @@ import numpy as np
 
 from . import analysis
 from ._system import System
-from ._validation import as_count, as_float, as_name, as_vector
+from ._validation import MAX_ANGLE, as_angle, as_count, as_float, as_name, as_vector
 from .analysis.rates import _cached
 from .body import Body, SpatialBody, _as_quaternion
 from .joints.base import DriverJoint, Joint
@@ -195,7 +195,7 @@ class Mechanism:
             position = (0.0, 0.0) if position is None else position
             pose = np.empty(3)
             pose[:2] = as_vector(position, "position", 2)
-            pose[2] = as_float(angle, "angle")
+            pose[2] = as_angle(angle, "angle")
         else:
             if angle != 0.0:
                 raise TypeError("angle= is for planar bodies; a spatial body takes "
@@ -248,6 +248,11 @@ class Mechanism:
         if readers:
             raise ValueError(f"{joint.label} cannot be removed while {readers[0].label} uses "
                              "its coordinates")
+        drivers = [j for j in self._joints if j is not joint
+                   and getattr(j, "joint", None) is joint]
+        if drivers:
+            raise ValueError(f"{joint.label} cannot be removed while {drivers[0].label} drives "
+                             "it; remove the driver first")
         if joint.n_coordinates:
             joint._coord_init = joint.coordinates
             start = self._coord_start + joint._coord_offset
@@ -273,7 +278,36 @@ class Mechanism:
 
     @state.setter
     def state(self, q) -> None:
-        self._q[:] = as_vector(q, "state", self._q.size)
+        self._q[:] = self._checked_states(as_vector(q, "state", self._q.size)[None], "state")[0]
+
+    def _checked_states(self, Q: np.ndarray, name: str = "states") -> np.ndarray:
+        """States ``(B, n_state)`` (finite, of the right length) checked as poses: planar angles
+        within ``MAX_ANGLE``; spatial quaternions of unit norm within 1e-6, then normalized
+        (a copy). A ValueError names the item and the body otherwise."""
+        nb = len(self._bodies)
+        if not nb:
+            return Q
+        if self.dim == 2:
+            angles = Q[:, 2:3 * nb:3]
+            bad = np.abs(angles) > MAX_ANGLE
+            if bad.any():
+                i, k = np.argwhere(bad)[0]
+                where = f"item {i}: " if len(Q) > 1 else ""
+                raise ValueError(f"{name}: {where}the angle of body {self._bodies[k].name!r} "
+                                 f"must be within +-{MAX_ANGLE:g} rad, got {angles[i, k]:g}")
+            return Q
+        at = (7 * np.arange(nb)[:, None] + np.arange(3, 7)).ravel()
+        quats = Q[:, at].reshape(len(Q), nb, 4)
+        norms = np.sqrt(np.einsum("ijk,ijk->ij", quats, quats))
+        bad = np.abs(norms - 1.0) > 1e-6
+        if bad.any():
+            i, k = np.argwhere(bad)[0]
+            where = f"item {i}: " if len(Q) > 1 else ""
+            raise ValueError(f"{name}: {where}the quaternion of body {self._bodies[k].name!r} "
+                             f"must have norm 1 (within 1e-6), got norm {norms[i, k]:.6g}")
+        Q = Q.copy()
+        Q[:, at] = (quats / norms[:, :, None]).reshape(len(Q), -1)
+        return Q
 
     @property
     def state_view(self) -> np.ndarray:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import as_count, as_float
+from ..joints.base import DriverJoint, Joint
 from ..newton import LinearStrategy, Result
 from ..newton import newton as core_newton
 from ..solver import SolveError, SolveResult
@@ -53,35 +55,58 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
     BatchResult
         ``states (B, n_state)``, ``success (B,)``, ``iterations (B,)``, ``residuals (B,)``.
     """
+    tol = as_float(tol, "tol", positive=True)
+    max_iterations = as_count(max_iterations, "max_iterations")
+    values = _keyed(mech, values, "values")
+    params = _keyed(mech, params, "params")
+    for joint in values:
+        if not isinstance(joint, DriverJoint):
+            raise TypeError(f"values: {joint.label} is not a driver; values= takes drivers (or "
+                            "their names), params= a joint's parameter vectors")
     sys = mech.system()
     if not sys.dense:
         raise ValueError(f"solve_batch works on dense systems (up to {sys.n} unknowns is too "
                          "many); solve large mechanisms one at a time")
-    sizes = {len(np.atleast_1d(v)) for v in (values or {}).values()}
-    sizes |= {len(np.atleast_2d(p)) for p in (params or {}).values()}
+    sizes = {}
+    arrays = {}
+    for joint, arr in values.items():
+        a = _finite_array(arr, f"values[{joint.label}]")
+        if a.ndim != 1 or a.size == 0:
+            raise ValueError(f"values[{joint.label}] must be a non-empty 1-D array of driver "
+                             f"values, got shape {a.shape}")
+        sizes[f"values[{joint.label}]"] = len(a)
+        arrays[joint] = a
+    for joint, arr in params.items():
+        a = _finite_array(arr, f"params[{joint.label}]")
+        if a.ndim != 2 or a.shape[0] == 0:
+            raise ValueError(f"params[{joint.label}] must have shape (B, {joint._p.size}), got "
+                             f"{a.shape}")
+        sizes[f"params[{joint.label}]"] = len(a)
+        arrays[joint] = a
     if states is not None:
-        states = np.asarray(states, dtype=float)
-        if states.ndim != 2 or states.shape[1] != sys.n_state:
+        states = _finite_array(states, "states")
+        if states.ndim != 2 or states.shape[1] != sys.n_state or not len(states):
             raise ValueError(f"states must have shape (B, {sys.n_state}), got {states.shape}")
-        sizes.add(len(states))
-    if len(sizes) != 1:
-        raise ValueError(f"batch sizes disagree or are missing: {sorted(sizes)}")
-    B = sizes.pop()
+        states = mech._checked_states(states)
+        sizes["states"] = len(states)
+    if not sizes:
+        raise ValueError("solve_batch needs the batch: states=, values= or params=")
+    if len(set(sizes.values())) != 1:
+        raise ValueError("batch sizes disagree: " + ", ".join(f"{k} has {v}"
+                                                             for k, v in sizes.items()))
+    B = next(iter(sizes.values()))
     Q0 = np.repeat(mech.state[None], B, axis=0) if states is None else states
     stacked = {}
-    for joint, arr in list((values or {}).items()) + list((params or {}).items()):
-        if joint.mechanism is not mech:
-            raise ValueError(f"{joint.label} is not part of this mechanism")
+    for joint, arr in arrays.items():
         gi, ii = sys.group_of[id(joint)]
         P = stacked.get(gi)
         if P is None:
             P = stacked[gi] = np.repeat(sys.groups[gi].P[None], B, axis=0)
-        if values and joint in values:
-            P[:, ii, joint._value_index % P.shape[2]] = np.asarray(arr, dtype=float)
+        if joint in values:
+            P[:, ii, joint._value_index % P.shape[2]] = arr
         else:
-            arr = np.asarray(arr, dtype=float)
             if arr.shape != (B, P.shape[2]):
-                raise ValueError(f"params of {joint.label} must have shape ({B}, {P.shape[2]}),"
+                raise ValueError(f"params[{joint.label}] must have shape ({B}, {P.shape[2]}),"
                                  f" got {arr.shape}")
             P[:, ii, :] = arr
     Q, ok, its, _ = batch_newton(sys, Q0, stacked, tol=tol, max_iterations=max_iterations,
@@ -111,6 +136,36 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
         err.batch = out
         raise err
     return out
+
+
+def _keyed(mech, mapping, name: str) -> dict:
+    """``mapping`` with joint names resolved to this mechanism's joints, checked."""
+    if mapping is None:
+        return {}
+    if not isinstance(mapping, dict):
+        raise TypeError(f"{name} must be a dict {{joint: array}}, got {type(mapping).__name__}")
+    out = {}
+    for key, arr in mapping.items():
+        if isinstance(key, str):
+            key = mech.joint(key)
+        elif not isinstance(key, Joint):
+            raise TypeError(f"{name}: keys must be joints or joint names, got "
+                            f"{type(key).__name__} {key!r}")
+        if key.mechanism is not mech:
+            raise ValueError(f"{name}: {key.label} is not part of this mechanism")
+        out[key] = arr
+    return out
+
+
+def _finite_array(value, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be an array of numbers, got {type(value).__name__}") \
+            from None
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite numbers")
+    return arr
 
 
 class BatchResult(Result):

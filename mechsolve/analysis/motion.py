@@ -139,6 +139,12 @@ class Motion:
 
     def apply(self, i: int) -> None:
         """Put the mechanism (and the driver value or time) in pose ``i``."""
+        n = len(self.states)
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise TypeError(f"i must be an integer pose index, got {type(i).__name__} {i!r}")
+        if not -n <= i < n:
+            raise ValueError(f"i must be a pose index in [{-n}, {n}) for a motion of {n} "
+                             f"poses, got {i}")
         self.mechanism.state = self.states[i]
         if self.driver is not None:
             self.driver.value = self.values[i]

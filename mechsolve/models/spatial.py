@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import joints
+from .._validation import as_direction, as_float, as_vector
 from ..mechanism import Mechanism
 from ..spatial import Frame, Orientation
 from .planar import Model
@@ -117,14 +118,25 @@ def rssr(crank=1.0, rocker=1.5, coupler=2.5, pivot=(2.0, 0.0, 1.0),
     0) and the rocker pin, which moves on a circle of radius ``rocker`` about ``rocker_axis``
     through ``pivot``; its angle is measured from the rocker frame's x axis ``e1``.
     """
-    mech = Mechanism(dim=3, name="RSSR")
-    g = mech.ground
-    p2 = np.asarray(pivot, float)
-    u2 = np.asarray(rocker_axis, float) / np.linalg.norm(rocker_axis)
+    crank, rocker, coupler = (as_float(v, n, positive=True) for v, n in (
+        (crank, "crank"), (rocker, "rocker"), (coupler, "coupler")))
+    p2 = as_vector(pivot, "pivot", 3)
+    u2 = as_direction(rocker_axis, "rocker_axis", 3)
     e1 = np.cross(u2, [0.0, 0.0, 1.0])
+    if np.linalg.norm(e1) < 1e-9:
+        raise ValueError("rocker_axis must not be parallel to the crank axis z, got "
+                         f"{u2.tolist()}")
     e1 /= np.linalg.norm(e1)
     e2 = np.cross(u2, e1)
-    phi0 = rssr_output(0.0, crank, rocker, coupler, p2, u2)[0]
+    with np.errstate(invalid="ignore"):
+        phi0 = rssr_output(0.0, crank, rocker, coupler, p2, u2)[0]
+    if not np.isfinite(phi0):
+        raise ValueError(f"an RSSR with crank {crank:g}, rocker {rocker:g} and coupler "
+                         f"{coupler:g} (pivot {p2.tolist()}) cannot be assembled at crank angle "
+                         "0: no point of the rocker's circle is a coupler length from the crank "
+                         "pin")
+    mech = Mechanism(dim=3, name="RSSR")
+    g = mech.ground
     C = p2 + rocker * (np.cos(phi0) * e1 + np.sin(phi0) * e2)
     B = np.array([crank, 0.0, 0.0])
     c = mech.add_body("crank", position=B / 2)
