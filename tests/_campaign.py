@@ -483,8 +483,8 @@ def run_trial(kind: str, seed: int, *, sweep: bool = False) -> Trial:
 
 def _mode(g, q) -> float:
     """The assembly mode of a four-bar: the side of the coupler line the rocker pivot is on."""
-    crank, coupler, rocker = 0, 1, 2
-    (i, j, A), (_, _, B), (_, _, O4) = g.revolutes[1], g.revolutes[2], g.revolutes[3]
+    coupler = 1
+    (_, _, A), (_, _, B), (_, _, O4) = g.revolutes[1], g.revolutes[2], g.revolutes[3]
     r1, t1 = g.pose_of(coupler, q)
     a = r1 + _rot2(t1) @ g.local(coupler, A)
     b = r1 + _rot2(t1) @ g.local(coupler, B)

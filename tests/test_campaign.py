@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import os
 
+import _campaign as campaign
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import _campaign as campaign
 
 EXAMPLES = int(os.environ.get("MECHSOLVE_CAMPAIGN_EXAMPLES", "12"))
 BAD = ("false_success", "false_failure", "branch_jump")
