@@ -1,8 +1,9 @@
 """Linear strategies of the Newton core: how the step ``J dx = rhs`` is taken.
 
 LU while the Jacobian, scaled by the units of the increments and row-normalized, is square and
-regular (LAPACK for one system, batched ``gesv`` for many, SciPy's SuperLU with an ordering
-fixed per problem for large sparse systems); the minimum-norm least-squares step (truncated
+regular (LAPACK for one system, batched ``gesv`` for many; for large sparse systems LAPACK's
+band LU when the pattern has a narrow band in the order of a :class:`BandOrdering`, else SciPy's
+SuperLU with an ordering fixed per pattern); the minimum-norm least-squares step (truncated
 SVD, or LSMR for very large systems) for redundant, under-driven or singular systems. Every
 rank decision is taken on the scaled matrix, so it does not depend on the length unit.
 """
@@ -16,8 +17,9 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-__all__ = ["LinearStrategy", "RANK_RTOL"]
+__all__ = ["BandOrdering", "LinearStrategy", "RANK_RTOL"]
 
 #: Singular values of the scaled Jacobian below ``RANK_RTOL`` times the largest count as zero.
 RANK_RTOL = 1e-9
@@ -28,23 +30,95 @@ HUGE_STEP = 1e8
 #: Largest system for which the least-squares step uses a dense SVD (else LSMR).
 DENSE_LSQ_LIMIT = 3000
 
+#: Band LU is used while the band storage, ``2 kl + ku + 1`` numbers per unknown, is at most
+#: this (a chain of planar loops needs 18, a chain of spatial loops 40).
+BAND_MAX = 64
+
+
+# -- orderings ---------------------------------------------------------------------------------
+class BandOrdering:
+    """Rows and columns of a sparsity pattern reordered to a narrow band, chosen once per pattern.
+
+    The order is the reverse Cuthill–McKee order of the bipartite graph of equations and unknowns
+    (an equation is joined to the unknowns it depends on), split into its rows and its columns.
+    It depends on the pattern alone, not on the order in which joints and drivers were added:
+    a driver added last, whose row touches the first body, lands next to that body's equations.
+    ``kl`` and ``ku`` are the lower and upper bandwidths of the matrix in this order.
+
+    The ordering is the symbolic analysis of the band LU, done once per topology and kept by
+    the :class:`~mechsolve._system.System` for every solve and sweep step; ``_layouts`` keeps
+    the positions of a CSC pattern's entries in the band storage, computed on first use.
+
+    Parameters
+    ----------
+    rows, cols : ndarray
+        Row and column of every entry of the pattern.
+    shape : tuple of int
+        ``(m, n)``.
+    """
+
+    def __init__(self, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> None:
+        m, n = shape
+        self.shape = (int(m), int(n))
+        A = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=self.shape)
+        graph = sp.bmat([[None, A], [A.T, None]], format="csr")
+        order = reverse_cuthill_mckee(graph, symmetric_mode=True).astype(np.intp)
+        #: the equations and the unknowns in band order
+        self.row_order = order[order < m]
+        self.col_order = order[order >= m] - m
+        self.row_pos = np.empty(m, dtype=np.intp)
+        self.row_pos[self.row_order] = np.arange(m)
+        self.col_pos = np.empty(n, dtype=np.intp)
+        self.col_pos[self.col_order] = np.arange(n)
+        d = self.row_pos[rows] - self.col_pos[cols] if len(rows) else np.zeros(1, np.intp)
+        self.kl = max(int(d.max()), 0)
+        self.ku = max(int(-d.min()), 0)
+        self._layouts = {}
+
+    @property
+    def width(self) -> int:
+        """Rows of LAPACK's band storage of the LU factors, ``2 kl + ku + 1``."""
+        return 2 * self.kl + self.ku + 1
+
+    def layout(self, indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
+        """Positions in the column-major band storage ``(width, n)`` of the entries of a CSC
+        pattern ``(indptr, indices)`` of the full matrix (computed once per pattern)."""
+        key = (id(indptr), indptr.size, indices.size)
+        hit = self._layouts.get(key)
+        if hit is not None and hit[0] is indptr and hit[1] is indices:
+            return hit[2]
+        cols = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+        i, j = self.row_pos[indices], self.col_pos[cols]
+        flat = j * self.width + (self.kl + self.ku + i - j)
+        self._layouts = {key: (indptr, indices, flat)}
+        return flat
+
+
 # -- linear strategies -------------------------------------------------------------------------
 class LinearStrategy:
     """How the linear step ``J dx = rhs`` is taken.
 
     ``mode`` is ``"auto"`` (LU while the scaled Jacobian is square and regular, else the
-    minimum-norm least-squares step), ``"lu"`` or ``"lsq"``. Sparse problems use SuperLU with
-    the column ordering ``permc`` chosen once per problem (``"NATURAL"`` for banded patterns,
-    where small panels and relaxed supernodes pay off, else ``"COLAMD"``).
+    minimum-norm least-squares step), ``"lu"`` or ``"lsq"``. Sparse problems use LAPACK's
+    band LU in the order of ``band`` (a :class:`BandOrdering`) when it is given, else SuperLU
+    with the column ordering ``permc`` chosen once per problem (``"COLAMD"``; ``"NATURAL"``
+    where small panels and relaxed supernodes pay off, on a banded pattern).
     """
 
-    def __init__(self, mode: str = "auto", *, permc: str = "COLAMD", lu_options=None) -> None:
+    def __init__(self, mode: str = "auto", *, permc: str = "COLAMD", lu_options=None,
+                 band: BandOrdering | None = None) -> None:
         if mode not in ("auto", "lu", "lsq"):
             raise ValueError(f"mode must be 'auto', 'lu' or 'lsq', got {mode!r}")
         self.mode = mode
         self.permc = permc
         self.lu_options = dict(lu_options or {})
+        self.band = band
         self._pattern = None   # a sparse pattern's column scales, gathered once
+
+    def with_mode(self, mode: str) -> LinearStrategy:
+        """The same strategy with another ``mode``."""
+        return LinearStrategy(mode, permc=self.permc, lu_options=self.lu_options,
+                              band=self.band)
 
     def factor(self, J, c: np.ndarray, lsq: np.ndarray):
         """Factorization of the Jacobian(s) ``J`` (dense ``(b, m, n)`` or one sparse matrix)
@@ -147,7 +221,20 @@ class _SparseFactor:
         self.Js.data, self.Js.indices, self.Js.indptr = Jc, J.indices, J.indptr
         self.lsq = np.array([lsq or J.shape[0] != J.shape[1]])
         self._lu = None
-        if not self.lsq[0]:
+        self._band = None
+        band = strategy.band
+        if not self.lsq[0] and band is not None and band.shape == J.shape:
+            self._band = band
+            ab = np.zeros(band.width * J.shape[1])
+            ab[band.layout(indptr, indices)] = Jc
+            # column-major (width, n) without a copy: LAPACK's band storage
+            lu, piv, info = _gbtrf(ab.reshape(J.shape[1], band.width).T, band.kl, band.ku,
+                                   overwrite_ab=1)
+            if info == 0:
+                self._lu = (lu, piv)
+            else:
+                self.lsq[0] = True   # an exactly singular matrix
+        elif not self.lsq[0]:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("error", sla.LinAlgWarning)
@@ -161,7 +248,13 @@ class _SparseFactor:
         y = rhs[0] / self.r[0]
         x = None
         if not self.lsq[0]:
-            x = self._lu.solve(y)
+            if self._band is not None:
+                band = self._band
+                x = np.empty_like(y)
+                x[band.col_order] = _gbtrs(self._lu[0], band.kl, band.ku,
+                                           y[band.row_order], self._lu[1])[0]
+            else:
+                x = self._lu.solve(y)
             if not np.max(np.abs(x)) < HUGE_STEP:
                 self.lsq[0] = True
                 x = None
@@ -245,14 +338,20 @@ class _SparseOne:
 
 
 _getrf, _gecon, _getrs = sla.lapack.dgetrf, sla.lapack.dgecon, sla.lapack.dgetrs
+_gbtrf, _gbtrs = sla.lapack.dgbtrf, sla.lapack.dgbtrs
 
 
 def _nrm(v: np.ndarray) -> float:
     """Euclidean norm: in Python floats for short vectors (cheaper than a NumPy call;
-    ``math.hypot`` scales against overflow and is accurate to about one rounding)."""
+    ``math.hypot`` scales against overflow and is accurate to about one rounding).
+
+    Long vectors are summed by NumPy itself, not by BLAS: OpenBLAS threads a long ``ddot``,
+    and on a busy machine its threads wait for the cores that another BLAS's threads (SciPy's
+    LAPACK has its own) still spin on, which can cost milliseconds per call.
+    """
     if v.size <= 32:
         return math.hypot(*v.tolist())
-    return float(np.sqrt(np.dot(v, v)))
+    return math.sqrt(float(np.add.reduce(v * v)))
 
 
 def _maxabs(v: np.ndarray) -> float:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 import scipy.sparse as sp
 
+from ._linear import BandOrdering
 from ._scale import characteristic_length
 from .spatial._quat import quat_conjugate, quat_exp, quat_log, quat_multiply, quat_normalize
 
@@ -125,6 +126,7 @@ class System:
         self._csc = sp.csc_matrix((np.zeros(self.nnz), order.indices.copy(),
                                    order.indptr.copy()), shape=(self.m, self.n))
         self.bandwidth = int(np.max(np.abs(self.rows - self.cols))) if self.nnz else 0
+        self._band_ordering = None
         self._scales(mechanism)
         #: What the solver learnt of this topology: ``None`` until a solve analysed the rank,
         #: then the status of the last analysed solve (``"regular"``, ``"redundant"``, ...)
@@ -140,6 +142,14 @@ class System:
             self._group_of = {id(j): (gi, i) for gi, g in enumerate(self.groups)
                               for i, j in enumerate(g.joints)}
         return self._group_of
+
+    @property
+    def band_ordering(self) -> BandOrdering:
+        """The pattern's rows and columns in band order (reverse Cuthill–McKee of its graph),
+        computed on first use: the same whatever the order the joints were added in."""
+        if self._band_ordering is None:
+            self._band_ordering = BandOrdering(self.rows, self.cols, (self.m, self.n))
+        return self._band_ordering
 
     def _scales(self, mechanism) -> None:
         """Scales of the Newton increments and of the state: lengths in units of the model's

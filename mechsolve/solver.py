@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
+from ._linear import BAND_MAX
 from .newton import (
     CONVERGED,
     LAMBDA_MIN,
@@ -136,7 +137,7 @@ def linear_solve(system, vals: np.ndarray, rhs: np.ndarray, mode: str = "auto",
     ``rows``: only those equations (``rhs`` then has their length)."""
     strategy = strategy or strategy_for(system, mode)
     if mode != strategy.mode:
-        strategy = LinearStrategy(mode, permc=strategy.permc, lu_options=strategy.lu_options)
+        strategy = strategy.with_mode(mode)
     J = system.problem(rows=rows).matrix(vals[None])
     fac = strategy.factor(J, system.col_scale, np.zeros(1, dtype=bool))
     return fac.solve(np.asarray(rhs, dtype=float)[None])[0]
@@ -212,14 +213,20 @@ def status_of(redundant, free: int) -> str:
 NEAR_LAMBDA_MIN = 0.25
 
 def strategy_for(system, mode: str = "auto") -> LinearStrategy:
-    """The linear strategy of a system: LU while regular (SuperLU with the ordering chosen on
-    its pattern for large systems), least squares otherwise."""
-    permc = "NATURAL" if system.bandwidth <= max(64, system.n // 50) else "COLAMD"
-    # A mechanism's banded Jacobian has tiny supernodes: SuperLU's default panels (and
-    # relaxed supernodes) cost more than they save there. Small ones factorize a chain of
-    # 10^4 four-bar loops about 2.5 times faster, a chain of spatial loops about 1.4 times.
-    options = {"relax": 4, "panel_size": 4} if permc == "NATURAL" else {}
-    return LinearStrategy(mode, permc=permc, lu_options=options)
+    """The linear strategy of a system: LU while regular, least squares otherwise.
+
+    Large (sparse) systems are factorized by LAPACK's band LU when their pattern, in the band
+    order of :attr:`System.band_ordering <mechsolve._system.System.band_ordering>`, has a band
+    of at most :data:`~mechsolve._linear.BAND_MAX` numbers per unknown (chains of loops), else
+    by SuperLU with COLAMD. The choice is made on the pattern alone, so it is the same whatever
+    the order in which joints and drivers were added.
+    """
+    if system.dense:
+        return LinearStrategy(mode)
+    band = system.band_ordering
+    if band.width <= BAND_MAX:
+        return LinearStrategy(mode, band=band)
+    return LinearStrategy(mode, permc="COLAMD")
 
 
 def _roundoff(system, q: np.ndarray, vals: np.ndarray, phi: np.ndarray, rows, tol) -> bool:

@@ -558,8 +558,8 @@ def campaign(trials: int, seed: int = 0, kinds=KINDS, sweep_share: float = 0.2):
     return out
 
 
-OUTCOMES = ("ok", "nearer_assembly", "other_assembly", "false_success", "false_failure", "branch_jump", "limit",
-            "skipped")
+OUTCOMES = ("ok", "nearer_assembly", "other_assembly", "false_success", "false_failure",
+            "branch_jump", "limit", "skipped")
 
 
 def table(trials) -> dict:
