@@ -13,7 +13,14 @@ from ._validation import MAX_ANGLE, as_angle, as_count, as_float, as_name, as_ve
 from .analysis.rates import _cached
 from .body import Body, SpatialBody, _as_quaternion
 from .joints.base import DriverJoint, Joint
-from .solver import NEAR_LAMBDA_MIN, SolveError, SolveResult, failure_message, newton
+from .solver import (
+    NEAR_LAMBDA_MIN,
+    SolveError,
+    SolveResult,
+    failure_message,
+    newton,
+    time_limited,
+)
 
 __all__ = ["Mechanism"]
 
@@ -384,7 +391,7 @@ class Mechanism:
                 j.time = self.time
 
     def solve(self, *, t: float | None = None, tol: float = 1e-10, max_iterations: int = 50,
-              branch=None) -> SolveResult:
+              branch=None, time_limit: float | None = None) -> SolveResult:
         """Assemble the mechanism: Newton–Raphson from the current state.
 
         Parameters
@@ -406,9 +413,18 @@ class Mechanism:
             start (see :func:`mechsolve.analysis.assemble_branch`). A reference pose is
             chosen simply by setting ``mech.state`` before solving.
 
-        Returns a :class:`~mechsolve.SolveResult`; on failure the state is left unchanged and
-        :class:`~mechsolve.SolveError` is raised, naming the joints with the largest residuals.
+        time_limit : float, optional
+            Wall-clock seconds the solve may take, its searches included; past it a
+            :class:`~mechsolve.SolveError` says so.
+
+        Returns a :class:`~mechsolve.SolveResult`; on failure the mechanism is left as it was
+        (state, time, driver values) and :class:`~mechsolve.SolveError` is raised, naming the
+        joints with the largest residuals.
         """
+        with time_limited(time_limit, "solve"), self._unchanged_on_failure():
+            return self._solve(t, tol, max_iterations, branch)
+
+    def _solve(self, t, tol, max_iterations, branch) -> SolveResult:
         if t is not None:
             self.set_time(t)
         self.rates_cache.update(nu=None, nudot=None)
@@ -521,20 +537,25 @@ class Mechanism:
         """
         return analysis.free_motion_path(self, index, amplitudes, **options)
 
-    def solve_batch(self, states=None, **options):
+    def solve_batch(self, states=None, *, time_limit: float | None = None, **options):
         """Solve many variants at once through the batch axis.
 
         See :func:`mechsolve.analysis.solve_batch` (per-item start states, driver values and
-        joint parameters such as end-effector targets).
+        joint parameters such as end-effector targets). ``time_limit`` (seconds) bounds the
+        wall-clock time; past it a :class:`~mechsolve.SolveError` says so.
         """
-        return analysis.solve_batch(self, states, **options)
+        with time_limited(time_limit, "solve_batch"), self._unchanged_on_failure():
+            return analysis.solve_batch(self, states, **options)
 
-    def sweep_time(self, times, **options):
+    def sweep_time(self, times, *, time_limit: float | None = None, **options):
         """Follow time-driven drivers over ``times`` with velocities and accelerations.
 
-        See :func:`mechsolve.kinematics.time_sweep`.
+        See :func:`mechsolve.kinematics.time_sweep`. ``time_limit`` (seconds) bounds the
+        wall-clock time. On any failure (including an exception raised by a ``progress``
+        callback) the mechanism is left as it was: state, time, driver values and profiles.
         """
-        return analysis.time_sweep(self, times, **options)
+        with time_limited(time_limit, "sweep_time"), self._unchanged_on_failure():
+            return analysis.time_sweep(self, times, **options)
 
     def _own(self, body: Body) -> Body:
         if not isinstance(body, Body):
@@ -547,12 +568,40 @@ class Mechanism:
         """Degrees-of-freedom report at the current pose (see :class:`~mechsolve.DofReport`)."""
         return analysis.dof_report(self)
 
-    def sweep(self, driver: DriverJoint, values, **options):
+    def sweep(self, driver: DriverJoint, values, *, time_limit: float | None = None,
+              **options):
         """Follow the mechanism as ``driver`` takes ``values``.
 
-        See :func:`mechsolve.analysis.sweep` for the options.
+        See :func:`mechsolve.analysis.sweep` for the options. ``time_limit`` (seconds) bounds
+        the wall-clock time. On any failure -- a :class:`~mechsolve.SweepError` (whose
+        ``.motion`` holds the poses reached), the time limit, an exception raised by a
+        ``progress`` callback -- the mechanism is left as it was before the sweep: state, time,
+        driver values and profiles.
         """
-        return analysis.sweep(self, driver, values, **options)
+        with time_limited(time_limit, "sweep"), self._unchanged_on_failure():
+            return analysis.sweep(self, driver, values, **options)
+
+    @contextmanager
+    def _unchanged_on_failure(self):
+        """Restore the state, time, driver values and profiles and time-dependent joints'
+        times if the block raises (anything: a failure, a time limit, a user callback)."""
+        drivers = [j for j in self._joints if isinstance(j, DriverJoint)]
+        timed = [j for j in self._joints if getattr(j, "time_dependent", False)]
+        saved = (self._q.copy(), self.time, [(d, d._p.copy(), d.profile) for d in drivers],
+                 [(j, j.time) for j in timed])
+        try:
+            yield
+        except BaseException:
+            q, t, values, times = saved
+            self._q[:] = q
+            self.time = t
+            for d, p, profile in values:
+                d._p[:] = p
+                d.profile = profile
+            for j, jt in times:
+                j.time = jt
+            self.rates_cache.update(key=None, nu=None, nudot=None)
+            raise
 
     def __repr__(self) -> str:
         return (f"Mechanism(dim={self.dim}, bodies={len(self._bodies)}, "

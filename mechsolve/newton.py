@@ -40,6 +40,9 @@ kept side by side so that they stay the same algorithm.
 from __future__ import annotations
 
 import math
+import time
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 import scipy.sparse as sp
@@ -81,6 +84,44 @@ MAX_STEP = np.pi
 #: units in the last place, well within the 1e-13 the tests ask of every pose. A correction
 #: this small at the start means the start is the solution already.
 POSE_RTOL = 1e-14
+
+#: The wall-clock deadline of the solves in progress, if any: ``(time.perf_counter() at
+#: which to stop, the budget in seconds it came from)``.
+_DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("mechsolve_deadline",
+                                                              default=None)
+
+
+class OutOfTimeError(Exception):
+    """Raised inside the Newton loops when the budget of :func:`deadline` is spent; public
+    entry points turn it into a :class:`~mechsolve.SolveError` naming the limit."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"time limit of {seconds:g} s reached")
+        self.seconds = seconds
+
+
+@contextmanager
+def deadline(seconds: float | None):
+    """Bound the wall-clock time of every Newton iteration started inside: once ``seconds``
+    have passed the next iteration raises :class:`OutOfTimeError` (a budget nested in another keeps
+    the earlier end). ``None``: no bound of its own."""
+    if seconds is None:
+        yield
+        return
+    end = time.perf_counter() + seconds
+    outer = _DEADLINE.get()
+    token = _DEADLINE.set((end, seconds) if outer is None or end < outer[0] else outer)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def _check_time() -> None:
+    budget = _DEADLINE.get()
+    if budget is not None and time.perf_counter() > budget[0]:
+        raise OutOfTimeError(budget[1])
+
 
 # status codes of one item
 RUNNING, CONVERGED, MAX_ITERATIONS, NO_PROGRESS, STATIONARY, NOT_FINITE = range(-1, 5)
@@ -256,6 +297,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     lam_prev = np.ones(B)
     has_prev = np.zeros(B, dtype=bool)
     while idx.size:
+        _check_time()
         if idx.size <= _FEW < B:
             # a few slow items left: a batch iteration costs its bookkeeping whatever its
             # size, the one-item path far less per item
@@ -497,6 +539,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
     nd_prev = lam_prev = 0.0
     sbar_prev = None
     while status is None:
+        _check_time()
         J = problem.matrix(D[None])
         fac = _SparseOne(J, c, lsq, strategy) if sp.issparse(J) else _OneFactor(J[0], c, lsq)
         Fe = F * inv_e
@@ -677,6 +720,7 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
     keep = ~bad
     idx, F, D = idx[keep], F[keep], D[keep]
     while idx.size:
+        _check_time()
         g_res = F[:, goal] * W[idx][:, goal]
         res[idx] = np.max(np.abs(g_res), axis=1)
         history.append(res[idx].copy())

@@ -44,7 +44,7 @@ from .joints._end_effectors import QUATERNION_TOLERANCE, _as_frame_parts, _unit_
 from .joints._links import chain_forward
 from .mechanism import Mechanism
 from .newton import CONVERGED, MAX_ITERATIONS, Result, levenberg_marquardt, newton
-from .solver import SolveError
+from .solver import SolveError, time_limited
 from .spatial import Frame, Orientation
 from .spatial._quat import quat_from_matrix
 
@@ -434,7 +434,7 @@ class SerialArm:
 
     def ik(self, targets, q0, *, tol: float = 1e-10, max_iterations: int = 50,
            max_step: float = 1.0, restarts: int = IK_RESTARTS,
-           raise_on_failure: bool = True) -> IKResult:
+           raise_on_failure: bool = True, time_limit: float | None = None) -> IKResult:
         """Joint values putting the tool frame on ``targets``, many targets at once.
 
         Solves the frame-goal rows (the tool's position in goal axes and the rotation vector
@@ -476,6 +476,9 @@ class SerialArm:
             Largest joint motion per Newton step (rad; prismatic joints in units of ``L``).
         restarts : int
             Restarts per target (0: none).
+        time_limit : float, optional
+            Wall-clock seconds the whole call may take, restarts included; past it a
+            :class:`~mechsolve.SolveError` says so.
 
         Returns
         -------
@@ -492,8 +495,9 @@ class SerialArm:
         B = len(T2)
         Q0 = np.array(np.broadcast_to(self._q(q0), shape + (n,)), dtype=float).reshape(B, n)
         base = self._fast.start_one(T2[0])[None] if B == 1 else self._fast.start(T2)
-        Q, pos, ang, its = self._solve_ik(base, Q0, tol, max_iterations, max_step,
-                                          max(0, int(restarts)))
+        with time_limited(time_limit, "ik"):
+            Q, pos, ang, its = self._solve_ik(base, Q0, tol, max_iterations, max_step,
+                                              max(0, int(restarts)))
         L = self._length
         ok = (pos <= tol * L) & (ang <= tol)
         res = np.maximum(pos / L, ang)

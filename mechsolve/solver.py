@@ -10,10 +10,13 @@ LU meets a singular or useless step, the step becomes the minimum-norm least-squ
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 import scipy.linalg as sla
 
 from ._linear import BAND_MAX
+from ._validation import as_float
 from .newton import (
     CONVERGED,
     LAMBDA_MIN,
@@ -22,7 +25,9 @@ from .newton import (
     POSE_RTOL,
     RANK_RTOL,
     LinearStrategy,
+    OutOfTimeError,
     Result,
+    deadline,
 )
 from .newton import newton as _core_newton
 
@@ -84,6 +89,26 @@ class SolveError(RuntimeError):
     def __init__(self, message: str, result: SolveResult | None = None) -> None:
         super().__init__(message)
         self.result = result
+
+
+@contextmanager
+def time_limited(seconds, what: str):
+    """Run the solves inside within ``seconds`` of wall-clock time (``None``: no limit).
+
+    Every Newton iteration started inside checks the clock (see
+    :func:`mechsolve.newton.deadline`); past the limit the work stops and a
+    :class:`SolveError` names ``what`` and the limit.
+    """
+    if seconds is None:     # no limit of its own: an outer limit is reported where it was set
+        yield
+        return
+    seconds = as_float(seconds, "time_limit", positive=True)
+    try:
+        with deadline(seconds):
+            yield
+    except OutOfTimeError as exc:
+        raise SolveError(f"{what} stopped at its time limit of {exc.seconds:g} s "
+                         "(time_limit=): the work it had left was not done") from None
 
 
 class SweepError(SolveError):
