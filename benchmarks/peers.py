@@ -32,9 +32,11 @@ forward kinematics; a row says how many answers met the check):
    points and driver value per item, starts from the nominal design's pose at that angle) vs
    pyslvs' closed form. Check: pins within 1e-9 of the closed form.
 
-The machine is shared and has two cores, so mechsolve and each peer are run in alternation,
+Each solver runs once untimed first (first-call caches; that answer is the one checked). The
+machine is shared and has two cores, so mechsolve and each peer are then run in alternation,
 repeat by repeat (the order flips every repeat), and the ratio quoted is the median of the
-per-repeat ratios mechsolve / peer (below 1: mechsolve is faster). Times are medians.
+per-repeat ratios mechsolve / peer (below 1: mechsolve is faster), with their range. Times
+are medians. mechsolve is imported from the checkout this script is in.
 
 Writes JSON (machine, versions, every repeat's times, errors and counts) to ``--out``
 (default ``benchmarks/results/peers.json``).
@@ -55,10 +57,13 @@ import warnings
 
 import numpy as np
 
-import mechsolve as ms
-from mechsolve.robots import UR5_DH
-
 HERE = pathlib.Path(__file__).resolve().parent
+if (HERE.parent / "mechsolve" / "__init__.py").exists():
+    sys.path.insert(0, str(HERE.parent))  # time this checkout, not another installed copy
+
+import mechsolve as ms  # noqa: E402
+from mechsolve.robots import UR5_DH  # noqa: E402
+
 TOL = 1e-9
 PEERS = {"pyslvs": "pyslvs", "python-solvespace": "python_solvespace", "exudyn": "exudyn",
          "roboticstoolbox-python": "roboticstoolbox", "pin": "pinocchio"}
@@ -125,20 +130,19 @@ def clock(fn):
 
 
 def interleave(runners: dict, repeats: int) -> dict:
-    """Run each callable once per repeat, in alternation (order flipped every repeat).
+    """Run each callable once untimed (its answer is the one checked), then once per repeat,
+    in alternation (the order flipped every repeat).
 
     ``runners`` maps a name to a callable returning the answer. Returns ``{name: (times,
-    answer of the first repeat)}``.
+    answer)}``.
     """
     names = list(runners)
+    answers = {n: runners[n]() for n in names}   # warm-up: first-call caches, imports
     times = {n: [] for n in names}
-    first = {}
     for r in range(repeats):
         for name in (names if r % 2 == 0 else names[::-1]):
-            t, out = clock(runners[name])
-            times[name].append(t)
-            first.setdefault(name, out)
-    return {n: (np.array(times[n]), first[n]) for n in names}
+            times[name].append(clock(runners[name])[0])
+    return {n: (np.array(times[n]), answers[n]) for n in names}
 
 
 # --------------------------------------------------------------------------- problem 1
@@ -424,14 +428,14 @@ def ik_problem(repeats: int, versions: dict) -> list[dict]:
         peers["roboticstoolbox-python"] = rtb_ik(M)
     if versions["pin"]:
         peers["pin"] = pinocchio_ik(M)
-    cases = [("UR5 IK, 100 warm starts, batch", "batch of 100",
+    cases = [("UR5 IK, 100 warm starts, mechsolve in one batch", "batch of 100",
               lambda: arm.ik(T7, warm, raise_on_failure=False).q, warm),
-             ("UR5 IK, 100 cold starts (zeros), batch", "batch of 100",
+             ("UR5 IK, 100 cold starts (zeros), mechsolve in one batch", "batch of 100",
               lambda: arm.ik(T7, cold, raise_on_failure=False).q, cold),
-             ("UR5 IK, warm, one at a time (7-vector)", "one at a time",
+             ("UR5 IK, warm, one call per target (7-vector)", "one at a time",
               lambda: np.array([arm.ik(T7[i], warm[i], raise_on_failure=False).q
                                 for i in range(n)]), warm),
-             ("UR5 IK, warm, one at a time (4x4)", "one at a time",
+             ("UR5 IK, warm, one call per target (4x4)", "one at a time",
               lambda: np.array([arm.ik(M[i], warm[i], raise_on_failure=False).q
                                 for i in range(n)]), warm)]
     rows = []
@@ -578,7 +582,8 @@ def rows_for(problem, unit, scale, runners, notes, check, n_answers, repeats, pe
             ok_p, err_p = check(ans_p)
             row.update(peer_how=notes[peer], peer_time=float(np.median(t_p)) * scale,
                        peer_times_s=t_p.tolist(), peer_checked=ok_p, peer_max_error=err_p,
-                       ratio=float(np.median(t_ms / t_p)))
+                       ratio=float(np.median(t_ms / t_p)),
+                       ratio_range=[float(np.min(t_ms / t_p)), float(np.max(t_ms / t_p))])
         rows.append(row)
     print_rows(rows)
     return rows
@@ -586,6 +591,14 @@ def rows_for(problem, unit, scale, runners, notes, check, n_answers, repeats, pe
 
 def fmt(x):
     return "-" if x is None else (f"{x:.3g}" if x < 100 else f"{x:.0f}")
+
+
+def ratio(r):
+    """The median ratio and the range of the per-repeat ratios."""
+    if "ratio" not in r:
+        return "-"
+    lo, hi = r["ratio_range"]
+    return f"{fmt(r['ratio'])} ({fmt(lo)}-{fmt(hi)})"
 
 
 def checked(r, sep=" | "):
@@ -599,13 +612,13 @@ def checked(r, sep=" | "):
 def print_rows(rows):
     for r in rows:
         peer = r["peer"] + ("" if r["peer_version"] else " (not installed)")
-        print(f"{r['problem']:<42} {fmt(r['mechsolve_time']):>8} {r['unit']:<9} {peer:<38}"
+        print(f"{r['problem']:<52} {fmt(r['mechsolve_time']):>8} {r['unit']:<9} {peer:<38}"
               f" {fmt(r.get('peer_time')):>8} {fmt(r.get('ratio')):>7}  {checked(r)}",
               flush=True)
 
 
 def markdown(rows) -> str:
-    out = ["| problem | mechsolve | peer | peer time | mechsolve / peer | answers checked "
+    out = ["| problem | mechsolve | peer | peer time | mechsolve / peer (range) | answers checked "
            "(largest error), mechsolve \\| peer |", "|---|---|---|---|---|---|"]
     bar = " \\| "  # a | inside a Markdown table cell
     for r in rows:
@@ -613,7 +626,7 @@ def markdown(rows) -> str:
             f"{r['peer']}: not installed"
         out.append(f"| {r['problem']} | {fmt(r['mechsolve_time'])} {r['unit']} | {peer} | "
                    f"{fmt(r.get('peer_time'))} {r['unit'] if 'peer_time' in r else ''} | "
-                   f"{fmt(r.get('ratio'))} | {checked(r, bar)} |")
+                   f"{ratio(r)} | {checked(r, bar)} |")
     return "\n".join(out)
 
 
@@ -627,7 +640,8 @@ def machine(versions: dict) -> dict:
     except OSError:
         pass
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE,
+        commit = subprocess.run(["git", "describe", "--always", "--dirty"],
+                                cwd=pathlib.Path(ms.__file__).parent,
                                 capture_output=True, text=True).stdout.strip() or None
     except OSError:
         commit = None
@@ -637,7 +651,8 @@ def machine(versions: dict) -> dict:
             "python": platform.python_version(), "numpy": np.__version__,
             "scipy": scipy.__version__, "mechsolve": ms.__version__ if hasattr(
                 ms, "__version__") else importlib.metadata.version("mechsolve"),
-            "mechsolve_commit": commit, "peers": versions}
+            "mechsolve_commit": commit, "mechsolve_path": str(pathlib.Path(ms.__file__).parent),
+            "peers": versions}
 
 
 def main() -> None:
@@ -654,6 +669,8 @@ def main() -> None:
     versions = {name: None if args.no_peers else installed(name) for name in PEERS}
     info = machine(versions)
     print(f"{info['cpu']}, {info['cores']} cores, Python {info['python']}, {info['platform']}")
+    print(f"mechsolve {info['mechsolve']} from {info['mechsolve_path']} "
+          f"(commit {info['mechsolve_commit']})")
     print("peers: " + ", ".join(f"{k} {v}" if v else f"{k} not installed"
                                 for k, v in versions.items()))
     if not versions["pyslvs"] and not args.no_peers:
@@ -661,7 +678,7 @@ def main() -> None:
               "pip install pyslvs --no-build-isolation")
     print(f"times: medians of {repeats} interleaved repeats; ratio: median of per-repeat "
           f"mechsolve/peer; answers within {TOL:g} of closed form / by forward kinematics\n")
-    print(f"{'problem':<42} {'mechsolve':>8} {'unit':<9} {'peer':<38} {'peer':>8} {'ratio':>7}"
+    print(f"{'problem':<52} {'mechsolve':>8} {'unit':<9} {'peer':<38} {'peer':>8} {'ratio':>7}"
           "  checked ms | peer")
     rows = fourbar_problem(repeats, versions)
     rows += chain_problem(1000 if args.quick else 10000, repeats, versions)
