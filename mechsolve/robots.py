@@ -681,6 +681,14 @@ def load_urdf(source, *, tip: str | None = None, name: str | None = None) -> Ser
     Rx(r)``) and ``axis`` (default ``1 0 0``) are read; ``limit`` lower / upper are kept.
     Floating and planar joints are rejected.
 
+    ``source`` is XML text (a ``str`` containing ``<``, or ``bytes``) or a file path. A URDF
+    that cannot be read is a ValueError starting with ``URDF:`` (text) or ``URDF file
+    '<path>':`` and naming the element at fault (see :func:`~mechsolve.io.urdf.read_urdf_chain`
+    for the list): XML that is not well-formed, missing or duplicate names, joint cycles,
+    limits with ``lower > upper``, and numbers beyond
+    :data:`~mechsolve.io.urdf.MAX_MAGNITUDE` (``1e6`` metres or radians), which would
+    overflow in the kinematics.
+
     Examples
     --------
     >>> import mechsolve as ms

@@ -3,10 +3,18 @@
 :func:`read_urdf_chain` follows the chain of joints from the root link to a tip link and returns
 it as plain data: each moving joint's name, kind (``"revolute"`` or ``"prismatic"``; continuous
 joints are revolute), origin transform from the previous moving joint (4 x 4; fixed joints are
-folded in), axis and limits, then the tool transform after the last one. Malformed elements
-are ValueErrors naming the joint. :func:`mechsolve.robots.load_urdf` (and
+folded in), unit axis and limits, then the tool transform after the last one.
+:func:`mechsolve.robots.load_urdf` (and
 :meth:`SerialArm.from_urdf <mechsolve.robots.SerialArm.from_urdf>`) build the arm from it; this
 module imports nothing of mechsolve, so the model classes may build on it.
+
+Every input is read or rejected with a :class:`ValueError` whose message starts with
+``URDF:`` (XML text) or ``URDF file '<path>':`` (a file) and names the element at fault: not
+well-formed XML (with its line and column), a missing or duplicated name, a joint cycle, a
+number that is not finite or beyond :data:`MAX_MAGNITUDE`, limits in the wrong order. Reading
+takes time and memory linear in the input, which is at most :data:`MAX_CHARACTERS` long. The
+XML parser (expat) refuses external entities and entity expansion beyond a small amplification
+factor ("billion laughs"); these are ValueErrors too.
 
 Examples
 --------
@@ -24,46 +32,101 @@ Examples
 
 from __future__ import annotations
 
+import os
 import pathlib
 import xml.etree.ElementTree as ET
 
 import numpy as np
 
-__all__ = ["read_urdf_chain"]
+__all__ = ["read_urdf_chain", "MAX_MAGNITUDE", "MAX_CHARACTERS"]
+
+#: Bound on the magnitude of every number of an ``origin`` (``xyz``, ``rpy``), ``axis`` or
+#: ``limit`` (``lower``, ``upper``): URDF lengths are metres and angles radians (REP 103), so
+#: a larger value is a mistake, and far larger ones (``1e308``) overflow in the forward
+#: kinematics. Chains of such offsets keep every product and sum of the kinematics finite.
+MAX_MAGNITUDE = 1e6
+
+#: Longest URDF read, in characters of text or bytes of a file (64 MiB; robot descriptions
+#: without inline meshes are a few hundred kB at most).
+MAX_CHARACTERS = 64 * 2**20
+
+_KINDS = ("revolute", "continuous", "prismatic", "fixed")
 
 
-def _floats(text, n, what):
+class _URDFError(ValueError):
+    """A fault of the URDF, worded without the source: :func:`read_urdf_chain` prefixes it."""
+
+
+def _names(names: list[str], most: int = 5) -> str:
+    """``'a', 'b', 'c'`` (the first ``most`` of them, then the number of the others)."""
+    shown = ", ".join(repr(n) for n in names[:most])
+    return shown if len(names) <= most else f"{shown} and {len(names) - most} more"
+
+
+def _floats(text: str | None, n: int, what: str) -> np.ndarray:
+    """``n`` finite numbers of magnitude at most :data:`MAX_MAGNITUDE` from an attribute's
+    text; ``what`` names the attribute and its element in the messages."""
     try:
         vals = [float(x) for x in (text or "").split()]
     except ValueError:
         vals = []
     if len(vals) != n or not np.all(np.isfinite(vals)):
-        raise ValueError(f"URDF: {what} must be {n} finite number{'s' if n > 1 else ''}, got "
+        raise _URDFError(f"{what} must be {n} finite number{'s' if n > 1 else ''}, got "
                          f"{text!r}")
+    if max(abs(v) for v in vals) > MAX_MAGNITUDE:
+        raise _URDFError(f"{what} is {text!r}, beyond the bound of {MAX_MAGNITUDE:g} on the "
+                         "magnitude of URDF numbers (metres, radians)")
     return np.array(vals)
 
 
-def _joint_link(joint: ET.Element, jname: str, tag: str, links: list[str]) -> str:
+def _joint_link(joint: ET.Element, jname: str, tag: str, links: dict[str, int]) -> str:
     """The ``link`` attribute of a joint's ``<parent>`` or ``<child>`` element, checked."""
     el = joint.find(tag)
     if el is None:
-        raise ValueError(f"URDF: joint {jname!r} has no <{tag}> element (expected "
+        raise _URDFError(f"joint {jname!r} has no <{tag}> element (expected "
                          f"<{tag} link=\"...\"/>)")
     name = el.get("link")
     if not name:
-        raise ValueError(f"URDF: the <{tag}> element of joint {jname!r} has no link attribute")
+        raise _URDFError(f"the <{tag}> element of joint {jname!r} has no link attribute")
     if name not in links:
-        raise ValueError(f"URDF: joint {jname!r} names {tag} link {name!r}, which is not a "
-                         "<link> of the robot")
+        raise _URDFError(f"joint {jname!r} names {tag} link {name!r}, which is not a <link> of "
+                         "the robot")
     return name
 
 
-def _rpy_matrix(r, p, y):
+def _rpy_matrix(r: float, p: float, y: float) -> np.ndarray:
     cr, sr, cp, sp, cy, sy = np.cos(r), np.sin(r), np.cos(p), np.sin(p), np.cos(y), np.sin(y)
     Rx = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
     Ry = np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
     Rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
     return Rz @ Ry @ Rx
+
+
+def _parse(source) -> tuple[ET.Element, str]:
+    """The root element of the URDF ``source`` and the prefix of its messages."""
+    if isinstance(source, (bytes, bytearray)):
+        where, data = "URDF", bytes(source)
+    elif isinstance(source, str) and "<" in source:
+        where, data = "URDF", source.lstrip("\ufeff")     # a byte order mark read as text
+    elif isinstance(source, str) and not source.strip():
+        raise ValueError(f"URDF: the source is empty, got {source!r} (expected <robot> XML "
+                         "text or a file path)")
+    elif isinstance(source, (str, os.PathLike)):
+        path = pathlib.Path(source)
+        where = f"URDF file {str(path)!r}"
+        with open(path, "rb") as f:
+            data = f.read(MAX_CHARACTERS + 1)
+    else:
+        raise TypeError("URDF: source must be a file path (str or os.PathLike) or URDF XML "
+                        f"(str or bytes), got {type(source).__name__}")
+    if len(data) > MAX_CHARACTERS:
+        raise ValueError(f"{where}: longer than {MAX_CHARACTERS} characters (the <robot> "
+                         "is not read)")
+    try:
+        return ET.fromstring(data), where
+    except (ET.ParseError, ValueError) as err:
+        # ValueError: an encoding expat does not read, or text that is not Unicode
+        raise ValueError(f"{where}: not well-formed XML: {err}") from None
 
 
 def read_urdf_chain(source, tip: str | None = None):
@@ -72,30 +135,78 @@ def read_urdf_chain(source, tip: str | None = None):
     None), ...], tool (4, 4))``.
 
     Joint ``origin`` ``xyz`` / ``rpy`` (fixed-axis roll, pitch, yaw: ``R = Rz(y) Ry(p) Rx(r)``)
-    and ``axis`` (default ``1 0 0``) are read; ``limit`` lower / upper are kept. Floating and
-    planar joints are rejected.
+    and ``axis`` (default ``1 0 0``, returned as a unit vector) are read; ``limit`` lower /
+    upper are kept. Floating and planar joints are rejected.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or bytes
+        URDF XML text (a ``str`` containing ``<``, or ``bytes``), or the path of a URDF file.
+    tip : str, optional
+        Name of the chain's last link.
+
+    Returns
+    -------
+    tuple
+        ``(robot name, joints, tool)`` as above.
+
+    Raises
+    ------
+    ValueError
+        Where ``source`` is not a URDF the chain can be read from; the message starts with
+        ``URDF:`` (text) or ``URDF file '<path>':`` and names the element: XML that is not
+        well-formed (or uses external entities, or expands entities beyond expat's limit); a
+        root element other than ``<robot>``; a ``<link>`` or ``<joint>`` without a name, or
+        two with the same name; a joint type other than revolute, continuous, prismatic and
+        fixed; a missing parent or child link; a number that is not finite or has a magnitude
+        above :data:`MAX_MAGNITUDE` (metres, radians); a zero axis; limits with ``lower >
+        upper``; joints that form a cycle; more or fewer than one root link; a branching robot
+        without ``tip``; no moving joint between the root and the tip; a source longer than
+        :data:`MAX_CHARACTERS`.
+    TypeError
+        Where ``source`` is neither text, bytes nor a path, or ``tip`` is not a str.
+    OSError
+        Where the file cannot be read (``FileNotFoundError`` for a missing one).
     """
-    text = str(source)
-    if text.lstrip().startswith("<"):
-        root = ET.fromstring(text)
-    else:
-        root = ET.parse(pathlib.Path(source)).getroot()
+    if tip is not None and not isinstance(tip, str):
+        raise TypeError(f"URDF: tip must be a link name (str) or None, got "
+                        f"{type(tip).__name__} {tip!r}")
+    root, where = _parse(source)
+    try:
+        return _read_chain(root, tip)
+    except _URDFError as err:
+        raise ValueError(f"{where}: {err}") from None
+
+
+def _read_chain(root: ET.Element, tip: str | None):
+    """:func:`read_urdf_chain` on the parsed XML; faults are :class:`_URDFError`."""
     if root.tag != "robot":
-        raise ValueError(f"URDF: the root element must be <robot>, got <{root.tag}>")
-    links = []
-    for i, ln in enumerate(root.findall("link")):
-        if not ln.get("name"):
-            raise ValueError(f"URDF: <link> element {i + 1} has no name attribute")
-        links.append(ln.get("name"))
+        raise _URDFError(f"the root element must be <robot>, got <{root.tag}>")
+    links: dict[str, int] = {}           # name: number of its <link> element
+    for i, ln in enumerate(root.findall("link"), 1):
+        lname = ln.get("name")
+        if not lname:
+            raise _URDFError(f"<link> element {i} has no name attribute")
+        if lname in links:
+            raise _URDFError(f"<link> elements {links[lname]} and {i} are both named "
+                             f"{lname!r}")
+        links[lname] = i
+    if not links:
+        raise _URDFError("the <robot> has no <link> elements")
+    numbers: dict[str, int] = {}         # joint name: number of its <joint> element
     by_child = {}
-    children = {}
-    for i, j in enumerate(root.findall("joint")):
+    children: dict[str, list[str]] = {}
+    for i, j in enumerate(root.findall("joint"), 1):
         jname, jtype = j.get("name"), j.get("type")
         if not jname:
-            raise ValueError(f"URDF: <joint> element {i + 1} has no name attribute")
+            raise _URDFError(f"<joint> element {i} has no name attribute")
+        if jname in numbers:
+            raise _URDFError(f"<joint> elements {numbers[jname]} and {i} are both named "
+                             f"{jname!r}")
+        numbers[jname] = i
         parent, child = (_joint_link(j, jname, tag, links) for tag in ("parent", "child"))
-        if jtype not in ("revolute", "continuous", "prismatic", "fixed"):
-            raise ValueError(f"URDF: joint {jname!r} has type {jtype!r}; only revolute, "
+        if jtype not in _KINDS:
+            raise _URDFError(f"joint {jname!r} has type {jtype!r}; only revolute, "
                              "continuous, prismatic and fixed joints are supported")
         org = j.find("origin")
         xyz = _floats(org.get("xyz", "0 0 0"), 3, f"origin xyz of joint {jname!r}") \
@@ -105,34 +216,46 @@ def read_urdf_chain(source, tip: str | None = None):
         ax = j.find("axis")
         axis = _floats(ax.get("xyz"), 3, f"axis xyz of joint {jname!r}") if ax is not None \
             else np.array([1.0, 0.0, 0.0])
-        if jtype != "fixed" and not np.linalg.norm(axis) > 0.0:
-            raise ValueError(f"URDF: joint {jname!r} has a zero axis {ax.get('xyz')!r}")
+        scale = np.max(np.abs(axis))
+        if jtype != "fixed" and not scale > 0.0:
+            raise _URDFError(f"joint {jname!r} has a zero axis {ax.get('xyz')!r}")
+        if scale > 0.0:
+            axis = axis / scale               # no underflow in the norm of a tiny axis
+            axis = axis / np.linalg.norm(axis)
         lim = j.find("limit")
         limits = None
         if lim is not None and jtype != "continuous" and lim.get("lower") is not None:
             lower, upper = (_floats(lim.get(k), 1, f"limit {k} of joint {jname!r}")[0]
                             for k in ("lower", "upper"))
+            if lower > upper:
+                raise _URDFError(f"the <limit> of joint {jname!r} has lower "
+                                 f"{lim.get('lower')!r} > upper {lim.get('upper')!r} "
+                                 "(expected lower <= upper)")
             limits = (float(lower), float(upper))
         M = np.eye(4)
         M[:3, :3] = _rpy_matrix(*rpy)
         M[:3, 3] = xyz
         if child in by_child:
-            raise ValueError(f"URDF: link {child!r} is the child of two joints")
+            raise _URDFError(f"link {child!r} is the child of two joints, "
+                             f"{by_child[child][0]!r} and {jname!r} (a link has one parent)")
         by_child[child] = (jname, jtype, parent, M, axis, limits)
         children.setdefault(parent, []).append(child)
+    _check_acyclic(links, by_child)
     roots = [ln for ln in links if ln not in by_child]
     if len(roots) != 1:
-        raise ValueError(f"URDF: expected one root link, found {roots}")
+        raise _URDFError(f"expected one root link (a <link> that is no joint's child), found "
+                         f"{len(roots)}: {_names(roots)}")
     if tip is None:
         leaves = [ln for ln in links if ln not in children]
         if len(leaves) != 1:
-            raise ValueError(f"URDF: the robot branches (leaf links {leaves}); pass tip=")
+            raise _URDFError(f"the robot branches (leaf links {_names(leaves)}); pass tip= "
+                             "to choose the <link> the chain ends at")
         tip = leaves[0]
     if tip not in links:
-        raise ValueError(f"URDF: no link named {tip!r}")
+        raise _URDFError(f"tip: no <link> named {tip!r}")
     chain = []
     link = tip
-    while link in by_child:
+    while link in by_child:          # ends at the root: the joints form no cycle
         chain.append(by_child[link])
         link = by_child[link][2]
     chain.reverse()
@@ -145,4 +268,32 @@ def read_urdf_chain(source, tip: str | None = None):
         kind = "prismatic" if jtype == "prismatic" else "revolute"
         moving.append((jname, kind, pending, axis, limits))
         pending = np.eye(4)
+    if not moving:
+        raise _URDFError(f"no moving joint from the root link {roots[0]!r} to the tip link "
+                         f"{tip!r} (a serial arm needs a revolute, continuous or prismatic "
+                         "<joint>)")
     return root.get("name"), moving, pending
+
+
+def _check_acyclic(links: dict[str, int], by_child: dict) -> None:
+    """Raise where following the parent links of ``by_child`` (child: (joint, type, parent,
+    ...)) comes back to a link: a cycle of joints. Linear in the number of links."""
+    done: set[str] = set()
+    for start in links:
+        path: dict[str, None] = {}       # the links from start up, in order
+        link = start
+        while link in by_child and link not in done:
+            if link in path:
+                cycle = list(path)[list(path).index(link):]
+                cycle.reverse()          # parent before child
+                joints = [f"{by_child[c][0]!r} ({by_child[c][2]!r} -> {c!r})" for c in cycle]
+                if len(joints) == 1:
+                    what = f"the <joint> {joints[0]} makes a link its own parent"
+                else:
+                    shown = ", ".join(joints[:-1] if len(joints) <= 6 else joints[:5])
+                    last = joints[-1] if len(joints) <= 6 else f"{len(joints) - 5} more"
+                    what = f"the <joint> elements {shown} and {last} form a cycle"
+                raise _URDFError(f"{what}; the links of a robot must form a tree")
+            path[link] = None
+            link = by_child[link][2]
+        done.update(path)
