@@ -1,10 +1,13 @@
 """Symbolic joints given inputs that are not real (issue 18): a complex, infinite or undefined
 Phi, parameter values at which Phi is not real, planar and spatial body symbols mixed, and the
-siblings of these defects."""
+siblings of these defects; then a property test of the generated Jacobian against central
+differences for random real Phi."""
 
 import numpy as np
 import pytest
 import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mechsolve as ms
 from mechsolve.symbolic import _derive, body_symbols, catalog, symbolic_joint
@@ -197,3 +200,62 @@ def test_piecewise_of_smooth_branches_has_the_right_jacobian_on_both_sides():
         mech.add(cls(a, L=value))
         mech.solve()
         assert a.position[0] == pytest.approx(root, abs=1e-10)
+
+
+# -- property: the generated Jacobian is the derivative of the generated Phi --------------------
+_B1, _B2 = body_symbols("p q")
+_P = sp.Symbol("P")
+_LEAVES = [_B1.x, _B1.y, _B1.theta, _B2.x, _B2.y, _B2.theta, _P]
+_STATE = set(_B1.coordinates) | set(_B2.coordinates)
+
+
+def _expressions():
+    """Sums, products and smooth functions of body coordinates and the parameter, with small
+    rational coefficients."""
+    coeff = st.sampled_from([sp.Integer(-2), sp.Integer(-1), sp.Rational(1, 2), sp.Integer(1),
+                             sp.Integer(3)])
+    unary = [sp.sin, sp.cos, sp.atan, lambda u: u**2, lambda u: u**3,
+             lambda u: sp.exp(u / 4), lambda u: sp.sqrt(u**2 + 1)]
+
+    def extend(children):
+        return st.one_of(
+            st.tuples(st.sampled_from(unary), coeff, children).map(lambda t: t[0](t[1] * t[2])),
+            st.tuples(children, coeff, children).map(lambda t: t[0] + t[1] * t[2]),
+            st.tuples(children, children).map(lambda t: t[0] * t[1]))
+
+    return st.recursive(st.sampled_from(_LEAVES), extend, max_leaves=8)
+
+
+_EXAMPLE = iter(range(10**6))
+
+
+@settings(max_examples=25)
+@given(phi=st.lists(_expressions(), min_size=1, max_size=3), seed=st.integers(0, 2**32 - 1))
+def test_generated_jacobian_matches_central_differences(phi, seed):
+    """Random real polynomial and trigonometric Phi in two planar bodies' coordinates and a
+    parameter: the generated Phi equals SymPy's value of the expression, and the generated
+    Jacobian blocks equal central differences of the generated Phi at random poses."""
+    # a constraint must involve the state: give each equation a coordinate term
+    phi = [e + (k + 1) * _LEAVES[k % 6] if not (e.free_symbols & _STATE) else e
+           for k, e in enumerate(phi)]
+    cls = symbolic_joint(f"Random{next(_EXAMPLE)}", bodies=(_B1, _B2), params=[_P], phi=phi)
+    rng = np.random.default_rng(seed)
+    k = 4
+    P = rng.uniform(-1.5, 1.5, size=(k, 1))
+    X = [rng.uniform(-1.5, 1.5, size=(k, 3)) for _ in range(2)]
+    values, blocks = cls._evaluate(P, *X)
+    sub = {_P: P[0, 0], **dict(zip(_B1.coordinates, X[0][0])),
+           **dict(zip(_B2.coordinates, X[1][0]))}
+    exact = np.array([float(e.xreplace({s: sp.Float(v, 30) for s, v in sub.items()}))
+                      for e in phi])
+    np.testing.assert_allclose(values[0], exact, rtol=1e-12, atol=1e-12 * (1 + abs(exact).max()))
+    h = 1e-5
+    for s in range(2):
+        for c in range(3):
+            Xp = [x.copy() for x in X]
+            Xm = [x.copy() for x in X]
+            Xp[s][:, c] += h
+            Xm[s][:, c] -= h
+            numeric = (cls._phi(P, *Xp) - cls._phi(P, *Xm)) / (2 * h)
+            scale = 1.0 + np.abs(cls._phi(P, *Xp)).max() + np.abs(numeric).max()
+            np.testing.assert_allclose(blocks[s][..., c], numeric, rtol=1e-6, atol=1e-7 * scale)
