@@ -19,6 +19,9 @@ def as_float(value, name: str, *, positive: bool = False, nonnegative: bool = Fa
         return value   # the common case, without the conversions below
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.ndarray)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
+    if isinstance(value, np.ndarray) and value.dtype.kind == "c":
+        # asarray(dtype=float) would drop the imaginary part with only a warning
+        raise TypeError(f"{name} must be a real number, got a complex array {value!r}")
     arr = np.asarray(value, dtype=float)
     if arr.shape != ():
         raise ValueError(f"{name} must be a scalar, got an array of shape {arr.shape}")

@@ -28,14 +28,16 @@ from __future__ import annotations
 import functools
 import hashlib
 import keyword
+import math
 import pathlib
 from dataclasses import dataclass, field
 
+import numpy as np
 import sympy as sp
 from sympy.core.function import AppliedUndef
 from sympy.printing.numpy import NumPyPrinter
 
-from ._frames import BodySymbols, increment_map
+from ._frames import BodySymbols, increment_map, symbol_owners
 
 __all__ = ["JointDefinition", "define", "canonical", "derive", "check_printable",
            "check_derived"]
@@ -83,6 +85,10 @@ class JointDefinition:
     phi: tuple[sp.Expr, ...]
     labels: tuple[str, ...] | None
     defaults: dict = field(default_factory=dict)
+    #: ``(equation index, subexpression)`` of the parts of Phi that depend on parameters only
+    #: and are real for some real parameter values but not for all (``sqrt(L)``, ``1/L``):
+    #: instances check them for their values (:func:`check_parameter_values`).
+    param_checks: tuple[tuple[int, sp.Expr], ...] = ()
 
     @property
     def dim(self) -> int:
@@ -164,20 +170,29 @@ def define(name, bodies, params, phi, coordinates=(), time=None, labels=None,
         if not isinstance(b, BodySymbols):
             raise TypeError(f"{kind}: bodies[{i}] must come from body_symbols(), got "
                             f"{type(b).__name__} {b!r}")
+    if len({b.dim for b in bodies}) > 1:
+        planar = [f"bodies[{i}] {_body_name(b)}" for i, b in enumerate(bodies) if b.dim == 2]
+        spatial = [f"bodies[{i}] {_body_name(b)}" for i, b in enumerate(bodies) if b.dim == 3]
+        raise ValueError(f"{kind}: the bodies mix planar and spatial symbols: "
+                         f"{', '.join(planar)} planar, {', '.join(spatial)} spatial; a joint's "
+                         "bodies must all be planar or all spatial (take them from one "
+                         "body_symbols(..., dim=...) call)")
     if len({id(b) for b in bodies}) != len(bodies) or \
             len({c for b in bodies for c in b.coordinates}) != sum(len(b.coordinates)
                                                                      for b in bodies):
         raise ValueError(f"{kind}: the bodies must be distinct (each slot has its own symbols)")
-    dims = sorted({b.dim for b in bodies})
-    if len(dims) > 1:
-        raise ValueError(f"{kind}: the bodies mix planar and spatial symbols "
-                         f"({', '.join(f'{type(b).__name__} {b.label!r}' for b in bodies)}); "
-                         "take them all from one body_symbols(..., dim=...) call")
     params = _symbol_list(params, "params", kind)
     coordinates = _symbol_list(coordinates, "coordinates", kind)
     if time is not None and not isinstance(time, sp.Symbol):
         raise TypeError(f"{kind}: time must be a SymPy Symbol or None, got "
                         f"{type(time).__name__} {time!r}")
+    for what, group in (("parameter", params), ("own coordinate", coordinates),
+                        ("time", (time,) if time is not None else ())):
+        for s in group:
+            if s.is_extended_real is False:
+                raise ValueError(f"{kind}: the {what} symbol {s} has non-real assumptions "
+                                 f"({sp.srepr(s)}), but it takes real values: expected "
+                                 f"a real (or assumption-free) Symbol, e.g. sp.Symbol({s.name!r})")
     body_coords = [c for b in bodies for c in b.coordinates]
     declared = [("parameter", s) for s in params] + [("own coordinate", s) for s in coordinates]
     if time is not None:
@@ -203,9 +218,13 @@ def define(name, bodies, params, phi, coordinates=(), time=None, labels=None,
     exprs = _phi_list(phi, kind)
     allowed = set(seen)
     state = set(body_coords) | set(coordinates)
+    param_checks: dict = {}
     for i, e in enumerate(exprs):
+        for _, node in _check_real(kind, i, e, frozenset(params)):
+            param_checks.setdefault(node, i)
         unknown = sorted(e.free_symbols - allowed, key=lambda s: s.name)
         if unknown:
+            _check_dimension(kind, i, e, unknown, bodies)
             s = unknown[0]
             hint = ""
             twins = [a for a in allowed if a.name == s.name]
@@ -235,7 +254,210 @@ def define(name, bodies, params, phi, coordinates=(), time=None, labels=None,
             raise ValueError(f"{kind}: a default is given for {k!r}, which is not a parameter or "
                              f"own coordinate ({', '.join(by_name) or 'none'})")
         checked[key] = v
-    return JointDefinition(name, bodies, params, coordinates, time, exprs, labels, checked)
+    return JointDefinition(name, bodies, params, coordinates, time, exprs, labels, checked,
+                           tuple((i, node) for node, i in param_checks.items()))
+
+
+def _body_name(b: BodySymbols) -> str:
+    """``planar body '1' (x1, y1, theta1)``."""
+    return (f"{'planar' if b.dim == 2 else 'spatial'} body {b.label!r} "
+            f"({', '.join(map(str, b.coordinates))})")
+
+
+def _check_dimension(kind: str, i: int, e: sp.Expr, unknown, bodies) -> None:
+    """Raise ValueError if one of the ``unknown`` symbols of ``phi[i]`` is a coordinate of a
+    body of the other dimension (a spatial body's ``z1`` in a planar joint, or the reverse)."""
+    dim = bodies[0].dim
+    for s in unknown:
+        others = sorted(label for d, label in symbol_owners(s) if d != dim)
+        if not others or any(d == dim for d, _ in symbol_owners(s)):
+            continue
+        used = [b for b in bodies if set(b.coordinates) & e.free_symbols] or list(bodies)
+        mine, theirs = ("planar", "spatial") if dim == 2 else ("spatial", "planar")
+        raise ValueError(
+            f"{kind}: phi[{i}] = {_show(e)} uses symbols of a {mine} body ({used[0].label!r}: "
+            f"{', '.join(map(str, used[0].coordinates))}) and of a {theirs} body "
+            f"({others[0]!r}: {s}); a joint's bodies must all be planar or all spatial: take "
+            f"them from one body_symbols(..., dim={dim}) call")
+
+
+_NOT_FINITE = {sp.zoo: "zoo (complex infinity)", sp.oo: "oo (infinity)",
+               sp.S.NegativeInfinity: "-oo (minus infinity)", sp.nan: "nan (not a number)"}
+
+
+def _not_real_value(value) -> str | None:
+    """Why a numeric SymPy value is not a finite real number (``None`` if it is one)."""
+    try:
+        z = complex(value.evalf())
+    except (TypeError, ValueError):
+        return f"is {value}, not a number"
+    if not (math.isfinite(z.real) and math.isfinite(z.imag)):
+        return f"is {value}, not finite"
+    if z.imag != 0.0:
+        return f"= {z} is not real"
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _real_for_real_symbols(node: sp.Expr) -> bool | None:
+    """SymPy's verdict on whether ``node`` is real when all its symbols are real (``True``,
+    ``False`` or ``None``: depends on their values). Cached: class creation asks again for the
+    same parameter expressions, and the assumption system is slow on fresh dummies."""
+    return node.xreplace({s: sp.Dummy(s.name, real=True) for s in node.free_symbols}).is_real
+
+
+def _show(e, limit: int = 240) -> str:
+    """``str(e)``, cut to ``limit`` characters (a spatial Phi prints to pages)."""
+    text = str(e)
+    return text if len(text) <= limit else text[:limit - 5] + " ... "
+
+
+def _check_real(kind: str, i: int, e: sp.Expr, params: frozenset) -> list:
+    """Raise ValueError unless ``phi[i] = e`` is a real expression with finite constants.
+
+    Rejects the imaginary unit, ``zoo``, ``oo`` and ``nan``, and constants that are not real
+    (``(-1)**(1/3)``, ``asin(2)``); each distinct subexpression is visited once. Returns the
+    largest subexpressions in parameters alone that are real for some real values but not for
+    all (``sqrt(L)``, ``1/L``), as ``(i, subexpression)`` pairs, for instances to check.
+    """
+    def fail(why: str):
+        raise ValueError(f"{kind}: phi[{i}] = {_show(e)} is not a real expression: {why}; "
+                         "expected a real expression (the kernels compute in real floating "
+                         "point)")
+
+    free: dict = {}
+
+    def visit(node) -> frozenset:
+        out = free.get(node)
+        if out is not None:
+            return out
+        if node.is_Symbol:
+            out = frozenset((node,))
+        elif node.is_Atom:
+            if node in _NOT_FINITE:
+                fail(f"it contains {_NOT_FINITE[node]}")
+            if node is sp.I:
+                fail("it contains the imaginary unit I (write complex arithmetic out in real "
+                     "and imaginary parts, e.g. 2*cos(x) for exp(I*x) + exp(-I*x))")
+            if node.is_number and node.is_real is False:
+                fail(f"it contains the non-real number {node}")
+            out = frozenset()
+        else:
+            if isinstance(node, sp.Piecewise) and node.args[-1].cond is not sp.true:
+                raise ValueError(
+                    f"{kind}: phi[{i}] = {_show(e)} has a Piecewise without an otherwise "
+                    f"branch ({_show(node)}): it is undefined (nan) where none of its "
+                    "conditions holds; expected a last branch (expression, True)")
+            out = frozenset().union(*(visit(a) for a in node.args))
+        free[node] = out
+        return out
+
+    visit(e)
+    checks = []
+    seen: set = set()
+
+    def maximal(node, in_params: bool) -> None:
+        """Check the largest constant and parameter-only subexpressions in ``node``."""
+        if node in seen or node.is_Atom:
+            return
+        seen.add(node)
+        fs = free[node]
+        if not fs:
+            why = _not_real_value(node)
+            if why:
+                fail(f"its constant part {_show(node)} {why}")
+            return
+        if fs <= params and not in_params:
+            in_params = True
+            real = _real_for_real_symbols(node)
+            if real is False:
+                fail(f"its part {_show(node)} is not real for any real value of "
+                     f"{', '.join(sorted(map(str, fs)))}")
+            if real is not True:
+                checks.append((i, node))
+        for a in node.args:
+            maximal(a, in_params)
+
+    maximal(e, False)
+    return checks
+
+
+#: Functions that are not real for some real arguments.
+_RESTRICTED = (sp.log, sp.asin, sp.acos, sp.asec, sp.acsc, sp.acosh, sp.atanh, sp.acoth,
+               sp.asech, sp.acsch, sp.LambertW)
+
+
+def _domain_restricted(node, memo: dict) -> bool:
+    """Whether ``node`` has a power with a non-integer exponent or a function of
+    :data:`_RESTRICTED` (``memo`` holds the verdicts, shared between calls)."""
+    out = memo.get(node)
+    if out is None:
+        if node.is_Atom:
+            out = False
+        elif isinstance(node, _RESTRICTED) or (node.is_Pow and not node.exp.is_Integer):
+            out = True
+        else:
+            out = any(_domain_restricted(a, memo) for a in node.args)
+        memo[node] = out
+    return out
+
+
+def check_real_valued(defn: JointDefinition) -> None:
+    """Raise ValueError naming the first equation of Phi that is not real for any real values
+    of its symbols (``sqrt(-x1**2 - 1)``): SymPy's assumptions, with every symbol real.
+
+    Run before the derivation only (a definition that fails never reaches the cache).
+    """
+    memo: dict = {}
+    for s in {s for e in defn.phi for s in e.free_symbols}:
+        memo[s] = sp.Dummy(s.name, real=True)
+    restricted: dict = {}
+    for i, e in enumerate(defn.phi):
+        # Sums, products, integer powers and sin, cos, exp ... of reals are real: ask SymPy
+        # (slow on a spatial Phi) only about an equation with a root, a log or the like.
+        if _domain_restricted(e, restricted) and _replace(e, memo).is_real is False:
+            raise ValueError(f"{defn.name}: phi[{i}] = {_show(e)} is not real for any real "
+                             "values of its symbols; expected a real expression (the kernels "
+                             "compute in real floating point)")
+
+
+@functools.lru_cache(maxsize=4096)
+def _float_evaluator(node: sp.Expr):
+    """``(names, f)``: ``f(*values)`` evaluates ``node`` in NumPy floats, as the kernels do
+    (``nan`` or ``inf`` where it is not a finite real); ``None`` if it does not print."""
+    names = tuple(sorted(s.name for s in node.free_symbols))
+    try:
+        source = f"lambda {', '.join(names)}: {_Printer().doprint(node)}"
+        return names, eval(compile(source, "<mechsolve-parameter-check>", "eval"),
+                           {"numpy": np})
+    except Exception:  # pragma: no cover - Phi was checked to print; SymPy decides then
+        return None
+
+
+def check_parameter_values(defn: JointDefinition, values: dict) -> None:
+    """Raise ValueError if, at the parameter ``values`` (name -> float), a part of Phi that
+    depends on parameters only is not a finite real number (``sqrt(L)`` at ``L = -1``).
+
+    Each part is evaluated in NumPy floats first, as the kernels evaluate it (a few
+    microseconds); SymPy evaluates it exactly only to explain a failure.
+    """
+    for i, node in defn.param_checks:
+        fast = _float_evaluator(node)
+        if fast is not None:
+            names, f = fast
+            with np.errstate(all="ignore"):
+                try:
+                    v = f(*(np.float64(values[n]) for n in names))
+                except (ArithmeticError, ValueError):
+                    v = np.nan
+            if np.isfinite(v):
+                continue
+        sub = {p: sp.Float(values[p.name]) for p in node.free_symbols}
+        why = _not_real_value(node.xreplace(sub)) or "overflows in floating point"
+        given = ", ".join(f"{p}={values[p.name]!r}" for p in sorted(sub, key=str))
+        raise ValueError(f"{defn.name}: with {given}, phi[{i}] = {_show(defn.phi[i])} is not "
+                         f"a real expression: its part {_show(node)} {why}; expected parameter "
+                         "values for which phi is real and finite")
 
 
 class _Printer(NumPyPrinter):
@@ -243,6 +465,27 @@ class _Printer(NumPyPrinter):
 
     def __init__(self) -> None:
         super().__init__({"strict": True, "fully_qualified_modules": True})
+
+    def _not_real(self, expr):
+        # Phi is checked for these (define), and differentiating a real expression does not
+        # bring them in: printing one would compute in complex numbers (or fail with a
+        # KeyError), and storing a complex result in the kernels' float arrays drops its
+        # imaginary part.
+        raise ValueError(f"{expr} is not a finite real number: the generated kernels compute "
+                         "in real floating point")
+
+    # (NaN prints: it is the default of a Piecewise, whose otherwise branch define requires.)
+    def _print_ImaginaryUnit(self, expr):
+        self._not_real(expr)
+
+    def _print_ComplexInfinity(self, expr):
+        self._not_real(expr)
+
+    def _print_Infinity(self, expr):
+        self._not_real(expr)
+
+    def _print_NegativeInfinity(self, expr):
+        self._not_real(expr)
 
     def _print_Float(self, expr):
         return repr(float(expr))

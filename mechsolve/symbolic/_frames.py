@@ -237,7 +237,22 @@ class BodySymbols:
             raise ValueError("a body label must be a non-empty string")
         sep = "" if label.isdigit() else "_"
         self.label = label
-        return sp.symbols(" ".join(f"{n}{sep}{label}" for n in names))
+        out = sp.symbols(" ".join(f"{n}{sep}{label}" for n in names))
+        for s in out:
+            _OWNERS.setdefault(s, set()).add((self.dim, label))
+        return out
+
+
+#: Body coordinate symbols made so far -> ``{(dim, label)}`` of the bodies that made them (a
+#: planar and a spatial body of the same label share ``x``, ``y``): lets a definition that uses
+#: a coordinate of a body of the other dimension say so.
+_OWNERS: dict[sp.Symbol, set[tuple[int, str]]] = {}
+
+
+def symbol_owners(symbol: sp.Symbol) -> set[tuple[int, str]]:
+    """``{(dim, label)}`` of the bodies from :func:`body_symbols` that have ``symbol`` as a
+    coordinate (empty for any other symbol)."""
+    return _OWNERS.get(symbol, set())
 
 
 class PlanarBodySymbols(PlanarFrame, BodySymbols):

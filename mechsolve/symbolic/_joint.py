@@ -34,6 +34,7 @@ def _kernels(defn: _derive.JointDefinition, *, use_cse: bool = True,
         if ns is not None:
             return ns
     _derive.check_printable(defn)
+    _derive.check_real_valued(defn)
     exprs = _derive.derive(phi_c, st)
     _derive.check_derived(defn, exprs)
     source = _codegen.generate_source(exprs, st, key, version=version, use_cse=use_cse)
@@ -110,6 +111,8 @@ class SymbolicJoint(Joint):
             raise TypeError(f"{kind} is missing parameter(s) {', '.join(map(repr, missing))}; "
                             f"give them as keywords, e.g. {missing[0]}=1.0")
         p = [as_float(values.get(nm, defaults.get(nm)), nm) for nm in cls.params]
+        if cls.definition.param_checks:
+            _derive.check_parameter_values(cls.definition, dict(zip(cls.params, p)))
         if cls.time_dependent:
             p.append(0.0)
         # Own coordinates live in the mechanism's state once the joint is added (the core's
@@ -196,7 +199,13 @@ def _param_property(i: int, nm: str):
         return float(self._p[i])
 
     def set_(self, value):
-        self._p[i] = as_float(value, nm)
+        value = as_float(value, nm)
+        defn = type(self).definition
+        if defn.param_checks:
+            values = dict(zip(type(self).params, self._p.tolist()))
+            values[nm] = value
+            _derive.check_parameter_values(defn, values)
+        self._p[i] = value
 
     return property(get, set_, doc=f"Parameter ``{nm}`` (column {i} of ``P``).")
 
@@ -267,7 +276,16 @@ def symbolic_joint(name: str, *, bodies, phi, params=(), coordinates=(), time=No
         term (e.g. ``d phi[1] / d x1`` or ``gamma[1]``), the equation and the culprit.
     ValueError
         For a symbol of Phi that is neither a body coordinate nor declared (named in the
-        message), badly shaped Phi, clashing names.
+        message; a coordinate of a body of the other dimension is named as such), bodies that
+        mix planar and spatial symbols, badly shaped Phi, clashing names; and for a Phi that is
+        not a real expression: one with the imaginary unit ``I``, ``zoo``, ``oo`` or ``nan``, a
+        constant that is not real (``asin(2)``, ``(-1)**(1/3)``), a part that is not real for
+        any real values of its symbols (``sqrt(-x1**2 - 1)``), a ``Piecewise`` without an
+        otherwise branch ``(expression, True)``, or a parameter, own coordinate or time symbol
+        with non-real assumptions. Instances check their parameter values in turn (when built
+        and when a parameter is set): a part of Phi in parameters alone that is not a finite
+        real number at those values (``sqrt(L)`` at ``L = -1``, ``1/R`` at ``R = 0``) raises
+        a ValueError naming the equation, the part and the values.
 
     Examples
     --------
