@@ -7,7 +7,7 @@ and :meth:`Mechanism.sweep` follows it as a driver moves.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import types as _types
 
 from . import joints, models, models_spatial, plot, robots
 from .analysis import DofReport, Motion
@@ -24,9 +24,6 @@ from .spatial import (
     MovingFrame,
     Orientation,
 )
-
-if TYPE_CHECKING:
-    from types import ModuleType
 
 __version__ = "0.1.0"
 
@@ -45,7 +42,7 @@ __all__ = [
 _LAZY_SUBMODULES = ("profiles", "symbolic")
 
 
-def __getattr__(name: str) -> ModuleType:
+def __getattr__(name: str) -> _types.ModuleType:
     if name in _LAZY_SUBMODULES:
         import importlib
 
@@ -57,3 +54,6 @@ def __getattr__(name: str) -> ModuleType:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY_SUBMODULES))
+
+
+del annotations     # bound by the __future__ import: not part of the namespace

@@ -128,3 +128,22 @@ def test_an_rssr_that_cannot_assemble_says_so():
         ms.models.spatial.rssr(crank=1.0, rocker=0.1, coupler=10.0)
     with pytest.raises(ValueError, match=r"crank must be positive"):
         ms.models.spatial.rssr(crank=-1.0)
+
+
+def test_the_namespace_holds_only_mechsolve_names():
+    public = [n for n in dir(ms) if not n.startswith("_")]
+    assert "annotations" not in public and "TYPE_CHECKING" not in public
+    for name in public:
+        value = getattr(ms, name)
+        assert getattr(value, "__module__", getattr(value, "__name__", "")).startswith(
+            "mechsolve"), name
+
+
+def test_the_scipy_floor_has_what_mechsolve_uses():
+    """pyproject's SciPy floor must have Rotation.as_quat(scalar_first=...) (SciPy 1.14)."""
+    import pathlib
+    import re
+
+    text = (pathlib.Path(__file__).parent.parent / "pyproject.toml").read_text()
+    floor = tuple(int(v) for v in re.search(r'"scipy>=(\d+)\.(\d+)"', text).groups())
+    assert floor >= (1, 14)
