@@ -44,6 +44,14 @@ def main() -> None:
             total[c] += row[c]
     print(f"{'all':<24}" + "".join(f"{total[c]:>15}" for c in cols))
     print(f"{len(trials)} trials in {elapsed:.0f} s")
+    other = [t for t in trials if t.outcome == "other_assembly"]
+    signed = [t for t in other if "crossed" in t.extra]
+    if signed:
+        across = sum(t.extra["start_across"] for t in signed)
+        crossed = sum(t.extra["crossed"] and not t.extra["start_across"] for t in signed)
+        print(f"other assemblies of square systems: {len(signed)}; the start across a singular "
+              f"configuration from the drawn pose in {across}, Newton's path across one from "
+              f"the start's side in {crossed}, neither in {len(signed) - across - crossed}")
     odd = [t for t in trials if t.outcome not in ("ok", "skipped", "limit")]
     for t in odd:
         print(f"  {t.outcome:<15} {t.kind:<18} seed {t.seed:<8} sweep {t.sweep!s:<5} "

@@ -416,11 +416,9 @@ _DRAW = {"fourbar": _fourbar, "slider_crank": _slider_crank,
          "welds_and_hinges": _welds_and_hinges}
 
 
-def _conditioning(g) -> float:
-    """Ratio of the extreme singular values of this module's own residuals' Jacobian at the
-    drawn pose (central differences in size-relative increments), without the rows that are
-    redundant by construction (a spherical four-bar's)."""
-    q0 = g.q_true
+def _jacobian(g, q0) -> np.ndarray:
+    """This module's own residuals' Jacobian at ``q0`` by central differences, in
+    size-relative increments."""
     n = (len(q0) // 7) * 6 if isinstance(g, _Spatial) else len(q0)
     h = 1e-6
     cols = []
@@ -429,9 +427,23 @@ def _conditioning(g) -> float:
         e[k] = h
         cols.append((g.residuals(g.increment(q0, e)) - g.residuals(g.increment(q0, -e)))
                     / (2 * h))
-    s = np.linalg.svd(np.array(cols).T, compute_uv=False)
-    s = s[:n]
+    return np.array(cols).T
+
+
+def _conditioning(g) -> float:
+    """Ratio of the extreme singular values of this module's own residuals' Jacobian at the
+    drawn pose, without the rows that are redundant by construction (a spherical
+    four-bar's)."""
+    J = _jacobian(g, g.q_true)
+    n = J.shape[1]
+    s = np.linalg.svd(J, compute_uv=False)[:n]
     return float(s[0] / s[-1]) if s[-1] > 0 else np.inf
+
+
+def _det_sign(g, q) -> int:
+    """The sign of the determinant of this module's Jacobian at ``q`` (square systems)."""
+    J = _jacobian(g, q)
+    return int(np.linalg.slogdet(J)[0]) if J.shape[0] == J.shape[1] else 0
 
 
 def run_trial(kind: str, seed: int, *, sweep: bool = False) -> Trial:
@@ -472,6 +484,11 @@ def run_trial(kind: str, seed: int, *, sweep: bool = False) -> Trial:
         # another assembly: fair if the start was nearer to it than to the drawn one
         near = g.distance(start, q) < g.distance(start)
         trial.extra.update(separation=g.distance(q), start_offset=g.distance(start))
+        signs = [_det_sign(g, p) for p in (g.q_true, start, q)]
+        if 0 not in signs:
+            # the start across a singular configuration from the drawn pose, or Newton's
+            # path across one from the start
+            trial.extra.update(start_across=signs[0] != signs[1], crossed=signs[1] != signs[2])
         trial.outcome = "nearer_assembly" if near else "other_assembly"
         trial.detail = (f"distance {g.distance(q):.3g} from the drawn pose; the start "
                         f"{g.distance(start):.3g} from it and {g.distance(start, q):.3g} from "
