@@ -299,6 +299,16 @@ class _OneFactor:
             if self.lu is None:
                 self.lsq = True
 
+    def det_sign(self) -> int:
+        """The sign of the Jacobian's determinant (the positive scalings keep it): the signs of
+        U's diagonal and the parity of the row interchanges; 0 where LU was not taken."""
+        if self.lsq or self.lu is None:
+            return 0
+        lu, piv = self.lu
+        negative = np.count_nonzero(lu.diagonal() < 0.0) + np.count_nonzero(
+            piv != np.arange(len(piv)))
+        return -1 if negative % 2 else 1
+
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         return self.solve_scaled(rhs) * self.c
 

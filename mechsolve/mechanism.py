@@ -435,8 +435,22 @@ class Mechanism:
                             f"{type(branch).__name__}")
         sys = self.system()
         q, result, _ = newton(sys, self._q, tol=tol, max_iterations=max_iterations,
-                              lambda_min=NEAR_LAMBDA_MIN)
+                              lambda_min=NEAR_LAMBDA_MIN, watch_det_sign=True)
         first = result.phases
+        if result.success and result.get("crossed") and not sys.mirrored(q).any():
+            # Newton crossed a singular configuration on its way: the assembly it found may be
+            # on another circuit than one nearer the start. The joints-first assembly (which
+            # moves the bodies as little as it must) may find that one; the assembly whose
+            # bodies sit nearer their start positions is kept.
+            try:
+                q2, other = analysis.assemble(self, tol=tol, max_iterations=max_iterations)
+            except SolveError:
+                other = None
+            if other is not None and other.success and not sys.mirrored(q2).any() and (
+                    _position_gap(sys, q2, self._q) < _position_gap(sys, q, self._q)):
+                other.phases = first + other.phases
+                other.iterations = sum(n for _, n in other.phases)
+                q, result, first = q2, other, other.phases
         if not result.roundoff and np.isfinite(result.residual) and (
                 not result.success or sys.mirrored(q).any()):
             # a rough start (or one that Newton took to a mirrored assembly): assemble the
@@ -606,6 +620,14 @@ class Mechanism:
     def __repr__(self) -> str:
         return (f"Mechanism(dim={self.dim}, bodies={len(self._bodies)}, "
                 f"joints={len(self._joints)})")
+
+
+def _position_gap(sys, q, q0) -> float:
+    """How far the bodies' positions in pose ``q`` are from those in ``q0``: the Euclidean norm
+    of their displacements (the sketch's positions, more than its angles, say which assembly is
+    meant)."""
+    d = sys.difference(q, q0)[: sys.c0_incr].reshape(sys.nb, sys.body_dim)
+    return float(np.linalg.norm(d[:, : sys.body_dim - (3 if sys.spatial else 1)]))
 
 
 def _mirror_message(joints) -> str:

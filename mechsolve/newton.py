@@ -228,7 +228,8 @@ def _norm2(v: np.ndarray) -> np.ndarray:
 def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
            strategy: LinearStrategy | None = None, damped: bool = True,
            transform=None, lambda_min: float = LAMBDA_MIN,
-           max_step: float = MAX_STEP, pose_rtol: float = POSE_RTOL) -> NewtonResult:
+           max_step: float = MAX_STEP, pose_rtol: float = POSE_RTOL,
+           watch_det_sign: bool = False) -> NewtonResult:
     """Solve ``F(x) = 0`` for every item of a batch by globalized Newton.
 
     Parameters
@@ -258,6 +259,11 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     max_step : float
         Largest step in the scaled coordinates (radians, model sizes); longer corrections
         are damped to it.
+    watch_det_sign : bool
+        One item only: watch the sign of the Jacobian's determinant (dense systems solved by
+        LU) and say in the result's ``crossed`` whether an iterate had the other sign than the
+        start: a step crossed a singular configuration, so the root found may be an assembly
+        on another circuit than the start's (the caller may look for a nearer one).
     pose_rtol : float
         The estimated error of the returned pose at which Newton stops (with the residual
         within ``tol``), relative to each coordinate's size: round-off by default; a larger
@@ -272,7 +278,9 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     B = len(X)
     if B == 1:
         return _newton_one(problem, X[0], tol, max_iterations, strategy, damped, transform,
-                           lambda_min, max_step, pose_rtol)
+                           lambda_min, max_step, pose_rtol, watch_det_sign=watch_det_sign)
+    if watch_det_sign:
+        raise ValueError("watch_det_sign is for a single system (a batch of one)")
     c = problem.col_scale
     e = problem.eq_scale
     inv_state = 1.0 / problem.state_scale
@@ -502,7 +510,8 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
 
 
 def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, lambda_min,
-                max_step, pose_rtol, item: int = 0, lsq: bool = False) -> NewtonResult:
+                max_step, pose_rtol, item: int = 0, lsq: bool = False,
+                watch_det_sign: bool = False) -> NewtonResult:
     """:func:`newton` for one item: the same algorithm with scalar bookkeeping (a batch's
     masks and index arrays cost more than the arithmetic on a small system)."""
     c = problem.col_scale
@@ -538,10 +547,17 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
         status = NOT_FINITE
     nd_prev = lam_prev = 0.0
     sbar_prev = None
+    sign0 = None
+    crossed = False
     while status is None:
         _check_time()
         J = problem.matrix(D[None])
         fac = _SparseOne(J, c, lsq, strategy) if sp.issparse(J) else _OneFactor(J[0], c, lsq)
+        if watch_det_sign and type(fac) is _OneFactor:
+            sign = fac.det_sign()
+            if sign0 is None:
+                sign0 = sign
+            crossed |= sign * sign0 < 0
         Fe = F * inv_e
         res = _maxabs(Fe)
         f_norm = _nrm(Fe)
@@ -646,7 +662,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
                 break
         F, D = Ft, Dt
         nd_prev, sbar_prev, lam_prev, has_prev = nd, sb, lam, True
-    return NewtonResult(x=x[None], status=np.array([status]),
+    return NewtonResult(crossed=np.array([crossed]), x=x[None], status=np.array([status]),
                         success=np.array([status == CONVERGED]), iterations=np.array([it]),
                         residual=np.array([res]), F=F[None], jacobian=D[None],
                         least_squares=np.array([lsq]), history=[np.array([h]) for h in history])

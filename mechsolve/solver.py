@@ -290,7 +290,8 @@ def _magnitudes(system, q: np.ndarray) -> np.ndarray:
 def newton(system, q0: np.ndarray, *, tol: float = 1e-10, max_iterations: int = 50,
            strategy: LinearStrategy | None = None, analyse: bool | None = None,
            rows: np.ndarray | None = None, transform=None,
-           lambda_min: float = LAMBDA_MIN, pose_rtol: float = POSE_RTOL):
+           lambda_min: float = LAMBDA_MIN, pose_rtol: float = POSE_RTOL,
+           watch_det_sign: bool = False):
     """Solve ``Phi(q) = 0`` from ``q0`` with the Newton core (:func:`mechsolve.newton.newton`).
 
     With ``rows`` only those equations are solved (minimum-norm steps), e.g. the constraints
@@ -306,7 +307,8 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, max_iterations: int = 
         strategy = strategy_for(system, "lsq" if rows is not None else "auto")
     out = _core_newton(problem, np.asarray(q0, dtype=float)[None], tol=tol,
                        max_iterations=max_iterations, strategy=strategy, transform=transform,
-                       lambda_min=lambda_min, pose_rtol=pose_rtol)
+                       lambda_min=lambda_min, pose_rtol=pose_rtol,
+                       watch_det_sign=watch_det_sign)
     q = out.x[0]
     vals = out.jacobian[0]
     phi_all = system.phi(q) if rows is not None else out.F[0]
@@ -364,6 +366,8 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, max_iterations: int = 
     result.joint_residuals = system.joint_residuals(phi_all)
     result.state = q.copy()
     result.tol = tol
+    if watch_det_sign:
+        result.crossed = bool(out.crossed[0])
     return q, result, vals
 
 

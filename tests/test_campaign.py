@@ -47,6 +47,9 @@ def test_sweep_keeps_its_branch_and_its_poses(kind, seed):
 
 @pytest.mark.parametrize("kind, seed", [
     ("slider_crank", 162322832),   # a quick stop trusted a lower bound of the nonlinearity
+    ("fourbar", 560),              # Newton crossed a singular configuration to another
+    ("fourbar", 1078),             # circuit; the joints-first assembly finds the one whose
+    ("watt", 1934),                # bodies are nearer their start positions
 ])
 def test_found_by_the_campaign(kind, seed):
     trial = campaign.run_trial(kind, seed)
