@@ -569,6 +569,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
             progress(len(nodes), N)
     cont.coarse = False
     keys = sorted(nodes)
+    accel = _accelerations(cont, [nodes[k] for k in keys], keys) if cont.use_sign else {}
     det_signs = np.zeros(N)   # sign of det J at every pose, where known
     det_signs[0] = state0[3]
     idx, pred, seg_scale, seg_sign = [], [], [], []
@@ -588,12 +589,10 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
             continue
         h = vb - va
         tau = (values[a + 1:b + 1] - va) / h  # node b itself is refined too
-        h10 = tau**3 - 2 * tau**2 + tau
-        h01 = -2 * tau**3 + 3 * tau**2
-        h11 = tau**3 - tau**2
-        # Cubic Hermite in the increment space at node a (exact for planar states).
+        # Hermite interpolation in the increment space at node a (exact for planar states):
+        # quintic where both nodes have their second derivative, else cubic.
         delta = sys.difference(qb, qa)
-        step = (h10 * h)[:, None] * ta + h01[:, None] * delta + (h11 * h)[:, None] * tb
+        step = _hermite(tau, h, delta, ta, tb, accel.get(a), accel.get(b))
         pred.append(sys.retract(np.broadcast_to(qa, step.shape[:-1] + qa.shape), step)
                     if sys.spatial else qa + step)
         idx.append(np.arange(a + 1, b + 1))
@@ -648,6 +647,46 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         unreachable(*stop)
     if progress is not None:
         progress(N, N)
+
+
+def _accelerations(cont, states, keys) -> dict:
+    """Second derivatives ``d2q/dv2`` at the regular coarse nodes ``states`` (by index in
+    ``keys``), from ``J q'' = gamma(q, q')`` (the driver's equation is linear in its value),
+    all nodes solved at once. Nodes near a singular position are left out (their second
+    derivative is large and unreliable), as are all where a Jacobian is singular."""
+    use = [i for i, s in enumerate(states)
+           if s.base is None and s.sign != 0.0 and s.ratio >= NEAR_SINGULAR_RTOL]
+    if not use:
+        return {}
+    sys = cont.sys
+    Q = np.stack([states[i].q for i in use])
+    T = np.stack([states[i].t for i in use])
+    _, vals = sys.evaluate(Q, params=_driver_params(sys, cont.driver,
+                                                    [states[i].v for i in use]))
+    try:
+        A = np.linalg.solve(sys.jacobian_dense(vals), sys.gamma(Q, T)[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        return {}
+    ok = np.isfinite(A).all(axis=1)
+    return {keys[i]: A[k] for k, i in enumerate(use) if ok[k]}
+
+
+def _hermite(tau, h, delta, ta, tb, aa=None, ab=None) -> np.ndarray:
+    """Increments from node a at the fractions ``tau`` of a segment of length ``h``: the
+    Hermite interpolant of the increment ``delta`` to node b, the tangents ``ta``, ``tb`` and,
+    when both are given, the second derivatives ``aa``, ``ab`` (quintic; else cubic)."""
+    t2 = tau * tau
+    t3 = t2 * tau
+    if aa is None or ab is None:
+        return ((h * (t3 - 2 * t2 + tau))[:, None] * ta + (3 * t2 - 2 * t3)[:, None] * delta
+                + (h * (t3 - t2))[:, None] * tb)
+    t4 = t3 * tau
+    t5 = t4 * tau
+    return ((h * (tau - 6 * t3 + 8 * t4 - 3 * t5))[:, None] * ta
+            + (h * h * 0.5 * (t2 - 3 * t3 + 3 * t4 - t5))[:, None] * aa
+            + (h * h * 0.5 * (t3 - 2 * t4 + t5))[:, None] * ab
+            + (h * (7 * t4 - 4 * t3 - 3 * t5))[:, None] * tb
+            + (10 * t3 - 15 * t4 + 6 * t5)[:, None] * delta)
 
 
 def _locate_missed(cont, values, states, signs, upto) -> None:
