@@ -16,18 +16,23 @@ check is redone by sequential continuation.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
+from scipy.linalg import lapack
 
 from .._validation import as_count, as_float, as_values
 from ..joints.base import DriverJoint
 from ..newton import POSE_RTOL
-from ..solver import NEAR_LAMBDA_MIN, SolveError, SweepError, linear_solve, newton, strategy_for
+from ..newton import newton as core_newton
+from ..solver import NEAR_LAMBDA_MIN, SolveError, SweepError, linear_solve, strategy_for
 from .batch import batch_newton
 from .motion import Motion
 
 __all__ = ["sweep"]
+
+_getrf, _getrs = lapack.dgetrf, lapack.dgetrs
 
 # A square Jacobian whose smallest singular value is below this fraction of its largest marks a
 # singular position (at a pose solved to 1e-10, a singular point shows as about 1e-5).
@@ -61,6 +66,13 @@ class _State(NamedTuple):
     ratio: float = 1.0    #: sigma_min / sigma_max of the scaled Jacobian (1 where not computed)
 
 
+class _Corrected(NamedTuple):
+    """Outcome of a corrector (:meth:`_Continuation.newton`)."""
+
+    success: bool
+    iterations: int
+
+
 class _UnreachableError(Exception):
     def __init__(self, reached: float, state=None, limit=None):
         self.reached = reached
@@ -83,6 +95,7 @@ class _Continuation:
         self.rows = None
         if excluded:
             self.rows = _rows_of(sys, [j not in excluded for j in sys.joints])
+        self.problem = sys.problem(rows=self.rows)
         m = sys.m if self.rows is None else len(self.rows)
         self.square = m == sys.n
         self.e = np.zeros(sys.m)
@@ -132,26 +145,40 @@ class _Continuation:
             if self.use_sign:
                 J = sys.jacobian_dense(vals)
                 J = J if rows is None else J[rows]
-                s = np.linalg.svd(sys.scaled_jacobian(vals, rows), compute_uv=False)
+                Jc = J * self.c   # the scaled Jacobian (see System.scaled_jacobian)
+                Js = Jc / np.maximum(np.sqrt(np.einsum("ij,ij->i", Jc, Jc)), 1e-300)[:, None]
+                s = np.linalg.svd(Js, compute_uv=False)
                 self.sigma_ratio = float(s[-1] / s[0]) if s[0] > 0 else 0.0
-                if s[-1] <= SINGULAR_RTOL * s[0]:
-                    self.at_singular = True
-                    if previous is not None:
-                        return previous.t, 0.0
-                    return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
-                return np.linalg.solve(J, b), float(np.linalg.slogdet(J)[0])
+                if s[-1] > SINGULAR_RTOL * s[0]:
+                    # one LU gives the tangent and the sign of det J (U's diagonal and the
+                    # parity of the row exchanges)
+                    lu, piv, info = _getrf(J)
+                    if info == 0:
+                        d = lu.diagonal()
+                        swaps = int(np.count_nonzero(piv != np.arange(len(piv))))
+                        sign = -1.0 if (np.count_nonzero(d < 0.0) + swaps) % 2 else 1.0
+                        return _getrs(lu, piv, b)[0], sign
+                self.at_singular = True
+                if previous is not None:
+                    return previous.t, 0.0
+                return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
             return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
         return linear_solve(sys, vals, b, self.strategy.mode, self.strategy, rows=rows), 0.0
 
-    def newton(self, v, q0, analyse=False, tol=None):
+    def newton(self, v, q0, tol=None):
+        """The corrector at parameter ``v`` from ``q0``, by the Newton core directly (no
+        report is built: a corrector's failure only shortens the step). Returns
+        ``(q, outcome, vals)``: the pose, its :class:`_Corrected` outcome and the Jacobian data
+        at the last iterate where it was evaluated."""
         self.set_parameter(v)
         # a loose tolerance asks for a waypoint (a coarse node): no need to polish it
         precise = tol is None or tol <= self.tol
-        out = newton(self.sys, q0, tol=tol or self.tol, max_iterations=self.max_iterations,
-                     strategy=self.strategy, analyse=analyse, lambda_min=NEAR_LAMBDA_MIN,
-                     rows=self.rows, pose_rtol=POSE_RTOL if precise else tol)
-        self.iterations += out[1].iterations
-        return out
+        out = core_newton(self.problem, np.asarray(q0, dtype=float)[None], tol=tol or self.tol,
+                          max_iterations=self.max_iterations, strategy=self.strategy,
+                          lambda_min=NEAR_LAMBDA_MIN, pose_rtol=POSE_RTOL if precise else tol)
+        its = int(out.iterations[0])
+        self.iterations += its
+        return out.x[0], _Corrected(bool(out.success[0]), its), out.jacobian[0]
 
     def start(self, v0, cannot_start):
         """Solve at the first value ``v0`` (already set): the full solve, so a rough start is
@@ -226,7 +253,7 @@ class _Continuation:
         new = self.make_state(v_b, q, vals, previous=state)
         t_b = new.t
         sa, sb = t_a / self.c, t_b / self.c
-        norms = float(np.linalg.norm(sa) * np.linalg.norm(sb))
+        norms = math.sqrt(float(sa @ sa) * float(sb @ sb))
         # Near a singular position (small sigma_min / sigma_max at either end) branches can
         # cross, so the tangent must carry on; elsewhere it may turn but not reverse.
         near = min(state.ratio, new.ratio) < NEAR_SINGULAR_RTOL
