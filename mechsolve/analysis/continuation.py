@@ -596,7 +596,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
             progress(len(nodes), N)
     cont.coarse = False
     keys = sorted(nodes)
-    accel = _accelerations(cont, [nodes[k] for k in keys], keys) if cont.use_sign else {}
+    derivs = _derivatives(cont, [nodes[k] for k in keys], keys) if cont.use_sign else {}
     det_signs = np.zeros(N)   # sign of det J at every pose, where known
     det_signs[0] = state0[3]
     idx, pred, seg_scale, seg_sign = [], [], [], []
@@ -619,7 +619,11 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         # Hermite interpolation in the increment space at node a (exact for planar states):
         # quintic where both nodes have their second derivative, else cubic.
         delta = sys.difference(qb, qa)
-        step = _hermite(tau, h, delta, ta, tb, accel.get(a), accel.get(b))
+        if a in derivs and b in derivs:   # quintic, from the derivatives at the poses
+            (ta, aa), (tb, ab) = derivs[a], derivs[b]
+            step = _hermite(tau, h, delta, ta, tb, aa, ab)
+        else:
+            step = _hermite(tau, h, delta, ta, tb)
         pred.append(sys.retract(np.broadcast_to(qa, step.shape[:-1] + qa.shape), step)
                     if sys.spatial else qa + step)
         idx.append(np.arange(a + 1, b + 1))
@@ -676,26 +680,31 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         progress(N, N)
 
 
-def _accelerations(cont, states, keys) -> dict:
-    """Second derivatives ``d2q/dv2`` at the regular coarse nodes ``states`` (by index in
-    ``keys``), from ``J q'' = gamma(q, q')`` (the driver's equation is linear in its value),
-    all nodes solved at once. Nodes near a singular position are left out (their second
-    derivative is large and unreliable), as are all where a Jacobian is singular."""
+def _derivatives(cont, states, keys) -> dict:
+    """``{key: (q', q'')}``: the first and second derivatives along the driver at the regular
+    coarse nodes ``states`` (by index in ``keys``), at their returned poses (a node's own
+    tangent comes from the Jacobian of the corrector's last iterate, a loose waypoint's
+    correction away), from ``J q' = e`` and ``J q'' = gamma(q, q')`` (the driver's equation
+    is linear in its value); all nodes are solved at once. Nodes near a singular position are
+    left out (their derivatives are large and unreliable), as are all where a Jacobian is
+    singular."""
     use = [i for i, s in enumerate(states)
            if s.base is None and s.sign != 0.0 and s.ratio >= NEAR_SINGULAR_RTOL]
     if not use:
         return {}
     sys = cont.sys
     Q = np.stack([states[i].q for i in use])
-    T = np.stack([states[i].t for i in use])
     _, vals = sys.evaluate(Q, params=_driver_params(sys, cont.driver,
                                                     [states[i].v for i in use]))
+    J = sys.jacobian_dense(vals)
     try:
-        A = np.linalg.solve(sys.jacobian_dense(vals), sys.gamma(Q, T)[..., None])[..., 0]
+        T = np.linalg.solve(J, np.broadcast_to(cont.e, Q.shape[:1] + cont.e.shape)[..., None])
+        A = np.linalg.solve(J, sys.gamma(Q, T[..., 0])[..., None])
     except np.linalg.LinAlgError:
         return {}
-    ok = np.isfinite(A).all(axis=1)
-    return {keys[i]: A[k] for k, i in enumerate(use) if ok[k]}
+    T, A = T[..., 0], A[..., 0]
+    ok = np.isfinite(T).all(axis=1) & np.isfinite(A).all(axis=1)
+    return {keys[i]: (T[k], A[k]) for k, i in enumerate(use) if ok[k]}
 
 
 def _hermite(tau, h, delta, ta, tb, aa=None, ab=None) -> np.ndarray:
