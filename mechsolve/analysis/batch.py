@@ -8,23 +8,57 @@ from ..newton import LinearStrategy, Result
 from ..newton import newton as core_newton
 from ..solver import SolveError, SolveResult
 
-__all__ = ["BatchResult", "batch_newton", "solve_batch"]
+__all__ = ["BatchResult", "batch_newton", "det_signs", "solve_batch"]
 
 
-def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=False):
+def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=False,
+                 reference=None):
     """Newton on many poses at once through the batch axis (dense systems), by the Newton core.
 
     ``Q0`` is ``(B, n_state)``; ``params`` maps group indices to stacked parameters
     ``(B, k, p)``. Returns ``(Q, ok, iterations, det_signs)``; the signs of ``det J`` (at the
-    last Jacobian of each converged item) when ``signs``, else zeros.
+    last Jacobian of each converged item) when ``signs``, else zeros. ``reference`` is
+    optional ``(K, sign)``: for every item the inverse ``K (B, n, n)`` of a regular scaled
+    Jacobian nearby and the sign of its determinant (see :func:`det_signs`).
     """
     out = core_newton(sys.problem(params=params), Q0, tol=tol, max_iterations=max_iterations,
                       strategy=LinearStrategy("auto" if square else "lsq"))
     sign = np.zeros(len(Q0))
     ok = out.success
     if signs and ok.any():
-        sign[ok] = np.linalg.slogdet(sys.jacobian_dense(out.jacobian[ok]))[0]
+        J = sys.jacobian_dense(out.jacobian[ok]) * sys.col_scale
+        ref = None if reference is None else (reference[0][ok], reference[1][ok])
+        sign[ok] = det_signs(J, *(ref or ()))
     return out.x, ok, out.iterations, sign
+
+
+#: ``|K J - I|_F`` below which ``det J`` has the sign of ``det K^-1`` (any bound below 1 is
+#: exact: every eigenvalue of ``K J`` is then within that distance of 1); the margin covers
+#: the round-off of the product.
+SAME_SIGN_BOUND = 0.9
+
+
+def det_signs(J: np.ndarray, K: np.ndarray | None = None,
+              sign_k: np.ndarray | None = None) -> np.ndarray:
+    """Signs of ``det J`` of a stack ``J (B, n, n)``.
+
+    With references (``K (B, n, n)``, the inverse of a regular matrix near each ``J``, and
+    ``sign_k (B,)``, the sign of that matrix's determinant) an item whose ``K J`` lies within
+    Frobenius distance :data:`SAME_SIGN_BOUND` of the identity has the reference's sign, which
+    is exact (``I + t (K J - I)`` stays regular for ``t`` in [0, 1]); only the others are
+    factorized.
+    """
+    out = np.empty(len(J))
+    todo = np.ones(len(J), dtype=bool)
+    if K is not None and len(J):
+        E = K @ J
+        E[:, np.arange(J.shape[1]), np.arange(J.shape[1])] -= 1.0
+        close = np.einsum("bij,bij->b", E, E) < SAME_SIGN_BOUND**2
+        out[close] = sign_k[close]
+        todo = ~close
+    if todo.any():
+        out[todo] = np.linalg.slogdet(J[todo])[0]
+    return out
 
 
 def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-10,

@@ -600,6 +600,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
     det_signs = np.zeros(N)   # sign of det J at every pose, where known
     det_signs[0] = state0[3]
     idx, pred, seg_scale, seg_sign = [], [], [], []
+    ref_k, ref_sign = [], []   # references for the signs of det J (see _derivatives)
     sequential = []
     check = {}   # coarse nodes at the end of a segment with a singular position
     sys = cont.sys
@@ -620,10 +621,16 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         # quintic where both nodes have their second derivative, else cubic.
         delta = sys.difference(qb, qa)
         if a in derivs and b in derivs:   # quintic, from the derivatives at the poses
-            (ta, aa), (tb, ab) = derivs[a], derivs[b]
+            (ta, aa, Ka, ska), (tb, ab, Kb, skb) = derivs[a], derivs[b]
             step = _hermite(tau, h, delta, ta, tb, aa, ab)
+            # the sign of det J of each pose is told from the nearer node where it can be
+            near_b = tau > 0.5
+            ref_k.append(np.where(near_b[:, None, None], Kb, Ka))
+            ref_sign.append(np.where(near_b, skb, ska))
         else:
             step = _hermite(tau, h, delta, ta, tb)
+            ref_k.append(np.full((b - a, sys.n, sys.n), np.nan))
+            ref_sign.append(np.zeros(b - a))
         pred.append(sys.retract(np.broadcast_to(qa, step.shape[:-1] + qa.shape), step)
                     if sys.spatial else qa + step)
         idx.append(np.arange(a + 1, b + 1))
@@ -635,7 +642,8 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         Q0 = np.concatenate(pred)
         scale = np.concatenate(seg_scale)
         signs = np.concatenate(seg_sign)
-        Q, ok, its, sign = _batch_newton(cont, Q0, values[idx])
+        reference = (np.concatenate(ref_k), np.concatenate(ref_sign)) if derivs else None
+        Q, ok, its, sign = _batch_newton(cont, Q0, values[idx], reference=reference)
         det_signs[idx[ok]] = sign[ok]
         dist = np.max(np.abs(sys.difference(Q, Q0) / sys.col_scale), axis=1)
         ok &= dist <= 0.25 * scale + 10 * cont.tol
@@ -681,13 +689,15 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
 
 
 def _derivatives(cont, states, keys) -> dict:
-    """``{key: (q', q'')}``: the first and second derivatives along the driver at the regular
-    coarse nodes ``states`` (by index in ``keys``), at their returned poses (a node's own
-    tangent comes from the Jacobian of the corrector's last iterate, a loose waypoint's
-    correction away), from ``J q' = e`` and ``J q'' = gamma(q, q')`` (the driver's equation
-    is linear in its value); all nodes are solved at once. Nodes near a singular position are
-    left out (their derivatives are large and unreliable), as are all where a Jacobian is
-    singular."""
+    """``{key: (q', q'', K, sign)}`` at the regular coarse nodes ``states`` (by index in
+    ``keys``), at their returned poses: the first and second derivatives along the driver
+    from ``J q' = e`` and ``J q'' = gamma(q, q')`` (the driver's equation is linear in its
+    value; a node's own tangent comes from the Jacobian of the corrector's last iterate, a
+    loose waypoint's correction away), the inverse ``K`` of the scaled ``J diag(c)`` and the
+    sign of ``det J``, the reference of the poses refined next to it (see
+    :func:`~mechsolve.analysis.batch.det_signs`). All nodes are solved at once. Nodes near a
+    singular position are left out (their derivatives are large and unreliable), as are all
+    where a Jacobian is singular."""
     use = [i for i, s in enumerate(states)
            if s.base is None and s.sign != 0.0 and s.ratio >= NEAR_SINGULAR_RTOL]
     if not use:
@@ -700,11 +710,14 @@ def _derivatives(cont, states, keys) -> dict:
     try:
         T = np.linalg.solve(J, np.broadcast_to(cont.e, Q.shape[:1] + cont.e.shape)[..., None])
         A = np.linalg.solve(J, sys.gamma(Q, T[..., 0])[..., None])
+        K = np.linalg.inv(J * sys.col_scale)
     except np.linalg.LinAlgError:
         return {}
+    sign = np.linalg.slogdet(J)[0]
     T, A = T[..., 0], A[..., 0]
-    ok = np.isfinite(T).all(axis=1) & np.isfinite(A).all(axis=1)
-    return {keys[i]: (T[k], A[k]) for k, i in enumerate(use) if ok[k]}
+    ok = np.isfinite(T).all(axis=1) & np.isfinite(A).all(axis=1) & np.isfinite(K).all(
+        axis=(1, 2)) & (sign != 0.0)
+    return {keys[i]: (T[k], A[k], K[k], sign[k]) for k, i in enumerate(use) if ok[k]}
 
 
 def _hermite(tau, h, delta, ta, tb, aa=None, ab=None) -> np.ndarray:
@@ -744,7 +757,7 @@ def _locate_missed(cont, values, states, signs, upto) -> None:
         cont.singular.append(cont.locate(*ends))
 
 
-def _batch_newton(cont, Q0, values, max_iterations=8):
+def _batch_newton(cont, Q0, values, max_iterations=8, reference=None):
     """Refine many poses of one driver sweep at once (see :func:`batch_newton`)."""
     sys = cont.sys
     gi, ii, col = sys.driver_slot(cont.driver)
@@ -752,4 +765,4 @@ def _batch_newton(cont, Q0, values, max_iterations=8):
     P[:, ii, col] = values
     square = sys.m == sys.n and sys.verdict in (None, "regular")
     return batch_newton(sys, Q0, {gi: P}, tol=cont.tol, max_iterations=max_iterations,
-                        square=square, signs=cont.use_sign)
+                        square=square, signs=cont.use_sign, reference=reference)
