@@ -64,7 +64,6 @@ class _State(NamedTuple):
     sign: float           #: sign of det J (square dense systems), 0 where unknown or singular
     base: _State | None   #: at a singular pose, the regular pose before it (steps leave from it)
     ratio: float = 1.0    #: sigma_min / sigma_max of the scaled Jacobian (1 where not computed)
-    a: np.ndarray | None = None   #: d2q/dv2 (coarse nodes of a batched sweep), else None
 
 
 class _Corrected(NamedTuple):
@@ -119,7 +118,6 @@ class _Continuation:
         self.at_singular = False
         self.singular: list[float] = []
         self.coarse = False
-        self.accel = None
         self.crossings: list[tuple[float, float]] = []
 
     # Whether the tangent may not reverse between two regular poses (a reversal is a jump of
@@ -159,12 +157,7 @@ class _Continuation:
                         d = lu.diagonal()
                         swaps = int(np.count_nonzero(piv != np.arange(len(piv))))
                         sign = -1.0 if (np.count_nonzero(d < 0.0) + swaps) % 2 else 1.0
-                        t = _getrs(lu, piv, b)[0]
-                        if self.coarse and rows is None:
-                            # a coarse node's second derivative, J q'' = gamma(q, q'), for
-                            # the next step's predictor (the same LU)
-                            self.accel = _getrs(lu, piv, sys.gamma(q, t))[0]
-                        return t, sign
+                        return _getrs(lu, piv, b)[0], sign
                 self.at_singular = True
                 if previous is not None:
                     return previous.t, 0.0
@@ -209,7 +202,6 @@ class _Continuation:
         point)."""
         self.at_singular = False
         self.sigma_ratio = 1.0
-        self.accel = None
         t, sign = self.tangent(vals, previous, v, q)
         base = None
         if self.at_singular and previous is None and self.sketch is not None:
@@ -220,8 +212,7 @@ class _Continuation:
             if previous is not None:
                 base = previous if previous.base is None else previous.base
         self.t_ref = max(self.t_ref, float(np.max(np.abs(t / self.c), initial=0.0)))
-        return _State(v, q, t, sign, base, self.sigma_ratio,
-                      None if self.at_singular else self.accel)
+        return _State(v, q, t, sign, base, self.sigma_ratio)
 
     def jump(self, state, v_b, tol=None, previous=None):
         """One predictor–corrector step to ``v_b``; the new state, or None if rejected.
@@ -242,16 +233,9 @@ class _Continuation:
         v_a, q_a, t_a, sign_a = state.v, state.q, state.t, state.sign
         h = v_b - v_a
         step = h * t_a
-        far = previous is not None and abs(v_a - previous.v) > 1e-3 * abs(h)
-        if state.a is not None:
-            # a coarse node's own second derivative, and the third from the change of the
-            # second since the node before (Taylor to third order)
-            step = step + (0.5 * h * h) * state.a
-            if far and previous.a is not None:
-                step = step + (h**3 / (6.0 * (v_a - previous.v))) * (state.a - previous.a)
-        elif far:
-            # the curvature from the tangent before, where that state is far enough back for
-            # the difference of tangents to mean something (not a round-off step away)
+        # the curvature from the tangent before, where that state is far enough back for the
+        # difference of tangents to mean something (not a round-off step away)
+        if previous is not None and abs(v_a - previous.v) > 1e-3 * abs(h):
             step = step + (0.5 * h * h / (v_a - previous.v)) * (t_a - previous.t)
         q_p = self.sys.retract(q_a, step)
         q, res, vals = self.newton(v_b, q_p, tol=tol)
