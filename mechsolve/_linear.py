@@ -69,10 +69,10 @@ class _DenseFactor:
     """
 
     def __init__(self, J: np.ndarray, c: np.ndarray, lsq: np.ndarray) -> None:
-        Jc = J * c
-        self.r = _row_norms_dense(Jc)
+        Js = J * c
+        self.r = _row_norms_dense(Js)
         self.c = c
-        Js = Jc / self.r[..., None]
+        Js /= self.r[..., None]   # in place: a batch's matrices are a large fresh array each
         self.Js = Js
         b, m, n = Js.shape
         self.lsq = np.array(np.broadcast_to(lsq, (b,)), dtype=bool)

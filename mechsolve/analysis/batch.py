@@ -26,8 +26,11 @@ def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=F
     sign = np.zeros(len(Q0))
     ok = out.success
     if signs and ok.any():
-        J = sys.jacobian_dense(out.jacobian[ok]) * sys.col_scale
-        ref = None if reference is None else (reference[0][ok], reference[1][ok])
+        J = sys.jacobian_dense(out.jacobian[ok])
+        J *= sys.col_scale
+        ref = None
+        if reference is not None:
+            ref = reference if ok.all() else (reference[0][ok], reference[1][ok])
         sign[ok] = det_signs(J, *(ref or ()))
     return out.x, ok, out.iterations, sign
 
