@@ -12,14 +12,15 @@ __all__ = ["BatchResult", "batch_newton", "det_signs", "solve_batch"]
 
 
 def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=False,
-                 reference=None):
+                 reference=None, residual=False):
     """Newton on many poses at once through the batch axis (dense systems), by the Newton core.
 
     ``Q0`` is ``(B, n_state)``; ``params`` maps group indices to stacked parameters
     ``(B, k, p)``. Returns ``(Q, ok, iterations, det_signs)``; the signs of ``det J`` (at the
     last Jacobian of each converged item) when ``signs``, else zeros. ``reference`` is
     optional ``(K, sign)``: for every item the inverse ``K (B, n, n)`` of a regular scaled
-    Jacobian nearby and the sign of its determinant (see :func:`det_signs`).
+    Jacobian nearby and the sign of its determinant (see :func:`det_signs`). With
+    ``residual`` the residual vectors ``(B, m)`` at the returned states come fifth.
     """
     out = core_newton(sys.problem(params=params), Q0, tol=tol, max_iterations=max_iterations,
                       strategy=LinearStrategy("auto" if square else "lsq"))
@@ -32,6 +33,8 @@ def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=F
         if reference is not None:
             ref = reference if ok.all() else (reference[0][ok], reference[1][ok])
         sign[ok] = det_signs(J, *(ref or ()))
+    if residual:
+        return out.x, ok, out.iterations, sign, out.F
     return out.x, ok, out.iterations, sign
 
 

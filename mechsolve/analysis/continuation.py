@@ -484,6 +484,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
     states = np.empty((N, sys.n_state))
     iterations = np.zeros(N, dtype=int)
     residuals = np.zeros(N)
+    known = np.full(N, np.nan)   # residuals the batched refinement gives
 
     def partial(upto, limit=None):
         found = cont.singular + ([] if limit is None else [limit])
@@ -516,7 +517,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
     if progress is not None:
         progress(1, N)
     if batch and sys.dense and N > 2:
-        _batched(cont, state, values, states, iterations, progress, unreachable)
+        _batched(cont, state, values, states, iterations, progress, unreachable, known)
     else:
         for i in range(1, N):
             try:
@@ -527,8 +528,11 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
             iterations[i] = its
             if progress is not None:
                 progress(i + 1, N)
-    residuals[:] = np.max(np.abs(sys.phi(states, params=_driver_params(sys, driver, values))),
-                          axis=1)
+    todo = np.isnan(known)   # the poses whose residual the batch did not give
+    residuals[~todo] = known[~todo]
+    if todo.any():
+        residuals[todo] = np.max(np.abs(sys.phi(states[todo], params=_driver_params(
+            sys, driver, values[todo]))), axis=1)
     mech.state = states[-1]
     driver.value = values[-1]
     return Motion(mech, driver, values.copy(), states, iterations, residuals,
@@ -561,8 +565,10 @@ def _same_pose(cont, v, q_coarse, q_fine) -> bool:
     return bool(res.success) and diff <= 1e-6 * scale
 
 
-def _batched(cont, state0, values, states, iterations, progress, unreachable):
-    """Coarse continuation at adaptive nodes, Hermite prediction, batched refinement."""
+def _batched(cont, state0, values, states, iterations, progress, unreachable, known):
+    """Coarse continuation at adaptive nodes, Hermite prediction, batched refinement.
+    ``known`` receives the largest residual of every pose the batch refined (NaN for the
+    others)."""
     N = len(values)
     nodes = {0: state0}
     i, stride = 0, 16
@@ -643,7 +649,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         scale = np.concatenate(seg_scale)
         signs = np.concatenate(seg_sign)
         reference = (np.concatenate(ref_k), np.concatenate(ref_sign)) if derivs else None
-        Q, ok, its, sign = _batch_newton(cont, Q0, values[idx], reference=reference)
+        Q, ok, its, sign, F = _batch_newton(cont, Q0, values[idx], reference=reference)
         det_signs[idx[ok]] = sign[ok]
         dist = np.max(np.abs(sys.difference(Q, Q0) / sys.col_scale), axis=1)
         ok &= dist <= 0.25 * scale + 10 * cont.tol
@@ -651,6 +657,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
             ok &= sign == signs
         states[idx[ok]] = Q[ok]
         iterations[idx[ok]] = its[ok]
+        known[idx[ok]] = np.max(np.abs(F[ok]), axis=1)
         redo.update(idx[~ok].tolist())
     # Redo rejected poses (and segments with a singular position) sequentially, each from
     # the pose before it, leaving singular poses along the secant it arrived on.
@@ -675,6 +682,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
             unreachable(k, exc.reached, limit=exc.limit)
         states[k] = new.q
         iterations[k] = n_it
+        known[k] = np.nan
         det_signs[k] = new.sign
         if k in check and not _same_pose(cont, values[k], check[k], states[k]):
             # The coarse pass left the branch in this segment (its det J sign change was a
@@ -770,10 +778,11 @@ def _batch_newton(cont, Q0, values, max_iterations=8, reference=None):
     stepped = np.zeros(len(Q0), dtype=int)
     if square and cont.use_sign and max_iterations > 1:
         Q0, stepped = _newton_step(sys, Q0, params)
-    Q, ok, its, sign = batch_newton(sys, Q0, params, tol=cont.tol,
-                                    max_iterations=max_iterations - int(stepped.any()),
-                                    square=square, signs=cont.use_sign, reference=reference)
-    return Q, ok, its + stepped, sign
+    Q, ok, its, sign, F = batch_newton(sys, Q0, params, tol=cont.tol,
+                                       max_iterations=max_iterations - int(stepped.any()),
+                                       square=square, signs=cont.use_sign,
+                                       reference=reference, residual=True)
+    return Q, ok, its + stepped, sign, F
 
 
 #: Largest plain Newton step (in the model's units) a predicted pose takes before the Newton
