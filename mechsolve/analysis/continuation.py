@@ -605,50 +605,25 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
     derivs = _derivatives(cont, [nodes[k] for k in keys], keys) if cont.use_sign else {}
     det_signs = np.zeros(N)   # sign of det J at every pose, where known
     det_signs[0] = state0[3]
-    idx, pred, seg_scale, seg_sign = [], [], [], []
-    ref_k, ref_sign = [], []   # references for the signs of det J (see _derivatives)
+    segments = []   # the regular segments, refined together
     sequential = []
     check = {}   # coarse nodes at the end of a segment with a singular position
     sys = cont.sys
     for a, b in zip(keys[:-1], keys[1:]):
-        va, qa, ta, sa = nodes[a].v, nodes[a].q, nodes[a].t, nodes[a].sign
-        vb, qb, tb, sb = nodes[b].v, nodes[b].q, nodes[b].t, nodes[b].sign
+        va, sa = nodes[a].v, nodes[a].sign
+        vb, sb = nodes[b].v, nodes[b].sign
         lo, hi = min(va, vb), max(va, vb)
         if cont.use_sign and (sa != sb or any(lo <= v <= hi for v in cont.singular)
                               or any(c0 < hi and c1 > lo for c0, c1 in cont.crossings)):
             # a singular position lies in this segment: follow it pose by pose, the end node
             # included, and check that the coarse pass reached the same pose there
             sequential.extend(range(a + 1, b + 1))
-            check[b] = qb
+            check[b] = nodes[b].q
             continue
-        h = vb - va
-        tau = (values[a + 1:b + 1] - va) / h  # node b itself is refined too
-        # Hermite interpolation in the increment space at node a (exact for planar states):
-        # quintic where both nodes have their second derivative, else cubic.
-        delta = sys.difference(qb, qa)
-        if a in derivs and b in derivs:   # quintic, from the derivatives at the poses
-            (ta, aa, Ka, ska), (tb, ab, Kb, skb) = derivs[a], derivs[b]
-            step = _hermite(tau, h, delta, ta, tb, aa, ab)
-            # the sign of det J of each pose is told from the nearer node where it can be
-            near_b = tau > 0.5
-            ref_k.append(np.where(near_b[:, None, None], Kb, Ka))
-            ref_sign.append(np.where(near_b, skb, ska))
-        else:
-            step = _hermite(tau, h, delta, ta, tb)
-            ref_k.append(np.full((b - a, sys.n, sys.n), np.nan))
-            ref_sign.append(np.zeros(b - a))
-        pred.append(sys.retract(np.broadcast_to(qa, step.shape[:-1] + qa.shape), step)
-                    if sys.spatial else qa + step)
-        idx.append(np.arange(a + 1, b + 1))
-        seg_scale.append(np.full(b - a, float(np.max(np.abs(delta / sys.col_scale)))))
-        seg_sign.append(np.full(b - a, sa))
+        segments.append((a, b))
     redo = set(sequential)
-    if idx:
-        idx = np.concatenate(idx)
-        Q0 = np.concatenate(pred)
-        scale = np.concatenate(seg_scale)
-        signs = np.concatenate(seg_sign)
-        reference = (np.concatenate(ref_k), np.concatenate(ref_sign)) if derivs else None
+    if segments:
+        idx, Q0, scale, signs, reference = _predict(cont, nodes, segments, values, derivs)
         Q, ok, its, sign, F = _batch_newton(cont, Q0, values[idx], reference=reference)
         det_signs[idx[ok]] = sign[ok]
         dist = np.max(np.abs(sys.difference(Q, Q0) / sys.col_scale), axis=1)
@@ -728,10 +703,60 @@ def _derivatives(cont, states, keys) -> dict:
     return {keys[i]: (T[k], A[k], K[k], sign[k]) for k, i in enumerate(use) if ok[k]}
 
 
+def _predict(cont, nodes, segments, values, derivs):
+    """The predicted poses inside the regular ``segments`` (pairs of node indices), node b of
+    each included: Hermite interpolation in the increment space at node a (exact for planar
+    states), quintic where both nodes have their derivatives at their poses (``derivs``, see
+    :func:`_derivatives`), else cubic from the nodes' own tangents. Returns the pose indices,
+    the predicted states, each segment's scaled length and sign of ``det J`` per pose, and
+    the references for the signs of ``det J`` (see :func:`batch_newton`), or None."""
+    sys = cont.sys
+    A = np.array([a for a, _ in segments])
+    B = np.array([b for _, b in segments])
+    seg = np.repeat(np.arange(len(segments)), B - A)   # the segment of every pose
+    idx = np.arange(len(seg)) + np.repeat(A + 1 - np.concatenate(([0], np.cumsum(B - A)[:-1])),
+                                          B - A)
+    QA = np.stack([nodes[a].q for a in A])
+    delta = sys.difference(np.stack([nodes[b].q for b in B]), QA)
+    h = values[B] - values[A]
+    tau = (values[idx] - values[A][seg]) / h[seg]
+    quintic = np.array([a in derivs and b in derivs for a, b in segments])
+    n = sys.n
+    TA, TB, AA, AB = (np.zeros((len(segments), n)) for _ in range(4))
+    for k, (a, b) in enumerate(segments):
+        if quintic[k]:
+            TA[k], AA[k] = derivs[a][:2]
+            TB[k], AB[k] = derivs[b][:2]
+        else:
+            TA[k], TB[k] = nodes[a].t, nodes[b].t
+    step = np.empty((len(seg), n))
+    for kind in (True, False):
+        at = quintic[seg] == kind
+        if at.any():
+            sg = seg[at]
+            step[at] = _hermite(tau[at], h[sg], delta[sg], TA[sg], TB[sg],
+                                *((AA[sg], AB[sg]) if kind else ()))
+    Q0 = sys.retract(QA[seg], step) if sys.spatial else QA[seg] + step
+    scale = np.max(np.abs(delta / sys.col_scale), axis=1)[seg]
+    signs = np.array([nodes[a].sign for a in A])[seg]
+    reference = None
+    if derivs:
+        # the sign of det J of each pose is told from the nearer node where it can be
+        nan = np.full((n, n), np.nan)
+        K = np.stack([derivs[a][2] if q else nan for a, q in zip(A, quintic)]
+                     + [derivs[b][2] if q else nan for b, q in zip(B, quintic)])
+        S = np.array([derivs[a][3] if q else 0.0 for a, q in zip(A, quintic)]
+                     + [derivs[b][3] if q else 0.0 for b, q in zip(B, quintic)])
+        near = seg + len(segments) * (tau > 0.5)
+        reference = (K[near], S[near])
+    return idx, Q0, scale, signs, reference
+
+
 def _hermite(tau, h, delta, ta, tb, aa=None, ab=None) -> np.ndarray:
     """Increments from node a at the fractions ``tau`` of a segment of length ``h``: the
     Hermite interpolant of the increment ``delta`` to node b, the tangents ``ta``, ``tb`` and,
-    when both are given, the second derivatives ``aa``, ``ab`` (quintic; else cubic)."""
+    when both are given, the second derivatives ``aa``, ``ab`` (quintic; else cubic). The
+    segment's data are one per segment, or one per pose (rows, ``h`` a vector)."""
     t2 = tau * tau
     t3 = t2 * tau
     if aa is None or ab is None:
