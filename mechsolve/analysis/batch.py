@@ -18,8 +18,9 @@ def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=F
     ``Q0`` is ``(B, n_state)``; ``params`` maps group indices to stacked parameters
     ``(B, k, p)``. Returns ``(Q, ok, iterations, det_signs)``; the signs of ``det J`` (at the
     last Jacobian of each converged item) when ``signs``, else zeros. ``reference`` is
-    optional ``(K, sign)``: for every item the inverse ``K (B, n, n)`` of a regular scaled
-    Jacobian nearby and the sign of its determinant (see :func:`det_signs`). With
+    optional ``(K, sign, which)``: inverses ``K (R, n, n)`` of regular scaled Jacobians, the
+    signs ``(R,)`` of their determinants and, for every item, the index of one near it
+    (-1 for none; items that share one are best consecutive), see :func:`det_signs`. With
     ``residual`` the residual vectors ``(B, m)`` at the returned states come fifth.
     """
     out = core_newton(sys.problem(params=params), Q0, tol=tol, max_iterations=max_iterations,
@@ -27,12 +28,19 @@ def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=F
     sign = np.zeros(len(Q0))
     ok = out.success
     if signs and ok.any():
-        J = sys.jacobian_dense(out.jacobian[ok])
-        J *= sys.col_scale
-        ref = None
-        if reference is not None:
-            ref = reference if ok.all() else (reference[0][ok], reference[1][ok])
-        sign[ok] = det_signs(J, *(ref or ()))
+        D = out.jacobian[ok]
+        which = np.full(len(D), -1) if reference is None else reference[2][ok]
+        s = np.empty(len(D))
+        # by runs of items with one reference: their matrices are small arrays, where one
+        # (B, n, n) array costs more to allocate than the products
+        cuts = np.flatnonzero(np.diff(which)) + 1
+        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(D)]):
+            J = sys.jacobian_dense(D[lo:hi])
+            J *= sys.col_scale
+            r = which[lo]
+            s[lo:hi] = det_signs(J) if r < 0 else det_signs(J, reference[0][r],
+                                                             reference[1][r])
+        sign[ok] = s
     if residual:
         return out.x, ok, out.iterations, sign, out.F
     return out.x, ok, out.iterations, sign
@@ -45,14 +53,14 @@ SAME_SIGN_BOUND = 0.9
 
 
 def det_signs(J: np.ndarray, K: np.ndarray | None = None,
-              sign_k: np.ndarray | None = None) -> np.ndarray:
+              sign_k: np.ndarray | float | None = None) -> np.ndarray:
     """Signs of ``det J`` of a stack ``J (B, n, n)``.
 
-    With references (``K (B, n, n)``, the inverse of a regular matrix near each ``J``, and
-    ``sign_k (B,)``, the sign of that matrix's determinant) an item whose ``K J`` lies within
-    Frobenius distance :data:`SAME_SIGN_BOUND` of the identity has the reference's sign, which
-    is exact (``I + t (K J - I)`` stays regular for ``t`` in [0, 1]); only the others are
-    factorized.
+    With a reference (``K``, the inverse of a regular matrix near the ``J``, ``(n, n)`` or one
+    per item ``(B, n, n)``, and ``sign_k``, the sign of that matrix's determinant, a number or
+    ``(B,)``) an item whose ``K J`` lies within Frobenius distance :data:`SAME_SIGN_BOUND` of
+    the identity has the reference's sign, which is exact (``I + t (K J - I)`` stays regular
+    for ``t`` in [0, 1]); only the others are factorized.
     """
     out = np.empty(len(J))
     todo = np.ones(len(J), dtype=bool)
@@ -60,7 +68,7 @@ def det_signs(J: np.ndarray, K: np.ndarray | None = None,
         E = K @ J
         E[:, np.arange(J.shape[1]), np.arange(J.shape[1])] -= 1.0
         close = np.einsum("bij,bij->b", E, E) < SAME_SIGN_BOUND**2
-        out[close] = sign_k[close]
+        out[close] = np.broadcast_to(sign_k, out.shape)[close]
         todo = ~close
     if todo.any():
         out[todo] = np.linalg.slogdet(J[todo])[0]

@@ -757,8 +757,8 @@ def _predict(cont, nodes, segments, values, derivs):
                      + [derivs[b][2] if q else nan for b, q in zip(B, quintic)])
         S = np.array([derivs[a][3] if q else 0.0 for a, q in zip(A, quintic)]
                      + [derivs[b][3] if q else 0.0 for b, q in zip(B, quintic)])
-        near = seg + len(segments) * (tau > 0.5)
-        reference = (K[near], S[near])
+        near = np.where(quintic[seg], seg + len(segments) * (tau > 0.5), -1)
+        reference = (K, S, near)
     return idx, Q0, scale, signs, reference
 
 
