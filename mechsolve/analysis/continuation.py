@@ -236,9 +236,10 @@ class _Continuation:
         # the curvature from the tangent before, where that state is far enough back for the
         # difference of tangents to mean something (not a round-off step away)
         if previous is not None and abs(v_a - previous.v) > 1e-3 * abs(h):
-            if tol is not None and tol > self.tol:
-                # a waypoint (a coarse node of a batched sweep), far from the state before:
-                # third order, the cubic Hermite through both states extrapolated
+            if self.use_sign and tol is not None and tol > self.tol:
+                # a waypoint (a coarse node of a batched sweep) of a square regular system
+                # (isolated poses: the predictor picks none), far from the state before: third
+                # order, the cubic Hermite through both states extrapolated
                 dv = v_a - previous.v
                 x = 1.0 + h / dv
                 x2, x3 = x * x, x * x * x
