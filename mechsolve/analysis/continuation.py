@@ -236,18 +236,7 @@ class _Continuation:
         # the curvature from the tangent before, where that state is far enough back for the
         # difference of tangents to mean something (not a round-off step away)
         if previous is not None and abs(v_a - previous.v) > 1e-3 * abs(h):
-            if self.use_sign and tol is not None and tol > self.tol:
-                # a waypoint (a coarse node of a batched sweep) of a square regular system
-                # (isolated poses: the predictor picks none), far from the state before: third
-                # order, the cubic Hermite through both states extrapolated
-                dv = v_a - previous.v
-                x = 1.0 + h / dv
-                x2, x3 = x * x, x * x * x
-                d = self.sys.difference(q_a, previous.q)
-                step = (-(2 * x3 - 3 * x2 + 1)) * d + dv * (
-                    (x3 - 2 * x2 + x) * previous.t + (x3 - x2) * t_a)
-            else:
-                step = step + (0.5 * h * h / (v_a - previous.v)) * (t_a - previous.t)
+            step = step + (0.5 * h * h / (v_a - previous.v)) * (t_a - previous.t)
         q_p = self.sys.retract(q_a, step)
         q, res, vals = self.newton(v_b, q_p, tol=tol)
         self.ratio = np.inf
