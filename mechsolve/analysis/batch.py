@@ -28,19 +28,10 @@ def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=F
     sign = np.zeros(len(Q0))
     ok = out.success
     if signs and ok.any():
-        D = out.jacobian[ok]
-        which = np.full(len(D), -1) if reference is None else reference[2][ok]
-        s = np.empty(len(D))
-        # by runs of items with one reference: their matrices are small arrays, where one
-        # (B, n, n) array costs more to allocate than the products
-        cuts = np.flatnonzero(np.diff(which)) + 1
-        for lo, hi in zip(np.r_[0, cuts], np.r_[cuts, len(D)]):
-            J = sys.jacobian_dense(D[lo:hi])
-            J *= sys.col_scale
-            r = which[lo]
-            s[lo:hi] = det_signs(J) if r < 0 else det_signs(J, reference[0][r],
-                                                             reference[1][r])
-        sign[ok] = s
+        J = sys.jacobian_dense(out.jacobian[ok])
+        J *= sys.col_scale
+        sign[ok] = det_signs(J) if reference is None else det_signs(
+            J, reference[0], reference[1], reference[2][ok])
     if residual:
         return out.x, ok, out.iterations, sign, out.F
     return out.x, ok, out.iterations, sign
@@ -53,22 +44,39 @@ SAME_SIGN_BOUND = 0.9
 
 
 def det_signs(J: np.ndarray, K: np.ndarray | None = None,
-              sign_k: np.ndarray | float | None = None) -> np.ndarray:
+              sign_k: np.ndarray | float | None = None,
+              which: np.ndarray | None = None) -> np.ndarray:
     """Signs of ``det J`` of a stack ``J (B, n, n)``.
 
     With a reference (``K``, the inverse of a regular matrix near the ``J``, ``(n, n)`` or one
     per item ``(B, n, n)``, and ``sign_k``, the sign of that matrix's determinant, a number or
     ``(B,)``) an item whose ``K J`` lies within Frobenius distance :data:`SAME_SIGN_BOUND` of
     the identity has the reference's sign, which is exact (``I + t (K J - I)`` stays regular
-    for ``t`` in [0, 1]); only the others are factorized.
+    for ``t`` in [0, 1]); only the others are factorized. With ``which (B,)`` the references
+    are ``K (R, n, n)`` and ``sign_k (R,)`` and ``which`` gives each item's (-1 for none; items
+    sharing one are best consecutive: each run takes one product, and no ``(B, n, n)`` array
+    of references is gathered).
     """
     out = np.empty(len(J))
     todo = np.ones(len(J), dtype=bool)
     if K is not None and len(J):
-        E = K @ J
-        E[:, np.arange(J.shape[1]), np.arange(J.shape[1])] -= 1.0
-        close = np.einsum("bij,bij->b", E, E) < SAME_SIGN_BOUND**2
-        out[close] = np.broadcast_to(sign_k, out.shape)[close]
+        if which is None:
+            E = K @ J
+            ref_sign = np.broadcast_to(sign_k, out.shape)
+        else:
+            E = np.empty_like(J)
+            cuts = np.flatnonzero(np.diff(which)) + 1
+            for lo, hi in zip(np.r_[0, cuts].tolist(), np.r_[cuts, len(J)].tolist()):
+                if which[lo] < 0:
+                    E[lo:hi] = np.nan
+                else:
+                    np.matmul(K[which[lo]], J[lo:hi], out=E[lo:hi])
+            ref_sign = np.asarray(sign_k)[which]
+        n = J.shape[1]
+        E.reshape(len(J), -1)[:, :: n + 1] -= 1.0
+        with np.errstate(invalid="ignore"):
+            close = np.einsum("bij,bij->b", E, E) < SAME_SIGN_BOUND**2
+        out[close] = ref_sign[close]
         todo = ~close
     if todo.any():
         out[todo] = np.linalg.slogdet(J[todo])[0]
