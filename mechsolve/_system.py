@@ -440,12 +440,11 @@ class SystemProblem:
         ``(b, n)`` (a rotation's is 1: a quaternion's round-off does not grow)."""
         sys = self.system
         A = np.abs(X) / sys.state_scale
+        if not sys.spatial:   # planar: the state and the increment share their layout
+            return np.maximum(A, 1.0)
         out = np.ones((len(X), sys.n))
-        if sys.spatial:
-            out[:, : sys.c0_incr].reshape(len(X), sys.nb, 6)[:, :, :3] = \
-                A[:, : sys.c0_state].reshape(len(X), sys.nb, 7)[:, :, :3]
-        else:
-            out[:, : sys.c0_incr] = A[:, : sys.c0_state]
+        out[:, : sys.c0_incr].reshape(len(X), sys.nb, 6)[:, :, :3] = \
+            A[:, : sys.c0_state].reshape(len(X), sys.nb, 7)[:, :, :3]
         out[:, sys.c0_incr:] = A[:, sys.c0_state:]
         return np.maximum(out, 1.0)
 
