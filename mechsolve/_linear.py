@@ -143,10 +143,10 @@ class _DenseFactor:
     """
 
     def __init__(self, J: np.ndarray, c: np.ndarray, lsq: np.ndarray) -> None:
-        Jc = J * c
-        self.r = _row_norms_dense(Jc)
+        Js = J * c
+        self.r = _row_norms_dense(Js)
         self.c = c
-        Js = Jc / self.r[..., None]
+        Js /= self.r[..., None]   # in place: a batch's matrices are a large fresh array each
         self.Js = Js
         b, m, n = Js.shape
         self.lsq = np.array(np.broadcast_to(lsq, (b,)), dtype=bool)
@@ -175,8 +175,18 @@ class _DenseFactor:
         return f
 
     def solve(self, rhs: np.ndarray, sub: np.ndarray | None = None) -> np.ndarray:
-        """Solutions for right-hand sides ``rhs (b', m)`` of the items ``sub`` (default all)."""
-        idx = np.arange(len(self.Js)) if sub is None else sub
+        """Solutions for right-hand sides ``rhs (b', m)`` of the items ``sub`` (increasing item
+        indices; default all)."""
+        b = len(self.Js)
+        if self._lu is None and (sub is None or len(sub) == b) and not self.lsq.any():
+            # every item, all by LU: one batched solve, no gathering
+            try:
+                out = np.linalg.solve(self.Js, (rhs / self.r)[..., None])[..., 0]
+            except np.linalg.LinAlgError:
+                out = None
+            if out is not None and np.abs(out).max(initial=0.0) < HUGE_STEP:
+                return out * self.c
+        idx = np.arange(b) if sub is None else sub
         y = rhs / self.r[idx]
         out = np.empty((len(idx), self.Js.shape[2]))
         lsq = self.lsq[idx]

@@ -251,10 +251,14 @@ class System:
         """Constraint vector at ``q`` (shape ``(..., n)``) -> ``(..., m)``."""
         X = self._poses(q)
         out = np.empty(q.shape[:-1] + (self.m,))
+        single = q.ndim == 1
         for gi, g in enumerate(self.groups):
             P = g.P if params is None or gi not in params else params[gi]
             val = g.cls._phi(P, *self._args(g, X, q))
-            out[..., g.rows] = val.reshape(val.shape[:-2] + (-1,))
+            if single:   # one pose: plain indexing (see evaluate)
+                out[g.rows] = val.ravel()
+            else:
+                out[..., g.rows] = val.reshape(val.shape[:-2] + (-1,))
         return out
 
     def evaluate(self, q: np.ndarray, params: dict | None = None):
@@ -424,7 +428,10 @@ class SystemProblem:
         return (F if self.rows is None else F[:, self.rows]), V
 
     def residual(self, X: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        F = self.system.phi(X, params=self._params(idx))
+        if self.params is None and len(X) == 1:   # one pose: the unbatched kernels, as above
+            F = self.system.phi(X[0])[None]
+        else:
+            F = self.system.phi(X, params=self._params(idx))
         return F if self.rows is None else F[:, self.rows]
 
     def matrix(self, V: np.ndarray):
@@ -443,12 +450,11 @@ class SystemProblem:
         ``(b, n)`` (a rotation's is 1: a quaternion's round-off does not grow)."""
         sys = self.system
         A = np.abs(X) / sys.state_scale
+        if not sys.spatial:   # planar: the state and the increment share their layout
+            return np.maximum(A, 1.0)
         out = np.ones((len(X), sys.n))
-        if sys.spatial:
-            out[:, : sys.c0_incr].reshape(len(X), sys.nb, 6)[:, :, :3] = \
-                A[:, : sys.c0_state].reshape(len(X), sys.nb, 7)[:, :, :3]
-        else:
-            out[:, : sys.c0_incr] = A[:, : sys.c0_state]
+        out[:, : sys.c0_incr].reshape(len(X), sys.nb, 6)[:, :, :3] = \
+            A[:, : sys.c0_state].reshape(len(X), sys.nb, 7)[:, :, :3]
         out[:, sys.c0_incr:] = A[:, sys.c0_state:]
         return np.maximum(out, 1.0)
 

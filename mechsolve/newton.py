@@ -373,6 +373,8 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
             res[done], status[done] = rq[okq], CONVERGED
             iters[done] += 1
             stop[q_at[okq]] = True
+        if stop.all():   # every item is done: no step to damp
+            break
         # damping factor predicted from the last step (NLEQ-ERR)
         lam[idx] = 1.0
         if damped:

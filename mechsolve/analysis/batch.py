@@ -10,23 +10,79 @@ from ..newton import LinearStrategy, Result
 from ..newton import newton as core_newton
 from ..solver import SolveError, SolveResult
 
-__all__ = ["BatchResult", "batch_newton", "solve_batch"]
+__all__ = ["BatchResult", "batch_newton", "det_signs", "solve_batch"]
 
 
-def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=False):
+def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=False,
+                 reference=None, residual=False):
     """Newton on many poses at once through the batch axis (dense systems), by the Newton core.
 
     ``Q0`` is ``(B, n_state)``; ``params`` maps group indices to stacked parameters
     ``(B, k, p)``. Returns ``(Q, ok, iterations, det_signs)``; the signs of ``det J`` (at the
-    last Jacobian of each converged item) when ``signs``, else zeros.
+    last Jacobian of each converged item) when ``signs``, else zeros. ``reference`` is
+    optional ``(K, sign, which)``: inverses ``K (R, n, n)`` of regular scaled Jacobians, the
+    signs ``(R,)`` of their determinants and, for every item, the index of one near it
+    (-1 for none; items that share one are best consecutive), see :func:`det_signs`. With
+    ``residual`` the residual vectors ``(B, m)`` at the returned states come fifth.
     """
     out = core_newton(sys.problem(params=params), Q0, tol=tol, max_iterations=max_iterations,
                       strategy=LinearStrategy("auto" if square else "lsq"))
     sign = np.zeros(len(Q0))
     ok = out.success
     if signs and ok.any():
-        sign[ok] = np.linalg.slogdet(sys.jacobian_dense(out.jacobian[ok]))[0]
+        J = sys.jacobian_dense(out.jacobian[ok])
+        J *= sys.col_scale
+        sign[ok] = det_signs(J) if reference is None else det_signs(
+            J, reference[0], reference[1], reference[2][ok])
+    if residual:
+        return out.x, ok, out.iterations, sign, out.F
     return out.x, ok, out.iterations, sign
+
+
+#: ``|K J - I|_F`` below which ``det J`` has the sign of ``det K^-1`` (any bound below 1 is
+#: exact: every eigenvalue of ``K J`` is then within that distance of 1); the margin covers
+#: the round-off of the product.
+SAME_SIGN_BOUND = 0.9
+
+
+def det_signs(J: np.ndarray, K: np.ndarray | None = None,
+              sign_k: np.ndarray | float | None = None,
+              which: np.ndarray | None = None) -> np.ndarray:
+    """Signs of ``det J`` of a stack ``J (B, n, n)``.
+
+    With a reference (``K``, the inverse of a regular matrix near the ``J``, ``(n, n)`` or one
+    per item ``(B, n, n)``, and ``sign_k``, the sign of that matrix's determinant, a number or
+    ``(B,)``) an item whose ``K J`` lies within Frobenius distance :data:`SAME_SIGN_BOUND` of
+    the identity has the reference's sign, which is exact (``I + t (K J - I)`` stays regular
+    for ``t`` in [0, 1]); only the others are factorized. With ``which (B,)`` the references
+    are ``K (R, n, n)`` and ``sign_k (R,)`` and ``which`` gives each item's (-1 for none; items
+    sharing one are best consecutive: each run takes one product, and no ``(B, n, n)`` array
+    of references is gathered).
+    """
+    out = np.empty(len(J))
+    todo = np.ones(len(J), dtype=bool)
+    if K is not None and len(J):
+        if which is None:
+            E = K @ J
+            ref_sign = np.broadcast_to(sign_k, out.shape)
+        else:
+            E = np.empty_like(J)
+            cuts = np.flatnonzero(np.diff(which)) + 1
+            for lo, hi in zip(np.r_[0, cuts].tolist(), np.r_[cuts, len(J)].tolist()):
+                if which[lo] < 0:
+                    E[lo:hi] = np.nan
+                else:
+                    np.matmul(K[which[lo]], J[lo:hi], out=E[lo:hi])
+            ref_sign = np.asarray(sign_k)[which]
+        n = J.shape[1]
+        E.reshape(len(J), -1)[:, :: n + 1] -= 1.0
+        with np.errstate(invalid="ignore"):
+            close = np.einsum("bij,bij->b", E, E) < SAME_SIGN_BOUND**2
+        out[close] = ref_sign[close]
+        todo = ~close
+    if todo.any():
+        out[todo] = np.linalg.slogdet(J[todo])[0]
+    return out
 
 
 def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-10,

@@ -16,18 +16,23 @@ check is redone by sequential continuation.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
+from scipy.linalg import lapack
 
 from .._validation import as_count, as_float, as_values
 from ..joints.base import DriverJoint
 from ..newton import POSE_RTOL
-from ..solver import NEAR_LAMBDA_MIN, SolveError, SweepError, linear_solve, newton, strategy_for
+from ..newton import newton as core_newton
+from ..solver import NEAR_LAMBDA_MIN, SolveError, SweepError, linear_solve, strategy_for
 from .batch import batch_newton
 from .motion import Motion
 
 __all__ = ["sweep"]
+
+_getrf, _getrs = lapack.dgetrf, lapack.dgetrs
 
 # A square Jacobian whose smallest singular value is below this fraction of its largest marks a
 # singular position (at a pose solved to 1e-10, a singular point shows as about 1e-5).
@@ -61,6 +66,13 @@ class _State(NamedTuple):
     ratio: float = 1.0    #: sigma_min / sigma_max of the scaled Jacobian (1 where not computed)
 
 
+class _Corrected(NamedTuple):
+    """Outcome of a corrector (:meth:`_Continuation.newton`)."""
+
+    success: bool
+    iterations: int
+
+
 class _UnreachableError(Exception):
     def __init__(self, reached: float, state=None, limit=None):
         self.reached = reached
@@ -83,6 +95,7 @@ class _Continuation:
         self.rows = None
         if excluded:
             self.rows = _rows_of(sys, [j not in excluded for j in sys.joints])
+        self.problem = sys.problem(rows=self.rows)
         m = sys.m if self.rows is None else len(self.rows)
         self.square = m == sys.n
         self.e = np.zeros(sys.m)
@@ -132,26 +145,40 @@ class _Continuation:
             if self.use_sign:
                 J = sys.jacobian_dense(vals)
                 J = J if rows is None else J[rows]
-                s = np.linalg.svd(sys.scaled_jacobian(vals, rows), compute_uv=False)
+                Jc = J * self.c   # the scaled Jacobian (see System.scaled_jacobian)
+                Js = Jc / np.maximum(np.sqrt(np.einsum("ij,ij->i", Jc, Jc)), 1e-300)[:, None]
+                s = np.linalg.svd(Js, compute_uv=False)
                 self.sigma_ratio = float(s[-1] / s[0]) if s[0] > 0 else 0.0
-                if s[-1] <= SINGULAR_RTOL * s[0]:
-                    self.at_singular = True
-                    if previous is not None:
-                        return previous.t, 0.0
-                    return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
-                return np.linalg.solve(J, b), float(np.linalg.slogdet(J)[0])
+                if s[-1] > SINGULAR_RTOL * s[0]:
+                    # one LU gives the tangent and the sign of det J (U's diagonal and the
+                    # parity of the row exchanges)
+                    lu, piv, info = _getrf(J)
+                    if info == 0:
+                        d = lu.diagonal()
+                        swaps = int(np.count_nonzero(piv != np.arange(len(piv))))
+                        sign = -1.0 if (np.count_nonzero(d < 0.0) + swaps) % 2 else 1.0
+                        return _getrs(lu, piv, b)[0], sign
+                self.at_singular = True
+                if previous is not None:
+                    return previous.t, 0.0
+                return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
             return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
         return linear_solve(sys, vals, b, self.strategy.mode, self.strategy, rows=rows), 0.0
 
-    def newton(self, v, q0, analyse=False, tol=None):
+    def newton(self, v, q0, tol=None):
+        """The corrector at parameter ``v`` from ``q0``, by the Newton core directly (no
+        report is built: a corrector's failure only shortens the step). Returns
+        ``(q, outcome, vals)``: the pose, its :class:`_Corrected` outcome and the Jacobian data
+        at the last iterate where it was evaluated."""
         self.set_parameter(v)
         # a loose tolerance asks for a waypoint (a coarse node): no need to polish it
         precise = tol is None or tol <= self.tol
-        out = newton(self.sys, q0, tol=tol or self.tol, max_iterations=self.max_iterations,
-                     strategy=self.strategy, analyse=analyse, lambda_min=NEAR_LAMBDA_MIN,
-                     rows=self.rows, pose_rtol=POSE_RTOL if precise else tol)
-        self.iterations += out[1].iterations
-        return out
+        out = core_newton(self.problem, np.asarray(q0, dtype=float)[None], tol=tol or self.tol,
+                          max_iterations=self.max_iterations, strategy=self.strategy,
+                          lambda_min=NEAR_LAMBDA_MIN, pose_rtol=POSE_RTOL if precise else tol)
+        its = int(out.iterations[0])
+        self.iterations += its
+        return out.x[0], _Corrected(bool(out.success[0]), its), out.jacobian[0]
 
     def start(self, v0, cannot_start):
         """Solve at the first value ``v0`` (already set): the full solve, so a rough start is
@@ -226,7 +253,7 @@ class _Continuation:
         new = self.make_state(v_b, q, vals, previous=state)
         t_b = new.t
         sa, sb = t_a / self.c, t_b / self.c
-        norms = float(np.linalg.norm(sa) * np.linalg.norm(sb))
+        norms = math.sqrt(float(sa @ sa) * float(sb @ sb))
         # Near a singular position (small sigma_min / sigma_max at either end) branches can
         # cross, so the tangent must carry on; elsewhere it may turn but not reverse.
         near = min(state.ratio, new.ratio) < NEAR_SINGULAR_RTOL
@@ -457,6 +484,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
     states = np.empty((N, sys.n_state))
     iterations = np.zeros(N, dtype=int)
     residuals = np.zeros(N)
+    known = np.full(N, np.nan)   # residuals the batched refinement gives
 
     def partial(upto, limit=None):
         found = cont.singular + ([] if limit is None else [limit])
@@ -489,7 +517,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
     if progress is not None:
         progress(1, N)
     if batch and sys.dense and N > 2:
-        _batched(cont, state, values, states, iterations, progress, unreachable)
+        _batched(cont, state, values, states, iterations, progress, unreachable, known)
     else:
         for i in range(1, N):
             try:
@@ -500,8 +528,11 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
             iterations[i] = its
             if progress is not None:
                 progress(i + 1, N)
-    residuals[:] = np.max(np.abs(sys.phi(states, params=_driver_params(sys, driver, values))),
-                          axis=1)
+    todo = np.isnan(known)   # the poses whose residual the batch did not give
+    residuals[~todo] = known[~todo]
+    if todo.any():
+        residuals[todo] = np.max(np.abs(sys.phi(states[todo], params=_driver_params(
+            sys, driver, values[todo]))), axis=1)
     mech.state = states[-1]
     driver.value = values[-1]
     return Motion(mech, driver, values.copy(), states, iterations, residuals,
@@ -534,8 +565,10 @@ def _same_pose(cont, v, q_coarse, q_fine) -> bool:
     return bool(res.success) and diff <= 1e-6 * scale
 
 
-def _batched(cont, state0, values, states, iterations, progress, unreachable):
-    """Coarse continuation at adaptive nodes, Hermite prediction, batched refinement."""
+def _batched(cont, state0, values, states, iterations, progress, unreachable, known):
+    """Coarse continuation at adaptive nodes, Hermite prediction, batched refinement.
+    ``known`` receives the largest residual of every pose the batch refined (NaN for the
+    others)."""
     N = len(values)
     nodes = {0: state0}
     i, stride = 0, 16
@@ -569,43 +602,29 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
             progress(len(nodes), N)
     cont.coarse = False
     keys = sorted(nodes)
+    derivs = _derivatives(cont, [nodes[k] for k in keys], keys) if cont.use_sign else {}
     det_signs = np.zeros(N)   # sign of det J at every pose, where known
     det_signs[0] = state0[3]
-    idx, pred, seg_scale, seg_sign = [], [], [], []
+    segments = []   # the regular segments, refined together
     sequential = []
     check = {}   # coarse nodes at the end of a segment with a singular position
     sys = cont.sys
     for a, b in zip(keys[:-1], keys[1:]):
-        va, qa, ta, sa = nodes[a].v, nodes[a].q, nodes[a].t, nodes[a].sign
-        vb, qb, tb, sb = nodes[b].v, nodes[b].q, nodes[b].t, nodes[b].sign
+        va, sa = nodes[a].v, nodes[a].sign
+        vb, sb = nodes[b].v, nodes[b].sign
         lo, hi = min(va, vb), max(va, vb)
         if cont.use_sign and (sa != sb or any(lo <= v <= hi for v in cont.singular)
                               or any(c0 < hi and c1 > lo for c0, c1 in cont.crossings)):
             # a singular position lies in this segment: follow it pose by pose, the end node
             # included, and check that the coarse pass reached the same pose there
             sequential.extend(range(a + 1, b + 1))
-            check[b] = qb
+            check[b] = nodes[b].q
             continue
-        h = vb - va
-        tau = (values[a + 1:b + 1] - va) / h  # node b itself is refined too
-        h10 = tau**3 - 2 * tau**2 + tau
-        h01 = -2 * tau**3 + 3 * tau**2
-        h11 = tau**3 - tau**2
-        # Cubic Hermite in the increment space at node a (exact for planar states).
-        delta = sys.difference(qb, qa)
-        step = (h10 * h)[:, None] * ta + h01[:, None] * delta + (h11 * h)[:, None] * tb
-        pred.append(sys.retract(np.broadcast_to(qa, step.shape[:-1] + qa.shape), step)
-                    if sys.spatial else qa + step)
-        idx.append(np.arange(a + 1, b + 1))
-        seg_scale.append(np.full(b - a, float(np.max(np.abs(delta / sys.col_scale)))))
-        seg_sign.append(np.full(b - a, sa))
+        segments.append((a, b))
     redo = set(sequential)
-    if idx:
-        idx = np.concatenate(idx)
-        Q0 = np.concatenate(pred)
-        scale = np.concatenate(seg_scale)
-        signs = np.concatenate(seg_sign)
-        Q, ok, its, sign = _batch_newton(cont, Q0, values[idx])
+    if segments:
+        idx, Q0, scale, signs, reference = _predict(cont, nodes, segments, values, derivs)
+        Q, ok, its, sign, F = _batch_newton(cont, Q0, values[idx], reference=reference)
         det_signs[idx[ok]] = sign[ok]
         dist = np.max(np.abs(sys.difference(Q, Q0) / sys.col_scale), axis=1)
         ok &= dist <= 0.25 * scale + 10 * cont.tol
@@ -613,6 +632,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
             ok &= sign == signs
         states[idx[ok]] = Q[ok]
         iterations[idx[ok]] = its[ok]
+        known[idx[ok]] = np.max(np.abs(F[ok]), axis=1)
         redo.update(idx[~ok].tolist())
     # Redo rejected poses (and segments with a singular position) sequentially, each from
     # the pose before it, leaving singular poses along the secant it arrived on.
@@ -637,6 +657,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
             unreachable(k, exc.reached, limit=exc.limit)
         states[k] = new.q
         iterations[k] = n_it
+        known[k] = np.nan
         det_signs[k] = new.sign
         if k in check and not _same_pose(cont, values[k], check[k], states[k]):
             # The coarse pass left the branch in this segment (its det J sign change was a
@@ -648,6 +669,106 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable):
         unreachable(*stop)
     if progress is not None:
         progress(N, N)
+
+
+def _derivatives(cont, states, keys) -> dict:
+    """``{key: (q', q'', K, sign)}`` at the regular coarse nodes ``states`` (by index in
+    ``keys``), at their returned poses: the first and second derivatives along the driver
+    from ``J q' = e`` and ``J q'' = gamma(q, q')`` (the driver's equation is linear in its
+    value; a node's own tangent comes from the Jacobian of the corrector's last iterate, a
+    loose waypoint's correction away), the inverse ``K`` of the scaled ``J diag(c)`` and the
+    sign of ``det J``, the reference of the poses refined next to it (see
+    :func:`~mechsolve.analysis.batch.det_signs`). All nodes are solved at once. Nodes near a
+    singular position are left out (their derivatives are large and unreliable), as are all
+    where a Jacobian is singular."""
+    use = [i for i, s in enumerate(states)
+           if s.base is None and s.sign != 0.0 and s.ratio >= NEAR_SINGULAR_RTOL]
+    if not use:
+        return {}
+    sys = cont.sys
+    Q = np.stack([states[i].q for i in use])
+    _, vals = sys.evaluate(Q, params=_driver_params(sys, cont.driver,
+                                                    [states[i].v for i in use]))
+    J = sys.jacobian_dense(vals)
+    try:
+        T = np.linalg.solve(J, np.broadcast_to(cont.e, Q.shape[:1] + cont.e.shape)[..., None])
+        A = np.linalg.solve(J, sys.gamma(Q, T[..., 0])[..., None])
+        K = np.linalg.inv(J * sys.col_scale)
+    except np.linalg.LinAlgError:
+        return {}
+    sign = np.linalg.slogdet(J)[0]
+    T, A = T[..., 0], A[..., 0]
+    ok = np.isfinite(T).all(axis=1) & np.isfinite(A).all(axis=1) & np.isfinite(K).all(
+        axis=(1, 2)) & (sign != 0.0)
+    return {keys[i]: (T[k], A[k], K[k], sign[k]) for k, i in enumerate(use) if ok[k]}
+
+
+def _predict(cont, nodes, segments, values, derivs):
+    """The predicted poses inside the regular ``segments`` (pairs of node indices), node b of
+    each included: Hermite interpolation in the increment space at node a (exact for planar
+    states), quintic where both nodes have their derivatives at their poses (``derivs``, see
+    :func:`_derivatives`), else cubic from the nodes' own tangents. Returns the pose indices,
+    the predicted states, each segment's scaled length and sign of ``det J`` per pose, and
+    the references for the signs of ``det J`` (see :func:`batch_newton`), or None."""
+    sys = cont.sys
+    A = np.array([a for a, _ in segments])
+    B = np.array([b for _, b in segments])
+    seg = np.repeat(np.arange(len(segments)), B - A)   # the segment of every pose
+    idx = np.arange(len(seg)) + np.repeat(A + 1 - np.concatenate(([0], np.cumsum(B - A)[:-1])),
+                                          B - A)
+    QA = np.stack([nodes[a].q for a in A])
+    delta = sys.difference(np.stack([nodes[b].q for b in B]), QA)
+    h = values[B] - values[A]
+    tau = (values[idx] - values[A][seg]) / h[seg]
+    quintic = np.array([a in derivs and b in derivs for a, b in segments])
+    n = sys.n
+    TA, TB, AA, AB = (np.zeros((len(segments), n)) for _ in range(4))
+    for k, (a, b) in enumerate(segments):
+        if quintic[k]:
+            TA[k], AA[k] = derivs[a][:2]
+            TB[k], AB[k] = derivs[b][:2]
+        else:
+            TA[k], TB[k] = nodes[a].t, nodes[b].t
+    step = np.empty((len(seg), n))
+    for kind in (True, False):
+        at = quintic[seg] == kind
+        if at.any():
+            sg = seg[at]
+            step[at] = _hermite(tau[at], h[sg], delta[sg], TA[sg], TB[sg],
+                                *((AA[sg], AB[sg]) if kind else ()))
+    Q0 = sys.retract(QA[seg], step) if sys.spatial else QA[seg] + step
+    scale = np.max(np.abs(delta / sys.col_scale), axis=1)[seg]
+    signs = np.array([nodes[a].sign for a in A])[seg]
+    reference = None
+    if derivs:
+        # the sign of det J of each pose is told from the nearer node where it can be
+        nan = np.full((n, n), np.nan)
+        K = np.stack([derivs[a][2] if q else nan for a, q in zip(A, quintic)]
+                     + [derivs[b][2] if q else nan for b, q in zip(B, quintic)])
+        S = np.array([derivs[a][3] if q else 0.0 for a, q in zip(A, quintic)]
+                     + [derivs[b][3] if q else 0.0 for b, q in zip(B, quintic)])
+        near = np.where(quintic[seg], seg + len(segments) * (tau > 0.5), -1)
+        reference = (K, S, near)
+    return idx, Q0, scale, signs, reference
+
+
+def _hermite(tau, h, delta, ta, tb, aa=None, ab=None) -> np.ndarray:
+    """Increments from node a at the fractions ``tau`` of a segment of length ``h``: the
+    Hermite interpolant of the increment ``delta`` to node b, the tangents ``ta``, ``tb`` and,
+    when both are given, the second derivatives ``aa``, ``ab`` (quintic; else cubic). The
+    segment's data are one per segment, or one per pose (rows, ``h`` a vector)."""
+    t2 = tau * tau
+    t3 = t2 * tau
+    if aa is None or ab is None:
+        return ((h * (t3 - 2 * t2 + tau))[:, None] * ta + (3 * t2 - 2 * t3)[:, None] * delta
+                + (h * (t3 - t2))[:, None] * tb)
+    t4 = t3 * tau
+    t5 = t4 * tau
+    return ((h * (tau - 6 * t3 + 8 * t4 - 3 * t5))[:, None] * ta
+            + (h * h * 0.5 * (t2 - 3 * t3 + 3 * t4 - t5))[:, None] * aa
+            + (h * h * 0.5 * (t3 - 2 * t4 + t5))[:, None] * ab
+            + (h * (7 * t4 - 4 * t3 - 3 * t5))[:, None] * tb
+            + (10 * t3 - 15 * t4 + 6 * t5)[:, None] * delta)
 
 
 def _locate_missed(cont, values, states, signs, upto) -> None:
@@ -669,12 +790,41 @@ def _locate_missed(cont, values, states, signs, upto) -> None:
         cont.singular.append(cont.locate(*ends))
 
 
-def _batch_newton(cont, Q0, values, max_iterations=8):
-    """Refine many poses of one driver sweep at once (see :func:`batch_newton`)."""
+def _batch_newton(cont, Q0, values, max_iterations=8, reference=None):
+    """Refine many poses of one driver sweep at once (see :func:`batch_newton`).
+
+    On square regular systems the predicted poses first take one plain Newton step together
+    (one batched solve); the Newton core then finishes and certifies every pose from there,
+    most of them with the one correction it needs (the first step, from a predictor a few
+    1e-5 off, leaves them within Newton's last step of the solution)."""
     sys = cont.sys
-    gi, ii, col = sys.driver_slot(cont.driver)
-    P = np.repeat(sys.groups[gi].P[None], len(values), axis=0)
-    P[:, ii, col] = values
+    params = _driver_params(sys, cont.driver, values)
     square = sys.m == sys.n and sys.verdict in (None, "regular")
-    return batch_newton(sys, Q0, {gi: P}, tol=cont.tol, max_iterations=max_iterations,
-                        square=square, signs=cont.use_sign)
+    stepped = np.zeros(len(Q0), dtype=int)
+    if square and cont.use_sign and max_iterations > 1:
+        Q0, stepped = _newton_step(sys, Q0, params)
+    Q, ok, its, sign, F = batch_newton(sys, Q0, params, tol=cont.tol,
+                                       max_iterations=max_iterations - int(stepped.any()),
+                                       square=square, signs=cont.use_sign,
+                                       reference=reference, residual=True)
+    return Q, ok, its + stepped, sign, F
+
+
+#: Largest plain Newton step (in the model's units) a predicted pose takes before the Newton
+#: core: a longer one means the predictor is poor there, and the core's damping starts from it.
+PRESTEP_MAX = 0.01
+
+
+def _newton_step(sys, Q0, params):
+    """One undamped Newton step for every pose ``Q0 (B, n_state)`` of a square system, taken
+    where it is finite and short (:data:`PRESTEP_MAX`). Returns the poses and which moved
+    (1, else 0)."""
+    F, vals = sys.evaluate(Q0, params=params)
+    try:
+        dx = np.linalg.solve(sys.jacobian_dense(vals), -F[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        return Q0, np.zeros(len(Q0), dtype=int)
+    with np.errstate(invalid="ignore"):
+        short = np.max(np.abs(dx / sys.col_scale), axis=1) <= PRESTEP_MAX
+    dx[~short] = 0.0
+    return sys.retract(Q0, dx), short.astype(int)
