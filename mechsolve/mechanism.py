@@ -592,7 +592,7 @@ class Mechanism:
         ``progress`` callback -- the mechanism is left as it was before the sweep: state, time,
         driver values and profiles.
         """
-        with time_limited(time_limit, "sweep"), self._unchanged_on_failure():
+        with time_limited(time_limit, "sweep"):
             return analysis.sweep(self, driver, values, **options)
 
     @contextmanager

@@ -152,3 +152,63 @@ def test_nested_deadlines_keep_the_earlier_end():
     assert err.value.seconds == 1e-9
     with deadline(600.0), deadline(None):
         _check_time()                # no raise: a long budget, nothing spent
+
+
+# -- sweeps are bounded -------------------------------------------------------------------------
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(progress=5), TypeError, r"progress must be a callable progress\(done, total\) or "
+                                  r"None, got int 5"),
+    (dict(batch="yes"), TypeError, r"batch must be True, False or 'auto', got 'yes'"),
+])
+def test_sweep_arguments_are_checked_before_anything_moves(timed_fourbar, kwargs, error,
+                                                           message):
+    mech, motor = timed_fourbar
+    before = _snapshot(mech)
+    with pytest.raises(error, match=message):
+        mech.sweep(motor, [0.1, 0.2], **kwargs)
+    _assert_unchanged(mech, before)
+
+
+def test_an_absurd_sweep_value_is_refused():
+    model = ms.models.fourbar()
+    with pytest.raises(ValueError, match=r"values of Driver 'motor' \(an angle\) must be within "
+                                         r"\+-1e\+06 rad, got 1e\+300"):
+        model.mechanism.sweep(model.driver, [0.0, 1e300])
+
+
+@pytest.mark.parametrize("batch", [True, False])
+def test_a_sweep_between_far_values_stops_at_its_step_cap(batch):
+    from mechsolve.analysis.continuation import MAX_STEPS
+
+    model = ms.models.fourbar()
+    mech, motor = model.mechanism, model.driver
+    before = _snapshot(mech)
+    with pytest.raises(ms.SweepError, match=rf"did not reach value 1e\+06 \(values\[1\]\) in "
+                                            rf"{MAX_STEPS} continuation steps from 0: .*give "
+                                            r"intermediate values") as err:
+        mech.sweep(motor, [0.0, 1e6], batch=batch)
+    assert err.value.index == 1 and len(err.value.motion.states) == 1
+    _assert_unchanged(mech, before)
+    # the same turns in intermediate values are followed
+    values = np.linspace(0.0, 40 * np.pi, 81)
+    assert np.allclose(mech.sweep(motor, values, batch=batch).values, values)
+
+
+def test_a_large_batched_sweep_needs_memory_of_its_output_only():
+    """A batched sweep refines its poses a chunk at a time: its peak memory is within three
+    times its output (the poses, values, iterations and residuals of the Motion)."""
+    import tracemalloc
+
+    model = ms.models.fourbar()
+    mech, motor = model.mechanism, model.driver
+    values = np.linspace(0.0, 6 * np.pi, 100_000)
+    mech.sweep(motor, values[:50])
+    tracemalloc.start()
+    try:
+        motion = mech.sweep(motor, values)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    output = sum(a.nbytes for a in (motion.states, motion.values, motion.iterations,
+                                    motion.residuals))
+    assert peak <= 3.0 * output, peak / output

@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg import lapack
 
-from .._validation import as_count, as_float, as_values
+from .._validation import MAX_ANGLE, as_count, as_float, as_values
 from ..joints.base import DriverJoint
 from ..newton import POSE_RTOL
 from ..newton import newton as core_newton
@@ -46,7 +46,13 @@ COARSE_TOL = 1e-4
 # A step across which det J changes sign is accepted as passing a singular position only when
 # it is at most this long (relative to the driver value) and starts or ends near-singular.
 CROSSING_STEP = 1e-3
-
+#: Continuation steps a sweep takes at most between two consecutive values: past it the sweep
+#: stops with a SweepError asking for intermediate values (a bound on the time and the work of
+#: a call; a full turn of a crank takes a few dozen steps).
+MAX_STEPS = 2000
+#: Poses refined together in one batch of a batched sweep: the memory of the refinement is
+#: bounded by a few chunks' Jacobians, whatever the number of poses.
+REFINE_CHUNK = 2048
 
 
 def _rows_of(sys, select) -> np.ndarray:
@@ -79,6 +85,10 @@ class _UnreachableError(Exception):
         self.state = state  # the pose at the last reached value
         #: where the motion stops (a limit position), extrapolated beyond ``reached``
         self.limit = reached if limit is None else limit
+
+
+class _TooFarError(_UnreachableError):
+    """The sweep took :data:`MAX_STEPS` steps between two values without reaching the next."""
 
 
 class _Continuation:
@@ -417,9 +427,13 @@ class _Continuation:
         span = abs(v_b - v0)
         h = v_b - v0
         iters = 0
+        steps = 0
         # the state before this one, if the last call ended here (second-order predictor)
         before = self._trail[0] if self._trail[1] is state else None
         while state.v != v_b:
+            steps += 1
+            if steps > MAX_STEPS:
+                raise _TooFarError(state.v, state.q)
             target = v_b if abs(v_b - state.v) <= abs(h) else state.v + h
             # the predictor with the curvature from the tangent before (second order)
             new, res = self.jump(state, target, previous=before)
@@ -478,9 +492,18 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
     values = as_values(values)
     tol = as_float(tol, "tol", positive=True)
     max_iterations = as_count(max_iterations, "max_iterations")
+    if not (batch is True or batch is False or batch == "auto"):
+        raise TypeError(f"batch must be True, False or 'auto', got {batch!r}")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a callable progress(done, total) or None, got "
+                        f"{type(progress).__name__} {progress!r}")
     N = len(values)
     cont = _Continuation(mech, driver, tol, max_iterations)
     sys = cont.sys
+    if not sys.eq_lengths[sys.row_of(driver)] and np.max(np.abs(values)) > MAX_ANGLE:
+        big = float(values[np.argmax(np.abs(values))])
+        raise ValueError(f"values of {driver.label} (an angle) must be within +-{MAX_ANGLE:g} "
+                         f"rad, got {big:g}")
     states = np.empty((N, sys.n_state))
     iterations = np.zeros(N, dtype=int)
     residuals = np.zeros(N)
@@ -492,10 +515,15 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
                       iterations[:upto].copy(), residuals[:upto].copy(),
                       singular=_distinct(found, unit=cont.vscale))
 
-    def unreachable(index, reached, res=None, limit=None):
-        mech.state = states[index - 1] if index else mech.state
-        driver.value = values[index - 1] if index else values[0]
+    def unreachable(index, reached, res=None, limit=None, too_far=False):
         v = values[index]
+        if too_far:
+            raise SweepError(
+                f"{driver.describe()} did not reach value {v:.6g} (values[{index}]) in "
+                f"{MAX_STEPS} continuation steps from {values[index - 1]:.6g}: the sweep was "
+                f"followed up to {reached:.6g}; give intermediate values (a sweep takes at most "
+                f"{MAX_STEPS} steps between two values, a few dozen per turn of a crank)",
+                res, value=float(v), index=index, motion=partial(index, None))
         raise SweepError(
             f"{driver.describe()} cannot reach value {v:.6g} (values[{index}]): the mechanism "
             f"was followed up to {reached:.6g} and cannot continue without leaving its assembly "
@@ -508,35 +536,39 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
                          f"(values[0]): {exc}", exc.result, value=float(values[0]), index=0,
                          motion=partial(0)) from None
 
-    driver.value = values[0]
-    state, res = cont.start(values[0], cannot_start)
-    states[0] = state.q
-    iterations[0] = res.iterations
-    if batch == "auto":
-        batch = sys.dense and N >= 16
-    if progress is not None:
-        progress(1, N)
-    if batch and sys.dense and N > 2:
-        _batched(cont, state, values, states, iterations, progress, unreachable, known)
-    else:
-        for i in range(1, N):
-            try:
-                state, its = cont.follow(state, values[i])
-            except _UnreachableError as exc:
-                unreachable(i, exc.reached, limit=exc.limit)
-            states[i] = state.q
-            iterations[i] = its
-            if progress is not None:
-                progress(i + 1, N)
-    todo = np.isnan(known)   # the poses whose residual the batch did not give
-    residuals[~todo] = known[~todo]
-    if todo.any():
-        residuals[todo] = np.max(np.abs(sys.phi(states[todo], params=_driver_params(
-            sys, driver, values[todo]))), axis=1)
-    mech.state = states[-1]
-    driver.value = values[-1]
-    return Motion(mech, driver, values.copy(), states, iterations, residuals,
-                  singular=_distinct(cont.singular, unit=cont.vscale))
+    # on any failure (a SweepError, a time limit, a raising progress callback) the mechanism
+    # is left as it was: state, time, driver values and profiles
+    with mech._unchanged_on_failure():
+        driver.value = values[0]
+        state, res = cont.start(values[0], cannot_start)
+        states[0] = state.q
+        iterations[0] = res.iterations
+        if batch == "auto":
+            batch = sys.dense and N >= 16
+        if progress is not None:
+            progress(1, N)
+        if batch and sys.dense and N > 2:
+            _batched(cont, state, values, states, iterations, progress, unreachable, known)
+        else:
+            for i in range(1, N):
+                try:
+                    state, its = cont.follow(state, values[i])
+                except _UnreachableError as exc:
+                    unreachable(i, exc.reached, limit=exc.limit,
+                                too_far=isinstance(exc, _TooFarError))
+                states[i] = state.q
+                iterations[i] = its
+                if progress is not None:
+                    progress(i + 1, N)
+        todo = np.isnan(known)   # the poses whose residual the batch did not give
+        residuals[~todo] = known[~todo]
+        if todo.any():
+            residuals[todo] = np.max(np.abs(sys.phi(states[todo], params=_driver_params(
+                sys, driver, values[todo]))), axis=1)
+        mech.state = states[-1]
+        driver.value = values[-1]
+        return Motion(mech, driver, values.copy(), states, iterations, residuals,
+                      singular=_distinct(cont.singular, unit=cont.vscale))
 
 
 def _distinct(values, tol=1e-6, unit=1.0):
@@ -587,7 +619,8 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
             try:
                 new, _ = cont.follow(nodes[i], values[j])
             except _UnreachableError as exc:
-                stop = (j, exc.reached, None, exc.limit)  # refine the poses before it
+                # refine the poses before it
+                stop = (j, exc.reached, None, exc.limit, isinstance(exc, _TooFarError))
                 break
         previous = nodes[i]
         nodes[j] = new
@@ -622,9 +655,20 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
             continue
         segments.append((a, b))
     redo = set(sequential)
-    if segments:
-        idx, Q0, scale, signs, reference = _predict(cont, nodes, segments, values, derivs)
-        Q, ok, its, sign, F = _batch_newton(cont, Q0, values[idx], reference=reference)
+    # predicted and refined a chunk of segments at a time (about REFINE_CHUNK poses): the
+    # memory of the refinement is a chunk's, whatever the number of poses
+    chunks, count = [[]], 0
+    for a, b in segments:
+        if count + (b - a) > REFINE_CHUNK and chunks[-1]:
+            chunks.append([])
+            count = 0
+        chunks[-1].append((a, b))
+        count += b - a
+    for chunk in chunks:
+        if not chunk:
+            continue
+        idx, Q0, scale, signs, ref = _predict(cont, nodes, chunk, values, derivs)
+        Q, ok, its, sign, F = _batch_newton(cont, Q0, values[idx], reference=ref)
         det_signs[idx[ok]] = sign[ok]
         dist = np.max(np.abs(sys.difference(Q, Q0) / sys.col_scale), axis=1)
         ok &= dist <= 0.25 * scale + 10 * cont.tol
@@ -654,7 +698,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
         try:
             new, n_it = cont.follow(prev, values[k])
         except _UnreachableError as exc:
-            unreachable(k, exc.reached, limit=exc.limit)
+            unreachable(k, exc.reached, limit=exc.limit, too_far=isinstance(exc, _TooFarError))
         states[k] = new.q
         iterations[k] = n_it
         known[k] = np.nan
