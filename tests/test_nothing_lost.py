@@ -212,3 +212,18 @@ def test_a_large_batched_sweep_needs_memory_of_its_output_only():
     output = sum(a.nbytes for a in (motion.states, motion.values, motion.iterations,
                                     motion.residuals))
     assert peak <= 3.0 * output, peak / output
+
+
+@pytest.mark.parametrize("method", ["velocity", "acceleration", "jacobian", "dof",
+                                    "free_motions"])
+def test_analyses_at_an_unassembled_pose_fail_or_complete_without_changes(timed_fourbar,
+                                                                          method):
+    mech, _ = timed_fourbar
+    mech.state = mech.state + 0.3         # not an assembly
+    before = _snapshot(mech)
+    try:
+        getattr(mech, method)()
+    except ms.SolveError as err:
+        assert method in ("velocity", "acceleration")
+        assert "needs an assembled mechanism" in str(err)
+    _assert_unchanged(mech, before)
