@@ -27,6 +27,9 @@ slider-cranks whose drawn pose is well away from a toggle) and check every pose 
 and that the assembly mode (the side of the coupler line the rocker pin lies on) never flips:
 a flip is a branch jump.
 
+Branch trials start a four-bar near its *other* assembly and ask ``solve(branch=...)`` for the
+drawn one; the answer must be the drawn pose, and a sweep from it must keep its mode.
+
 Used by ``tests/test_campaign.py`` (a derandomized budget) and ``benchmarks/campaign.py``
 (10^4 trials and more, with a table).
 """
@@ -530,7 +533,8 @@ def _reachable(g, kind: str, value: float) -> bool:
 
 def _sweep_trial(trial, g, mech, drive, value0, rng):
     """Sweep the driver by up to 0.3 rad from the drawn pose and check every pose."""
-    if not isinstance(g, _Planar) or trial.kind not in ("fourbar", "slider_crank"):
+    kind = trial.kind.split()[0]
+    if not isinstance(g, _Planar) or kind not in ("fourbar", "slider_crank"):
         raise ValueError("sweep trials are for planar four-bars and slider-cranks")
     span = rng.uniform(-0.3, 0.3)
     values = value0 + np.linspace(0.0, span, 31)
@@ -540,7 +544,7 @@ def _sweep_trial(trial, g, mech, drive, value0, rng):
     except ms.SweepError as err:
         # a limit position inside the range is possible for a drawn linkage: it is one only if
         # some value of the range cannot be assembled, by this module's own geometry
-        if all(_reachable(g, trial.kind, v) for v in np.linspace(value0, value0 + span, 2001)):
+        if all(_reachable(g, kind, v) for v in np.linspace(value0, value0 + span, 2001)):
             trial.outcome, trial.detail = "false_failure", str(err).splitlines()[0][:200]
         else:
             trial.outcome, trial.detail = "limit", "a value of the range cannot be assembled"
@@ -549,7 +553,7 @@ def _sweep_trial(trial, g, mech, drive, value0, rng):
         trial.outcome, trial.detail = "false_failure", str(err).splitlines()[0][:200]
         return trial
     worst = 0.0
-    mode0 = _mode(g, g.q_true) if trial.kind == "fourbar" else None
+    mode0 = _mode(g, g.q_true) if kind == "fourbar" else None
     for q, v in zip(motion.states, values):
         worst = max(worst, float(np.max(np.abs(g.residuals(q, value=v)))))
         if mode0 is not None and _mode(g, q) != mode0:
@@ -563,15 +567,73 @@ def _sweep_trial(trial, g, mech, drive, value0, rng):
     return trial
 
 
-def campaign(trials: int, seed: int = 0, kinds=KINDS, sweep_share: float = 0.2):
-    """``trials`` trials, kinds in turn, a share of them sweeps; returns the Trials."""
+def _placed(g, body, P1, P2, Q1, Q2):
+    """The pose ``(r, t)`` of planar ``body`` that puts its points at global ``P1``, ``P2`` (as
+    drawn) on ``Q1``, ``Q2`` (same distance)."""
+    p1, p2 = g.local(body, P1), g.local(body, P2)
+    t = np.arctan2(*(Q2 - Q1)[::-1]) - np.arctan2(*(p2 - p1)[::-1])
+    return Q1 - _rot2(t) @ p1, t
+
+
+def run_branch_trial(seed: int) -> Trial:
+    """A ``branch=`` solve: a four-bar started near its *other* assembly (the coupler-rocker pin
+    mirrored about the line from the crank pin to the rocker pivot), asked by ``branch=`` for
+    the drawn assembly mode; the answer must be the drawn pose, and a sweep of +-0.3 rad from
+    it must keep the mode (a limit only where a value cannot be assembled)."""
+    rng = np.random.default_rng(seed)
+    scale = float(10.0 ** rng.uniform(-6, 6))
+    trial = Trial("fourbar branch", seed, scale)
+    g = _fourbar(rng, scale)
+    mech, drive = g.build()
+    cond = _conditioning(g)
+    trial.extra["conditioning"] = cond
+    if not cond < 1e6:
+        trial.outcome = "skipped"
+        return trial
+    (_, _, A), (_, _, B), (_, _, O4) = g.revolutes[1], g.revolutes[2], g.revolutes[3]
+    u = (O4 - A) / np.linalg.norm(O4 - A)
+    Bm = A + 2 * ((B - A) @ u) * u - (B - A)          # B mirrored about the line A-O4
+    start = g.q_true.copy()
+    for body, P1, P2, Q1, Q2 in ((1, A, B, A, Bm), (2, B, O4, Bm, O4)):
+        r, t = _placed(g, body, P1, P2, Q1, Q2)
+        start[3 * body:3 * body + 3] = [*(r + rng.uniform(-0.02, 0.02, 2) * scale),
+                                        t + rng.uniform(-0.05, 0.05)]
+    mode0 = _mode(g, g.q_true)
+    if _mode(g, start) == mode0:     # the mirror is the same mode only at a toggle
+        trial.outcome = "skipped"
+        return trial
+    mech.state = start
+    try:
+        mech.solve(branch=lambda m: _mode(g, m.state) == mode0)
+    except ms.SolveError as err:
+        trial.outcome, trial.detail = "false_failure", str(err).splitlines()[0][:200]
+        return trial
+    q = mech.state
+    trial.worst = float(np.max(np.abs(g.residuals(q))))
+    if not trial.worst <= TOL:
+        trial.outcome, trial.detail = "false_success", f"check {trial.worst:.3g}"
+        return trial
+    if g.distance(q) > 1e-6:
+        trial.outcome = "other_assembly"
+        trial.detail = f"distance {g.distance(q):.3g} from the drawn pose"
+        return trial
+    return _sweep_trial(trial, g, mech, drive, drive.value, rng)
+
+
+def campaign(trials: int, seed: int = 0, kinds=KINDS, sweep_share: float = 0.2,
+             branch_share: float = 0.05):
+    """``trials`` trials: kinds in turn, a share of them sweeps and a share ``branch=`` solves
+    of four-bars; returns the Trials."""
     out = []
     sweepable = [k for k in kinds if k in ("fourbar", "slider_crank")]
     n_sweep = int(round(sweep_share * trials)) if sweepable else 0
-    for t in range(trials - n_sweep):
+    n_branch = int(round(branch_share * trials)) if "fourbar" in kinds else 0
+    for t in range(trials - n_sweep - n_branch):
         out.append(run_trial(kinds[t % len(kinds)], seed + t))
     for t in range(n_sweep):
         out.append(run_trial(sweepable[t % len(sweepable)], seed + 10**6 + t, sweep=True))
+    for t in range(n_branch):
+        out.append(run_branch_trial(seed + 2 * 10**6 + t))
     return out
 
 
@@ -583,7 +645,7 @@ def table(trials) -> dict:
     """Counts of outcomes by kind (and sweep)."""
     rows = {}
     for t in trials:
-        key = t.kind + (" sweep" if t.sweep else "")
+        key = t.kind + (" sweep" if t.sweep else "")   # "fourbar branch" names itself
         row = rows.setdefault(key, dict.fromkeys(OUTCOMES, 0))
         row[t.outcome] += 1
     return rows

@@ -325,6 +325,30 @@ def closest_to_goals(sys, q0, is_goal, *, tol: float, max_iterations: int):
     return q, res
 
 
+def _scaled_gap(sys, q, q0) -> np.ndarray:
+    """The increment from ``q0`` to ``q`` in the model's units, a planar body's angle taken
+    modulo whole turns (an assembly turned by 2 pi is the same assembly)."""
+    d = sys.difference(q, q0) / sys.col_scale
+    if not sys.spatial:
+        d[2:sys.c0_incr:3] = np.remainder(d[2:sys.c0_incr:3] + np.pi, 2 * np.pi) - np.pi
+    return d
+
+
+def _nearest_turns(sys, q, q0, tol: float) -> np.ndarray:
+    """``q`` with every planar body's angle moved by whole turns to the one nearest ``q0``'s
+    (undamped deflated Newton can wander many turns away: the same assembly, with angles whose
+    round-off is no longer the model's), unless that breaks an equation (a driven angle)."""
+    if sys.spatial:
+        return q
+    at = slice(2, sys.c0_state, 3)
+    moved = q.copy()
+    moved[at] = q0[at] + np.remainder(q[at] - q0[at] + np.pi, 2 * np.pi) - np.pi
+    if np.array_equal(moved, q):
+        return q
+    ok = np.max(np.abs(sys.phi(moved)) / sys.eq_scale, initial=0.0) <= tol
+    return moved if ok else q
+
+
 def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
                     max_branches: int = 8):
     """Find an assembly satisfying ``condition(mech)``, by deflation.
@@ -338,7 +362,8 @@ def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
     """
     sys = mech.system()
     q_start = mech.state
-    found = []
+    found = []    # the distinct assemblies found
+    roots = []    # the roots deflated: assemblies, and the same turned by whole turns
 
     def accept(q):
         with mech.trying_state(q):
@@ -348,12 +373,12 @@ def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
 
     def deflate(X, dX, idx):
         """The deflated Newton step ``dq / (1 - grad(log M) . dq)`` (scaled coordinates)."""
-        if not found:
+        if not roots:
             return dX
         out = dX.copy()
         for k in range(len(X)):
             grad = np.zeros(sys.n)
-            for qi in found:
+            for qi in roots:
                 diff = sys.difference(X[k], qi) / c
                 d2 = float(diff @ diff)
                 if d2 == 0.0:
@@ -369,15 +394,21 @@ def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
     total = 0
     for attempt in range(max_branches):
         q = q_start.copy()
-        if attempt:  # leave the root(s) already found: a small, seeded kick
-            q = sys.retract(q, 0.05 * c * rng.standard_normal(sys.n))
+        if attempt:  # leave the root(s) already found: a seeded kick, small at first and
+            # larger on later attempts (another assembly can be a mirror image away)
+            kick = min(0.05 * 3.0 ** (attempt - 1), 1.0)
+            q = sys.retract(q, kick * c * rng.standard_normal(sys.n))
         out = core_newton(sys.problem(), q[None], tol=tol, max_iterations=max_iterations,
                           strategy=strategy, damped=False, transform=deflate)
         total += int(out.iterations[0])
         q = out.x[0]
         if not out.success[0] or any(
-                np.max(np.abs(sys.difference(q, qi) / c)) < 1e-6 for qi in found):
+                np.max(np.abs(sys.difference(q, qi) / c)) < 1e-6 for qi in roots):
             continue
+        roots.append(q)     # deflated from now on, a turn of an angle apart included
+        q = _nearest_turns(sys, q, q_start, tol)
+        if any(np.max(np.abs(_scaled_gap(sys, q, qi))) < 1e-6 for qi in found):
+            continue        # an assembly found already, some angle a whole turn on
         found.append(q)
         if accept(q):
             q, result, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, analyse=True)
