@@ -350,7 +350,7 @@ def _nearest_turns(sys, q, q0, tol: float) -> np.ndarray:
 
 
 def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
-                    max_branches: int = 8):
+                    max_branches: int = 16):
     """Find an assembly satisfying ``condition(mech)``, by deflation.
 
     The ordinary solve gives the first assembly; if it fails the condition, Newton is run
