@@ -67,10 +67,10 @@ EPS = float(np.finfo(float).eps)
 #: A Newton correction below ``QUICK * sqrt(pose_rtol)`` of every coordinate's size is the
 #: last one needed: after it the error is of the order of its square times the problem's
 #: nonlinearity (below 100 in the model's units), under ``pose_rtol``. Only the residual is
-#: evaluated after it, to confirm ``tol``, and the simplified correction there (one triangular
-#: solve with the same factorization) to confirm the error: the nonlinearity estimated from the
-#: last step is a lower bound, and a step dominated by linear directions can underestimate it
-#: by orders of magnitude.
+#: evaluated after it, to confirm ``tol``. A last step taken on Deuflhard's estimate instead
+#: (the nonlinearity estimated from the step before, a lower bound that a step dominated by
+#: linear directions can underestimate by orders of magnitude) is also confirmed by the
+#: simplified correction there (one more solve with the same factorization).
 QUICK = 0.1
 #: Items left in a batch below which each is finished by the one-item path.
 _FEW = 8
@@ -344,6 +344,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
         # a correction this small is the last one Newton needs: quadratic convergence leaves
         # an error of the order of its square times the nonlinearity (see QUICK)
         quick = ~stop & np.all(np.abs(s) <= QUICK * math.sqrt(pose_rtol) * mag, axis=1)
+        by_size = quick.copy()
         if damped and has_prev[idx].any():
             # Deuflhard's estimate of the error a full step leaves, omega/2 |dx|^2, with
             # omega/2 = |dxbar| / |dx|^2 of the last (full) step
@@ -360,14 +361,16 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
                 rq = np.where(np.isfinite(Fq).all(axis=1), np.max(np.abs(Fq) / e, axis=1),
                               np.inf)
             okq = rq <= tol
-            if okq.any():
-                # confirmed by the simplified correction there (the same factorization): the
-                # estimates above are lower bounds of the nonlinearity, this is the error
-                at = q_at[okq]
-                sbq = fac.solve(-Fq[okq], at)
+            check = okq & ~by_size[q_at]
+            if check.any():
+                # an item taken by the estimate from the last step, a lower bound of the
+                # nonlinearity, is confirmed by the simplified correction there (the same
+                # factorization): that is its error
+                at = q_at[check]
+                sbq = fac.solve(-Fq[check], at)
                 if transform is not None:
-                    sbq = transform(Xq[okq], sbq, q_items[okq])
-                okq[okq] = np.all(np.abs(sbq / c) <= pose_rtol * mag[at], axis=1)
+                    sbq = transform(Xq[check], sbq, q_items[check])
+                okq[check] = np.all(np.abs(sbq / c) <= pose_rtol * mag[at], axis=1)
             done = q_items[okq]
             X[done], F_out[done], D_out[done] = Xq[okq], Fq[okq], D[q_at[okq]]
             res[done], status[done] = rq[okq], CONVERGED
@@ -577,7 +580,8 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
             else:
                 status = MAX_ITERATIONS if math.isfinite(nd) else NOT_FINITE
             break
-        if _within(s, quick) or (
+        by_size = _within(s, quick)
+        if by_size or (
                 has_prev and lam_prev >= 1.0
                 and _nrm(sbar_prev) / nd_prev**2 * nd * nd <= min_mag):
             # the last step Newton needs: see QUICK, and Deuflhard's estimate of the error a
@@ -585,9 +589,9 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
             xq = problem.retract(x[None], dx[None])[0]
             Fq = problem.residual(xq[None], idx)[0]
             rq = _maxabs(Fq * inv_e) if _finite(Fq) else math.inf
-            # confirmed by the simplified correction there (the same factorization): the
-            # estimates above are lower bounds of the nonlinearity, this is the error
-            if rq <= tol and _within(step_of(xq, fac, -Fq)[1], mag):
+            # the estimate is a lower bound of the nonlinearity: a step it took is confirmed by
+            # the simplified correction there (the same factorization), which is its error
+            if rq <= tol and (by_size or _within(step_of(xq, fac, -Fq)[1], mag)):
                 x, F, res, status = xq, Fq, rq, CONVERGED
                 it += 1
                 break
