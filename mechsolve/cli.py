@@ -235,6 +235,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--dpi must be positive")
     if getattr(args, "no_animation", False) and getattr(args, "output", None) is not None:
         parser.error("--output names the animation file; it cannot go with --no-animation")
+    output = getattr(args, "output", None)
+    if output is not None:
+        from .plot.animation import _FFMPEG_SUFFIXES, _PILLOW_SUFFIXES
+
+        suffix = pathlib.Path(output).suffix.lower()
+        if suffix not in _PILLOW_SUFFIXES + _FFMPEG_SUFFIXES + (".html", ".htm"):
+            parser.error(f"--output {output}: an animation needs a .gif, .webp, .mp4 or .html "
+                         f"file name; for a still picture use --plot {output}")
     return args.func(args)
 
 

@@ -76,3 +76,13 @@ def test_cli_list_help_and_errors(capsys):
         cli.main(["--help"])
     with pytest.raises(SystemExit):
         cli.main(["demo", "fourbar", "--no-animation", "--output", "x.gif"])
+
+
+def test_cli_output_that_is_not_an_animation_is_refused_before_solving(capsys):
+    with pytest.raises(SystemExit) as err:
+        cli.main(["demo", "fourbar", "-o", "x.png"])
+    assert err.value.code == 2
+    message = capsys.readouterr().err
+    assert "--output x.png: an animation needs a .gif, .webp, .mp4 or .html file name; " \
+           "for a still picture use --plot x.png" in message
+    assert "writer=" not in message and "poses solved" not in message
