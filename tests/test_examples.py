@@ -86,3 +86,11 @@ def test_cli_output_that_is_not_an_animation_is_refused_before_solving(capsys):
     assert "--output x.png: an animation needs a .gif, .webp, .mp4 or .html file name; " \
            "for a still picture use --plot x.png" in message
     assert "writer=" not in message and "poses solved" not in message
+
+
+def test_cli_demo_list_speaks_of_mechanisms_not_parameters(capsys):
+    assert cli.main(["demo", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "parallelogram" in out and "slider-crank-3d" in out
+    for name in ("n_cranks", "offset[", "``"):
+        assert name not in out, name

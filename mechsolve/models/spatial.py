@@ -246,7 +246,9 @@ def stewart(pose: Frame | None = None) -> Model:
 
 def slider_crank_3d(crank=1.0, rod=3.0, offset=(0.5, 0.8)) -> Model:
     """3D slider-crank: crank about z, a rod with a ball at the crank and a universal at the
-    slider, which slides along a line parallel to x through ``(0, offset[0], offset[1])``.
+    slider, which slides along a line parallel to x.
+
+    The slider's line passes through ``(0, offset[0], offset[1])``.
     """
     mech = Mechanism(dim=3, name="3D slider-crank")
     g = mech.ground
