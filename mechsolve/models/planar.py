@@ -353,7 +353,8 @@ def parallelogram(n_cranks: int = 3) -> Model:
     """Parallelogram with parallel cranks of length 1 (three by default; redundant for 3 or
     more).
 
-    ``n_cranks`` cranks; Gruebler counts ``3 - n_cranks`` + 1 degrees of freedom; the linkage moves with one.
+    ``n_cranks`` cranks; Gruebler counts ``3 - n_cranks`` + 1 degrees of freedom; the linkage
+    moves with one.
     """
     mech = Mechanism(name="parallelogram")
     g = mech.ground
