@@ -171,6 +171,7 @@ class Mechanism:
         state = self.__dict__.copy()
         state["_q"] = self._q.copy()
         del state["_buffer"]
+        state["_system"] = None     # compiled again on first use (it holds joint classes)
         return state
 
     def __setstate__(self, state: dict) -> None:

@@ -232,10 +232,6 @@ _UNPICKLABLE_GENERATED = (
     "bug: {name} subclasses are made with type() inside {name}.__new__ under ABCMeta, so "
     "their __module__ is 'abc' and their name ('{name}[x,rz]') is no module attribute: "
     "pickle.dumps of a mechanism holding one raises PicklingError")
-_UNPICKLABLE_SYMBOLIC = (
-    "bug: classes made by mechsolve.symbolic.symbolic_joint (the catalog's too) say "
-    "__module__ 'mechsolve.symbolic' but are not attributes of it: pickle.dumps of a "
-    "mechanism holding one raises PicklingError")
 
 
 def _pickle_bug(case):
@@ -244,9 +240,7 @@ def _pickle_bug(case):
         fam = family_of(cls)
         if fam is not None:
             return _UNPICKLABLE_GENERATED.format(name=fam.__name__)
-        if issubclass(cls, SymbolicJoint):
-            return _UNPICKLABLE_SYMBOLIC
-    return None
+    return None     # symbolic joints pickle by their definition (issue 15)
 
 
 def _pickle_params():

@@ -1070,3 +1070,29 @@ def test_body_symbols_need_a_label():
         with pytest.raises(ValueError, match="a body label must be a non-empty string"):
             kind("")
         assert str(kind(2).x) == "x2" and str(kind("a").x) == "x_a"
+
+
+def test_a_mechanism_with_symbolic_joints_pickles():
+    """Symbolic joint classes are made at run time; instances pickle by their definition and
+    come back as one class per definition, solving as before (issue 15)."""
+    import pickle
+
+    Circle = catalog.circle_joint()
+    mech = ms.Mechanism()
+    ring = mech.add_body("ring", position=(1.0, 0.5), angle=0.3)
+    rider = mech.add_body("rider", position=(3.0, 0.6), angle=0.3)
+    other = mech.add_body("other", position=(3.0, 0.6), angle=0.3)
+    mech.add(ms.joints.Fixed(mech.ground, ring, (1.0, 0.5), (0, 0), angle=0.3))
+    track = mech.add(Circle(ring, rider, R=2.0, s=0.1, name="track"))
+    mech.add(Circle(ring, other, R=1.5, s=0.2, name="inner"))
+    mech.add(ms.joints.CoordinateDriver(track, 0.5, name="arc"))
+    mech.add(ms.joints.CoordinateDriver(mech.joint("inner"), 0.25, name="arc2"))
+    mech.solve()
+    copy = pickle.loads(pickle.dumps(mech))
+    assert type(copy.joint("track")) is type(copy.joint("inner"))
+    assert copy.joint("inner").R == 1.5
+    np.testing.assert_array_equal(copy.state, mech.state)
+    for m in (mech, copy):
+        m.joint("arc").value = 1.0
+        m.solve()
+    np.testing.assert_array_equal(copy.state, mech.state)

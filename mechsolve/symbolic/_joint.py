@@ -121,6 +121,14 @@ class SymbolicJoint(Joint):
                                      for nm in cls.own_coordinates])
         super().__init__(bodies, p, name=name)
 
+    # -- pickling -------------------------------------------------------------------------------
+    def __reduce_ex__(self, protocol):
+        """Pickle by definition: the class is made by :func:`symbolic_joint` at run time and
+        cannot be found by name, so it is made again (from the code cache) when unpickled."""
+        cls = type(self)
+        return (_unpickle_symbolic, (cls.definition, cls.__doc__, cls._use_cse,
+                                     self.__dict__.copy()))
+
     # -- values ---------------------------------------------------------------------------------
     @property
     def own_values(self) -> np.ndarray:
@@ -220,6 +228,29 @@ def _own_property(i: int, nm: str):
         self.coordinates = values
 
     return property(get, set_, doc=f"Own coordinate ``{nm}`` (a coordinate of the state).")
+
+
+#: Classes made again when unpickling, by definition: every instance of one class pickled
+#: together comes back with one class (and a mechanism's groups stay one per class).
+_UNPICKLED: dict = {}
+
+
+def _unpickle_symbolic(definition, doc, use_cse, state):
+    """An instance of the symbolic joint class of ``definition`` with ``state`` (pickling)."""
+    key = (definition.name, repr(definition.bodies), tuple(map(str, definition.phi)),
+           tuple(map(str, definition.params)), tuple(map(str, definition.coordinates)),
+           str(definition.time), definition.labels, tuple(sorted(definition.defaults.items())),
+           doc, use_cse)
+    cls = _UNPICKLED.get(key)
+    if cls is None:
+        cls = _UNPICKLED[key] = symbolic_joint(
+            definition.name, bodies=list(definition.bodies), phi=list(definition.phi),
+            params=list(definition.params), coordinates=list(definition.coordinates),
+            time=definition.time, labels=definition.labels, defaults=definition.defaults,
+            doc=doc, use_cse=use_cse)
+    joint = cls.__new__(cls)
+    joint.__dict__.update(state)
+    return joint
 
 
 def symbolic_joint(name: str, *, bodies, phi, params=(), coordinates=(), time=None,
@@ -332,6 +363,7 @@ def symbolic_joint(name: str, *, bodies, phi, params=(), coordinates=(), time=No
         "_evaluate": classmethod(ns["evaluate"]),
         "_phi_t": classmethod(ns["phi_t"]),
         "_gamma": classmethod(ns["gamma"]),
+        "_use_cse": use_cse,
     }
     for i, s in enumerate(defn.params):
         namespace[s.name] = _param_property(i, s.name)
