@@ -33,7 +33,6 @@ from _joint_cases import (
     CATALOG_CALLS,
     SKIPPED,
     case_class,
-    case_classes,
     displace,
     family_of,
     package_classes,
@@ -228,32 +227,7 @@ def test_batch_axis_equals_item_by_item(case):
 
 
 # -- 5: pickling inside a mechanism -------------------------------------------------------------
-_UNPICKLABLE_GENERATED = (
-    "bug: {name} subclasses are made with type() inside {name}.__new__ under ABCMeta, so "
-    "their __module__ is 'abc' and their name ('{name}[x,rz]') is no module attribute: "
-    "pickle.dumps of a mechanism holding one raises PicklingError")
-
-
-def _pickle_bug(case):
-    """The known reason a case's mechanism cannot be pickled, or None."""
-    for cls in case_classes(case)[1]:
-        fam = family_of(cls)
-        if fam is not None:
-            return _UNPICKLABLE_GENERATED.format(name=fam.__name__)
-    return None     # symbolic joints pickle by their definition (issue 15)
-
-
-def _pickle_params():
-    out = []
-    for case in CASE_IDS:
-        reason = _pickle_bug(case)
-        marks = () if reason is None else pytest.mark.xfail(
-            strict=True, raises=pickle.PicklingError, reason=reason)
-        out.append(pytest.param(case, marks=marks, id=case))
-    return out
-
-
-@pytest.mark.parametrize("case", _pickle_params())
+@pytest.mark.parametrize("case", CASE_IDS)
 def test_pickled_mechanism_keeps_the_residual(case):
     joint, cls = _build(case)
     mech = joint.mechanism

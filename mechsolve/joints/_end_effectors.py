@@ -842,6 +842,18 @@ class GeneralSpatialEndEffector(_LinkEndEffector):
     def mask(self) -> np.ndarray:
         return np.array([r in self._rows_spec for r in _FRAME_ROWS])
 
+    def __reduce_ex__(self, protocol):
+        """Pickle by the rows: the class of a mask is made at run time and cannot be found by
+        name, so it is made again when unpickled."""
+        return (_unpickle_general, (type(self)._rows_spec, self.__dict__.copy()))
+
+
+def _unpickle_general(rows, state):
+    """A :class:`GeneralSpatialEndEffector` of the rows ``rows`` with ``state`` (pickling)."""
+    joint = GeneralSpatialEndEffector.__new__(GeneralSpatialEndEffector, mask=list(rows))
+    joint.__dict__.update(state)
+    return joint
+
 
 def _mask_rows(mask) -> tuple[str, ...]:
     if mask is None:

@@ -764,6 +764,13 @@ class PerpendicularAxes(_FrameJoint):
 _GENERIC_CLASSES: dict = {}
 
 
+def _unpickle_generic(rows, state):
+    """A :class:`GenericJoint` of the components ``rows`` with ``state`` (pickling)."""
+    joint = GenericJoint.__new__(GenericJoint, components=rows)
+    joint.__dict__.update(state)
+    return joint
+
+
 class GenericJoint(_FrameJoint):
     """Constrain a chosen subset of the six relative components of two frames.
 
@@ -832,6 +839,11 @@ class GenericJoint(_FrameJoint):
     def __init__(self, body1, body2, frame1=None, frame2=None, components=(), *, axis=None,
                  name: str | None = None) -> None:
         _FrameJoint.__init__(self, body1, body2, frame1, frame2, axis=axis, name=name)
+
+    def __reduce_ex__(self, protocol):
+        """Pickle by the components: the class of a set of components is made at run time and
+        cannot be found by name, so it is made again when unpickled."""
+        return (_unpickle_generic, (type(self)._rows, self.__dict__.copy()))
 
 
 class SpatialDistance(_FrameJoint, Distance, variant_of=Distance):
