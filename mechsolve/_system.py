@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from ._linear import BandOrdering
 from ._scale import characteristic_length
+from .joints.base import DriverJoint
 from .spatial._quat import quat_conjugate, quat_exp, quat_log, quat_multiply, quat_normalize
 
 # Dense LAPACK below this many unknowns, SciPy sparse LU above.
@@ -80,6 +81,7 @@ class System:
                     len(j._coord_refs) if cls._coordinate_slot else 0)].append(i)
         self.groups = []
         self._group_of = None
+        self._stateful = None
         self._joint_index = []   # per group: the joints' indices in joint order
         rows, cols = [], []
         offset = 0
@@ -134,6 +136,16 @@ class System:
         self.verdict = None
         self.redundant: list = []
         self.free = 0
+
+    @property
+    def stateful_joints(self) -> tuple[list, list]:
+        """The drivers and the time-dependent joints: what a failed call restores besides the
+        state (found once per topology, not at every call)."""
+        if self._stateful is None:
+            self._stateful = (
+                [j for j in self.joints if isinstance(j, DriverJoint)],
+                [j for j in self.joints if getattr(j, "time_dependent", False)])
+        return self._stateful
 
     @property
     def group_of(self) -> dict:

@@ -600,8 +600,7 @@ class Mechanism:
     def _unchanged_on_failure(self):
         """Restore the state, time, driver values and profiles and time-dependent joints'
         times if the block raises (anything: a failure, a time limit, a user callback)."""
-        drivers = [j for j in self._joints if isinstance(j, DriverJoint)]
-        timed = [j for j in self._joints if getattr(j, "time_dependent", False)]
+        drivers, timed = self.system().stateful_joints if self._joints else ((), ())
         saved = (self._q.copy(), self.time, [(d, d._p.copy(), d.profile) for d in drivers],
                  [(j, j.time) for j in timed])
         try:
