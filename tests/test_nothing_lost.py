@@ -227,3 +227,18 @@ def test_analyses_at_an_unassembled_pose_fail_or_complete_without_changes(timed_
         assert method in ("velocity", "acceleration")
         assert "needs an assembled mechanism" in str(err)
     _assert_unchanged(mech, before)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 1e3])
+def test_a_branch_search_counts_each_assembly_once(scale):
+    """A four-bar has two assemblies at a regular crank angle; the search counts an assembly
+    turned by whole turns as the same one (campaign starts had it report 4 or 6), in any
+    unit."""
+    model = ms.models.fourbar(ground=4 * scale, crank=scale, coupler=3 * scale,
+                              rocker=3.5 * scale)
+    mech = model.mechanism
+    model.driver.value = 0.7
+    mech.solve()
+    with pytest.raises(ms.SolveError, match=r"^found 2 assemblies of the mechanism from this "
+                                            r"start, and none satisfies the branch condition$"):
+        mech.solve(branch=lambda m: False)
