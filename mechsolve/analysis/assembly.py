@@ -325,12 +325,17 @@ def closest_to_goals(sys, q0, is_goal, *, tol: float, max_iterations: int):
     return q, res
 
 
+def _wrap(angle):
+    """An angle (or angles) taken to (-pi, pi]: modulo whole turns."""
+    return np.remainder(angle + np.pi, 2 * np.pi) - np.pi
+
+
 def _scaled_gap(sys, q, q0) -> np.ndarray:
     """The increment from ``q0`` to ``q`` in the model's units, a planar body's angle taken
     modulo whole turns (an assembly turned by 2 pi is the same assembly)."""
     d = sys.difference(q, q0) / sys.col_scale
     if not sys.spatial:
-        d[2:sys.c0_incr:3] = np.remainder(d[2:sys.c0_incr:3] + np.pi, 2 * np.pi) - np.pi
+        d[2:sys.c0_incr:3] = _wrap(d[2:sys.c0_incr:3])
     return d
 
 
@@ -342,7 +347,7 @@ def _nearest_turns(sys, q, q0, tol: float) -> np.ndarray:
         return q
     at = slice(2, sys.c0_state, 3)
     moved = q.copy()
-    moved[at] = q0[at] + np.remainder(q[at] - q0[at] + np.pi, 2 * np.pi) - np.pi
+    moved[at] = q0[at] + _wrap(q[at] - q0[at])
     if np.array_equal(moved, q):
         return q
     ok = np.max(np.abs(sys.phi(moved)) / sys.eq_scale, initial=0.0) <= tol
