@@ -12,6 +12,7 @@ import types as _types
 from . import joints, models, models_spatial, plot, robots
 from .analysis import DofReport, Motion
 from .body import Body, SpatialBody
+from .io.model import ModelFileError, load
 from .mechanism import Mechanism
 from .solver import RedundantEquation, SolveError, SolveResult, SweepError
 from .spatial import (
@@ -31,7 +32,7 @@ __all__ = [
     "Mechanism", "Body", "SpatialBody", "joints", "models", "models_spatial", "plot",
     "robots", "profiles",
     "SolveResult", "SolveError", "SweepError", "RedundantEquation",
-    "DofReport", "Motion",
+    "DofReport", "Motion", "load", "ModelFileError",
     "Orientation", "Frame", "MovingFrame", "FrameMismatchError",
     "GeneralVelocity", "GeneralAcceleration", "GeneralForce", "MassProperties",
 ]

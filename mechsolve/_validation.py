@@ -79,12 +79,16 @@ def _all_finite(arr: np.ndarray) -> bool:
 
 
 def as_direction(value, name: str, size: int) -> np.ndarray:
-    """Return ``value`` as a unit vector of length ``size``; a zero vector is an error."""
+    """Return ``value`` as a unit vector of length ``size``; a zero vector is an error.
+
+    A vector already of unit length to within four units in the last place is returned as
+    given, so that a direction written out and read back is the same.
+    """
     arr = as_vector(value, name, size)
     norm = float(np.linalg.norm(arr))
     if norm < 1e-12:
         raise ValueError(f"{name} must be a non-zero direction, got {arr.tolist()}")
-    return arr / norm
+    return arr if abs(norm - 1.0) <= 4 * np.finfo(float).eps else arr / norm
 
 
 def as_name(value, name: str = "name") -> str | None:

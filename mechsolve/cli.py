@@ -1,5 +1,8 @@
 """The ``mechsolve`` command.
 
+``mechsolve solve|sweep|dof|check FILE`` work on model files and ``mechsolve convert`` writes
+one from a URDF arm (see :mod:`mechsolve._cli_files`).
+
 ``mechsolve demo NAME`` solves a built-in mechanism over its driver range, prints a table of
 driver value, output pose, residual and iterations, and the time taken, and writes an animation
 of the motion (``NAME.gif`` in the current directory, or ``--output PATH``; ``--no-animation``
@@ -217,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="resolution of the animation, dots per inch (default 80; the "
                            "picture uses 1.25 times this)")
     demo.set_defaults(func=_demo)
+    from ._cli_files import add_commands
+
+    add_commands(sub)
     return parser
 
 
@@ -235,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--dpi must be positive")
     if getattr(args, "no_animation", False) and getattr(args, "output", None) is not None:
         parser.error("--output names the animation file; it cannot go with --no-animation")
-    output = getattr(args, "output", None)
+    output = getattr(args, "output", None) if args.command == "demo" else None
     if output is not None:
         from .plot.animation import _FFMPEG_SUFFIXES, _PILLOW_SUFFIXES
 

@@ -75,6 +75,11 @@ class Mechanism:
         #: Velocities and accelerations computed at a state, time and driver setting (see
         #: :mod:`mechsolve.analysis.rates`): ``{"key": ..., "nu": ..., "nudot": ...}``.
         self.rates_cache: dict = {"key": None, "nu": None, "nudot": None}
+        #: The units a model file declared (``{"length": "mm", "angle": "deg"}``): labels for
+        #: saving and display; lengths carry no unit and angles are radians in Python.
+        self.units: dict = {}
+        #: Named sweeps (a model file's ``[[sweeps]]``): ``{name: NamedSweep(driver, values)}``.
+        self.sweeps: dict = {}
 
     @property
     def length_scale(self) -> float:
@@ -175,8 +180,20 @@ class Mechanism:
         return state
 
     def __setstate__(self, state: dict) -> None:
+        state.setdefault("units", {})
+        state.setdefault("sweeps", {})
         self.__dict__.update(state)
         self._buffer = self._q
+
+    def save(self, path) -> None:
+        """Write this mechanism to a model file (TOML): :func:`mechsolve.io.model.save`.
+
+        ``ms.load(path)`` builds it again, with the same bodies, placement, joints, drivers,
+        targets, units and named sweeps.
+        """
+        from .io.model import save
+
+        save(self, path)
 
     def add_body(self, name: str, position=None, angle: float = 0.0, *,
                  orientation=None) -> Body:

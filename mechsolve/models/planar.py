@@ -39,6 +39,15 @@ class Model:
     description: str
     trace: list = field(default_factory=list)
 
+    def keep_sweep(self, name: str = "demo") -> Mechanism:
+        """The mechanism, with this model's sweep kept in :attr:`Mechanism.sweeps` under
+        ``name`` (the driver's values, the output body), as saved in a model file."""
+        from ..io.model import NamedSweep
+
+        self.mechanism.sweeps[name] = NamedSweep(self.driver.name, self.values,
+                                                 (self.output.name,))
+        return self.mechanism
+
 
 def _place(mech: Mechanism, name: str, a, b) -> Body:
     """A binary link from point ``a`` to ``b``: origin at the midpoint, x axis along it."""

@@ -112,7 +112,8 @@ def unit_quaternion(
     Without ``normalize`` every norm must be within :data:`UNIT_TOLERANCE` of 1; the message
     names the argument, the norm found and, for a stack, the index of the worst quaternion.
     With ``normalize`` any non-zero quaternion is accepted. Either way the result is scaled to
-    exactly unit length.
+    unit length, except quaternions already unit to within four units in the last place, which
+    are returned as given (so that a unit quaternion written out and read back is the same).
     """
     q = as_array(value, name, (4,))
     norm = np.linalg.norm(q, axis=-1, keepdims=True)
@@ -131,7 +132,12 @@ def unit_quaternion(
                 worst = np.unravel_index(np.argmax(deviation), deviation.shape)
                 found = f"got norm {float(norm[worst][0]):.6g} at index {index_text(worst)}"
             raise ValueError(f"{subject} must have unit norm ({found}); {remedy}")
-    return q / norm
+    return np.where(np.abs(norm - 1.0) <= _UNIT_ULPS, q, q / norm)
+
+
+#: Quaternions and directions whose norm is within this of 1 are unit already: rescaling them
+#: would only change their last bits.
+_UNIT_ULPS = 4 * np.finfo(float).eps
 
 
 def unit_quaternions_checked(q, name: str) -> np.ndarray:

@@ -1,0 +1,362 @@
+"""The ``mechsolve`` commands that work on model files: solve, sweep, dof, check, convert.
+
+* ``mechsolve solve FILE`` -- assemble the mechanism and print every body's pose;
+* ``mechsolve sweep FILE [--sweep NAME | --driver NAME --values START:STOP:STEP]`` -- follow a
+  driver, print a table of poses (``--rows``), write ``--csv``, ``--json``, ``--gif``,
+  ``--plot``;
+* ``mechsolve dof FILE`` -- the degrees-of-freedom report;
+* ``mechsolve check FILE`` -- read and assemble: exit status 0, or 1 with the message;
+* ``mechsolve convert robot.urdf -o robot.toml`` -- a URDF arm as a model file.
+
+Values on the command line and in the tables are in the file's units (degrees for the angles
+of a file with ``units.angle = "deg"``). Faults of the file or the command are reported in one
+message on standard error with exit status 1 (2 for wrong arguments), not a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import sys
+import time
+
+import numpy as np
+
+from .io.model import ModelFileError, NamedSweep, load
+from .solver import SolveError
+
+
+class _UserError(Exception):
+    """A fault of the command's input, reported in one line."""
+
+
+def _fail(msg: str) -> int:
+    print(f"mechsolve: {msg}", file=sys.stderr)
+    return 1
+
+
+def _load(path: str):
+    try:
+        return load(path)
+    except ModelFileError as exc:
+        raise _UserError(str(exc)) from None
+
+
+def _deg(mech) -> bool:
+    return mech.units.get("angle") == "deg"
+
+
+def _pose_columns(mech, bodies) -> list[str]:
+    unit = "deg" if _deg(mech) else "rad"
+    coords = ("x", "y", "z", f"turn {unit}") if mech.dim == 3 else ("x", "y", f"angle {unit}")
+    return [f"{b.name} {c}" for b in bodies for c in coords]
+
+
+def _pose_values(mech, poses: np.ndarray) -> np.ndarray:
+    """Rows of a body's poses ``(k, 3)`` or ``(k, 7)`` as printed: positions, then the planar
+    angle or the spatial rotation angle (``2 acos|w|``), in the file's angle unit."""
+    if mech.dim == 3:
+        turn = 2.0 * np.arccos(np.clip(np.abs(poses[:, 3]), 0.0, 1.0))
+        out = np.column_stack([poses[:, :3], turn])
+    else:
+        out = np.array(poses, dtype=float)
+    if _deg(mech):
+        out[:, -1] = np.degrees(out[:, -1])
+    return out
+
+
+def _table(header: list[str], rows: np.ndarray, stream=None) -> None:
+    stream = stream or sys.stdout
+    widths = [max(12, len(h)) for h in header]
+    stream.write("  ".join(f"{h:>{w}}" for h, w in zip(header, widths)) + "\n")
+    for row in rows:
+        stream.write("  ".join(f"{v:>{w}.6g}" if isinstance(v, float | np.floating) else
+                               f"{v!s:>{w}}" for v, w in zip(row, widths)) + "\n")
+
+
+def _progress(enabled: bool, total: int, label: str):
+    """A progress callback ``(done, total)`` drawing a tqdm bar, and a function closing it."""
+    if not enabled:
+        return None, lambda: None
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, desc=label, unit="pose", file=sys.stderr, leave=False)
+
+    def update(done: int, total: int) -> None:
+        bar.update(done - bar.n)
+
+    return update, bar.close
+
+
+# -- the commands -------------------------------------------------------------------------------
+def _solve(args) -> int:
+    mech = _load(args.file)
+    t0 = time.perf_counter()
+    try:
+        result = mech.solve()
+    except SolveError as exc:
+        return _fail(f"{args.file}: {exc}")
+    elapsed = time.perf_counter() - t0
+    print(f"{mech.name or args.file}: {result.message} in {result.iterations} iterations "
+          f"({elapsed * 1e3:.1f} ms), residual {result.residual:.1e}")
+    coords = ("x", "y", "z", "turn") if mech.dim == 3 else ("x", "y", "angle")
+    header = ["body", *coords]
+    rows = [[b.name, *_pose_values(mech, b.pose[None])[0]] for b in mech.bodies]
+    _table(header, rows)
+    if result.free_dof:
+        print(f"note: {result.free_dof} degree(s) of freedom left free: add drivers to fix "
+              "them")
+    if args.json:
+        _write_json(args.json, {"bodies": {b.name: b.pose.tolist() for b in mech.bodies},
+                                "iterations": int(result.iterations),
+                                "residual": float(result.residual), "units": mech.units})
+    return 0
+
+
+def _values(text: str, deg: bool) -> np.ndarray:
+    """``START:STOP:STEP`` (STOP included when a whole number of steps reaches it) or a comma
+    list, in the file's units, as the driver's values (radians for angles)."""
+    try:
+        if ":" in text:
+            parts = [float(p) for p in text.split(":")]
+            if len(parts) != 3:
+                raise ValueError
+            start, stop, step = parts
+            if step == 0 or not np.all(np.isfinite(parts)) or (stop - start) / step < 0:
+                raise ValueError
+            n = int(np.floor((stop - start) / step + 1e-9)) + 1
+            if n > 10**7:
+                raise _UserError(f"--values {text}: {n} values, more than 10000000")
+            vals = start + step * np.arange(n)
+        else:
+            vals = np.array([float(p) for p in text.split(",")])
+            if not np.all(np.isfinite(vals)):
+                raise ValueError
+    except ValueError:
+        raise _UserError(f"--values {text!r}: expected START:STOP:STEP with a step towards "
+                         "STOP (e.g. 0:360:1) or a comma-separated list of numbers") from None
+    return np.radians(vals) if deg else vals
+
+
+def _sweep_of(mech, args) -> tuple:
+    """The driver, its values and the output bodies of the sweep the arguments ask for."""
+    from .io._joint_codecs import driver_is_angle
+
+    named = None
+    if args.sweep is not None:
+        named = mech.sweeps.get(args.sweep)
+        if named is None:
+            known = ", ".join(mech.sweeps) or "none"
+            raise _UserError(f"{args.file}: no sweep named {args.sweep!r} (sweeps: {known})")
+    elif args.driver is None and args.values is None and mech.sweeps:
+        named = next(iter(mech.sweeps.values()))
+    if named is None and (args.driver is None and args.values is None):
+        raise _UserError(f"{args.file} names no sweep: give --driver NAME --values "
+                         "START:STOP:STEP")
+    driver_name = args.driver or (named.driver if named is not None else None)
+    if driver_name is None:
+        drivers = [j.name for j in mech.joints if hasattr(j, "value") and j.name]
+        if len(drivers) != 1:
+            raise _UserError(f"{args.file}: say which driver with --driver (drivers: "
+                             f"{', '.join(drivers) or 'none'})")
+        driver_name = drivers[0]
+    try:
+        driver = mech.joint(driver_name)
+    except (KeyError, ValueError):
+        drivers = [j.name for j in mech.joints if hasattr(j, "value") and j.name]
+        raise _UserError(f"{args.file}: no driver named {driver_name!r} (drivers: "
+                         f"{', '.join(drivers) or 'none'})") from None
+    if not hasattr(driver, "value"):
+        raise _UserError(f"{args.file}: {driver.describe()} is not a driver")
+    if args.values is not None:
+        values = _values(args.values, _deg(mech) and driver_is_angle(driver))
+    elif named is not None and named.driver == driver_name:
+        values = named.values
+    else:
+        raise _UserError(f"give --values for driver {driver_name!r}")
+    outputs = named.output if named is not None and named.output else ()
+    bodies = [mech.body(n) for n in outputs] or list(mech.bodies)
+    return driver, values, bodies
+
+
+def _sweep(args) -> int:
+    from .io._joint_codecs import driver_is_angle
+
+    mech = _load(args.file)
+    driver, values, bodies = _sweep_of(mech, args)
+    show = args.progress or sys.stderr.isatty()
+    update, close = _progress(show and len(values) > 50, len(values), "sweeping")
+    t0 = time.perf_counter()
+    try:
+        motion = mech.sweep(driver, values, progress=update)
+    except SolveError as exc:
+        close()
+        return _fail(f"{args.file}: {exc}")
+    close()
+    elapsed = time.perf_counter() - t0
+    angle = driver_is_angle(driver)
+    unit = ("deg" if _deg(mech) else "rad") if angle else mech.units.get("length", "")
+    # degrees to 15 digits, as a model file writes them: the values asked for (30, not
+    # 29.999999999999996 after the trip through radians)
+    shown_values = np.array([float(f"{x:.15g}") for x in np.degrees(motion.values)]) \
+        if angle and _deg(mech) else motion.values
+    header = [f"{driver.name}{' ' + unit if unit else ''}", *_pose_columns(mech, bodies),
+              "residual", "iterations"]
+    cols = [shown_values[:, None]] + [_pose_values(mech, motion.pose(b)) for b in bodies] \
+        + [motion.residuals[:, None], motion.iterations[:, None].astype(float)]
+    data = np.hstack(cols)
+    rows = np.unique(np.linspace(0, len(motion) - 1, max(2, args.rows)).round().astype(int))
+    _table(header, [[*r[:-1], int(r[-1])] for r in data[rows]])
+    print(f"{len(motion)} poses in {elapsed * 1e3:.1f} ms, largest residual "
+          f"{motion.residuals.max():.1e}")
+    status = 0
+    if args.csv:
+        try:
+            np.savetxt(args.csv, data, delimiter=",", header=",".join(header), comments="",
+                       fmt="%.17g")
+            print(f"wrote {len(motion)} rows to {pathlib.Path(args.csv).resolve()}")
+        except OSError as exc:
+            status = _fail(f"--csv {args.csv}: {exc.strerror or exc}")
+    if args.json:
+        status |= _write_json(args.json, {
+            "driver": driver.name, "units": mech.units, "columns": header,
+            "rows": data.tolist(), "states": motion.states.tolist()})
+    if args.gif or args.plot:
+        status |= _pictures(args, mech, motion)
+    return status
+
+
+def _write_json(path: str, payload: dict) -> int:
+    try:
+        pathlib.Path(path).write_text(json.dumps(payload, indent=1))
+    except OSError as exc:
+        return _fail(f"--json {path}: {exc.strerror or exc}")
+    print(f"wrote {pathlib.Path(path).resolve()}")
+    return 0
+
+
+def _pictures(args, mech, motion) -> int:
+    from .cli import _agg
+
+    _agg()
+    import matplotlib.pyplot as plt
+
+    from . import plot
+
+    status = 0
+    if args.plot:
+        if mech.dim == 3:
+            fig = plt.figure(figsize=(7.0, 7.0))
+            ax = fig.add_subplot(projection="3d")
+        else:
+            fig, ax = plt.subplots(figsize=(8.0, 6.0))
+        try:
+            plot.draw(mech, ax, state=motion.states[len(motion) // 8], motion=motion)
+            fig.savefig(args.plot, dpi=100)
+            print(f"wrote {pathlib.Path(args.plot).resolve()}")
+        except (OSError, ValueError) as exc:
+            status = _fail(f"--plot {args.plot}: {exc}")
+        finally:
+            plt.close(fig)
+    if args.gif:
+        anim = plot.animate(mech, motion, frames=min(len(motion), 120))
+        try:
+            anim.save(args.gif, dpi=80)
+            print(f"wrote {pathlib.Path(args.gif).resolve()}")
+        except (OSError, RuntimeError, ValueError) as exc:
+            status = _fail(f"--gif {args.gif}: {exc}")
+        finally:
+            plt.close(anim.drawing.ax.figure)
+    return status
+
+
+def _dof(args) -> int:
+    mech = _load(args.file)
+    print(mech.dof())
+    return 0
+
+
+def _check(args) -> int:
+    mech = _load(args.file)
+    try:
+        result = mech.solve()
+    except SolveError as exc:
+        return _fail(f"{args.file}: {exc}")
+    report = mech.dof()
+    print(f"{args.file}: ok: {len(mech.bodies)} bodies, {len(mech.joints)} joints, "
+          f"{report.free} free degree(s) of freedom after {report.drivers} driver(s); "
+          f"assembled in {result.iterations} iterations, residual {result.residual:.1e}")
+    return 0
+
+
+def _convert(args) -> int:
+    from .joints import CoordinateDriver
+    from .robots import load_urdf
+
+    src = pathlib.Path(args.file)
+    if src.suffix.lower() != ".urdf":
+        raise _UserError(f"{args.file}: convert reads a URDF file (.urdf)")
+    try:
+        arm = load_urdf(src, tip=args.tip)
+    except ValueError as exc:
+        raise _UserError(str(exc)) from None
+    model = arm.mechanism()
+    mech = model.mechanism
+    for j in model.joints:
+        mech.add(CoordinateDriver(j, 0.0, name=f"{j.name}_drive"))
+    mech.units = {"length": "m", "angle": "deg"}
+    first = f"{model.joints[0].name}_drive"
+    mech.sweeps["first-joint"] = NamedSweep(first, np.linspace(-np.pi, np.pi, 73))
+    out = pathlib.Path(args.output or src.with_suffix(".toml").name)
+    try:
+        mech.save(out)
+    except OSError as exc:
+        return _fail(f"-o {out}: {exc.strerror or exc}")
+    print(f"wrote {arm.n_joints}-joint arm {arm.name!r} to {out.resolve()}")
+    return 0
+
+
+def add_commands(sub) -> None:
+    """Register the file commands on the ``mechsolve`` parser's subparsers."""
+    def command(name, func, help_text):
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.add_argument("file", help="model file (.toml)" if name != "convert" else
+                       "URDF file (.urdf)")
+        p.set_defaults(func=_guarded(func))
+        return p
+
+    p = command("solve", _solve, "assemble the mechanism of a model file and print every "
+                                 "body's pose")
+    p.add_argument("--json", metavar="PATH", help="also write the poses as JSON")
+    p = command("sweep", _sweep, "follow a driver of a model file over its values and print "
+                                 "a table of poses")
+    p.add_argument("--sweep", metavar="NAME", help="a sweep named in the file (default: the "
+                                                   "first)")
+    p.add_argument("--driver", metavar="NAME", help="the driver to move")
+    p.add_argument("--values", metavar="START:STOP:STEP",
+                   help="driver values in the file's units, e.g. 0:360:1, or a,b,c")
+    p.add_argument("--rows", type=int, default=13, help="table rows to print (default 13)")
+    p.add_argument("--csv", metavar="PATH", help="write every pose as CSV")
+    p.add_argument("--json", metavar="PATH", help="write every pose and state as JSON")
+    p.add_argument("--gif", metavar="PATH", help="write an animation (.gif)")
+    p.add_argument("--plot", metavar="PATH", help="write a still picture (.png)")
+    p.add_argument("--progress", action="store_true",
+                   help="show a progress bar even when stderr is not a terminal")
+    command("dof", _dof, "print the degrees-of-freedom report of a model file")
+    command("check", _check, "read and assemble a model file: exit status 0 if it assembles, "
+                             "1 with the reason if not")
+    p = command("convert", _convert, "write a URDF arm as a model file (one body per link, a "
+                                     "driver per joint)")
+    p.add_argument("-o", "--output", metavar="PATH", help="model file to write (default: the "
+                                                          "URDF's name with .toml)")
+    p.add_argument("--tip", metavar="LINK", help="the chain's last link (default: the only "
+                                                 "leaf)")
+
+
+def _guarded(func):
+    def run(args) -> int:
+        try:
+            return func(args)
+        except _UserError as exc:
+            return _fail(str(exc))
+    return run

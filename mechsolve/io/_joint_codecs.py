@@ -1,0 +1,268 @@
+"""How each joint class is written in a model file and built from one.
+
+A joint's table in a model file is its constructor call written out: ``type`` (the class name
+a user imports from :mod:`mechsolve.joints`), ``name``, then the constructor's arguments by
+their names, in the file's units. :data:`CODECS` gives, per class, the arguments as
+``(key, kind, read, default)``:
+
+* ``key`` -- the constructor argument (and the file key);
+* ``kind`` -- how the value is written: ``"body"`` / ``"bodies"`` (names), ``"joint"`` /
+  ``"joints"`` (names of joints earlier in the file), ``"length"``, ``"angle"`` (degrees in a
+  file whose ``units.angle`` is ``"deg"``), ``"number"``, ``"points"`` (a vector of lengths),
+  ``"direction"``, ``"frame"`` (a table ``{position, orientation}``), ``"bool"``, ``"int"``,
+  ``"string"``, ``"value"`` (a driver value: an angle or a length, see
+  :func:`driver_is_angle`), ``"components"`` (GenericJoint's list of strings);
+* ``read(joint)`` -- the argument's value from a built joint (for saving);
+* ``default`` -- the constructor's default: a key whose value equals it is not written.
+
+Classes that are not listed (symbolic joints, the serial chain and the end effectors on sets
+of bodies or joints) cannot be saved yet; :func:`codec_of` says so by name.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..joints import (
+    AngleCoupler,
+    AngleDriver,
+    CircleJoint,
+    CoordinateDriver,
+    Cylindrical,
+    DHLink,
+    Distance,
+    DistanceDriver,
+    Driver,
+    Fixed,
+    Gear,
+    GenericJoint,
+    ParallelAxes,
+    PerpendicularAxes,
+    Planar,
+    PointOnLine,
+    PointOnPlane,
+    Prismatic,
+    PrismaticLink,
+    RackPinion,
+    Revolute,
+    RevoluteLink,
+    SlideDriver,
+    Spherical,
+    Universal,
+)
+from ..joints import _end_effectors as _ee
+from ..joints import _spatial as _sp
+from ..spatial import Frame, Orientation
+
+__all__ = ["CODECS", "codec_of", "driver_is_angle", "class_by_name"]
+
+
+def _frame(p: np.ndarray, q: np.ndarray) -> Frame:
+    return Frame(np.array(p, dtype=float), Orientation(np.array(q, dtype=float), normalize=True))
+
+
+def _bodies(j):
+    return [b.name for b in j.bodies]
+
+
+def _b(i):
+    return lambda j: j.bodies[i].name
+
+
+def _p(sl):
+    return lambda j: j._p[sl].copy()
+
+
+def _p1(i):
+    return lambda j: float(j._p[i])
+
+
+def driver_is_angle(joint) -> bool:
+    """Whether a driver's value is an angle (radians in Python, the file's angle unit in a
+    model file) rather than a length."""
+    if isinstance(joint, AngleDriver):
+        return True
+    if isinstance(joint, Driver):
+        return joint.dim == 2 and joint.coordinate == "angle"
+    if isinstance(joint, CoordinateDriver):
+        owner = joint.joint
+        if isinstance(owner, RevoluteLink | CircleJoint):
+            return True
+        if isinstance(owner, DHLink):
+            return owner._p[25] == 0.0
+        lengths = getattr(owner, "coordinate_lengths", None)
+        return lengths is not None and not bool(np.asarray(lengths)[joint.index])
+    return False
+
+
+def _prismatic_axis2(j):
+    a = j._p[4:6]
+    t = np.arctan2(a[1], a[0]) - j._p[6]
+    return np.array([np.cos(t), np.sin(t)]) if j._p[6] != 0.0 else None
+
+
+# frames of a two-frame spatial joint: point1, frame1 (quaternion), point2, frame2
+def _frame1(j):
+    return _frame(j._p[0:3], j._p[3:7])
+
+
+def _frame2(j):
+    return _frame(j._p[7:10], j._p[10:14])
+
+
+_IDENTITY = Frame()
+
+_PLANAR2 = [("bodies", "bodies", _bodies, None),
+            ("point1", "points", _p(slice(0, 2)), (0.0, 0.0)),
+            ("point2", "points", _p(slice(2, 4)), (0.0, 0.0))]
+_FRAMES = [("bodies", "bodies", _bodies, None),
+           ("frame1", "frame", _frame1, _IDENTITY),
+           ("frame2", "frame", _frame2, _IDENTITY)]
+
+
+def _link_joint(extra):
+    """Link joints: ``frame1``, ``frame2`` (of the second body), the precursor, ``s0``."""
+    return ([("bodies", "bodies", _bodies, None),
+             ("frame1", "frame", _frame1, _IDENTITY),
+             ("frame2", "frame", lambda j: _frame(j._p[14:17], j._p[17:21]), _IDENTITY),
+             ("precursor", "frame", lambda j: _frame(j._p[7:10], j._p[10:14]), _IDENTITY)]
+            + extra)
+
+
+def _link_end_effector(target_kind, extra=()):
+    """End effectors on a link: the target is a frame, or a point when its orientation is the
+    identity and the kind takes a point, or a number (``target_kind`` "length" or "angle")."""
+    return ([("link", "body", lambda j: j.link.name, None),
+             ("frame", "frame", lambda j: _frame(j._p[7:10], j._p[10:14]), _IDENTITY),
+             ("target", target_kind, _ee_target, None),
+             ("relative_to", "body", lambda j: j.relative_to.name, "ground"),
+             ("reference", "frame", lambda j: _frame(j._p[0:3], j._p[3:7]), _IDENTITY)]
+            + list(extra))
+
+
+def _ee_target(j):
+    kind = j._target_kind
+    if kind == "scalar":
+        return float(j.target)
+    if kind == "point" and np.all(j._p[17:21] == (1.0, 0.0, 0.0, 0.0)):
+        return j._p[14:17].copy()
+    return j.target_frame
+
+
+#: ``{class: [(key, kind, read, default), ...]}`` -- see the module docstring.
+CODECS: dict[type, list] = {
+    Revolute: _PLANAR2,
+    Fixed: _PLANAR2 + [("angle", "angle", _p1(4), 0.0)],
+    Distance: _PLANAR2 + [("length", "length", _p1(4), 1.0)],
+    PointOnLine: _PLANAR2 + [("axis", "direction", _p(slice(4, 6)), (1.0, 0.0))],
+    Prismatic: _PLANAR2 + [("axis", "direction", _p(slice(4, 6)), (1.0, 0.0)),
+                           ("axis2", "direction", _prismatic_axis2, None)],
+    Gear: [("bodies", "bodies", lambda j: _bodies(j)[:2], None),
+           ("radius1", "length", _p1(0), None),
+           ("radius2", "length", lambda j: abs(float(j._p[1])), None),
+           ("internal", "bool", lambda j: bool(j._p[1] < 0), False),
+           ("carrier", "body", _b(2), "ground"),
+           ("phase", "length", _p1(2), 0.0)],
+    RackPinion: [("pinion", "body", _b(1), None), ("rack", "body", _b(0), None),
+                 ("radius", "length", _p1(6), None),
+                 ("pinion_point", "points", _p(slice(2, 4)), (0.0, 0.0)),
+                 ("rack_point", "points", _p(slice(0, 2)), (0.0, 0.0)),
+                 ("axis", "direction", _p(slice(4, 6)), (1.0, 0.0)),
+                 ("phase", "length", _p1(7), 0.0)],
+    Driver: [("body", "body", _b(0), None),
+             ("coordinate", "string", lambda j: j.coordinate, None),
+             ("value", "value", lambda j: j.value, 0.0)],
+    AngleDriver: [("joint", "joint", lambda j: j.joint.name, None),
+                  ("value", "value", lambda j: j.value, 0.0)],
+    SlideDriver: [("joint", "joint", lambda j: j.joint.name, None),
+                  ("value", "value", lambda j: j.value, 0.0)],
+    DistanceDriver: [("bodies", "bodies", _bodies, None),
+                     ("point1", "points", _p(slice(0, 2)), (0.0, 0.0)),
+                     ("point2", "points", _p(slice(2, 4)), (0.0, 0.0)),
+                     ("value", "value", lambda j: j.value, 1.0)],
+    CoordinateDriver: [("joint", "joint", lambda j: j.joint.name, None),
+                       ("value", "value", lambda j: j.value, 0.0),
+                       ("index", "int", lambda j: j.index, 0)],
+    AngleCoupler: [("revolute1", "joint", lambda j: j.revolutes[0].name, None),
+                   ("revolute2", "joint", lambda j: j.revolutes[1].name, None),
+                   ("ratio", "number", _p1(28), None),
+                   ("offset", "angle", _p1(29), None)],
+    Spherical: _FRAMES, Cylindrical: _FRAMES, Universal: _FRAMES, Planar: _FRAMES,
+    PointOnPlane: _FRAMES, ParallelAxes: _FRAMES, PerpendicularAxes: _FRAMES,
+    _sp.SpatialRevolute: _FRAMES, _sp.SpatialPrismatic: _FRAMES, _sp.SpatialFixed: _FRAMES,
+    _sp.SpatialPointOnLine: _FRAMES,
+    GenericJoint: _FRAMES + [("components", "components", lambda j: list(type(j)._rows), None)],
+    _sp.SpatialDistance: [("bodies", "bodies", _bodies, None),
+                          ("point1", "points", _p(slice(0, 3)), (0.0, 0.0, 0.0)),
+                          ("point2", "points", _p(slice(7, 10)), (0.0, 0.0, 0.0)),
+                          ("length", "length", _p1(14), 1.0)],
+    _sp.SpatialDistanceDriver: [("bodies", "bodies", _bodies, None),
+                                ("point1", "points", _p(slice(0, 3)), (0.0, 0.0, 0.0)),
+                                ("point2", "points", _p(slice(7, 10)), (0.0, 0.0, 0.0)),
+                                ("value", "value", lambda j: j.value, 1.0)],
+    RevoluteLink: _link_joint([("axis", "direction", _p(slice(21, 24)), (0.0, 0.0, 1.0))]),
+    PrismaticLink: _link_joint([("axis", "direction", _p(slice(21, 24)), (0.0, 0.0, 1.0))]),
+    DHLink: _link_joint([("d", "length", _p1(22), 0.0), ("a", "length", _p1(23), 0.0),
+                         ("alpha", "angle", _p1(24), 0.0), ("theta", "angle", _p1(21), 0.0),
+                         ("prismatic", "bool", lambda j: bool(j._p[25]), False)]),
+    CircleJoint: _link_joint([("radius", "length", _p1(21), 1.0)]),
+}
+for _cls in (_ee.PointEndEffector, _ee.FrameEndEffector, _ee.DirectionalFrameEndEffector,
+             _ee.AccelerometerEndEffector, _ee.XEndEffector, _ee.XYEndEffector,
+             _ee.LookAtEndEffector, _ee.FreeSpinInZEndEffector, _ee.SlidingEndEffector,
+             _ee.SlideXSpinZEndEffector, _ee.PointRotateEndEffector, _ee.PlanarEndEffector,
+             _ee.RcmEndEffector, _ee.OrientationEndEffector):
+    CODECS[_cls] = _link_end_effector("frame")
+CODECS[_ee.LinearConstraintEndEffector] = _link_end_effector("length")
+CODECS[_ee.AxisRotateEndEffector] = _link_end_effector("angle")
+CODECS[_ee.PointDistanceEndEffector] = _link_end_effector(
+    "length", [("center", "points", lambda j: j.center, (0.0, 0.0, 0.0))])
+# the spatial twins of the drivers (same arguments as their planar classes)
+CODECS[_sp.SpatialDriver] = CODECS[Driver]
+CODECS[_sp.SpatialAngleDriver] = CODECS[AngleDriver]
+CODECS[_sp.SpatialSlideDriver] = CODECS[SlideDriver]
+CODECS[_sp._SharedCarrierCoupler] = CODECS[AngleCoupler]
+
+
+def _public_name(cls: type) -> str:
+    """The name under which a class is written: the planar class for a spatial twin (the
+    constructor builds the twin from spatial bodies), ``GenericJoint`` for its subsets."""
+    from ..joints.base import SPATIAL_VARIANTS
+
+    for planar, twin in SPATIAL_VARIANTS.items():
+        if twin is cls:
+            return planar.__name__
+    if issubclass(cls, GenericJoint):
+        return "GenericJoint"
+    if cls is _sp._SharedCarrierCoupler:
+        return "AngleCoupler"
+    return cls.__name__
+
+
+def codec_of(joint):
+    """``(type name, argument specs)`` of a joint, or a ValueError naming what cannot be
+    saved yet."""
+    cls = type(joint)
+    spec = CODECS.get(cls)
+    if spec is None and issubclass(cls, GenericJoint):
+        spec = CODECS[GenericJoint]
+    if spec is None:
+        raise ValueError(f"{joint.describe()}: a {cls.__name__} cannot be written to a model "
+                         "file yet (supported: "
+                         f"{', '.join(sorted({_public_name(c) for c in CODECS}))})")
+    return _public_name(cls), spec
+
+
+def class_by_name(name: str, dim: int):
+    """The joint class a file's ``type`` names in a mechanism of dimension ``dim``, with the
+    argument specs of the class the constructor builds there (a planar class's spatial twin
+    from spatial bodies); ``(None, None)`` for a name that is not a class that can be read."""
+    from .. import joints
+    from ..joints.base import SPATIAL_VARIANTS
+
+    cls = getattr(joints, name, None) if name in joints.__all__ else None
+    if cls is None or not isinstance(cls, type):
+        return None, None
+    built = SPATIAL_VARIANTS.get(cls, cls) if dim == 3 else cls
+    spec = CODECS.get(built)
+    return (cls, spec) if spec is not None else (None, None)

@@ -1,0 +1,857 @@
+"""Model files: a mechanism in a TOML file that people write by hand and diff.
+
+A model file holds a mechanism's bodies (with their placement: the state), its joints and
+drivers (each a constructor call written out: ``type``, ``name`` and the constructor's
+arguments by name, see :mod:`mechsolve.io._joint_codecs`), the drivers' motion profiles, the
+end effectors with their targets, and named sweeps, in units declared once per file::
+
+    mechsolve = 1                    # the format version
+    name = "four-bar"
+    dimension = 2                    # 2 (planar, the default) or 3 (spatial)
+
+    [units]
+    length = "mm"                    # a label: lengths are read and kept as written
+    angle = "deg"                    # "rad" (the default) or "deg": every angle in this file
+
+    [[bodies]]
+    name = "crank"
+    position = [50.0, 0.0]
+    angle = 0.0                      # planar; a spatial body has orientation = [w, x, y, z]
+
+    [[joints]]
+    type = "Revolute"
+    name = "O2"
+    bodies = ["ground", "crank"]
+    point1 = [0.0, 0.0]              # body-local points, as in joints.Revolute(...)
+    point2 = [-50.0, 0.0]
+
+    [[joints]]
+    type = "Driver"
+    name = "motor"
+    body = "crank"
+    coordinate = "angle"
+    value = 0.0
+
+    [[sweeps]]
+    name = "turn"
+    driver = "motor"
+    values = { start = 0.0, stop = 360.0, num = 361 }     # or an array of values
+
+Why TOML: it is the format of ``pyproject.toml`` that Python users already write; it has
+comments, no significant indentation and a reader in the standard library (``tomllib``), and
+it parses to plain tables, arrays, strings and numbers, so reading runs no code from the file.
+(YAML has more pitfalls, such as ``no`` read as false and arbitrary-object tags.) The
+published JSON Schema of the format is :data:`SCHEMA_PATH` (``model.schema.json`` here).
+
+Lengths carry no unit in mechsolve: a file in millimetres gives a mechanism in millimetres,
+and ``units.length`` is kept as a label (in :attr:`Mechanism.units`) for saving and for the
+command line. Angles are radians in Python; a file with ``angle = "deg"`` has its angles in
+degrees: body angles, the angle arguments of joints, the values, profiles and sweeps of angle
+drivers. Spatial orientations are unit quaternions ``[w, x, y, z]`` (any non-zero multiple is
+normalized) and a joint frame is a table ``{position = [...], orientation = [w, x, y, z]}``
+or ``{position = [...], axis = [...]}`` (the frame's z axis, turned from the body's by the
+smallest rotation), or a point ``[x, y, z]`` alone.
+
+Saving writes the canonical form: keys in a fixed order, arguments equal to their constructor
+default left out, angles in degrees rounded to 15 significant digits (so that ``30`` degrees
+comes back as ``30.0``), other numbers exactly (the shortest text that reads back to the same
+float). Loading a canonical file and saving it gives the same text; any file loads to a
+mechanism whose saved form loads to the same mechanism.
+
+Every fault of a file raises :class:`ModelFileError` (a ValueError) whose message names the
+file, the key path (``joints[3].point1``, with the joint's type and name) or the line and
+column of a syntax error, what was found and what was expected. A mechanism is only returned
+whole: nothing is built from a file with a fault.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pathlib
+import sys
+
+import numpy as np
+
+__all__ = ["load", "loads", "save", "dumps", "ModelFileError", "FORMAT_VERSION",
+           "SCHEMA_PATH", "MAX_CHARACTERS", "MAX_MAGNITUDE", "NamedSweep"]
+
+#: The format version this module reads and writes (the file's ``mechsolve`` key).
+FORMAT_VERSION = 1
+#: Longest model file read, in bytes (16 MiB).
+MAX_CHARACTERS = 16 * 2**20
+#: Bound on the magnitude of every number in a model file.
+MAX_MAGNITUDE = 1e15
+#: The JSON Schema of the format.
+SCHEMA_PATH = pathlib.Path(__file__).with_name("model.schema.json")
+
+_TOP_KEYS = ("mechsolve", "name", "dimension", "length_scale", "time", "units", "bodies",
+             "joints", "sweeps")
+_UNIT_KEYS = ("length", "angle")
+_BODY_KEYS = ("name", "position", "angle", "orientation", "points")
+_SWEEP_KEYS = ("name", "driver", "values", "output")
+_PROFILES = ("ConstantSpeed", "Cubic", "Quintic", "Cycloidal")
+
+
+class ModelFileError(ValueError):
+    """A fault of a model file: the message names the file and the key path or line."""
+
+
+class NamedSweep:
+    """A sweep kept with a mechanism (a model file's ``[[sweeps]]``): the driver's name and
+    its values (radians for an angle driver)."""
+
+    __slots__ = ("driver", "values", "output")
+
+    def __init__(self, driver: str, values, output=()) -> None:
+        self.driver = str(driver)
+        self.values = np.array(values, dtype=float).reshape(-1)
+        self.output = tuple(output)
+
+    def __repr__(self) -> str:
+        return (f"NamedSweep(driver={self.driver!r}, {len(self.values)} values from "
+                f"{self.values[0]:g} to {self.values[-1]:g})" if len(self.values) else
+                f"NamedSweep(driver={self.driver!r}, no values)")
+
+
+# -- reading ------------------------------------------------------------------------------------
+class _Reader:
+    """One file being read: its name for messages, its units, and what is built so far."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.deg = False
+        self.dim = 2
+        self.mech = None
+
+    def fail(self, path: str, what: str):
+        where = f": {path}" if path else ""
+        return ModelFileError(f"model file {self.source}{where}: {what}")
+
+    # values
+    def number(self, v, path: str, kind: str = "number") -> float:
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            raise self.fail(path, f"expected a number, found {_shown(v)}")
+        x = float(v)
+        if not math.isfinite(x) or abs(x) > MAX_MAGNITUDE:
+            raise self.fail(path, f"expected a finite number of magnitude at most "
+                                  f"{MAX_MAGNITUDE:g}, found {_shown(v)}")
+        return math.radians(x) if kind == "angle" and self.deg else x
+
+    def vector(self, v, n: int | None, path: str, kind: str = "number") -> np.ndarray:
+        if not isinstance(v, list) or (n is not None and len(v) != n):
+            count = f"{n} numbers" if n is not None else "an array of numbers"
+            raise self.fail(path, f"expected {count}, found {_shown(v)}")
+        return np.array([self.number(x, f"{path}[{i}]", kind) for i, x in enumerate(v)])
+
+    def string(self, v, path: str) -> str:
+        if not isinstance(v, str) or not v:
+            raise self.fail(path, f"expected a non-empty string, found {_shown(v)}")
+        return v
+
+    def table(self, v, path: str, keys) -> dict:
+        if not isinstance(v, dict):
+            raise self.fail(path, f"expected a table, found {_shown(v)}")
+        unknown = [k for k in v if k not in keys]
+        if unknown:
+            raise self.fail(f"{path}.{unknown[0]}" if path else unknown[0],
+                            f"unknown key; expected one of {', '.join(keys)}")
+        return v
+
+    def array_of_tables(self, v, path: str) -> list:
+        if not isinstance(v, list) or not all(isinstance(x, dict) for x in v):
+            raise self.fail(path, f"expected an array of tables ([[{path}]]), found "
+                                  f"{_shown(v)}")
+        return v
+
+    def body(self, v, path: str):
+        name = self.string(v, path)
+        if name == "ground":
+            return self.mech.ground
+        found = self.mech._body_names.get(name)
+        if found is None:
+            known = ", ".join(repr(b.name) for b in self.mech.bodies[:8])
+            raise self.fail(path, f"no body named {name!r} (bodies: 'ground'"
+                                  f"{', ' + known if known else ''})")
+        return found
+
+    def joint(self, v, path: str):
+        name = self.string(v, path)
+        found = self.mech._joint_names.get(name)
+        if found is None:
+            raise self.fail(path, f"no joint named {name!r} before this one (a joint can "
+                                  "refer only to joints listed above it)")
+        return found
+
+    def quaternion(self, v, path: str):
+        from ..spatial import Orientation
+
+        q = self.vector(v, 4, path)
+        n = float(np.linalg.norm(q))
+        if not n > 0.0:
+            raise self.fail(path, "expected a quaternion [w, x, y, z] of non-zero length, "
+                                  f"found {_shown(v)}")
+        return Orientation(q if abs(n - 1.0) <= 4e-16 else q / n)
+
+    def frame(self, v, path: str):
+        from ..spatial import Frame, Orientation
+
+        if isinstance(v, list):
+            return self.vector(v, 3, path)
+        t = self.table(v, path, ("position", "orientation", "axis"))
+        p = self.vector(t["position"], 3, f"{path}.position") if "position" in t else \
+            np.zeros(3)
+        if "orientation" in t and "axis" in t:
+            raise self.fail(path, "give orientation or axis, not both")
+        if "axis" in t:
+            u = self.vector(t["axis"], 3, f"{path}.axis")
+            if not np.linalg.norm(u) > 0.0:
+                raise self.fail(f"{path}.axis", f"expected a non-zero direction, found "
+                                                f"{_shown(t['axis'])}")
+            return Frame(p, Orientation.identity().align_z(u / np.linalg.norm(u)))
+        o = self.quaternion(t["orientation"], f"{path}.orientation") \
+            if "orientation" in t else Orientation.identity()
+        return Frame(p, o)
+
+    def value(self, kind: str, v, path: str, angle_value: bool = False):
+        """A constructor argument of the given kind (see _joint_codecs) from the file."""
+        if kind == "body":
+            return self.body(v, path)
+        if kind == "bodies":
+            if not isinstance(v, list) or not v:
+                raise self.fail(path, f"expected an array of body names, found {_shown(v)}")
+            return [self.body(x, f"{path}[{i}]") for i, x in enumerate(v)]
+        if kind == "joint":
+            return self.joint(v, path)
+        if kind in ("length", "number"):
+            return self.number(v, path)
+        if kind == "angle":
+            return self.number(v, path, "angle")
+        if kind == "value":
+            return self.number(v, path, "angle" if angle_value else "number")
+        if kind in ("points", "direction"):
+            return self.vector(v, None, path)
+        if kind == "frame":
+            return self.frame(v, path)
+        if kind == "bool":
+            if not isinstance(v, bool):
+                raise self.fail(path, f"expected true or false, found {_shown(v)}")
+            return v
+        if kind == "int":
+            if isinstance(v, bool) or not isinstance(v, int) or abs(v) > 2**31:
+                raise self.fail(path, f"expected an integer, found {_shown(v)}")
+            return v
+        if kind == "string":
+            return self.string(v, path)
+        if kind == "components":
+            if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+                raise self.fail(path, f"expected an array of strings, found {_shown(v)}")
+            return tuple(v)
+        raise AssertionError(kind)  # pragma: no cover
+
+
+def _shown(v, most: int = 60) -> str:
+    """A short text of a value found in a file, with its TOML type."""
+    kinds = {bool: "boolean", int: "integer", float: "float", str: "string", list: "array",
+             dict: "table"}
+    kind = next((name for t, name in kinds.items() if type(v) is t), type(v).__name__)
+    text = repr(v)
+    if len(text) > most:
+        text = text[:most - 3] + "..."
+    return f"{kind} {text}"
+
+
+def _parse(text: str, r: _Reader) -> dict:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        # the parser's message ends with "(at line L, column C)"
+        raise r.fail("", f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise r.fail("", "not valid TOML: nested too deeply") from None
+
+
+def loads(text: str, *, source: str = "<string>", base_dir=None):
+    """Build a mechanism from the text of a model file (see :mod:`mechsolve.io.model`).
+
+    Parameters
+    ----------
+    text : str
+        The file's content.
+    source : str
+        What messages call the file.
+    base_dir : path-like, optional
+        Reserved for files that refer to other files (relative to this directory).
+
+    Returns
+    -------
+    Mechanism
+
+    Examples
+    --------
+    >>> from mechsolve.io.model import loads
+    >>> mech = loads('''
+    ... mechsolve = 1
+    ... [[bodies]]
+    ... name = "arm"
+    ... position = [0.5, 0.0]
+    ... [[joints]]
+    ... type = "Revolute"
+    ... bodies = ["ground", "arm"]
+    ... point2 = [-0.5, 0.0]
+    ... [[joints]]
+    ... type = "Driver"
+    ... name = "motor"
+    ... body = "arm"
+    ... coordinate = "angle"
+    ... ''')
+    >>> [b.name for b in mech.bodies], mech.joint("motor").value
+    (['arm'], 0.0)
+    """
+    r = _Reader(repr(str(source)))
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    if len(text) > MAX_CHARACTERS:
+        raise r.fail("", f"longer than {MAX_CHARACTERS} characters")
+    return _build(_parse(text.lstrip("\ufeff"), r), r)
+
+
+def load(path):
+    """Build a mechanism from a model file (TOML, see :mod:`mechsolve.io.model`).
+
+    ``ms.load(path)`` is this function. The mechanism keeps the file's units
+    (:attr:`Mechanism.units`) and named sweeps (:attr:`Mechanism.sweeps`) for
+    :meth:`Mechanism.save`.
+
+    Raises :class:`ModelFileError` (a ValueError) naming the file and the key at fault.
+    """
+    p = pathlib.Path(os.fspath(path))
+    source = repr(str(path))
+    try:
+        size = p.stat().st_size
+        if p.is_dir():
+            raise ModelFileError(f"model file {source}: is a directory, not a file")
+        if size > MAX_CHARACTERS:
+            raise ModelFileError(f"model file {source}: {size} bytes, more than the "
+                                 f"{MAX_CHARACTERS} a model file may have")
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ModelFileError(f"model file {source}: cannot be read ({exc.strerror or exc})") \
+            from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ModelFileError(f"model file {source}: not UTF-8 text (byte {exc.start})") \
+            from None
+    r = _Reader(source)
+    return _build(_parse(text.lstrip("\ufeff"), r), r)
+
+
+def _build(data: dict, r: _Reader):
+    from ..mechanism import Mechanism
+
+    r.table(data, "", _TOP_KEYS)
+    if "mechsolve" not in data:
+        raise r.fail("mechsolve", f"missing: a model file starts with mechsolve = "
+                                  f"{FORMAT_VERSION} (the format version)")
+    version = data["mechsolve"]
+    if isinstance(version, bool) or version != FORMAT_VERSION:
+        raise r.fail("mechsolve", f"expected the format version {FORMAT_VERSION}, found "
+                                  f"{_shown(version)}")
+    dim = data.get("dimension", 2)
+    if isinstance(dim, bool) or dim not in (2, 3):
+        raise r.fail("dimension", f"expected 2 (planar) or 3 (spatial), found {_shown(dim)}")
+    r.dim = dim
+    units = r.table(data.get("units", {}), "units", _UNIT_KEYS)
+    angle = units.get("angle", "rad")
+    if angle not in ("rad", "deg"):
+        raise r.fail("units.angle", f"expected \"rad\" or \"deg\", found {_shown(angle)}")
+    r.deg = angle == "deg"
+    length = r.string(units["length"], "units.length") if "length" in units else None
+    name = r.string(data["name"], "name") if "name" in data else None
+    scale = r.number(data["length_scale"], "length_scale") if "length_scale" in data else None
+    if scale is not None and not scale > 0:
+        raise r.fail("length_scale", f"expected a positive number, found {scale!r}")
+    mech = r.mech = Mechanism(dim, name=name, length_scale=scale)
+    mech.units = {k: v for k, v in (("length", length), ("angle", angle)) if v is not None}
+    for i, b in enumerate(r.array_of_tables(data.get("bodies", []), "bodies")):
+        _read_body(b, f"bodies[{i}]", r)
+    joints = r.array_of_tables(data.get("joints", []), "joints")
+    coordinates = []
+    for i, j in enumerate(joints):
+        joint, coords = _read_joint(j, i, r)
+        if coords is not None:
+            coordinates.append((joint, coords))
+    for joint, (values, path) in coordinates:
+        if len(values) != joint.n_coordinates:
+            raise r.fail(path, f"expected {joint.n_coordinates} numbers (the joint's "
+                               f"coordinates), found {len(values)}")
+        joint.coordinates = values
+    if "time" in data:
+        mech.time = r.number(data["time"], "time")
+    for i, s in enumerate(r.array_of_tables(data.get("sweeps", []), "sweeps")):
+        _read_sweep(s, f"sweeps[{i}]", r)
+    return mech
+
+
+def _read_body(t: dict, path: str, r: _Reader) -> None:
+    r.table(t, path, _BODY_KEYS)
+    if "name" not in t:
+        raise r.fail(f"{path}.name", "missing: every body has a name")
+    name = r.string(t["name"], f"{path}.name")
+    path = f"{path} ({name!r})"
+    if name == "ground" or name in r.mech._body_names:
+        raise r.fail(f"{path}.name", f"a body named {name!r} already exists"
+                                     + (" (ground is built in)" if name == "ground" else ""))
+    kw = {}
+    if "position" in t:
+        kw["position"] = r.vector(t["position"], r.dim, f"{path}.position")
+    if r.dim == 2:
+        if "orientation" in t:
+            raise r.fail(f"{path}.orientation", "a planar body has an angle, not an "
+                                                "orientation")
+        if "angle" in t:
+            kw["angle"] = r.number(t["angle"], f"{path}.angle", "angle")
+    else:
+        if "angle" in t:
+            raise r.fail(f"{path}.angle", "a spatial body has an orientation [w, x, y, z], "
+                                          "not an angle")
+        if "orientation" in t:
+            kw["orientation"] = r.quaternion(t["orientation"], f"{path}.orientation")
+    body = _call(r, path, r.mech.add_body, name, **kw)
+    if "points" in t:
+        pts = r.table(t["points"], f"{path}.points", list(t["points"]) if
+                      isinstance(t["points"], dict) else ())
+        add = getattr(body, "add_point", None)
+        if add is None:  # pragma: no cover - bodies without named points
+            raise r.fail(f"{path}.points", "named points are not supported")
+        for k, v in pts.items():
+            _call(r, f"{path}.points.{k}", add, k, r.vector(v, r.dim, f"{path}.points.{k}"))
+
+
+def _call(r: _Reader, path: str, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``; its ValueError or TypeError becomes a ModelFileError at
+    ``path``."""
+    try:
+        return fn(*args, **kwargs)
+    except (ValueError, TypeError) as exc:
+        raise r.fail(path, str(exc)) from None
+
+
+def _read_joint(t: dict, i: int, r: _Reader):
+    from ._joint_codecs import CODECS, class_by_name
+
+    path = f"joints[{i}]"
+    if not isinstance(t, dict):
+        raise r.fail(path, f"expected a table, found {_shown(t)}")
+    if "type" not in t:
+        raise r.fail(f"{path}.type", "missing: every joint has a type (a class of "
+                                     "mechsolve.joints, such as \"Revolute\")")
+    kind = r.string(t["type"], f"{path}.type")
+    cls, spec = class_by_name(kind, r.dim)
+    if cls is None:
+        names = sorted({c.__name__ for c in CODECS if not c.__name__.startswith(("Spatial",
+                                                                                  "_"))})
+        raise r.fail(f"{path}.type", f"unknown joint type {kind!r}; expected one of "
+                                     f"{', '.join(names)}")
+    name = r.string(t["name"], f"{path}.name") if "name" in t else None
+    label = f"{path} ({kind}{' ' + repr(name) if name else ''})"
+    keys = [k for k, *_ in spec] + ["type", "name", "coordinates"]
+    if any(k == "value" for k, *_ in spec):
+        keys.append("profile")
+    if r.dim == 3 and any(k == "frame1" for k, *_ in spec):
+        keys.append("axis")
+    r.table(t, label, keys)
+    kwargs = {}
+    angle_value = False
+    params = _constructor_parameters(cls, r.dim)
+    for key, k, _, default in spec:
+        if key not in t:
+            if default is None and key in ("bodies", "body", "link", "joint", "revolute1",
+                                           "revolute2", "pinion", "rack", "coordinate",
+                                           "radius1", "radius2", "ratio", "radius",
+                                           "components"):
+                raise r.fail(f"{label}.{key}", "missing")
+            continue
+        if k == "value":
+            angle_value = _value_is_angle(cls, t, kwargs, r)
+        v = r.value(k, t[key], f"{label}.{key}", angle_value)
+        if key == "bodies":
+            names = [p for p in params if p.startswith("body")] or ["body1", "body2"]
+            if len(v) != len(names):
+                raise r.fail(f"{label}.bodies", f"expected {len(names)} body names, found "
+                                                f"{len(v)}")
+            kwargs.update(zip(names, v))
+        else:
+            kwargs[key] = v
+    if "axis" in t and "axis" not in [k for k, *_ in spec]:
+        kwargs["axis"] = r.vector(t["axis"], 3, f"{label}.axis")
+    if "profile" in t:
+        kwargs["value"] = _read_profile(t["profile"], f"{label}.profile", r,
+                                        _value_is_angle(cls, t, kwargs, r))
+    joint = _call(r, label, _construct, cls, params[0], kwargs, name)
+    _call(r, label, r.mech.add, joint)
+    coords = None
+    if "coordinates" in t:
+        coords = (r.vector(t["coordinates"], None, f"{label}.coordinates"),
+                  f"{label}.coordinates")
+    return joint, coords
+
+
+def _construct(cls, first: str, kwargs: dict, name):
+    # the first argument positionally: the joint classes pick their spatial twin from it
+    if first in kwargs:
+        return cls(kwargs.pop(first), name=name, **kwargs)
+    return cls(name=name, **kwargs)
+
+
+def _constructor_parameters(cls, dim: int) -> list:
+    import inspect
+
+    from ..joints.base import SPATIAL_VARIANTS
+
+    built = SPATIAL_VARIANTS.get(cls, cls) if dim == 3 else cls
+    return list(inspect.signature(built.__init__).parameters)[1:]
+
+
+def _value_is_angle(cls, t, kwargs, r) -> bool:
+    """Whether the driver being read takes an angle (before it is built)."""
+    from ..joints import AngleDriver, CoordinateDriver, Driver
+    from ._joint_codecs import driver_is_angle
+
+    if issubclass(cls, AngleDriver):
+        return True
+    if issubclass(cls, Driver):
+        return r.dim == 2 and t.get("coordinate") == "angle"
+    if issubclass(cls, CoordinateDriver) and "joint" in kwargs:
+        probe = CoordinateDriver.__new__(CoordinateDriver)
+        probe.joint, probe.index = kwargs["joint"], t.get("index", 0)
+        try:
+            return driver_is_angle(probe)
+        except (IndexError, TypeError):
+            return False
+    return False
+
+
+def _read_profile(t, path: str, r: _Reader, angle: bool):
+    from .. import profiles
+
+    if not isinstance(t, dict) or "type" not in t:
+        raise r.fail(path, f"expected a table with a type (one of {', '.join(_PROFILES)}), "
+                           f"found {_shown(t)}")
+    kind = t["type"]
+    if kind not in _PROFILES:
+        raise r.fail(f"{path}.type", f"expected one of {', '.join(_PROFILES)}, found "
+                                     f"{_shown(kind)}")
+    unit = "angle" if angle else "number"
+    if kind == "ConstantSpeed":
+        r.table(t, path, ("type", "speed", "start", "t0"))
+        kw = {k: r.number(t[k], f"{path}.{k}", "number" if k == "t0" else unit)
+              for k in ("speed", "start", "t0") if k in t}
+        if "speed" not in kw:
+            raise r.fail(f"{path}.speed", "missing")
+    else:
+        r.table(t, path, ("type", "t0", "t1", "v0", "v1"))
+        missing = [k for k in ("t0", "t1", "v0", "v1") if k not in t]
+        if missing:
+            raise r.fail(f"{path}.{missing[0]}", "missing")
+        kw = {k: r.number(t[k], f"{path}.{k}", unit if k in ("v0", "v1") else "number")
+              for k in ("t0", "t1", "v0", "v1")}
+    return _call(r, path, getattr(profiles, kind), **kw)
+
+
+def _read_sweep(t: dict, path: str, r: _Reader) -> None:
+    from ._joint_codecs import driver_is_angle
+
+    r.table(t, path, _SWEEP_KEYS)
+    for key in ("name", "driver", "values"):
+        if key not in t:
+            raise r.fail(f"{path}.{key}", "missing")
+    name = r.string(t["name"], f"{path}.name")
+    if name in r.mech.sweeps:
+        raise r.fail(f"{path}.name", f"a sweep named {name!r} already exists")
+    driver = r.joint(t["driver"], f"{path}.driver")
+    if not hasattr(driver, "value"):
+        raise r.fail(f"{path}.driver", f"{driver.describe()} is not a driver")
+    unit = "angle" if driver_is_angle(driver) else "number"
+    v = t["values"]
+    if isinstance(v, dict):
+        r.table(v, f"{path}.values", ("start", "stop", "num"))
+        if set(v) != {"start", "stop", "num"}:
+            raise r.fail(f"{path}.values", "expected a table {start, stop, num} or an array")
+        num = v["num"]
+        if isinstance(num, bool) or not isinstance(num, int) or not 2 <= num <= 10**7:
+            raise r.fail(f"{path}.values.num", f"expected an integer from 2 to 10000000, "
+                                               f"found {_shown(num)}")
+        values = np.linspace(r.number(v["start"], f"{path}.values.start", unit),
+                             r.number(v["stop"], f"{path}.values.stop", unit), num)
+    else:
+        values = r.vector(v, None, f"{path}.values", unit)
+        if values.size == 0:
+            raise r.fail(f"{path}.values", "expected at least one value")
+    output = ()
+    if "output" in t:
+        out = t["output"]
+        if not isinstance(out, list):
+            raise r.fail(f"{path}.output", f"expected an array of body names, found "
+                                           f"{_shown(out)}")
+        output = tuple(r.body(x, f"{path}.output[{i}]").name for i, x in enumerate(out))
+    r.mech.sweeps[name] = NamedSweep(driver.name, values, output)
+
+
+# -- writing ------------------------------------------------------------------------------------
+class _Writer:
+    def __init__(self, mech) -> None:
+        self.deg = mech.units.get("angle") == "deg"
+
+    def angle(self, x: float) -> float:
+        return float(f"{math.degrees(x):.15g}") if self.deg else float(x)
+
+
+def _is_default(v, default) -> bool:
+    from ..spatial import Frame
+
+    if default is None:
+        return v is None
+    if isinstance(default, Frame):
+        return isinstance(v, Frame) and bool(
+            np.all(np.asarray(v.translation) == 0.0)
+            and np.all(np.asarray(v.quaternion) == (1.0, 0.0, 0.0, 0.0)))
+    if isinstance(v, Frame):
+        return False
+    if isinstance(default, str):
+        return v == default
+    try:
+        return bool(np.array_equal(np.asarray(v, dtype=float), np.asarray(default, dtype=float)))
+    except (TypeError, ValueError):
+        return False
+
+
+def _write_value(kind: str, v, w: _Writer, angle_value: bool = False):
+    if kind in ("body", "joint", "string"):
+        return v
+    if kind in ("bodies", "components"):
+        return list(v)
+    if kind in ("length", "number"):
+        return float(v)
+    if kind == "angle" or (kind == "value" and angle_value):
+        return w.angle(v)
+    if kind == "value":
+        return float(v)
+    if kind in ("points", "direction"):
+        return [float(x) for x in np.asarray(v, dtype=float)]
+    if kind == "frame":
+        from ..spatial import Frame
+
+        if not isinstance(v, Frame):
+            return {"position": [float(x) for x in v]}
+        out = {}
+        t = np.asarray(v.translation, dtype=float)
+        q = np.asarray(v.quaternion, dtype=float)
+        if np.any(t != 0.0):
+            out["position"] = [float(x) for x in t]
+        if np.any(q != (1.0, 0.0, 0.0, 0.0)):
+            out["orientation"] = [float(x) for x in q]
+        return out
+    if kind == "bool":
+        return bool(v)
+    if kind == "int":
+        return int(v)
+    raise AssertionError(kind)  # pragma: no cover
+
+
+def _write_profile(p, angle: bool, w: _Writer) -> dict:
+    from .. import profiles
+
+    kind = type(p).__name__
+    if type(p) not in tuple(getattr(profiles, k) for k in _PROFILES):
+        raise ValueError(f"a {kind} profile cannot be written to a model file yet (supported: "
+                         f"{', '.join(_PROFILES)})")
+
+    def val(x):
+        return w.angle(x) if angle else float(x)
+
+    if kind == "ConstantSpeed":
+        out = {"type": kind, "speed": val(p.speed)}
+        if p.start != 0.0:
+            out["start"] = val(p.start)
+        if p.t0 != 0.0:
+            out["t0"] = float(p.t0)
+        return out
+    return {"type": kind, "t0": float(p.t0), "t1": float(p.t1), "v0": val(p.v0),
+            "v1": val(p.v1)}
+
+
+def _joint_table(joint, w: _Writer) -> dict:
+    from ._joint_codecs import codec_of, driver_is_angle
+
+    kind, spec = codec_of(joint)
+    out = {"type": kind}
+    if joint.name is not None:
+        out["name"] = joint.name
+    angle_value = driver_is_angle(joint)
+    profile = getattr(joint, "profile", None)
+    for key, k, read, default in spec:
+        if key == "value" and profile is not None:
+            continue
+        v = read(joint)
+        if _is_default(v, default):
+            continue
+        if k == "body" and key == "relative_to" and v == "ground":
+            continue
+        out[key] = _write_value(k, v, w, angle_value)
+    if profile is not None:
+        out["profile"] = _write_profile(profile, angle_value, w)
+    if joint.n_coordinates and np.any(joint.coordinates != 0.0):
+        out["coordinates"] = [float(x) for x in joint.coordinates]
+    return out
+
+
+def _sweep_values(values: np.ndarray, angle: bool, w: _Writer):
+    conv = [w.angle(x) if angle else float(x) for x in values]
+    if len(values) >= 3:
+        ref = np.linspace(values[0], values[-1], len(values))
+        if np.array_equal(ref, values):
+            return {"start": conv[0], "stop": conv[-1], "num": len(values)}
+    return conv
+
+
+def dumps(mech) -> str:
+    """The model file of a mechanism, as text (see :func:`save`).
+
+    >>> import mechsolve as ms
+    >>> print(ms.io.model.dumps(ms.models.fourbar().mechanism).splitlines()[0])
+    mechsolve = 1
+    """
+    return _toml(_document(mech))
+
+
+_BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
+def _key(k: str) -> str:
+    return k if k and set(k) <= _BARE else _toml_value(k)
+
+
+def _toml_value(v) -> str:
+    """One value in TOML's inline syntax (the document holds only these types)."""
+    import json
+
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        # finite: the shortest text that reads back to the same float (-0.0 written as 0.0)
+        return repr(v + 0.0)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)   # a TOML basic string
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(f"cannot write {type(v).__name__} to TOML")  # pragma: no cover
+
+
+def _toml(doc: dict) -> str:
+    """The model file's text: top-level values, then ``[units]``, then the arrays of tables
+    (``[[bodies]]``, ``[[joints]]``, ``[[sweeps]]``), one ``key = value`` per line, nested
+    tables inline."""
+    def tables(v) -> bool:
+        return isinstance(v, list) and bool(v) and all(isinstance(x, dict) for x in v)
+
+    lines = [f"{_key(k)} = {_toml_value(v)}" for k, v in doc.items()
+             if not (isinstance(v, dict) or tables(v))]
+    for k, v in doc.items():
+        if isinstance(v, dict):
+            lines += ["", f"[{_key(k)}]"] + [f"{_key(a)} = {_toml_value(b)}"
+                                             for a, b in v.items()]
+    for k, v in doc.items():
+        if tables(v):
+            for item in v:
+                lines += ["", f"[[{_key(k)}]]"] + [f"{_key(a)} = {_toml_value(b)}"
+                                                   for a, b in item.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _document(mech) -> dict:
+    from ._joint_codecs import driver_is_angle
+
+    w = _Writer(mech)
+    doc = {"mechsolve": FORMAT_VERSION}
+    if mech.name is not None:
+        doc["name"] = mech.name
+    if mech.dim != 2:
+        doc["dimension"] = mech.dim
+    if mech._length_scale is not None:
+        doc["length_scale"] = float(mech._length_scale)
+    if mech.time != 0.0:
+        doc["time"] = float(mech.time)
+    units = {k: v for k, v in mech.units.items() if not (k == "angle" and v == "rad")}
+    if units:
+        doc["units"] = units
+    bodies = []
+    for b in mech.bodies:
+        t = {"name": b.name}
+        pos = [float(x) for x in b.position]
+        if any(pos):
+            t["position"] = pos
+        if mech.dim == 2:
+            if b.angle != 0.0:
+                t["angle"] = w.angle(b.angle)
+        else:
+            q = [float(x) for x in b.quaternion]
+            if q != [1.0, 0.0, 0.0, 0.0]:
+                t["orientation"] = q
+        points = getattr(b, "points", None)
+        if points:
+            t["points"] = {k: [float(x) for x in v] for k, v in points.items()}
+        bodies.append(t)
+    if bodies:
+        doc["bodies"] = bodies
+    joints = []
+    names = set()
+    for j in mech.joints:
+        if j.name is None and _needs_name(j, mech):
+            raise ValueError(f"{j.describe()} is referred to by another joint or a sweep and "
+                             "must have a name to be saved")
+        names.add(j.name)
+        joints.append(_joint_table(j, w))
+    if joints:
+        doc["joints"] = joints
+    sweeps = []
+    for name, s in mech.sweeps.items():
+        d = mech.joint(s.driver)
+        t = {"name": name, "driver": s.driver,
+             "values": _sweep_values(s.values, driver_is_angle(d), w)}
+        if s.output:
+            t["output"] = list(s.output)
+        sweeps.append(t)
+    if sweeps:
+        doc["sweeps"] = sweeps
+    return doc
+
+
+def _needs_name(joint, mech) -> bool:
+    for other in mech.joints:
+        refs = [getattr(other, "joint", None), *getattr(other, "revolutes", ())]
+        if any(r is joint for r in refs):
+            return True
+    return False
+
+
+def save(mech, path) -> None:
+    """Write a mechanism to a model file (TOML, see :mod:`mechsolve.io.model`).
+
+    ``mech.save(path)`` is this function. The file has the mechanism's bodies at their current
+    placement, its joints, drivers (with their values or profiles), end effectors with their
+    targets, joint coordinates, time and named sweeps, in :attr:`Mechanism.units`.
+    A joint that another joint refers to must have a name; classes that cannot be written yet
+    raise a ValueError naming the joint.
+    """
+    text = dumps(mech)
+    pathlib.Path(os.fspath(path)).write_text(text, encoding="utf-8")
