@@ -239,10 +239,23 @@ def _public_name(cls: type) -> str:
     return cls.__name__
 
 
+def symbolic_spec(cls) -> list:
+    """Argument specs of a joint class made by :func:`mechsolve.symbolic.symbolic_joint`: its
+    bodies, then its parameters by name (numbers, written as they are)."""
+    defaults = {str(k): v for k, v in cls.definition.defaults.items()}
+    return [("bodies", "bodies", _bodies, None)] + [
+        (nm, "number", (lambda j, i=i: float(j._p[i])), defaults.get(nm))
+        for i, nm in enumerate(cls.params)]
+
+
 def codec_of(joint):
     """``(type name, argument specs)`` of a joint, or a ValueError naming what cannot be
     saved yet."""
+    from ..symbolic._joint import SymbolicJoint
+
     cls = type(joint)
+    if isinstance(joint, SymbolicJoint):
+        return cls.__name__, symbolic_spec(cls)
     spec = CODECS.get(cls)
     if spec is None and issubclass(cls, GenericJoint):
         spec = CODECS[GenericJoint]

@@ -85,11 +85,13 @@ MAX_MAGNITUDE = 1e15
 #: The JSON Schema of the format.
 SCHEMA_PATH = pathlib.Path(__file__).with_name("model.schema.json")
 
-_TOP_KEYS = ("mechsolve", "name", "dimension", "length_scale", "time", "units", "bodies",
+_TOP_KEYS = ("mechsolve", "name", "dimension", "length_scale", "time", "units", "joint_types",
+             "bodies",
              "joints", "sweeps")
 _UNIT_KEYS = ("length", "angle")
 _BODY_KEYS = ("name", "position", "angle", "orientation", "points")
 _SWEEP_KEYS = ("name", "driver", "values", "output")
+_TYPE_KEYS = ("name", "bodies", "params", "coordinates", "time", "labels", "defaults", "phi")
 _PROFILES = ("ConstantSpeed", "Cubic", "Quintic", "Cycloidal")
 
 
@@ -123,6 +125,7 @@ class _Reader:
         self.deg = False
         self.dim = 2
         self.mech = None
+        self.types: dict = {}    # joint classes the file defines (joint_types), by name
 
     def fail(self, path: str, what: str):
         where = f": {path}" if path else ""
@@ -378,6 +381,8 @@ def _build(data: dict, r: _Reader):
         raise r.fail("length_scale", f"expected a positive number, found {scale!r}")
     mech = r.mech = Mechanism(dim, name=name, length_scale=scale)
     mech.units = {k: v for k, v in (("length", length), ("angle", angle)) if v is not None}
+    for i, t in enumerate(r.array_of_tables(data.get("joint_types", []), "joint_types")):
+        _read_joint_type(t, f"joint_types[{i}]", r)
     for i, b in enumerate(r.array_of_tables(data.get("bodies", []), "bodies")):
         _read_body(b, f"bodies[{i}]", r)
     joints = r.array_of_tables(data.get("joints", []), "joints")
@@ -452,12 +457,14 @@ def _read_joint(t: dict, i: int, r: _Reader):
         raise r.fail(f"{path}.type", "missing: every joint has a type (a class of "
                                      "mechsolve.joints, such as \"Revolute\")")
     kind = r.string(t["type"], f"{path}.type")
-    cls, spec = class_by_name(kind, r.dim)
+    cls, spec = r.types.get(kind, (None, None))
+    if cls is None:
+        cls, spec = class_by_name(kind, r.dim)
     if cls is None:
         names = sorted({c.__name__ for c in CODECS if not c.__name__.startswith(("Spatial",
                                                                                   "_"))})
         raise r.fail(f"{path}.type", f"unknown joint type {kind!r}; expected one of "
-                                     f"{', '.join(names)}")
+                                     f"{', '.join(names)}, or a name of joint_types")
     name = r.string(t["name"], f"{path}.name") if "name" in t else None
     label = f"{path} ({kind}{' ' + repr(name) if name else ''})"
     keys = [k for k, *_ in spec] + ["type", "name", "coordinates"]
@@ -468,7 +475,8 @@ def _read_joint(t: dict, i: int, r: _Reader):
     r.table(t, label, keys)
     kwargs = {}
     angle_value = False
-    params = _constructor_parameters(cls, r.dim)
+    params = _constructor_parameters(cls, r.dim) if kind not in r.types else \
+        [f"body{k + 1}" for k in range(len(cls.definition.bodies))]
     for key, k, _, default in spec:
         if key not in t:
             if default is None and key in ("bodies", "body", "link", "joint", "revolute1",
@@ -493,13 +501,108 @@ def _read_joint(t: dict, i: int, r: _Reader):
     if "profile" in t:
         kwargs["value"] = _read_profile(t["profile"], f"{label}.profile", r,
                                         _value_is_angle(cls, t, kwargs, r))
-    joint = _call(r, label, _construct, cls, params[0], kwargs, name)
+    if kind in r.types:   # a symbolic joint: bodies first, then its parameters by name
+        bodies = [kwargs.pop(p) for p in [p for p in params if p.startswith("body")]]
+        joint = _call(r, label, lambda: cls(*bodies, name=name, **kwargs))
+    else:
+        joint = _call(r, label, _construct, cls, params[0], kwargs, name)
     _call(r, label, r.mech.add, joint)
     coords = None
     if "coordinates" in t:
         coords = (r.vector(t["coordinates"], None, f"{label}.coordinates"),
                   f"{label}.coordinates")
     return joint, coords
+
+
+def _read_joint_type(t: dict, path: str, r: _Reader) -> None:
+    """A joint class from SymPy expressions (see :func:`mechsolve.symbolic.symbolic_joint`):
+    its Phi as texts over the body coordinates (``x1, y1, theta1``, ...; spatial ``x1, y1,
+    z1, qw1, qx1, qy1, qz1``), its parameters, own coordinates and time symbol, parsed by
+    :func:`mechsolve.io._expressions.parse` (no code from the file is run)."""
+    import sympy as sp
+
+    from ..symbolic import body_symbols, symbolic_joint
+    from ._expressions import parse
+    from ._joint_codecs import symbolic_spec
+
+    r.table(t, path, _TYPE_KEYS)
+    for key in ("name", "bodies", "phi"):
+        if key not in t:
+            raise r.fail(f"{path}.{key}", "missing")
+    name = r.string(t["name"], f"{path}.name")
+    if not name.isidentifier() or name in r.types:
+        raise r.fail(f"{path}.name", f"{name!r} must be an identifier not defined above")
+    path = f"{path} ({name!r})"
+    n = t["bodies"]
+    labels_ok = isinstance(n, list) and 1 <= len(n) <= 8 and all(
+        isinstance(x, str) and x.isidentifier() for x in n) and len(set(n)) == len(n)
+    if not labels_ok and (isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= 8):
+        raise r.fail(f"{path}.bodies", f"expected the number of bodies (1 to 8) or their "
+                                       f"labels (distinct names), found {_shown(n)}")
+
+    def names(key):
+        v = t.get(key, [])
+        if not isinstance(v, list) or not all(isinstance(x, str) and x.isidentifier()
+                                              for x in v):
+            raise r.fail(f"{path}.{key}", f"expected an array of names, found {_shown(v)}")
+        return [sp.Symbol(x, real=True) for x in v]
+
+    if isinstance(n, int):
+        bodies = body_symbols(n, dim=r.dim)
+    else:
+        from ..symbolic import PlanarBodySymbols, SpatialBodySymbols
+
+        make = PlanarBodySymbols if r.dim == 2 else SpatialBodySymbols
+        bodies = tuple(make(label) for label in n)
+    params, coords = names("params"), names("coordinates")
+    time = None
+    if "time" in t:
+        time = sp.Symbol(r.string(t["time"], f"{path}.time"), real=True)
+    symbols = {str(s): s for b in bodies for s in b.coordinates}
+    for s in params + coords + ([time] if time is not None else []):
+        if str(s) in symbols:
+            raise r.fail(path, f"the name {str(s)!r} is used twice")
+        symbols[str(s)] = s
+    phi = t["phi"]
+    if not isinstance(phi, list) or not phi or len(phi) > 64:
+        raise r.fail(f"{path}.phi", f"expected an array of 1 to 64 expressions, found "
+                                    f"{_shown(phi)}")
+    exprs = [_call(r, f"{path}.phi[{i}]", parse, e, symbols) for i, e in enumerate(phi)]
+    labels = t.get("labels")
+    if labels is not None and (not isinstance(labels, list)
+                               or not all(isinstance(x, str) for x in labels)):
+        raise r.fail(f"{path}.labels", f"expected an array of strings, found {_shown(labels)}")
+    defaults = {}
+    if "defaults" in t:
+        d = r.table(t["defaults"], f"{path}.defaults", [str(s) for s in params + coords])
+        defaults = {k: r.number(v, f"{path}.defaults.{k}") for k, v in d.items()}
+    cls = _call(r, path, symbolic_joint, name, bodies=bodies, phi=exprs, params=params,
+                coordinates=coords, time=time, labels=labels, defaults=defaults)
+    # the texts as written: saving writes them again (SymPy's printing of the parsed
+    # expressions may order or group terms differently)
+    cls.phi_text = tuple(phi)
+    r.types[name] = (cls, symbolic_spec(cls))
+
+
+def _type_table(cls) -> dict:
+    """The ``joint_types`` entry of a symbolic joint class."""
+    d = cls.definition
+    labels = [b.label for b in d.bodies]
+    out = {"name": cls.__name__,
+           "bodies": len(labels) if labels == [str(i + 1) for i in range(len(labels))]
+           else labels}
+    if d.params:
+        out["params"] = [str(s) for s in d.params]
+    if d.coordinates:
+        out["coordinates"] = [str(s) for s in d.coordinates]
+    if d.time is not None:
+        out["time"] = str(d.time)
+    if d.labels:
+        out["labels"] = list(d.labels)
+    if d.defaults:
+        out["defaults"] = {str(k): float(v) for k, v in d.defaults.items()}
+    out["phi"] = list(getattr(cls, "phi_text", None) or [str(e) for e in d.phi])
+    return out
 
 
 def _construct(cls, first: str, kwargs: dict, name):
@@ -794,6 +897,24 @@ def _document(mech) -> dict:
     units = {k: v for k, v in mech.units.items() if not (k == "angle" and v == "rad")}
     if units:
         doc["units"] = units
+    types = {}
+    from ..symbolic._joint import SymbolicJoint
+
+    for j in mech.joints:
+        if isinstance(j, SymbolicJoint):
+            cls = type(j)
+            seen = types.get(cls.__name__)
+            if seen is not None and seen is not cls and seen.definition != cls.definition:
+                raise ValueError(f"two different symbolic joint types are named "
+                                 f"{cls.__name__!r}; rename one to save the mechanism")
+            types.setdefault(cls.__name__, cls)
+    clash = sorted(set(types) & {type(j).__name__ for j in mech.joints
+                                 if not isinstance(j, SymbolicJoint)})
+    if clash:
+        raise ValueError(f"a symbolic joint type and a built-in joint are both named "
+                         f"{clash[0]!r}; rename the symbolic type to save the mechanism")
+    if types:
+        doc["joint_types"] = [_type_table(c) for c in types.values()]
     bodies = []
     for b in mech.bodies:
         t = {"name": b.name}
