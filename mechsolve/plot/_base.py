@@ -307,6 +307,31 @@ class _DrawingBase:
                 self._move(dot, "line", path[i:i + 1])
         return self.artists
 
+    def set_state(self, state) -> list:
+        """Show ``state``, a pose that need not be one of :attr:`states`; returns the moved
+        artists.
+
+        The geometry is made again for the new state (by the same construction, on a scratch
+        Axes that is then dropped) and the drawing's own artists are moved to it in place,
+        as :meth:`set_frame` moves them: nothing is removed from or added to the Axes, and
+        its limits are kept. :attr:`states` becomes ``state`` alone (frame 0). Used by
+        :func:`mechsolve.plot.interact` to follow its sliders.
+        """
+        states = _as_states(self.mechanism, state)
+        if len(states) != 1:
+            raise ValueError(f"set_state takes one state vector, got {len(states)}")
+        options = dict(self._options, highlight=tuple(self.highlights))
+        twin = type(self)(self.mechanism, self._scratch_axes(), states=states, **options)
+        if [m.kind for m in twin._moving] != [m.kind for m in self._moving]:
+            raise RuntimeError("the drawing's artists differ at the new state; draw it again")
+        for mine, new in zip(self._moving, twin._moving):
+            mine.coords = new.coords
+        self.states = states
+        self._poses = twin._poses
+        self._outline_coords = twin._outline_coords
+        self._trace_paths = twin._trace_paths if self._grow else self._trace_paths
+        return self.set_frame(0)
+
     def outline(self, body: Body) -> np.ndarray:
         """Global vertices ``(k, dim)`` of the body's outline in the frame shown."""
         return self._outline_coords[body][self.frame].copy()
@@ -320,6 +345,11 @@ class _DrawingBase:
     @staticmethod
     def _to_global(X: np.ndarray, pts: np.ndarray) -> np.ndarray:
         """Global coordinates ``(N, k, dim)`` of local points ``(k, dim)`` at poses ``X``."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _scratch_axes():
+        """An Axes of this drawing's kind on a figure of its own (see :meth:`set_state`)."""
         raise NotImplementedError
 
     def _plot_line(self, points: np.ndarray, **style):

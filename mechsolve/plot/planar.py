@@ -120,6 +120,11 @@ class Drawing(_DrawingBase):
 
             ax = plt.gca()
         super().__init__(mech, ax, states, travel, grow_traces)
+        self._options = {"trace": trace, "trace_paths": None if grow_traces else trace_paths,
+                         "grow_traces": grow_traces, "shapes": shapes, "names": names,
+                         "show_ground": show_ground, "show_drivers": show_drivers,
+                         "tol": tol, "top_margin": top_margin, "travel": travel,
+                         "body_frames": body_frames}
         self.gears: dict = {}
         self.racks: dict = {}
         trace = _check_trace(mech, trace)
@@ -159,6 +164,12 @@ class Drawing(_DrawingBase):
         self._set_limits(top_margin)
 
     # -- how a planar drawing draws ------------------------------------------------------------
+    @staticmethod
+    def _scratch_axes():
+        from matplotlib.figure import Figure  # matplotlib on first use
+
+        return Figure().add_subplot()
+
     def _plot_line(self, points: np.ndarray, **style):
         from matplotlib.lines import Line2D  # matplotlib on first use
 

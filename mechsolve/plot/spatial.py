@@ -219,6 +219,11 @@ class Drawing3D(_DrawingBase):
             ax = plt.figure(figsize=(6.4, 5.6)).add_subplot(projection="3d")
         _check_3d_axes(ax)
         super().__init__(mech, ax, states, travel, grow_traces)
+        self._options = {"trace": trace, "trace_paths": None if grow_traces else trace_paths,
+                         "grow_traces": grow_traces, "shapes": shapes, "names": names,
+                         "show_ground": show_ground, "show_drivers": show_drivers,
+                         "tol": tol, "travel": travel, "body_frames": body_frames,
+                         "joint_axes": joint_axes}
         self.fills: dict = {}
         self.joint_axes: dict = {}
         self.chains: dict = {}
@@ -263,6 +268,12 @@ class Drawing3D(_DrawingBase):
         self._set_limits(view, zoom)
 
     # -- how a spatial drawing draws -----------------------------------------------------------
+    @staticmethod
+    def _scratch_axes():
+        from matplotlib.figure import Figure
+
+        return Figure().add_subplot(projection="3d")
+
     def _plot_line(self, points: np.ndarray, **style):
         (line,) = self.ax.plot(points[:, 0], points[:, 1], points[:, 2], **style)
         return line
