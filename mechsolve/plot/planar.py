@@ -23,6 +23,7 @@ from ._base import (
     _check_trace,
     _DrawingBase,
     _is_3d,
+    _named_points,
     _nan_join,
     _unique,
 )
@@ -157,6 +158,7 @@ class Drawing(_DrawingBase):
             for j in self.mechanism.drivers:
                 self._driver(j)
         self._add_traces(trace, trace_paths)
+        self._add_named_points(names)
         if body_frames:  # x (red) and y (green) axes of every body, ground's at the origin
             self._add_triads(2.5 * self.size)
         if names:
@@ -228,6 +230,8 @@ class Drawing(_DrawingBase):
         for b, p in trace:
             if not b.is_ground:
                 points[b].append(np.asarray(p, float))
+        for b in self.mechanism.bodies:  # named points of interest are vertices too
+            points[b] += [p for _, p in _named_points(b)]
         return points
 
     def _gear_specs(self) -> list:
