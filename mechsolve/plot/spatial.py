@@ -17,6 +17,11 @@ mechanism; use them rather than this module. What is drawn, in global coordinate
 * revolute, universal and revolute-link axes as short thick segments along the joint axis
   (``joint_axes=True``); prismatic and cylindrical rails and point-on-line slots as lines along
   their axis over the travel of the motion;
+* the leg of every sliding joint (prismatic, cylindrical) as a grey segment between its two
+  frame origins (a 3-RPS platform's legs), and an arm's pedestal from its mounting body's
+  origin to its first joint where they differ (a URDF arm's base);
+* bodies' named points (``Body.points``) as small diamonds, named with ``names=True``; all
+  labels are placed apart (:meth:`~mechsolve.plot._base._DrawingBase.place_labels`);
 * end-effector targets as crosses, joined to the end-effector point by a dotted line;
 * a :class:`~mechsolve.joints.SerialChain` (a collapsed arm) as the polyline of its joints;
 * drivers in orange with their names: an arc arrow about a driven axis, a double arrow along a
