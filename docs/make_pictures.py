@@ -1,7 +1,8 @@
 """Make the pictures in docs/ with mechsolve.plot.
 
 Run: python docs/make_pictures.py   (writes docs/*.png, docs/fourbar.gif and
-docs/free_motions.gif; stewart.png and ur5.png are spatial mechanisms, drawn in 3D)
+docs/free_motions.gif; stewart.png, ur5.png, three_rps.png and urdf_arm.png are spatial
+mechanisms, drawn in 3D). Name some of the functions below to make only those pictures.
 """
 
 import pathlib
@@ -134,6 +135,33 @@ def ur5() -> None:
     save(fig, "ur5.png")
 
 
+def three_rps() -> None:
+    model = ms.models.spatial.three_rps()
+    mech = model.mechanism
+    motion = mech.sweep(model.driver, model.values)
+    fig = plt.figure(figsize=(6.4, 5.2))
+    ax = fig.add_subplot(projection="3d")
+    msplot.draw(mech, ax, state=motion.states[-1], motion=motion,
+                trace=[(model.output, (0.0, 0.0, 0.0))], view=(20, -60))
+    ax.set_title("3-RPS platform: leg1 lengthened by 0.4, the platform tilts\n(grey: the legs, "
+                 "each a revolute, a prismatic and a spherical joint)", fontsize=10)
+    fig.subplots_adjust(left=0.0, right=1.0, bottom=0.02, top=0.9)
+    save(fig, "three_rps.png")
+
+
+def urdf_arm() -> None:
+    arm = ms.robots.load_urdf(HERE.parent / "examples" / "models" / "arm6r.urdf")
+    q = np.array([0.5, 0.6, -1.2, 0.3, 0.8, 0.2])
+    model = arm.mechanism(q, target=arm.forward(q))
+    fig = plt.figure(figsize=(6.4, 5.2))
+    ax = fig.add_subplot(projection="3d")
+    msplot.draw(model.mechanism, ax, view=(25, -55))
+    ax.set_title("A 6R arm read from examples/models/arm6r.urdf: its pedestal from the base\n"
+                 "to the first joint, the tool target marked x", fontsize=10)
+    fig.subplots_adjust(left=0.0, right=1.0, bottom=0.07, top=0.9)
+    save(fig, "urdf_arm.png")
+
+
 def fourbar_gif() -> None:
     model = ms.models.fourbar()
     mech = model.mechanism
@@ -161,7 +189,10 @@ def free_motions_gif() -> None:
 
 if __name__ == "__main__":
     np.set_printoptions(precision=4)
-    for make in (fourbar, slider_crank, watt_sixbar, failed_solve, stewart, ur5, fourbar_gif,
-                 free_motions_gif):
+    only = set(sys.argv[1:])  # e.g. python docs/make_pictures.py three_rps urdf_arm
+    for make in (fourbar, slider_crank, watt_sixbar, failed_solve, stewart, ur5, three_rps,
+                 urdf_arm, fourbar_gif, free_motions_gif):
+        if only and make.__name__ not in only:
+            continue
         make()
     sys.exit(0)

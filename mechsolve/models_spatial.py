@@ -19,9 +19,10 @@ from .models.spatial import (
     spherical_fourbar,
     stewart,
     stewart_legs,
+    three_rps,
 )
 
-__all__ = ["spherical_fourbar", "rssr", "bricard", "stewart", "slider_crank_3d",
+__all__ = ["spherical_fourbar", "rssr", "bricard", "stewart", "three_rps", "slider_crank_3d",
            "spatial_chain", "stewart_legs", "SPATIAL_DEMOS"]
 
 

@@ -24,7 +24,7 @@ from .planar import Model
 
 _DEG = np.pi / 180
 
-__all__ = ["spherical_fourbar", "rssr", "bricard", "stewart", "slider_crank_3d",
+__all__ = ["spherical_fourbar", "rssr", "bricard", "stewart", "three_rps", "slider_crank_3d",
            "spatial_chain", "stewart_legs", "SPATIAL_DEMOS"]
 
 
@@ -244,6 +244,50 @@ def stewart(pose: Frame | None = None) -> Model:
     return model
 
 
+RPS_BASE_RADIUS = 2.0
+RPS_PLATFORM_RADIUS = 1.0
+
+
+def three_rps(height: float = 2.0) -> Model:
+    """3-RPS parallel platform: three legs, each revolute at the base, prismatic along the
+    leg, spherical at the platform.
+
+    The base joints sit on a circle of radius :data:`RPS_BASE_RADIUS` (z = 0) at 90, 210 and
+    330 degrees, the platform's on a circle of radius :data:`RPS_PLATFORM_RADIUS` in the
+    platform's plane; each revolute axis is tangent to the base circle, so a leg swings in its
+    vertical radial plane. A leg is two bodies, ``leg<i>_lower`` (origin at its base joint)
+    and ``leg<i>_upper`` (origin at its platform joint), and its prismatic joint's frames sit
+    at those two points, so the slide the drivers ``leg<i>`` set is the leg's length. The
+    model starts level at ``height`` and drives ``leg1`` 0.4 longer.
+    """
+    height = as_float(height, "height", positive=True)
+    mech = Mechanism(dim=3, name="3-RPS platform")
+    g = mech.ground
+    angles = np.radians([90.0, 210.0, 330.0])
+    platform = mech.add_body("platform", position=(0.0, 0.0, height))
+    drivers = []
+    for i, a in enumerate(angles, start=1):
+        radial = np.array([np.cos(a), np.sin(a), 0.0])
+        tangent = np.array([-np.sin(a), np.cos(a), 0.0])
+        base = RPS_BASE_RADIUS * radial
+        top = RPS_PLATFORM_RADIUS * radial + (0.0, 0.0, height)
+        along = top - base
+        lower = mech.add_body(f"leg{i}_lower", position=base)
+        upper = mech.add_body(f"leg{i}_upper", position=top)
+        mech.add(joints.Revolute(g, lower, _frame(base, tangent), _frame((0, 0, 0), tangent),
+                                 name=f"R{i}"))
+        slide = mech.add(joints.Prismatic(lower, upper, _frame((0, 0, 0), along, tangent),
+                                          _frame((0, 0, 0), along, tangent), name=f"P{i}"))
+        mech.add(joints.Spherical(upper, platform, (0, 0, 0), top - platform.position,
+                                  name=f"S{i}"))
+        drivers.append(mech.add(joints.SlideDriver(slide, float(np.linalg.norm(along)),
+                                                   name=f"leg{i}")))
+    model = Model(mech, drivers[0], drivers[0].value + np.linspace(0.0, 0.4, 41), platform,
+                  "3-RPS parallel platform driven by its three leg lengths")
+    model.legs = drivers
+    return model
+
+
 def slider_crank_3d(crank=1.0, rod=3.0, offset=(0.5, 0.8)) -> Model:
     """3D slider-crank: crank about z, a rod with a ball at the crank and a universal at the
     slider, which slides along a line parallel to x.
@@ -313,5 +357,6 @@ SPATIAL_DEMOS = {
     "rssr": rssr,
     "bricard": bricard,
     "stewart": stewart,
+    "3-rps": three_rps,
     "slider-crank-3d": slider_crank_3d,
 }

@@ -7,6 +7,11 @@ blocks, gears as pitch circles, racks with teeth and drivers as arrows carrying 
 After a failed solve, ``draw(mech, result=err.result)`` marks the joints that could not be
 satisfied in red and labels them with their residuals.
 
+``interact(mech)`` draws a mechanism with a slider per driver (and per end-effector target
+coordinate): moving one solves from the last good pose and moves the drawing in place; a value
+that cannot be solved keeps the last good pose and shows the failed joints in red with the
+solver's message (``%matplotlib widget`` in Jupyter).
+
 ``animate(mech, motion, trace=[(body, point)])`` turns a sweep into a matplotlib
 ``FuncAnimation`` whose traces (coupler curves) grow as the mechanism moves; ``.save("x.gif")``
 writes a GIF with Pillow (``.mp4`` needs ffmpeg). ``plot_motion(motion, body, "angle")`` plots a
@@ -33,7 +38,7 @@ The package, one job a module (a module imports only those above it in this list
   matplotlib as it loads, so it is loaded on the first spatial drawing);
 * ``drawing``: :func:`draw`, :func:`get_drawing`; ``animation``: :func:`animate`,
   ``MechanismAnimation`` and its saving, :func:`animate_free_motions`; ``motion``:
-  :func:`plot_motion`.
+  :func:`plot_motion`; ``interaction``: :func:`interact` and :class:`Interactive`.
 
 Examples
 --------
@@ -56,12 +61,13 @@ from ._base import TRACE_COLORS as TRACE_COLORS
 from ._base import TRIAD_COLORS as TRIAD_COLORS
 from .animation import _animation_class, animate, animate_free_motions
 from .drawing import draw, get_drawing
+from .interaction import Interactive, interact
 from .motion import plot_motion
 from .planar import Drawing
 from .shapes import Shape, circle, get_shape, set_shape
 
 __all__ = ["draw", "animate", "animate_free_motions", "plot_motion", "set_shape", "get_shape",
-           "circle", "get_drawing", "Drawing", "Shape"]
+           "circle", "get_drawing", "Drawing", "Shape", "interact", "Interactive"]
 
 
 def __getattr__(name):

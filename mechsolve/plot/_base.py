@@ -156,6 +156,50 @@ def _nan_join(pieces, dim: int = 2) -> np.ndarray:
     return np.concatenate(out) if out else np.zeros((0, dim))
 
 
+def _named_points(body: Body) -> list:
+    """``[(name, local point), ...]`` of a body's named points (``Body.points``, a mapping
+    name -> body coordinates, where bodies have it)."""
+    points = getattr(body, "points", None) or {}
+    return [(str(name), np.asarray(p, dtype=float).reshape(-1)) for name, p in points.items()]
+
+
+# Where a label may go, in points from its place, tried in this order: where it is, then
+# rings around it (wider than high, as labels are).
+_LABEL_OFFSETS = [(0.0, 0.0)] + [
+    (r * cx * 1.6, r * cy) for r in (9.0, 18.0, 28.0, 40.0, 54.0)
+    for cx, cy in ((0, 1), (0, -1), (1, 0), (-1, 0), (1, 1), (-1, 1), (1, -1), (-1, -1))]
+
+
+def _box_overlap(a, b) -> float:
+    """Area shared by the boxes ``(x0, y0, x1, y1)`` ``a`` and ``b``."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _place_boxes(boxes: list, gap: float, step: float) -> list:
+    """Greedy, deterministic placing of labels: ``boxes`` are their boxes ``(x0, y0, x1, y1)``
+    where they stand (display units); each in turn takes the first offset of
+    :data:`_LABEL_OFFSETS` (times ``step`` display units per point) at which it overlaps no
+    label placed before it (boxes grown by ``gap``), else the one with the least overlap.
+    Returns the offsets in points."""
+    placed: list = []
+    out = []
+    for x0, y0, x1, y1 in boxes:
+        best, best_area = None, np.inf
+        for dx, dy in _LABEL_OFFSETS:
+            box = (x0 + dx * step - gap, y0 + dy * step - gap, x1 + dx * step + gap,
+                   y1 + dy * step + gap)
+            area = sum(_box_overlap(box, b) for b in placed)
+            if area < best_area:
+                best, best_area = ((dx, dy), box), area
+                if area == 0.0:
+                    break
+        placed.append(best[1])
+        out.append(best[0])
+    return out
+
+
 @dataclass
 class _Moving:
     """An artist and its vertices in every state of a drawing."""
@@ -221,6 +265,12 @@ def _note_offset(a, right: bool, text: str, boxes: list) -> tuple[float, float]:
     return dx, dy
 
 
+def _renderer(fig):
+    """A renderer of ``fig`` to measure texts with (the canvas's, else one for the figure)."""
+    get = getattr(fig.canvas, "get_renderer", None)
+    return get() if callable(get) else fig._get_renderer()
+
+
 # -- a motion's driver -------------------------------------------------------------------------
 def _driver_unit(driver) -> str:
     if driver is None:  # a time sweep
@@ -266,6 +316,8 @@ class _DrawingBase:
         self.traces: list = []
         self.highlights: dict = {}
         self.names: dict = {}
+        self.point_marks = None
+        self.point_names: dict = {}
         self.triads: tuple = ()
         self._moving: list[_Moving] = []
         self._extent: list[np.ndarray] = []
@@ -287,6 +339,7 @@ class _DrawingBase:
         if result is not None or highlight:
             self._highlight(result, highlight, tol)
         self.set_frame(0)
+        self.place_labels()
         _DRAWINGS[self.ax] = self
 
     # -- public --------------------------------------------------------------------------------
@@ -307,6 +360,79 @@ class _DrawingBase:
                 self._move(dot, "line", path[i:i + 1])
         return self.artists
 
+    def set_state(self, state) -> list:
+        """Show ``state``, a pose that need not be one of :attr:`states`; returns the moved
+        artists.
+
+        The geometry is made again for the new state (by the same construction, on a scratch
+        Axes that is then dropped) and the drawing's own artists are moved to it in place,
+        as :meth:`set_frame` moves them: nothing is removed from or added to the Axes, and
+        its limits are kept. :attr:`states` becomes ``state`` alone (frame 0). Used by
+        :func:`mechsolve.plot.interact` to follow its sliders.
+        """
+        states = _as_states(self.mechanism, state)
+        if len(states) != 1:
+            raise ValueError(f"set_state takes one state vector, got {len(states)}")
+        options = dict(self._options, highlight=tuple(self.highlights))
+        twin = type(self)(self.mechanism, self._scratch_axes(), states=states, **options)
+        if [m.kind for m in twin._moving] != [m.kind for m in self._moving]:
+            raise RuntimeError("the drawing's artists differ at the new state; draw it again")
+        for mine, new in zip(self._moving, twin._moving):
+            mine.coords = new.coords
+        self.states = states
+        self._poses = twin._poses
+        self._outline_coords = twin._outline_coords
+        self._trace_paths = twin._trace_paths if self._grow else self._trace_paths
+        return self.set_frame(0)
+
+    @property
+    def labels(self) -> list:
+        """The texts :meth:`place_labels` keeps apart: driver names, body names (``names=True``)
+        and the names of bodies' named points, in that order."""
+        out = [pair[1] for pair in self.drivers.values()]
+        out += list(self.names.values()) + list(self.point_names.values())
+        return [t for t in out if t.get_visible()]
+
+    def label_boxes(self, renderer=None) -> list:
+        """The display boxes ``(x0, y0, x1, y1)`` of :attr:`labels` as they are drawn."""
+        ax = self.ax
+        renderer = renderer or _renderer(ax.figure)
+        out = []
+        for text in self.labels:
+            at = self._label_anchor(text)
+            own = ax.transData.transform(text.get_position())  # where it stands, unmoved
+            ext = text.get_window_extent(renderer)
+            out.append((ext.x0 - own[0] + at[0], ext.y0 - own[1] + at[1],
+                        ext.x1 - own[0] + at[0], ext.y1 - own[1] + at[1]))
+        return out
+
+    def place_labels(self) -> None:
+        """Move the labels apart: each label (in the order of :attr:`labels`) stays where it
+        is, or moves by the first of a set of offsets around its place (rings of 9 to 54
+        points) at which its box overlaps no label placed before it (else by the offset of
+        least overlap). Deterministic; made by the drawing, and again by calling it after the
+        figure is resized."""
+        texts = self.labels
+        if not texts:
+            return
+        from matplotlib.transforms import ScaledTranslation  # matplotlib is loaded by now
+
+        ax = self.ax
+        fig = ax.figure
+        ax.apply_aspect()
+        for text in texts:
+            text.set_transform(ax.transData)
+        renderer = _renderer(fig)
+        offsets = _place_boxes(self.label_boxes(renderer), gap=1.5, step=fig.dpi / 72.0)
+        for text, (dx, dy) in zip(texts, offsets):
+            if dx or dy:
+                text.set_transform(ax.transData + ScaledTranslation(dx / 72.0, dy / 72.0,
+                                                                    fig.dpi_scale_trans))
+
+    def _label_anchor(self, text) -> np.ndarray:
+        """Display point (pixels) where ``text`` stands, before its offset."""
+        return self.ax.transData.transform(text.get_position())
+
     def outline(self, body: Body) -> np.ndarray:
         """Global vertices ``(k, dim)`` of the body's outline in the frame shown."""
         return self._outline_coords[body][self.frame].copy()
@@ -320,6 +446,11 @@ class _DrawingBase:
     @staticmethod
     def _to_global(X: np.ndarray, pts: np.ndarray) -> np.ndarray:
         """Global coordinates ``(N, k, dim)`` of local points ``(k, dim)`` at poses ``X``."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _scratch_axes():
+        """An Axes of this drawing's kind on a figure of its own (see :meth:`set_state`)."""
         raise NotImplementedError
 
     def _plot_line(self, points: np.ndarray, **style):
@@ -453,6 +584,27 @@ class _DrawingBase:
                                        zorder=9, color="black",
                                        bbox={"boxstyle": "round,pad=0.2", "fc": "white",
                                              "ec": "none", "alpha": 0.7})
+
+    def _add_named_points(self, names: bool) -> None:
+        """A small diamond at every named point of a body (``Body.points``), with its name
+        when ``names``."""
+        parts = [(b, p) for b in (self.mechanism.ground, *self.mechanism.bodies)
+                 for _, p in _named_points(b)]
+        if not parts:
+            return
+        self.point_marks, _ = self._add_line(parts, linestyle="none", marker="D",
+                                             markersize=5, markerfacecolor="white",
+                                             markeredgecolor="black", markeredgewidth=1.0,
+                                             zorder=6.5)
+        if not names:
+            return
+        for b in (self.mechanism.ground, *self.mechanism.bodies):
+            for name, p in _named_points(b):
+                self.point_names[(b, name)] = self._text(
+                    self._coords([(b, p)]), name, fontsize=7, ha="left", va="bottom",
+                    zorder=9, color=self._colors[b],
+                    bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none",
+                          "alpha": 0.7})
 
     def _highlight(self, result, highlight, tol: float) -> None:
         """Joints in red, each with a note beside it (clear of the others), largest first."""

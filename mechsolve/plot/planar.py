@@ -23,6 +23,7 @@ from ._base import (
     _check_trace,
     _DrawingBase,
     _is_3d,
+    _named_points,
     _nan_join,
     _unique,
 )
@@ -120,6 +121,11 @@ class Drawing(_DrawingBase):
 
             ax = plt.gca()
         super().__init__(mech, ax, states, travel, grow_traces)
+        self._options = {"trace": trace, "trace_paths": None if grow_traces else trace_paths,
+                         "grow_traces": grow_traces, "shapes": shapes, "names": names,
+                         "show_ground": show_ground, "show_drivers": show_drivers,
+                         "tol": tol, "top_margin": top_margin, "travel": travel,
+                         "body_frames": body_frames}
         self.gears: dict = {}
         self.racks: dict = {}
         trace = _check_trace(mech, trace)
@@ -152,6 +158,7 @@ class Drawing(_DrawingBase):
             for j in self.mechanism.drivers:
                 self._driver(j)
         self._add_traces(trace, trace_paths)
+        self._add_named_points(names)
         if body_frames:  # x (red) and y (green) axes of every body, ground's at the origin
             self._add_triads(2.5 * self.size)
         if names:
@@ -159,6 +166,12 @@ class Drawing(_DrawingBase):
         self._set_limits(top_margin)
 
     # -- how a planar drawing draws ------------------------------------------------------------
+    @staticmethod
+    def _scratch_axes():
+        from matplotlib.figure import Figure  # matplotlib on first use
+
+        return Figure().add_subplot()
+
     def _plot_line(self, points: np.ndarray, **style):
         from matplotlib.lines import Line2D  # matplotlib on first use
 
@@ -217,6 +230,8 @@ class Drawing(_DrawingBase):
         for b, p in trace:
             if not b.is_ground:
                 points[b].append(np.asarray(p, float))
+        for b in self.mechanism.bodies:  # named points of interest are vertices too
+            points[b] += [p for _, p in _named_points(b)]
         return points
 
     def _gear_specs(self) -> list:

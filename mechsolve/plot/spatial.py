@@ -17,6 +17,11 @@ mechanism; use them rather than this module. What is drawn, in global coordinate
 * revolute, universal and revolute-link axes as short thick segments along the joint axis
   (``joint_axes=True``); prismatic and cylindrical rails and point-on-line slots as lines along
   their axis over the travel of the motion;
+* the leg of every sliding joint (prismatic, cylindrical) as a grey segment between its two
+  frame origins (a 3-RPS platform's legs), and an arm's pedestal from its mounting body's
+  origin to its first joint where they differ (a URDF arm's base);
+* bodies' named points (``Body.points``) as small diamonds, named with ``names=True``; all
+  labels are placed apart (:meth:`~mechsolve.plot._base._DrawingBase.place_labels`);
 * end-effector targets as crosses, joined to the end-effector point by a dotted line;
 * a :class:`~mechsolve.joints.SerialChain` (a collapsed arm) as the polyline of its joints;
 * drivers in orange with their names: an arc arrow about a driven axis, a double arrow along a
@@ -54,7 +59,7 @@ from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
 from ..joints._drivers import CoordinateDriver
 from ..joints._end_effectors import _LinkEndEffector
-from ..joints._links import SerialChain, chain_forward
+from ..joints._links import LinkJoint, SerialChain, chain_forward
 from ..joints._spatial import (
     Cylindrical,
     SpatialAngleDriver,
@@ -62,6 +67,7 @@ from ..joints._spatial import (
     SpatialDistanceDriver,
     SpatialDriver,
     SpatialFixed,
+    SpatialPointOnLine,
     SpatialSlideDriver,
     Universal,
 )
@@ -77,6 +83,7 @@ from ._base import (
     _DrawingBase,
     _is_3d,
     _Moving,
+    _named_points,
     _unique,
 )
 from ._spatial_geometry import (
@@ -170,6 +177,16 @@ class Drawing3D(_DrawingBase):
         ``SerialChain -> Line3D`` through the chain's joints.
     targets : dict
         ``end effector -> Line3D`` from its point to its target (marked with a cross).
+    legs : dict
+        ``joint -> Line3D`` from one joint frame's origin to the other, for every sliding
+        joint (prismatic, cylindrical, prismatic link): the leg of a 3-RPS platform.
+    bases : dict
+        ``link joint -> Line3D``: the pedestal of an arm, from its mounting body's origin
+        (ground's: the global origin) to its first joint, where they differ.
+    point_marks : Line3D or None
+        Diamonds at the bodies' named points (``Body.points``), if any.
+    point_names : dict
+        ``(Body, name) -> Text3D`` with ``names=True``.
     ground : list
         Static artists of the ground: its plate, line or disc, then (last) the triangles at
         its attachment points.
@@ -219,10 +236,17 @@ class Drawing3D(_DrawingBase):
             ax = plt.figure(figsize=(6.4, 5.6)).add_subplot(projection="3d")
         _check_3d_axes(ax)
         super().__init__(mech, ax, states, travel, grow_traces)
+        self._options = {"trace": trace, "trace_paths": None if grow_traces else trace_paths,
+                         "grow_traces": grow_traces, "shapes": shapes, "names": names,
+                         "show_ground": show_ground, "show_drivers": show_drivers,
+                         "tol": tol, "travel": travel, "body_frames": body_frames,
+                         "joint_axes": joint_axes}
         self.fills: dict = {}
         self.joint_axes: dict = {}
         self.chains: dict = {}
         self.targets: dict = {}
+        self.legs: dict = {}
+        self.bases: dict = {}
         ax.computed_zorder = False  # layers by zorder: fills, bodies, rods, pins, labels
         trace = _check_trace(mech, trace)
         self._build(trace, trace_paths, shapes or {}, bool(names), bool(show_ground),
@@ -243,19 +267,24 @@ class Drawing3D(_DrawingBase):
         probe += [ground_pts] + [np.asarray(p, float) for p in (trace_paths or [])]
         span = self._symbol_size(probe)
         if show_ground and len(ground_pts):
-            self._add_ground(ground_pts)
+            # an arm on a pedestal stands on ground's origin, where its base plate goes
+            on_ground = any(mount.is_ground for _, mount, _ in self._arm_bases())
+            self._add_ground(ground_pts, np.zeros(3) if on_ground else None)
         self._add_bodies(points, traced, self._spherical_links(points, pivots), shapes, span)
         self._add_chains(chains)
         for j in mech.joints:  # rails of sliding joints, over the travel of the body-2 points
             rail = _rail_of(j)
             if rail is not None:
                 self._rail(j, *rail)
+        self._add_legs()
+        self._add_bases()
         self._add_joint_marks(joint_axes)
         self._add_targets()
         if show_drivers:
             for j in mech.drivers:
                 self._driver(j)
         self._add_traces(trace, trace_paths)
+        self._add_named_points(names)
         if body_frames:  # x, y, z axes of every body (and of ground, the global frame)
             self._add_triads(3.5 * self.size)
         if names:
@@ -263,6 +292,12 @@ class Drawing3D(_DrawingBase):
         self._set_limits(view, zoom)
 
     # -- how a spatial drawing draws -----------------------------------------------------------
+    @staticmethod
+    def _scratch_axes():
+        from matplotlib.figure import Figure
+
+        return Figure().add_subplot(projection="3d")
+
     def _plot_line(self, points: np.ndarray, **style):
         (line,) = self.ax.plot(points[:, 0], points[:, 1], points[:, 2], **style)
         return line
@@ -296,6 +331,9 @@ class Drawing3D(_DrawingBase):
         self._moving.append(_Moving(note, coords[:, :1, :], "note"))
         return note
 
+    def _label_anchor(self, text) -> np.ndarray:
+        return self._display(text.get_position_3d())
+
     def _display(self, xyz) -> np.ndarray:
         """Display coordinates (pixels) of a global point in the current view."""
         ax = self.ax
@@ -324,6 +362,8 @@ class Drawing3D(_DrawingBase):
         for b, p in trace:
             if not b.is_ground:
                 traced[b].append(np.asarray(p, float))
+        for b in mech.bodies:  # named points of interest are vertices too
+            traced[b] += [p for _, p in _named_points(b)]
         return points, traced, pivots, _unique(ground_pts, dim=3)
 
     def _chain_coords(self, j: SerialChain) -> np.ndarray:
@@ -360,9 +400,10 @@ class Drawing3D(_DrawingBase):
         return links
 
     # -- ground and bodies ---------------------------------------------------------------------
-    def _add_ground(self, ground_pts: np.ndarray) -> None:
+    def _add_ground(self, ground_pts: np.ndarray, foot=None) -> None:
         """A plate through three or more ground points, a dashed line through two, a disc
-        under one (a robot's base); triangles at them."""
+        under one (a robot's base; at ``foot``, the foot of its pedestal, if given);
+        triangles at them."""
         ax, s, g = self.ax, self.size, GROUND_COLOR
         local, closed, flat = _outline(ground_pts)
         if len(local) >= 2:
@@ -377,8 +418,8 @@ class Drawing3D(_DrawingBase):
                 self.ground.append(plate)
         else:  # one point (a robot's base): a small plate under it
             t = np.linspace(0.0, 2 * np.pi, 33)
-            disc = local[0] + 2.5 * s * np.column_stack([np.cos(t), np.sin(t),
-                                                         np.zeros_like(t)])
+            centre = local[0] if foot is None else foot
+            disc = centre + 2.5 * s * np.column_stack([np.cos(t), np.sin(t), np.zeros_like(t)])
             plate = Poly3DCollection([disc], facecolor="#bbbbbb", edgecolor=g, linewidth=1.0,
                                      alpha=0.5, zorder=1)
             ax.add_collection3d(plate)
@@ -458,6 +499,41 @@ class Drawing3D(_DrawingBase):
         o = X1[:, None, :3] + quat_rotate(X1[:, None, 3:], c[None, None, :])
         ug = quat_rotate(X1[:, None, 3:], u[None, None, :])
         self._add_rail(j, b1, c, u, np.sum((g - o) * ug, axis=-1))
+
+    def _add_legs(self) -> None:
+        """A leg between the two frame origins of every sliding joint, whatever the slide."""
+        for j in self.mechanism.joints:
+            if isinstance(j, DriverJoint) or _rail_of(j) is None or \
+                    isinstance(j, SpatialPointOnLine):
+                continue
+            frames = _joint_frames(j)
+            if len(frames) != 2:
+                continue
+            self.legs[j], _ = self._add_line([(b, p) for b, p, _ in frames], color="#555555",
+                                             linewidth=3.0, solid_capstyle="round",
+                                             zorder=2.9)
+
+    def _arm_bases(self) -> list:
+        """``[(first link joint, mounting body, its point there), ...]`` of every arm whose
+        first joint is away from its mounting body's origin."""
+        links = [j for j in self.mechanism.joints if isinstance(j, LinkJoint)]
+        moved = {id(j.bodies[1]) for j in links}
+        out = []
+        for j in links:
+            mount = j.bodies[0]
+            if id(mount) in moved:  # not the first joint of its arm
+                continue
+            first = _joint_frames(j)[0][1]
+            if np.linalg.norm(first) > 0.0:
+                out.append((j, mount, first))
+        return out
+
+    def _add_bases(self) -> None:
+        """The pedestal of every arm: from its mounting body's origin to its first joint."""
+        for j, mount, first in self._arm_bases():
+            self.bases[j], _ = self._add_line([(mount, np.array([np.zeros(3), first]))],
+                                              color=GROUND_COLOR, linewidth=6.0,
+                                              solid_capstyle="butt", zorder=2.8)
 
     def _add_joint_marks(self, joint_axes: bool) -> None:
         """Rods, the pin and weld markers, and (``joint_axes``) the revolute axes."""
