@@ -10,6 +10,7 @@ from __future__ import annotations
 import types as _types
 
 from . import joints, models, models_spatial, plot, robots
+from ._units import deg, rad
 from .analysis import DofReport, Motion
 from .body import Body, SpatialBody
 from .mechanism import Mechanism
@@ -34,6 +35,7 @@ __all__ = [
     "DofReport", "Motion",
     "Orientation", "Frame", "MovingFrame", "FrameMismatchError",
     "GeneralVelocity", "GeneralAcceleration", "GeneralForce", "MassProperties",
+    "rad", "deg",
 ]
 
 #: Submodules imported on first attribute access (``ms.profiles``, ``ms.symbolic``), so that
