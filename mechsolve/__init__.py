@@ -11,6 +11,7 @@ import types as _types
 
 from . import joints, models, models_spatial, plot, robots
 from ._units import deg, rad
+from ._warnings import DegreesWarning, FreeMotionWarning, MechsolveWarning
 from .analysis import DofReport, Motion
 from .body import Body, SpatialBody
 from .mechanism import Mechanism
@@ -35,7 +36,7 @@ __all__ = [
     "DofReport", "Motion",
     "Orientation", "Frame", "MovingFrame", "FrameMismatchError",
     "GeneralVelocity", "GeneralAcceleration", "GeneralForce", "MassProperties",
-    "rad", "deg",
+    "rad", "deg", "MechsolveWarning", "FreeMotionWarning", "DegreesWarning",
 ]
 
 #: Submodules imported on first attribute access (``ms.profiles``, ``ms.symbolic``), so that

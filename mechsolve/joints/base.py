@@ -30,6 +30,7 @@ from typing import ClassVar
 import numpy as np
 
 from .._validation import as_float, as_name
+from .._warnings import check_degrees_value
 from ..body import Body
 
 __all__ = ["Joint", "DriverJoint"]
@@ -308,6 +309,12 @@ class Joint(metaclass=_JointType):
         dimensionless numbers; the solver scales length coordinates by the model's size."""
         return np.zeros(self.n_coordinates, dtype=bool)
 
+    @property
+    def _coordinate_angles(self) -> np.ndarray:
+        """Which of the joint's own coordinates are angles in radians (a revolute link's joint
+        value): a :class:`~mechsolve.joints.CoordinateDriver` of one is an angle driver."""
+        return np.zeros(self.n_coordinates, dtype=bool)
+
     # -- evaluation at the current state --------------------------------------------------------
     def residual(self) -> np.ndarray:
         """This joint's constraint values Phi at the bodies' current poses, shape ``(m,)``."""
@@ -475,6 +482,18 @@ class DriverJoint(Joint):
     #: A :class:`~mechsolve.profiles.Profile` making the value a function of time, or None.
     profile = None
 
+    def __init__(self, bodies, params, *, name: str | None = None) -> None:
+        super().__init__(bodies, params, name=name)
+        if self.profile is None and self.is_angle:
+            check_degrees_value(self, self.value)
+
+    @property
+    def is_angle(self) -> bool:
+        """Whether the driven value is an angle (in radians), rather than a length or a
+        number. An angle driver warns (:class:`~mechsolve.DegreesWarning`) when its value is
+        set to a whole number larger than ``2 pi`` in magnitude, which looks like degrees."""
+        return False
+
     def _take_value(self, value, *, positive: bool = False) -> float:
         """Constructor helper: a number, or a profile (its value at t = 0 to start with)."""
         from ..profiles import Profile
@@ -496,6 +515,11 @@ class DriverJoint(Joint):
 
     @value.setter
     def value(self, new) -> None:
+        self._assign(new, check_degrees=True)
+
+    def _assign(self, new, *, check_degrees: bool) -> None:
+        """Set the value as ``.value = new`` does; ``check_degrees``: warn if an angle value
+        looks like degrees (not for values a sweep has already judged)."""
         from ..profiles import Profile
 
         if isinstance(new, Profile):
@@ -506,6 +530,8 @@ class DriverJoint(Joint):
         else:
             new = as_float(new, f"value of {self.describe()}")
             self.profile = None
+            if check_degrees and self.is_angle:
+                check_degrees_value(self, new)
         self._p[self._value_index] = self._check_value(new)
 
     def _profile_value(self, profile, t: float) -> float:
