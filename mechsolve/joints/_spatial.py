@@ -297,6 +297,7 @@ class _FrameJoint(Joint):
     dims = (3,)
     _rows: tuple[str, ...] = ()
     layout = (("point1", 3), ("frame1", 4), ("point2", 3), ("frame2", 4))
+    _hidden_parameters = ("extra",)   # the parameters a subclass appends
     #: The frame axes checked by :meth:`_mirrored` (from :data:`_MIRROR_AXES`; empty: none).
     _mirror_axes: tuple[int, ...] = ()
 
