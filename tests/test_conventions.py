@@ -261,3 +261,28 @@ def test_the_generated_notes_keep_the_docstrings_valid_numpydoc():
             present = [h for h in headers if h in order]
             assert present == sorted(present, key=order.index), (cls, headers)
             assert "{frame_parameters}" not in doc
+
+
+def test_the_readme_example_runs_without_warnings():
+    import pathlib
+
+    readme = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text()
+    code = re.search(r"```python\n(.*?)```", readme, re.DOTALL).group(1)
+    assert "mech.sweep(drive" in code
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        namespace = {}
+        exec(compile(code, "README.md", "exec"), namespace)
+    assert namespace["path"].shape == (361, 2)
+
+
+def test_the_readme_states_the_conventions():
+    import pathlib
+
+    readme = (pathlib.Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme[readme.index("## Conventions"):readme.index("## What is there")]
+    for words in ("Angles in radians", "ms.rad(45)", "ms.deg(", "body-local",
+                  "frame's z", "Model files declare their units", "branch=",
+                  "ms.DegreesWarning", "whole number larger than 2 pi", "20 turns",
+                  "ms.FreeMotionWarning"):
+        assert words in " ".join(section.split()), words
