@@ -19,14 +19,13 @@ factorized and solved by every backend that imports here:
 A Newton solve of the chain takes 3 iterations, each one factorization and two solves, so the
 table also gives ``3 x factor + 6 x solve``. "error" is the largest residual ``|J x - b|`` of
 the solution. Times are medians of ``--repeats``, all backends measured in turn within each
-repeat. Writes benchmarks/results/backends.json.
+repeat. Writes JSON to ``--out`` (default outside the source tree; see ``_output.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import pathlib
 import platform
 import time
 import warnings
@@ -35,6 +34,7 @@ import numpy as np
 import scipy
 import scipy.linalg as sla
 import scipy.sparse.linalg as spla
+from _output import add_out_option, prepare
 
 import mechsolve as ms
 from mechsolve._linear import BandOrdering
@@ -232,6 +232,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--repeats", type=int, default=9)
+    add_out_option(parser, "backends.json")
     args = parser.parse_args()
     warnings.simplefilter("ignore", DeprecationWarning)
     table = []
@@ -250,8 +251,7 @@ def main() -> None:
     record = {"machine": platform.platform(), "python": platform.python_version(),
               "numpy": np.__version__, "scipy": scipy.__version__, "repeats": args.repeats,
               "rows": table}
-    out = pathlib.Path(__file__).parent / "results" / "backends.json"
-    out.parent.mkdir(exist_ok=True)
+    out = prepare(args.out)
     out.write_text(json.dumps(record, indent=2))
     print(f"\nwrote {out}")
 

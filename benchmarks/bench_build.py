@@ -8,14 +8,14 @@ the time to build the model (``ms.models.fourbar_chain(N)``: 2N+1 ``add_body`` a
 scales), one solve with the driver moved by 0.1 rad from the assembled pose, the Newton
 iterations, the peak resident memory of the process, and the worst pin separation of the
 solved pose computed here from the bodies' poses (not the solver's residual). Medians of
-repeats where the size allows. Writes benchmarks/results/build.json.
+repeats where the size allows. Writes JSON to ``--out`` (default outside the source tree; see
+``_output.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import pathlib
 import platform
 import resource
 import subprocess
@@ -23,6 +23,7 @@ import sys
 import time
 
 import numpy as np
+from _output import add_out_option, prepare
 
 
 def _pin_error(mech) -> float:
@@ -79,6 +80,7 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=None)
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--repeats", type=int, default=None, help=argparse.SUPPRESS)
+    add_out_option(parser, "build.json")
     args = parser.parse_args()
     if args.one is not None:
         print(json.dumps(one_size(args.one, args.repeats)))
@@ -105,7 +107,7 @@ def main() -> None:
             growth[key] = float(np.polyfit(n, t, 1)[0])
         print("growth exponents (log-log fit over the sizes): " +
               ", ".join(f"{k[:-2]} N^{v:.2f}" for k, v in growth.items()))
-    out = pathlib.Path(__file__).parent / "results" / "build.json"
+    out = prepare(args.out)
     out.write_text(json.dumps({"machine": platform.platform(), "python": platform.python_version(),
                                "rows": rows, "growth": growth}, indent=2))
     print(f"wrote {out}")

@@ -2,7 +2,8 @@
 
 Run: python benchmarks/bench_planar.py [--quick]
 
-Prints a table and writes benchmarks/results/planar.json. All times are medians of repeats.
+Prints a table and writes JSON to ``--out`` (default outside the source tree; see
+``_output.py``). All times are medians of repeats.
 
 1. Four-bar (ground 4, crank 1, coupler 3, rocker 3.5), 360 poses at 1-degree steps, residual
    tolerance 1e-10: time per pose of ``mech.sweep`` (batched: coarse continuation pins the
@@ -21,13 +22,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import pathlib
 import platform
 import time
 
 import numpy as np
 import scipy
 import scipy.sparse.linalg as spla
+from _output import add_out_option, prepare
 
 import mechsolve as ms
 import mechsolve._linear as linear_module
@@ -208,6 +209,7 @@ def print_chain_table(title: str, chains: list) -> float | None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats, N up to 1000")
+    add_out_option(parser, "planar.json")
     args = parser.parse_args()
     repeats = 3 if args.quick else 9
     sizes = [10, 100, 1000] if args.quick else [10, 100, 1000, 10000]
@@ -225,8 +227,7 @@ def main() -> None:
     record = {"machine": platform.platform(), "python": platform.python_version(),
               "numpy": np.__version__, "scipy": scipy.__version__, "repeats": repeats,
               "fourbar": fb, "chain": chains, "chain_growth_exponent_1000_10000": growth}
-    out = pathlib.Path(__file__).parent / "results" / "planar.json"
-    out.parent.mkdir(exist_ok=True)
+    out = prepare(args.out)
     out.write_text(json.dumps(record, indent=2))
     print(f"\nwrote {out}")
 

@@ -6,7 +6,8 @@ Run from the repository root::
 
 Each timing is the median of ``--repeats`` runs. Per-object Python loops are timed on a
 subset (``LOOP_SUBSET`` items) and scaled linearly to the full size; the table marks them.
-Results are printed as a table and written to ``benchmarks/results/spatial.json``.
+Results are printed as a table and written to ``--out`` (default outside the source tree; see
+``_output.py``).
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ import json
 import platform
 import statistics
 import time
-from pathlib import Path
 
 import numpy as np
 import scipy
+from _output import add_out_option, prepare
 from scipy.spatial.transform import Rotation
 
 from mechsolve.spatial import Frame, Orientation
@@ -34,7 +35,6 @@ from mechsolve.spatial._quat import (
 N_FRAMES = 100_000
 N_VECTORS = 1_000_000
 LOOP_SUBSET = 10_000
-RESULTS = Path(__file__).resolve().parent / "results" / "spatial.json"
 
 
 def median_time(fn, repeats: int) -> float:
@@ -51,7 +51,7 @@ def main(argv=None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--quick", action="store_true", help="10x smaller sizes (smoke test)")
-    parser.add_argument("--output", type=Path, default=RESULTS)
+    add_out_option(parser, "spatial.json", "--output")
     args = parser.parse_args(argv)
     n_frames, n_vectors, subset = N_FRAMES, N_VECTORS, LOOP_SUBSET
     if args.quick:
@@ -168,7 +168,7 @@ def main(argv=None) -> list[dict]:
     add(task, "quat_multiply", n_vectors, median_time(lambda: quat_multiply(qv, qv[::-1]), repeats))
 
     print_table(rows, repeats)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
+    prepare(args.out)
     payload = {
         "benchmark": "mechsolve.spatial",
         "repeats": repeats,
@@ -181,8 +181,8 @@ def main(argv=None) -> list[dict]:
         "machine": platform.machine(),
         "rows": rows,
     }
-    args.output.write_text(json.dumps(payload, indent=2) + "\n")
-    print(f"\nwrote {args.output}")
+    args.out.write_text(json.dumps(payload, indent=2) + "\n")
+    print(f"\nwrote {args.out}")
     return rows
 
 

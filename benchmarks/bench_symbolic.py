@@ -2,7 +2,8 @@
 
 Run: python benchmarks/bench_symbolic.py [--quick]
 
-Prints a table and writes benchmarks/results/symbolic.json. All times are medians of repeats.
+Prints a table and writes JSON to ``--out`` (default outside the source tree; see
+``_output.py``). All times are medians of repeats.
 
 1. Class creation (``mechsolve.symbolic.catalog``: SymRevolute, SymPointOnLine, CircleJoint,
    CamFollower, and the spatial SymSpherical, SymSpatialRevolute and SpatialCircleJoint), each
@@ -30,6 +31,7 @@ import tempfile
 import time
 
 import numpy as np
+from _output import add_out_option, prepare
 
 HERE = pathlib.Path(__file__).resolve().parent
 CLASSES = ["revolute", "point_on_line", "circle_joint", "cam_follower", "spherical",
@@ -178,6 +180,7 @@ RATIOS = [
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    add_out_option(parser, "symbolic.json")
     args = parser.parse_args()
     rep_proc = 2 if args.quick else 5
     rep_kern = 7 if args.quick else 31
@@ -228,8 +231,7 @@ def main() -> None:
         "kernel_seconds": kern,
         "ratio_generated_over_hand": ratios,
     }
-    out = HERE / "results" / "symbolic.json"
-    out.parent.mkdir(exist_ok=True)
+    out = prepare(args.out)
     out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"\nwrote {out.relative_to(HERE.parent)}")
 

@@ -7,7 +7,8 @@ Prints the outcomes by kind -- ok, other assembly (success on another assembly t
 one, from a start within 0.1 rad and 5 % of the size), false successes, false failures, branch
 jumps in sweeps, verified limit positions, and trials skipped as too close to singular -- and
 lists every trial that is not ok with its seed, so that each can be replayed with
-``_campaign.run_trial(kind, seed)``. Writes benchmarks/results/campaign.json.
+``_campaign.run_trial(kind, seed)``. Writes JSON to ``--out`` (default outside the
+source tree; see ``_output.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
 import _campaign as campaign  # noqa: E402
+from _output import add_out_option, prepare  # noqa: E402
 
 
 def main() -> None:
@@ -30,6 +32,7 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sweep-share", type=float, default=0.2)
+    add_out_option(parser, "campaign.json")
     args = parser.parse_args()
     t0 = time.perf_counter()
     trials = campaign.campaign(args.trials, args.seed, sweep_share=args.sweep_share)
@@ -57,7 +60,7 @@ def main() -> None:
         print(f"  {t.outcome:<15} {t.kind:<18} seed {t.seed:<8} sweep {t.sweep!s:<5} "
               f"scale {t.scale:.3g} conditioning {t.extra.get('conditioning', 0):.3g} "
               f"{t.detail}")
-    out = HERE / "results" / "campaign.json"
+    out = prepare(args.out)
     out.write_text(json.dumps({
         "machine": platform.platform(), "python": platform.python_version(),
         "trials": len(trials), "seconds": elapsed, "table": rows, "totals": total,

@@ -39,7 +39,8 @@ per-repeat ratios mechsolve / peer (below 1: mechsolve is faster), with their ra
 are medians. mechsolve is imported from the checkout this script is in.
 
 Writes JSON (machine, versions, every repeat's times, errors and counts) to ``--out``
-(default ``benchmarks/results/peers.json``).
+(default outside the source tree; see ``_output.py``; ``--out benchmarks/results/peers.json``
+updates the tracked copy).
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ import numpy as np
 HERE = pathlib.Path(__file__).resolve().parent
 if (HERE.parent / "mechsolve" / "__init__.py").exists():
     sys.path.insert(0, str(HERE.parent))  # time this checkout, not another installed copy
+
+from _output import add_out_option  # noqa: E402
 
 import mechsolve as ms  # noqa: E402
 from mechsolve.robots import UR5_DH  # noqa: E402
@@ -662,8 +665,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=None, help="repeats (default 7)")
     parser.add_argument("--no-peers", action="store_true",
                         help="mechsolve alone, as if no peer were installed")
-    parser.add_argument("--out", type=pathlib.Path, default=HERE / "results" / "peers.json",
-                        help="where to write the JSON results")
+    add_out_option(parser, "peers.json")
     args = parser.parse_args()
     repeats = args.repeats or (3 if args.quick else 7)
     versions = {name: None if args.no_peers else installed(name) for name in PEERS}

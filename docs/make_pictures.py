@@ -1,12 +1,16 @@
 """Make the pictures in docs/ with mechsolve.plot.
 
-Run: python docs/make_pictures.py   (writes docs/*.png, docs/fourbar.gif and
-docs/free_motions.gif; stewart.png, ur5.png, three_rps.png and urdf_arm.png are spatial
-mechanisms, drawn in 3D). Name some of the functions below to make only those pictures.
+Run: python docs/make_pictures.py [--out-dir DIR] [NAME ...]   (writes the PNGs, fourbar.gif
+and free_motions.gif; stewart.png, ur5.png, three_rps.png and urdf_arm.png are spatial
+mechanisms, drawn in 3D; name some of the functions below to make only those pictures). By
+default they go to a ``mechsolve-pictures`` directory under the system's temporary directory,
+outside the source tree; ``--out-dir docs`` replaces the tracked pictures deliberately.
 """
 
+import argparse
 import pathlib
 import sys
+import tempfile
 import textwrap
 import time
 
@@ -21,11 +25,12 @@ import mechsolve as ms  # noqa: E402
 from mechsolve import joints  # noqa: E402
 from mechsolve import plot as msplot  # noqa: E402
 
-HERE = pathlib.Path(__file__).resolve().parent
+#: Where the pictures go (set from ``--out-dir``).
+OUT = pathlib.Path(tempfile.gettempdir()) / "mechsolve-pictures"
 
 
 def save(fig, name: str, **options) -> None:
-    path = HERE / name
+    path = OUT / name
     fig.savefig(path, dpi=90, **options)
     plt.close(fig)
     print(f"wrote {path}")
@@ -167,7 +172,7 @@ def fourbar_gif() -> None:
     mech = model.mechanism
     motion = mech.sweep(model.driver, model.values)
     anim = msplot.animate(mech, motion, trace=model.trace, frames=72, interval=60)
-    path = HERE / "fourbar.gif"
+    path = OUT / "fourbar.gif"
     t0 = time.perf_counter()
     anim.save(path, dpi=60)
     plt.close(anim.drawing.ax.figure)
@@ -181,18 +186,32 @@ def free_motions_gif() -> None:
     mech.remove(model.driver)
     anim = msplot.animate_free_motions(mech, frames=40, interval=60,
                                        trace=model.trace)
-    path = HERE / "free_motions.gif"
+    path = OUT / "free_motions.gif"
     anim.save(path, dpi=60)
     plt.close(anim.drawing.ax.figure)
     print(f"wrote {path} ({path.stat().st_size // 1024} kB)")
 
 
-if __name__ == "__main__":
+def main(argv=None) -> None:
+    global OUT
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out-dir", type=pathlib.Path, default=OUT,
+                        help=f"where to write the pictures (default: {OUT}; the tracked ones "
+                             "are in docs/)")
+    parser.add_argument("only", nargs="*", metavar="NAME",
+                        help="make only these pictures (e.g. three_rps urdf_arm)")
+    args = parser.parse_args(argv)
+    OUT = args.out_dir
+    OUT.mkdir(parents=True, exist_ok=True)
     np.set_printoptions(precision=4)
-    only = set(sys.argv[1:])  # e.g. python docs/make_pictures.py three_rps urdf_arm
+    only = set(args.only)
     for make in (fourbar, slider_crank, watt_sixbar, failed_solve, stewart, ur5, three_rps,
                  urdf_arm, fourbar_gif, free_motions_gif):
         if only and make.__name__ not in only:
             continue
         make()
+
+
+if __name__ == "__main__":
+    main()
     sys.exit(0)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import types as _types
 
 from . import joints, models, models_spatial, plot, robots
+from ._units import deg, rad
+from ._warnings import DegreesWarning, FreeMotionWarning, MechsolveWarning
 from .analysis import DofReport, Motion
 from .body import Body, SpatialBody
 from .io.model import ModelFileError, load
@@ -35,6 +37,7 @@ __all__ = [
     "DofReport", "Motion", "load", "ModelFileError",
     "Orientation", "Frame", "MovingFrame", "FrameMismatchError",
     "GeneralVelocity", "GeneralAcceleration", "GeneralForce", "MassProperties",
+    "rad", "deg", "MechsolveWarning", "FreeMotionWarning", "DegreesWarning",
 ]
 
 #: Submodules imported on first attribute access (``ms.profiles``, ``ms.symbolic``), so that

@@ -230,6 +230,16 @@ def status_of(redundant, free: int) -> str:
     return ", ".join(parts) if parts else "regular"
 
 
+def free_dof(system, result) -> int:
+    """Degrees of freedom the drivers leave free at a solved pose, from what the solve already
+    knows (no new factorization): ``result.free_dof`` from its rank analysis, or, where the
+    rank was not analysed (status ``"unknown"``, very large systems), the excess of unknowns
+    over equations."""
+    if result.get("status") == "unknown":
+        return max(0, system.n - system.m)
+    return int(result.get("free_dof") or 0)
+
+
 # -- Newton–Raphson ----------------------------------------------------------------------------
 #: Smallest damping factor of Newton from a pose that should be near a solution (a solve's
 #: first attempt, a continuation corrector): needing more damping means the start is not in

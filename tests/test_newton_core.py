@@ -320,8 +320,10 @@ def test_a_far_off_unrelated_angle_does_not_make_everything_round_off():
     mech = model.mechanism
     # the largest angle a body may take (MAX_ANGLE; 1e300 is refused since issue 18)
     other = mech.add_body("other", position=(10, 10), angle=1e6)
-    for c, v in (("x", 10.0), ("y", 10.0), ("angle", 1e6)):
-        mech.add(joints.Driver(other, c, v))
+    mech.add(joints.Driver(other, "x", 10.0))
+    mech.add(joints.Driver(other, "y", 10.0))
+    with pytest.warns(ms.DegreesWarning, match="value 1e\\+06 looks like degrees"):
+        mech.add(joints.Driver(other, "angle", 1e6))   # a whole number of radians: warned
     model.driver.value = 0.5
     mech.solve()
     _, B, _, _ = fourbar_exact(0.5)

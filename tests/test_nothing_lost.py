@@ -185,7 +185,8 @@ def test_a_sweep_between_far_values_stops_at_its_step_cap(batch):
     before = _snapshot(mech)
     with pytest.raises(ms.SweepError, match=rf"did not reach value 1e\+06 \(values\[1\]\) in "
                                             rf"{MAX_STEPS} continuation steps from 0: .*give "
-                                            r"intermediate values") as err:
+                                            r"intermediate values") as err, \
+            pytest.warns(ms.DegreesWarning, match="spans 1e\\+06 rad"):
         mech.sweep(motor, [0.0, 1e6], batch=batch)
     assert err.value.index == 1 and len(err.value.motion.states) == 1
     _assert_unchanged(mech, before)

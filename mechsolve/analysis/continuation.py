@@ -23,10 +23,18 @@ import numpy as np
 from scipy.linalg import lapack
 
 from .._validation import MAX_ANGLE, as_count, as_float, as_values
+from .._warnings import check_degrees_span, check_free_motion
 from ..joints.base import DriverJoint
 from ..newton import POSE_RTOL
 from ..newton import newton as core_newton
-from ..solver import NEAR_LAMBDA_MIN, SolveError, SweepError, linear_solve, strategy_for
+from ..solver import (
+    NEAR_LAMBDA_MIN,
+    SolveError,
+    SweepError,
+    free_dof,
+    linear_solve,
+    strategy_for,
+)
 from .batch import batch_newton
 from .motion import Motion
 
@@ -504,6 +512,8 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
         big = float(values[np.argmax(np.abs(values))])
         raise ValueError(f"values of {driver.label} (an angle) must be within +-{MAX_ANGLE:g} "
                          f"rad, got {big:g}")
+    if driver.is_angle:
+        check_degrees_span(driver, float(np.min(values)), float(np.max(values)))
     states = np.empty((N, sys.n_state))
     iterations = np.zeros(N, dtype=int)
     residuals = np.zeros(N)
@@ -539,8 +549,9 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
     # on any failure (a SweepError, a time limit, a raising progress callback) the mechanism
     # is left as it was: state, time, driver values and profiles
     with mech._unchanged_on_failure():
-        driver.value = values[0]
+        driver._assign(values[0], check_degrees=False)   # the values are judged above
         state, res = cont.start(values[0], cannot_start)
+        check_free_motion(free_dof(sys, res), "sweep")
         states[0] = state.q
         iterations[0] = res.iterations
         if batch == "auto":
@@ -566,7 +577,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
             residuals[todo] = np.max(np.abs(sys.phi(states[todo], params=_driver_params(
                 sys, driver, values[todo]))), axis=1)
         mech.state = states[-1]
-        driver.value = values[-1]
+        driver._assign(values[-1], check_degrees=False)
         return Motion(mech, driver, values.copy(), states, iterations, residuals,
                       singular=_distinct(cont.singular, unit=cont.vscale))
 

@@ -147,6 +147,6 @@ class Motion:
                              f"poses, got {i}")
         self.mechanism.state = self.states[i]
         if self.driver is not None:
-            self.driver.value = self.values[i]
+            self.driver._assign(self.values[i], check_degrees=False)   # judged by the sweep
         else:
             self.mechanism.set_time(self.values[i])

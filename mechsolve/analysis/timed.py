@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import as_count, as_float, as_values
-from ..solver import SolveError, SweepError
+from .._warnings import check_free_motion
+from ..solver import SolveError, SweepError, free_dof
 from .continuation import SINGULAR_RTOL, _Continuation, _distinct, _UnreachableError
 from .motion import Motion
 from .rates import _store_velocity, acceleration, velocity
@@ -87,6 +88,7 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
 
     mech.set_time(times[0])
     state, result = cont.start(times[0], cannot_start)
+    check_free_motion(free_dof(system, result), "time sweep")
     iterations[0] = result.iterations
     for i in range(N):
         if i:

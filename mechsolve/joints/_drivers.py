@@ -59,8 +59,12 @@ class Driver(DriverJoint):
         weights = np.zeros(3)
         weights[_COORDINATES.index(coordinate)] = 1.0
         v = self._take_value(value)
-        super().__init__((body,), np.concatenate([weights, [v]]), name=name)
         self.coordinate = coordinate
+        super().__init__((body,), np.concatenate([weights, [v]]), name=name)
+
+    @property
+    def is_angle(self) -> bool:
+        return self.coordinate == "angle"
 
     def _turn_index(self):
         if self.dim != 2 or not np.array_equal(self._p[:3], (0.0, 0.0, 1.0)):
@@ -107,6 +111,8 @@ class AngleDriver(DriverJoint):
     equation_labels = ("angle",)
     _value_index = 0
     # No mirror: linear in the angles.
+
+    is_angle = True
 
     def __init__(self, joint: Revolute, value: float = 0.0, *, name: str | None = None) -> None:
         if not isinstance(joint, Revolute):
@@ -247,6 +253,10 @@ class CoordinateDriver(DriverJoint):
         self.joint = joint
         self.index = int(index)
         super().__init__((), [self._take_value(value)], name=name)
+
+    @property
+    def is_angle(self) -> bool:
+        return bool(self.joint._coordinate_angles[self.index])
 
     @property
     def _coord_refs(self):

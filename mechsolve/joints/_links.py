@@ -94,6 +94,10 @@ class LinkJoint(Joint):
     _n_link_params: ClassVar[int] = 0
     # No mirror (every subclass): 2 v is zero only at the identity, 2 at a half turn.
 
+    @property
+    def _coordinate_angles(self) -> np.ndarray:
+        return ~np.asarray(self.coordinate_lengths, dtype=bool)   # a rotation's angle
+
     def __init__(self, body1: Body, body2: Body, frame1=None, frame2=None, *, precursor=None,
                  s0: float = 0.0, name: str | None = None, link_params=()) -> None:
         _require_spatial(self, body1, body2)
@@ -490,6 +494,10 @@ class SerialChain(Joint):
     def coordinate_lengths(self) -> np.ndarray:
         n = self._n
         return self._p[(n + 2) * 12:(n + 2) * 12 + n] == 1.0
+
+    @property
+    def _coordinate_angles(self) -> np.ndarray:
+        return ~self.coordinate_lengths   # the revolute joints' values
 
     def length_hint(self) -> float:
         # the arm's reach: the sum of its link offsets

@@ -297,6 +297,7 @@ class _FrameJoint(Joint):
     dims = (3,)
     _rows: tuple[str, ...] = ()
     layout = (("point1", 3), ("frame1", 4), ("point2", 3), ("frame2", 4))
+    _hidden_parameters = ("extra",)   # the parameters a subclass appends
     #: The frame axes checked by :meth:`_mirrored` (from :data:`_MIRROR_AXES`; empty: none).
     _mirror_axes: tuple[int, ...] = ()
 
@@ -940,9 +941,9 @@ class SpatialDriver(Driver, variant_of=Driver):
             raise ValueError("Driver: body must be a moving body, got ground")
         weights = np.zeros(3)
         weights[coords.index(coordinate)] = 1.0
+        self.coordinate = coordinate
         DriverJoint.__init__(self, (body,), np.concatenate([weights, [self._take_value(value)]]),
                              name=name)
-        self.coordinate = coordinate
 
     @classmethod
     def _phi(cls, P, X):
@@ -1106,6 +1107,10 @@ class AngleCoupler(Joint):
     n_equations = 3
     layout = (("revolute1", 14), ("revolute2", 14), ("ratio", 1), ("offset", 1))
     n_coordinates = 2
+
+    @property
+    def _coordinate_angles(self) -> np.ndarray:
+        return np.ones(2, dtype=bool)   # the two revolutes' angles
     dims = (3,)
     equation_labels = ("angle1", "angle2", "mesh")
     # No mirror: the angle rows wrap(atan2(y_1 . x_2, x_1 . x_2) - s) vanish only at s (mod

@@ -24,12 +24,16 @@ The leading ``...`` is an optional batch axis (many poses at once). A subclass t
 
 from __future__ import annotations
 
+import inspect
+import re
+import textwrap
 from abc import ABCMeta, abstractmethod
 from typing import ClassVar
 
 import numpy as np
 
 from .._validation import as_float, as_name
+from .._warnings import check_degrees_value
 from ..body import Body
 
 __all__ = ["Joint", "DriverJoint"]
@@ -115,6 +119,76 @@ class _JointType(ABCMeta):
             return variant(*args, **kwargs)
         return super().__call__(*args, **kwargs)
 
+    @property
+    def __signature__(cls) -> inspect.Signature:
+        """The constructor's signature (``help()`` and ``inspect.signature`` would otherwise
+        show this metaclass's ``__call__(*args, **kwargs)``), without the parameters the
+        class keeps for its subclasses (``_hidden_parameters``)."""
+        sig = inspect.signature(cls.__init__)
+        return sig.replace(parameters=[p for p in list(sig.parameters.values())[1:]
+                                       if p.name not in cls._hidden_parameters],
+                           return_annotation=inspect.Signature.empty)
+
+
+# -- the planar and spatial forms in each other's docstrings ------------------------------------
+_SECTION = re.compile(r"^([ \t]*)(\w[\w ]*)\n\1-{3,}[ \t]*$", re.MULTILINE)
+
+
+def _call_text(cls, name: str) -> str:
+    """``name(...)``: the call of ``cls`` as a user writes it, without annotations."""
+    sig = cls.__signature__
+    sig = sig.replace(parameters=[p.replace(annotation=p.empty) for p in sig.parameters.values()],
+                      return_annotation=sig.empty)
+    return f"{name}{sig}"
+
+
+def _with_note(doc: str | None, note: str) -> str:
+    """``doc`` with ``note`` (paragraphs, unindented) at the end of its Notes section, which is
+    made (before References or Examples, else at the end) when the docstring has none; the
+    docstring's own indentation is kept (other hooks fill placeholders in it later)."""
+    doc = (doc or "").rstrip()
+    rest = [ln for ln in doc.splitlines()[1:] if ln.strip()]
+    indent = min((ln[:len(ln) - len(ln.lstrip())] for ln in rest), key=len, default="")
+    sections = [(m.start(), m.group(2)) for m in _SECTION.finditer(doc)]
+    names = [n for _, n in sections]
+    if "Notes" in names:
+        k = names.index("Notes")
+        at = sections[k + 1][0] if k + 1 < len(sections) else len(doc)
+        text = note
+    else:
+        later = [i for i, n in sections if n in ("References", "Examples")]
+        at = later[0] if later else len(doc)
+        text = "Notes\n-----\n" + note
+    text = "\n".join(indent + ln if ln else "" for ln in text.splitlines())
+    head, tail = doc[:at].rstrip(), doc[at:]
+    return head + "\n\n" + text + "\n" + ("\n" + tail if tail else indent)
+
+
+def _paragraph(text: str) -> str:
+    return textwrap.fill(text, width=92, break_long_words=False, break_on_hyphens=False)
+
+
+def _document_twins(planar: type, spatial: type) -> None:
+    """Give the planar class's docstring (what ``help()`` shows) the call of its spatial twin
+    and the twin's the planar call; done when the twin registers, so it cannot go stale."""
+    name = planar.__name__
+    planar_call, spatial_call = _call_text(planar, name), _call_text(spatial, name)
+    first = (spatial.__doc__ or "").strip().split("\n\n")[0]
+    summary = f" (*{' '.join(first.split())}*)" if first else ""
+    planar.__doc__ = _with_note(planar.__doc__, "\n".join((
+        _paragraph(f"**Spatial form.** With the bodies of a spatial mechanism "
+                   f"(``ms.Mechanism(dim=3)``) ``{name}`` builds a ``{spatial.__name__}``"
+                   f"{summary}, called as::"),
+        "", f"    {spatial_call}", "",
+        _paragraph(f"Its parameters: ``help({spatial.__module__}.{spatial.__name__})``."))))
+    spatial.__doc__ = _with_note(spatial.__doc__, "\n".join((
+        _paragraph(f"**Planar form.** This is what ``{name}`` builds with the bodies of a "
+                   "spatial mechanism, called as::"),
+        "", f"    {spatial_call}", "",
+        _paragraph(f"In a planar mechanism ``{name}`` builds "
+                   f"``{planar.__module__}.{name}``, called as::"),
+        "", f"    {planar_call}")))
+
 
 class Joint(metaclass=_JointType):
     """Abstract base of every constraint (joints, drivers, end effectors).
@@ -135,6 +209,8 @@ class Joint(metaclass=_JointType):
 
     n_equations: ClassVar[int]
     equation_labels: ClassVar[tuple[str, ...] | None] = None
+    #: Constructor parameters kept for subclasses, left out of the signature ``help()`` shows.
+    _hidden_parameters: ClassVar[tuple[str, ...]] = ()
     #: Which equations measure a length (True) rather than an angle or a pure number; the
     #: solver measures the residuals of the former in units of the model's size. ``None``: read
     #: from the Jacobian (the equations that depend on a body's position or a length
@@ -167,8 +243,8 @@ class Joint(metaclass=_JointType):
         super().__init_subclass__(**kwargs)
         if cls.__dict__.get("n_coordinates", 0):
             cls._coordinate_slot = True
-        if variant_of is not None:
-            SPATIAL_VARIANTS.setdefault(variant_of, cls)
+        if variant_of is not None and SPATIAL_VARIANTS.setdefault(variant_of, cls) is cls:
+            _document_twins(variant_of, cls)
         if "layout" in cls.__dict__:
             cls._slices = _slices_of(cls.layout)
             for name, sl in cls._slices.items():
@@ -306,6 +382,12 @@ class Joint(metaclass=_JointType):
     def coordinate_lengths(self) -> np.ndarray:
         """Which of the joint's own coordinates are lengths (True) rather than angles or
         dimensionless numbers; the solver scales length coordinates by the model's size."""
+        return np.zeros(self.n_coordinates, dtype=bool)
+
+    @property
+    def _coordinate_angles(self) -> np.ndarray:
+        """Which of the joint's own coordinates are angles in radians (a revolute link's joint
+        value): a :class:`~mechsolve.joints.CoordinateDriver` of one is an angle driver."""
         return np.zeros(self.n_coordinates, dtype=bool)
 
     # -- evaluation at the current state --------------------------------------------------------
@@ -475,6 +557,18 @@ class DriverJoint(Joint):
     #: A :class:`~mechsolve.profiles.Profile` making the value a function of time, or None.
     profile = None
 
+    def __init__(self, bodies, params, *, name: str | None = None) -> None:
+        super().__init__(bodies, params, name=name)
+        if self.profile is None and self.is_angle:
+            check_degrees_value(self, self.value)
+
+    @property
+    def is_angle(self) -> bool:
+        """Whether the driven value is an angle (in radians), rather than a length or a
+        number. An angle driver warns (:class:`~mechsolve.DegreesWarning`) when its value is
+        set to a whole number larger than ``2 pi`` in magnitude, which looks like degrees."""
+        return False
+
     def _take_value(self, value, *, positive: bool = False) -> float:
         """Constructor helper: a number, or a profile (its value at t = 0 to start with)."""
         from ..profiles import Profile
@@ -496,6 +590,11 @@ class DriverJoint(Joint):
 
     @value.setter
     def value(self, new) -> None:
+        self._assign(new, check_degrees=True)
+
+    def _assign(self, new, *, check_degrees: bool) -> None:
+        """Set the value as ``.value = new`` does; ``check_degrees``: warn if an angle value
+        looks like degrees (not for values a sweep has already judged)."""
         from ..profiles import Profile
 
         if isinstance(new, Profile):
@@ -506,6 +605,8 @@ class DriverJoint(Joint):
         else:
             new = as_float(new, f"value of {self.describe()}")
             self.profile = None
+            if check_degrees and self.is_angle:
+                check_degrees_value(self, new)
         self._p[self._value_index] = self._check_value(new)
 
     def _profile_value(self, profile, t: float) -> float:

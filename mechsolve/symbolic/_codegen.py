@@ -7,9 +7,8 @@ own outputs need. The kernels are plain Python over stacked arrays: arguments ``
 the broadcast shape of the arguments, every operation a NumPy ufunc on whole stacks.
 
 The source is written to ``<cache>/symbolic/<key>.py``, where ``<cache>`` is
-``$MECHSOLVE_CACHE_DIR`` if set, else the platform's user cache directory followed by
-``mechsolve`` (Linux and other Unix: ``$XDG_CACHE_HOME`` or ``~/.cache``; macOS:
-``~/Library/Caches``; Windows: ``%LOCALAPPDATA%``), and ``key`` hashes the canonical
+``$MECHSOLVE_CACHE_DIR`` if set, else mechsolve's user cache directory as ``platformdirs``
+gives it (see :func:`cache_dir`), and ``key`` hashes the canonical
 expressions, their structure (planar or spatial slots) and the mechsolve version. A cache hit
 reads the file and ``exec``s it: no differentiation, no cse.
 """
@@ -17,16 +16,16 @@ reads the file and ``exec``s it: no differentiation, no cse.
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 import warnings
 from pathlib import Path
 
+import platformdirs
 import sympy as sp
 
 from ._derive import GENERATOR_VERSION, Structure, _Printer
 
-__all__ = ["cache_dir", "user_cache_dir", "generate_source", "load", "store", "compile_source",
+__all__ = ["cache_dir", "generate_source", "load", "store", "compile_source",
            "clear_memory_cache", "stats"]
 
 _MEMORY: dict[str, dict] = {}
@@ -35,30 +34,13 @@ stats = {"generated": 0, "disk": 0, "memory": 0}
 _warned = False
 
 
-def user_cache_dir() -> Path:
-    """The platform's per-user cache directory (without the ``mechsolve`` part).
-
-    Linux and other Unix systems: ``$XDG_CACHE_HOME``, else ``~/.cache``; macOS:
-    ``~/Library/Caches``; Windows: ``%LOCALAPPDATA%``, else ``~/AppData/Local``.
-    """
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches"
-    if sys.platform.startswith("win"):
-        local = os.environ.get("LOCALAPPDATA")
-        return Path(local) if local else Path.home() / "AppData" / "Local"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    # The XDG spec ignores relative paths.
-    if xdg and Path(xdg).expanduser().is_absolute():
-        return Path(xdg).expanduser()
-    return Path.home() / ".cache"
-
-
 def cache_dir() -> Path:
     """The mechsolve cache directory (symbolic kernels live in its ``symbolic`` folder).
 
-    ``$MECHSOLVE_CACHE_DIR`` if set, else ``mechsolve`` in the platform's user cache directory:
-    ``$XDG_CACHE_HOME/mechsolve`` or ``~/.cache/mechsolve`` (Linux and other Unix),
-    ``~/Library/Caches/mechsolve`` (macOS), ``%LOCALAPPDATA%\\mechsolve`` (Windows).
+    ``$MECHSOLVE_CACHE_DIR`` if set, else the platform's user cache directory for mechsolve as
+    :func:`platformdirs.user_cache_dir` gives it: ``$XDG_CACHE_HOME/mechsolve`` or
+    ``~/.cache/mechsolve`` (Linux and other Unix), ``~/Library/Caches/mechsolve`` (macOS),
+    ``%LOCALAPPDATA%\\mechsolve\\Cache`` (Windows).
 
     Examples
     --------
@@ -69,7 +51,7 @@ def cache_dir() -> Path:
     env = os.environ.get("MECHSOLVE_CACHE_DIR")
     if env:
         return Path(env).expanduser()
-    return user_cache_dir() / "mechsolve"
+    return Path(platformdirs.user_cache_dir("mechsolve", appauthor=False))
 
 
 def _path(key: str) -> Path:
