@@ -570,9 +570,9 @@ class Distance(_TwoPointJoint, Joint):
         >>> import mechsolve as ms
         >>> mech = ms.Mechanism()
         >>> arm = mech.add_body("arm", position=(1.0, 0.0))
-        >>> rod = ms.joints.Distance.at(mech.ground, arm, (0.0, 3.0), (1.0, -1.0))
+        >>> rod = ms.joints.Distance.at(mech.ground, arm, (0.0, 3.0), (3.0, -1.0))
         >>> rod.length, rod.point2
-        (5.0, array([ 0., -1.]))
+        (5.0, array([ 2., -1.]))
         """
         _pair(cls, body1, body2)
         g1 = as_vector(point1, "point1", 2)
