@@ -176,6 +176,13 @@ class Body:
             raise ValueError(f"body {self.name!r} has no point named {name!r}; {what} "
                              "(add one with add_point)") from None
 
+    def _point_for(self, name: str, argument: str) -> np.ndarray:
+        """:meth:`point` for a constructor's ``argument``: the error names the argument too."""
+        try:
+            return self.point(name)
+        except ValueError as exc:
+            raise ValueError(f"{argument}: {exc}") from None
+
     def add_point(self, name: str, local=None, *, at=None) -> np.ndarray:
         """Name a point of the body and return its local coordinates.
 

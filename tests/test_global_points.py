@@ -280,15 +280,15 @@ def test_unknown_point_name_in_a_constructor():
     mech = ms.Mechanism()
     crank = mech.add_link("crank", O=(0.0, 0.0), A=(1.0, 0.0))
     coupler = mech.add_link("coupler", A=(1.0, 0.0), B=(3.0, 1.0))
-    with pytest.raises(ValueError, match=r"body 'coupler' has no point named 'C'; its points "
-                                         r"are \['A', 'B'\]"):
+    with pytest.raises(ValueError, match=r"^point2: body 'coupler' has no point named 'C'; "
+                                         r"its points are \['A', 'B'\]"):
         joints.Revolute(crank, coupler, "A", "C")
     with pytest.raises(ValueError, match="body 'ground' has no point named 'O'"):
         joints.Revolute(mech.ground, crank, "O", "O")
     space = ms.Mechanism(dim=3)
     link = space.add_link("link", A=(0.0, 0.0, 1.0))
-    with pytest.raises(ValueError, match=r"body 'link' has no point named 'B'; its points "
-                                         r"are \['A'\]"):
+    with pytest.raises(ValueError, match=r"^frame2: body 'link' has no point named 'B'; its "
+                                         r"points are \['A'\]"):
         joints.Revolute(space.ground, link, (0.0, 0.0, 1.0), "B", axis=(0, 0, 1))
 
 

@@ -107,7 +107,7 @@ def _projection_gamma(P, X1, X2, V1, V2, ux, uy, normal: bool):
 def _point(value, name: str, body=None) -> np.ndarray:
     """A joint's point on ``body``: local coordinates, or the name of a point of ``body``."""
     if isinstance(value, str) and isinstance(body, Body):
-        return as_vector(body.point(value), name, 2)
+        return as_vector(body._point_for(value, name), name, 2)
     return as_vector(value, name, 2)
 
 

@@ -78,7 +78,7 @@ def placement(value, name: str, axis=None, body=None):
     from ..spatial import Frame, Orientation
 
     if isinstance(value, str) and isinstance(body, Body):
-        value = body.point(value)
+        value = body._point_for(value, name)
 
     if isinstance(value, Frame):
         if axis is not None:
@@ -97,8 +97,8 @@ def placement(value, name: str, axis=None, body=None):
         u = as_direction(axis, f"axis of {name}", 3)
         q = Orientation.identity().align_z(u).quaternion
         return p, np.asarray(q, dtype=float)
-    raise TypeError(f"{name} must be a mechsolve Frame, a point (3 numbers) or the name of a "
-                    f"point of the body, got {type(value).__name__}")
+    raise TypeError(f"{name} must be a mechsolve Frame or a point (3 numbers), or the name of "
+                    f"a point of the body, got {type(value).__name__}")
 
 
 def _check_pair(cls, body1, body2) -> None:
