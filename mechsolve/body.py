@@ -11,6 +11,7 @@ identity).
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -40,15 +41,26 @@ class Body:
     array([1., 2.])
     >>> bool(np.allclose(link.to_local(link.to_global((0.3, -0.2))), (0.3, -0.2)))
     True
+
+    Named points (metadata for building joints: a joint given ``"tip"`` takes the point's
+    coordinates when it is made):
+
+    >>> link.add_point("tip", (0.5, 0.0))
+    array([0.5, 0. ])
+    >>> link.add_point("top", at=link.to_global((0.0, 0.25))).round(12) + 0.0
+    array([0.  , 0.25])
+    >>> sorted(link.points)
+    ['tip', 'top']
     """
 
-    __slots__ = ("_mechanism", "_index", "_name")
+    __slots__ = ("_mechanism", "_index", "_name", "_points")
 
     def __init__(self, mechanism: Any, name: str, index: int | None) -> None:
         # ``mechanism`` is the Mechanism that owns the body (not imported: a layer above)
         self._mechanism = mechanism
         self._index = index
         self._name = name
+        self._points: dict[str, np.ndarray] = {}
 
     # -- identity -------------------------------------------------------------------------------
     @property
@@ -135,6 +147,86 @@ class Body:
         if self.is_ground:
             raise ValueError(f"ground has a fixed pose; its {what} cannot be set")
 
+    # -- named points ---------------------------------------------------------------------------
+    @property
+    def _dim(self) -> int:
+        return 2
+
+    @property
+    def points(self) -> MappingProxyType:
+        """The body's named points: a read-only mapping ``{name: local coordinates}``.
+
+        The coordinates are copies; add points with :meth:`add_point` (or
+        :meth:`Mechanism.add_link <mechsolve.Mechanism.add_link>`). Named points are metadata:
+        a joint given a point's name copies its coordinates when it is made, and the solver
+        never reads them.
+        """
+        return MappingProxyType({k: v.copy() for k, v in self._points.items()})
+
+    def point(self, name: str) -> np.ndarray:
+        """Local coordinates of the named point ``name`` (a new array).
+
+        Raises ``ValueError`` naming the body and its points when it has no such point.
+        """
+        try:
+            return self._points[name].copy()
+        except (KeyError, TypeError):
+            known = list(self._points)
+            what = f"its points are {known}" if known else "it has no named points"
+            raise ValueError(f"body {self.name!r} has no point named {name!r}; {what} "
+                             "(add one with add_point)") from None
+
+    def _point_for(self, name: str, argument: str) -> np.ndarray:
+        """:meth:`point` for a constructor's ``argument``: the error names the argument too."""
+        try:
+            return self.point(name)
+        except ValueError as exc:
+            raise ValueError(f"{argument}: {exc}") from None
+
+    def add_point(self, name: str, local=None, *, at=None) -> np.ndarray:
+        """Name a point of the body and return its local coordinates.
+
+        Give exactly one of ``local`` (body coordinates) or ``at`` (global coordinates at the
+        body's current placement, stored as the body point there now).
+
+        Parameters
+        ----------
+        name : str
+            The point's name, unique on this body (a joint given it takes its coordinates).
+        local : array_like, shape (2,) or (3,), optional
+            The point in body coordinates.
+        at : array_like, shape (2,) or (3,), optional
+            The point in global coordinates at the current placement.
+
+        Returns
+        -------
+        ndarray
+            The point's local coordinates (a copy).
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism()
+        >>> crank = mech.add_body("crank", position=(1.0, 0.0), angle=0.0)
+        >>> crank.add_point("pin", at=(1.5, 0.0))
+        array([0.5, 0. ])
+        >>> crank.point("pin")
+        array([0.5, 0. ])
+        """
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"name must be a non-empty string, got {name!r}")
+        if (local is None) == (at is None):
+            raise ValueError(f"add_point({name!r}): give exactly one of local (body "
+                             "coordinates) or at= (a global point of the current placement), "
+                             f"got {'both' if local is not None else 'neither'}")
+        if name in self._points:
+            raise ValueError(f"body {self.name!r} already has a point named {name!r}")
+        dim = self._dim
+        p = as_vector(local, "local", dim) if at is None else \
+            self.to_local(as_vector(at, "at", dim))
+        self._points[name] = p
+        return p.copy()
+
     # -- transforms -----------------------------------------------------------------------------
     def to_global(self, point) -> np.ndarray:
         """Global coordinates of a point given in body coordinates."""
@@ -174,6 +266,10 @@ class SpatialBody(Body):
     """
 
     __slots__ = ()
+
+    @property
+    def _dim(self) -> int:
+        return 3
 
     def __repr__(self) -> str:
         if self.is_ground:

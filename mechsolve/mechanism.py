@@ -237,6 +237,70 @@ class Mechanism:
         self._system = None
         return body
 
+    def add_link(self, name: str, *, angle: float | None = None, orientation=None,
+                 **points) -> Body:
+        """Add a rigid body made from named global points and return it.
+
+        Each keyword names a point and gives its global coordinates at the placement being
+        sketched (``mech.add_link("coupler", A=(1, 0), B=(3, 1), P=(2, 2))``); every point is
+        stored as a named point of the body (:attr:`Body.points`), so joints can take the
+        names (``joints.Revolute(crank, coupler, "A", "A")``) and a ternary link needs no law
+        of cosines. The points' distances are the link's dimensions, so give them exactly.
+
+        Planar: the body's origin is the first point and its x axis runs from the first point
+        to the second (``angle=`` overrides it; a single point, or a second point coincident
+        with the first, gives angle 0). Spatial: the origin is the first point and the
+        orientation the identity unless ``orientation=`` is given.
+
+        Parameters
+        ----------
+        name : str
+            Unique body name.
+        angle : float, optional
+            Planar only: the body's angle instead of the direction first -> second point.
+        orientation : Orientation, optional
+            Spatial only: the body's orientation (default: identity).
+        **points : array_like, shape (2,) or (3,)
+            At least one named global point, in order (the first is the origin). The names
+            ``name``, ``angle`` and ``orientation`` are taken by the parameters above.
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism()
+        >>> tri = mech.add_link("coupler", A=(1.0, 0.0), B=(3.0, 0.0), P=(2.0, 1.5))
+        >>> tri.position, tri.angle
+        (array([1., 0.]), 0.0)
+        >>> tri.point("P")
+        array([1. , 1.5])
+        """
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"name must be a non-empty string, got {name!r}")
+        if not points:
+            raise ValueError(f"add_link({name!r}) needs at least one named point, e.g. "
+                             "add_link('coupler', A=(0, 0), B=(1, 0))")
+        glob = {key: as_vector(value, f"point {key!r}", self.dim)
+                for key, value in points.items()}
+        first, *rest = glob.values()
+        if self.dim == 2:
+            if orientation is not None:
+                raise TypeError("orientation= is for spatial links; a planar link takes angle=")
+            if angle is None:
+                angle = 0.0
+                if rest:
+                    d = rest[0] - first
+                    if d[0] != 0.0 or d[1] != 0.0:
+                        angle = float(np.arctan2(d[1], d[0]))
+            body = self.add_body(name, first, angle)
+        else:
+            if angle is not None:
+                raise TypeError("angle= is for planar links; a spatial link takes "
+                                "orientation=ms.Orientation(...)")
+            body = self.add_body(name, first, orientation=orientation)
+        for key, p in glob.items():
+            body.add_point(key, at=p)
+        return body
+
     def add(self, joint: Joint) -> Joint:
         """Add a joint or driver and return it (so ``j = mech.add(Revolute(...))`` reads well)."""
         if not isinstance(joint, Joint):

@@ -98,6 +98,9 @@ def test_bad_placements_name_the_argument():
     with pytest.raises(TypeError, match="frame2 must be a mechsolve Frame or a point"):
         joints.Spherical(a, b, (0, 0, 0), np.eye(4).tolist().__iter__())
     with pytest.raises(TypeError, match="frame1 must be a mechsolve Frame or a point"):
+        joints.Revolute(a, b, b"origin", (0, 0, 0))
+    # a string names a point of the body (tests/test_global_points.py)
+    with pytest.raises(ValueError, match="frame1: body 'a' has no point named 'origin'"):
         joints.Revolute(a, b, "origin", (0, 0, 0))
     with pytest.raises(ValueError, match=r"frame1 must have shape \(3,\)"):
         joints.Revolute(a, b, (0, 0), (0, 0, 0))

@@ -21,6 +21,9 @@ def test_wrong_point_shape(mech):
                                          r"\(3,\)"):
         joints.Revolute(a, b, (0, 0, 0), (0, 0))
     with pytest.raises(TypeError, match="point2 must be a sequence of 2 numbers"):
+        joints.Revolute(a, b, (0, 0), None)
+    # a string names a point of the body (tests/test_global_points.py)
+    with pytest.raises(ValueError, match="point2: body 'b' has no point named 'origin'"):
         joints.Revolute(a, b, (0, 0), "origin")
     with pytest.raises(ValueError, match=r"position must have shape \(2,\)"):
         mech.add_body("c", position=(1, 2, 3))

@@ -192,7 +192,8 @@ class DistanceDriver(Distance, DriverJoint):
     Parameters
     ----------
     body1, body2 : Body
-    point1, point2 : array_like, shape (2,)
+    point1, point2 : array_like, shape (2,), or str
+        The ends in local coordinates, or names of points of the bodies.
     value : float
         The distance (positive).
     name : str, optional

@@ -16,7 +16,7 @@ import numpy as np
 
 from .._validation import as_direction, as_float, as_vector
 from ..body import Body
-from .base import Joint, _is_spatial
+from .base import Joint, _is_spatial, twin_classmethod
 
 __all__ = ["Revolute", "Prismatic", "Fixed", "Distance", "PointOnLine", "Gear", "RackPinion"]
 
@@ -104,8 +104,25 @@ def _projection_gamma(P, X1, X2, V1, V2, ux, uy, normal: bool):
             - (wx * cx + wy * cy))
 
 
-def _point(value, name: str) -> np.ndarray:
+def _point(value, name: str, body=None) -> np.ndarray:
+    """A joint's point on ``body``: local coordinates, or the name of a point of ``body``."""
+    if isinstance(value, str) and isinstance(body, Body):
+        return as_vector(body._point_for(value, name), name, 2)
     return as_vector(value, name, 2)
+
+
+def _pair(cls, body1, body2) -> None:
+    """Check the bodies of an ``at`` constructor before their poses are read."""
+    for i, body in enumerate((body1, body2)):
+        if not isinstance(body, Body):
+            raise TypeError(f"{cls.__name__}.at: body{i + 1} must be a mechsolve Body (from "
+                            f"Mechanism.add_body or Mechanism.ground), got "
+                            f"{type(body).__name__}")
+
+
+def _relative_angle(body1: Body, body2: Body) -> float:
+    """``t2 - t1`` at the current placement (ground's angle is 0), not reduced."""
+    return float(body2.pose[2] - body1.pose[2])
 
 
 # -- joints ----------------------------------------------------------------------------------------
@@ -125,8 +142,9 @@ class Revolute(_TwoPointJoint, Joint):
     ----------
     body1, body2 : Body
         The joined bodies (either may be ground).
-    point1, point2 : array_like, shape (2,)
-        The pin's position in each body's local coordinates.
+    point1, point2 : array_like, shape (2,), or str
+        The pin's position in each body's local coordinates, or the name of a point of that
+        body (:meth:`Body.add_point`, :meth:`Mechanism.add_link`).
     name : str, optional
         Name used in reports and messages.
 
@@ -147,9 +165,37 @@ class Revolute(_TwoPointJoint, Joint):
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0), *,
                  name: str | None = None) -> None:
-        p1 = _point(point1, "point1")
-        p2 = _point(point2, "point2")
+        p1 = _point(point1, "point1", body1)
+        p2 = _point(point2, "point2", body2)
         super().__init__((body1, body2), np.concatenate([p1, p2]), name=name)
+
+    @twin_classmethod
+    def at(cls, body1: Body, body2: Body, point, *, name: str | None = None):
+        """A pin at the global point ``point`` of the current placement.
+
+        Each body's pin is the body point that sits at ``point`` now. With spatial bodies
+        this is :meth:`SpatialRevolute.at <mechsolve.joints._spatial.SpatialRevolute.at>`
+        ``(body1, body2, point, axis)``. The joint is not added to the mechanism.
+
+        Parameters
+        ----------
+        body1, body2 : Body
+        point : array_like, shape (2,)
+            The pin, in global coordinates.
+        name : str, optional
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism()
+        >>> crank = mech.add_body("crank", position=(0.5, 0.0))
+        >>> pin = mech.add(ms.joints.Revolute.at(mech.ground, crank, (0.0, 0.0)))
+        >>> pin.point2, pin.residual() + 0.0
+        (array([-0.5,  0. ]), array([0., 0.]))
+        """
+        _pair(cls, body1, body2)
+        p = as_vector(point, "point", 2)
+        return cls(body1, body2, body1.to_local(p), body2.to_local(p), name=name)
 
     @property
     def point1(self) -> np.ndarray:
@@ -202,8 +248,9 @@ class Fixed(_TwoPointJoint, Joint):
     Parameters
     ----------
     body1, body2 : Body
-    point1, point2 : array_like, shape (2,)
-        Coincident points in local coordinates (default: the origins).
+    point1, point2 : array_like, shape (2,), or str
+        Coincident points in local coordinates, or names of points of the bodies (default:
+        the origins).
     angle : float
         Relative angle ``t2 - t1`` held by the weld (default 0).
     name : str, optional
@@ -216,10 +263,44 @@ class Fixed(_TwoPointJoint, Joint):
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
                  angle: float = 0.0, *, name: str | None = None) -> None:
-        p1 = _point(point1, "point1")
-        p2 = _point(point2, "point2")
+        p1 = _point(point1, "point1", body1)
+        p2 = _point(point2, "point2", body2)
         a = as_float(angle, "angle")
         super().__init__((body1, body2), np.concatenate([p1, p2, [a]]), name=name)
+
+    @twin_classmethod
+    def at(cls, body1: Body, body2: Body, point=None, *, name: str | None = None):
+        """A weld that keeps the bodies' current relative placement.
+
+        The coincident points are the body points at the global ``point`` (default: the
+        origin of ``body2``) and the welded angle is the current relative angle ``t2 - t1``
+        (not reduced modulo a turn, so the residual is zero now). With spatial bodies this is
+        :meth:`SpatialFixed.at <mechsolve.joints._spatial.SpatialFixed.at>`. The joint is not
+        added to the mechanism.
+
+        Parameters
+        ----------
+        body1, body2 : Body
+        point : array_like, shape (2,), optional
+            The weld point in global coordinates (default: ``body2``'s origin).
+        name : str, optional
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism()
+        >>> arm = mech.add_body("arm", position=(1.0, 2.0), angle=0.5)
+        >>> weld = ms.joints.Fixed.at(mech.ground, arm)
+        >>> weld.point1, weld.angle
+        (array([1., 2.]), 0.5)
+        """
+        _pair(cls, body1, body2)
+        if point is None:
+            p1, p2 = body1.to_local(body2.position), np.zeros(2)
+        else:
+            p = as_vector(point, "point", 2)
+            p1, p2 = body1.to_local(p), body2.to_local(p)
+        return cls(body1, body2, p1, p2, _relative_angle(body1, body2), name=name)
 
     @classmethod
     def _phi(cls, P, X1, X2):
@@ -263,7 +344,8 @@ class Prismatic(_TwoPointJoint, Joint):
     Parameters
     ----------
     body1, body2 : Body
-    point1, point2 : array_like, shape (2,)
+    point1, point2 : array_like, shape (2,), or str
+        Points in local coordinates, or names of points of the bodies.
     axis : array_like, shape (2,)
         Direction of the line in body-1 coordinates (normalised; must be non-zero).
     axis2 : array_like, shape (2,), optional
@@ -278,12 +360,50 @@ class Prismatic(_TwoPointJoint, Joint):
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
                  axis=(1.0, 0.0), axis2=None, *, name: str | None = None) -> None:
-        p1 = _point(point1, "point1")
-        p2 = _point(point2, "point2")
+        p1 = _point(point1, "point1", body1)
+        p2 = _point(point2, "point2", body2)
         u1 = as_direction(axis, "axis", 2)
         u2 = u1 if axis2 is None else as_direction(axis2, "axis2", 2)
         offset = np.arctan2(u1[1], u1[0]) - np.arctan2(u2[1], u2[0])
         super().__init__((body1, body2), np.concatenate([p1, p2, u1, [offset]]), name=name)
+
+    @twin_classmethod
+    def at(cls, body1: Body, body2: Body, point, axis, *, name: str | None = None):
+        """A slider through the global point ``point`` along the global direction ``axis``,
+        at the current placement.
+
+        The line is the one of ``body1`` through ``point`` along ``axis`` now; the point of
+        ``body2`` at ``point`` slides on it (its slide, what
+        :class:`~mechsolve.joints.SlideDriver` drives, is 0 now) and the relative angle is
+        locked at its current value ``t2 - t1``. With spatial bodies this is
+        :meth:`SpatialPrismatic.at <mechsolve.joints._spatial.SpatialPrismatic.at>`. The joint
+        is not added to the mechanism.
+
+        Parameters
+        ----------
+        body1, body2 : Body
+        point : array_like, shape (2,)
+            A point of the line, in global coordinates.
+        axis : array_like, shape (2,)
+            The line's direction, in global coordinates (non-zero).
+        name : str, optional
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism()
+        >>> slider = mech.add_body("slider", position=(2.0, 1.0), angle=0.3)
+        >>> rail = ms.joints.Prismatic.at(mech.ground, slider, (2.0, 1.0), (1.0, 1.0))
+        >>> rail.axis.round(6), rail.residual().round(12) + 0.0
+        (array([0.707107, 0.707107]), array([0., 0.]))
+        """
+        _pair(cls, body1, body2)
+        p = as_vector(point, "point", 2)
+        u = as_direction(axis, "axis", 2)
+        joint = cls(body1, body2, body1.to_local(p), body2.to_local(p),
+                    body1.vector_to_local(u), body2.vector_to_local(u), name=name)
+        joint._p[6] = _relative_angle(body1, body2)   # the offset, not reduced modulo a turn
+        return joint
 
     @property
     def axis(self) -> np.ndarray:
@@ -325,7 +445,8 @@ class PointOnLine(_TwoPointJoint, Joint):
     Parameters
     ----------
     body1, body2 : Body
-    point1, point2 : array_like, shape (2,)
+    point1, point2 : array_like, shape (2,), or str
+        Points in local coordinates, or names of points of the bodies.
     axis : array_like, shape (2,)
         Direction of the slot in body-1 coordinates (non-zero).
     name : str, optional
@@ -338,10 +459,45 @@ class PointOnLine(_TwoPointJoint, Joint):
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
                  axis=(1.0, 0.0), *, name: str | None = None) -> None:
-        p1 = _point(point1, "point1")
-        p2 = _point(point2, "point2")
+        p1 = _point(point1, "point1", body1)
+        p2 = _point(point2, "point2", body2)
         u = as_direction(axis, "axis", 2)
         super().__init__((body1, body2), np.concatenate([p1, p2, u]), name=name)
+
+    @twin_classmethod
+    def at(cls, body1: Body, body2: Body, point, axis, *, name: str | None = None):
+        """A pin in a slot through the global point ``point`` along the global direction
+        ``axis``, at the current placement.
+
+        The slot is the line of ``body1`` through ``point`` along ``axis`` now, and the pin the
+        point of ``body2`` at ``point``. With spatial bodies this is
+        :meth:`SpatialPointOnLine.at <mechsolve.joints._spatial.SpatialPointOnLine.at>`. The
+        joint is not added to the mechanism.
+
+        Parameters
+        ----------
+        body1, body2 : Body
+        point : array_like, shape (2,)
+            The pin, in global coordinates.
+        axis : array_like, shape (2,)
+            The slot's direction, in global coordinates (non-zero).
+        name : str, optional
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism()
+        >>> lever = mech.add_body("lever", angle=0.5)
+        >>> block = mech.add_body("block", position=(1.0, 0.5))
+        >>> slot = ms.joints.PointOnLine.at(lever, block, (1.0, 0.5), (2.0, 1.0))
+        >>> slot.residual().round(12) + 0.0
+        array([0.])
+        """
+        _pair(cls, body1, body2)
+        p = as_vector(point, "point", 2)
+        u = as_direction(axis, "axis", 2)
+        return cls(body1, body2, body1.to_local(p), body2.to_local(p),
+                   body1.vector_to_local(u), name=name)
 
     @classmethod
     def _phi(cls, P, X1, X2):
@@ -366,7 +522,8 @@ class Distance(_TwoPointJoint, Joint):
     Parameters
     ----------
     body1, body2 : Body
-    point1, point2 : array_like, shape (2,)
+    point1, point2 : array_like, shape (2,), or str
+        The rod's ends in local coordinates, or names of points of the bodies.
     length : float
         Positive rod length.
     name : str, optional
@@ -383,10 +540,50 @@ class Distance(_TwoPointJoint, Joint):
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
                  length: float = 1.0, *, name: str | None = None) -> None:
-        p1 = _point(point1, "point1")
-        p2 = _point(point2, "point2")
+        p1 = _point(point1, "point1", body1)
+        p2 = _point(point2, "point2", body2)
         L = as_float(length, "length", positive=True)
         super().__init__((body1, body2), np.concatenate([p1, p2, [L]]), name=name)
+
+    @twin_classmethod
+    def at(cls, body1: Body, body2: Body, point1, point2, length: float | None = None, *,
+           name: str | None = None):
+        """A rod between the global points ``point1`` (on ``body1``) and ``point2`` (on
+        ``body2``) of the current placement.
+
+        ``length`` defaults to their current distance (so the residual is zero now). With
+        spatial bodies this is :meth:`SpatialDistance.at
+        <mechsolve.joints._spatial.SpatialDistance.at>`; ``DistanceDriver.at`` gives the
+        driver, whose value is the length. The joint is not added to the mechanism.
+
+        Parameters
+        ----------
+        body1, body2 : Body
+        point1, point2 : array_like, shape (2,)
+            The rod's ends in global coordinates (distinct unless ``length`` is given).
+        length : float, optional
+            The rod's length (default: ``|point2 - point1|``).
+        name : str, optional
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism()
+        >>> arm = mech.add_body("arm", position=(1.0, 0.0))
+        >>> rod = ms.joints.Distance.at(mech.ground, arm, (0.0, 3.0), (3.0, -1.0))
+        >>> rod.length, rod.point2
+        (5.0, array([ 2., -1.]))
+        """
+        _pair(cls, body1, body2)
+        g1 = as_vector(point1, "point1", 2)
+        g2 = as_vector(point2, "point2", 2)
+        if length is None:
+            length = float(np.linalg.norm(g2 - g1))
+            if length == 0.0:
+                raise ValueError(f"{cls.__name__}.at: point1 and point2 coincide; give a "
+                                 "positive length")
+        # positional: the length is DistanceDriver's value
+        return cls(body1, body2, body1.to_local(g1), body2.to_local(g2), length, name=name)
 
     @classmethod
     def _phi(cls, P, X1, X2):
@@ -515,8 +712,9 @@ class RackPinion(_TwoPointJoint, Joint):
     pinion, rack : Body
     radius : float
         Pitch radius of the pinion (positive).
-    pinion_point, rack_point : array_like, shape (2,)
-        The pinion's centre (pinion coordinates) and a reference point on the rack.
+    pinion_point, rack_point : array_like, shape (2,), or str
+        The pinion's centre (pinion coordinates) and a reference point on the rack (rack
+        coordinates), or names of points of those bodies.
     axis : array_like, shape (2,)
         Rack direction in rack coordinates.
     phase : float
@@ -533,8 +731,8 @@ class RackPinion(_TwoPointJoint, Joint):
                  rack_point=(0.0, 0.0), axis=(1.0, 0.0), *, phase: float = 0.0,
                  name: str | None = None) -> None:
         r = as_float(radius, "radius", positive=True)
-        pp = _point(pinion_point, "pinion_point")
-        rp = _point(rack_point, "rack_point")
+        pp = _point(pinion_point, "pinion_point", pinion)
+        rp = _point(rack_point, "rack_point", rack)
         u = as_direction(axis, "axis", 2)
         ph = as_float(phase, "phase")
         # slots: (rack, pinion); parameters laid out for _projection (point on body 1 first).

@@ -53,7 +53,7 @@ import numpy as np
 
 from .._validation import as_direction, as_float, as_vector
 from ..body import Body, SpatialBody
-from ..spatial._quat import cross, quat_multiply, quat_rotate, quat_to_matrix
+from ..spatial._quat import cross, quat_conjugate, quat_multiply, quat_rotate, quat_to_matrix
 from ._drivers import AngleDriver, DistanceDriver, Driver, SlideDriver
 from ._planar import Distance, Fixed, PointOnLine, Prismatic, Revolute
 from .base import DriverJoint, Joint
@@ -68,13 +68,17 @@ __all__ = [
 _COMPONENTS = ("gx", "gy", "gz", "x", "y", "z", "rx", "ry", "rz", "perp")
 
 
-def placement(value, name: str, axis=None):
+def placement(value, name: str, axis=None, body=None):
     """``(point, quaternion)`` of a joint frame given as a Frame, or a point (+ axis).
 
     A point alone gives a frame at that point with the body's orientation; with ``axis`` the
-    frame's z axis is turned onto that direction by the smallest rotation.
+    frame's z axis is turned onto that direction by the smallest rotation. A string names a
+    point of ``body`` (:meth:`Body.add_point`) and is read as that point.
     """
     from ..spatial import Frame, Orientation
+
+    if isinstance(value, str) and isinstance(body, Body):
+        value = body._point_for(value, name)
 
     if isinstance(value, Frame):
         if axis is not None:
@@ -93,8 +97,53 @@ def placement(value, name: str, axis=None):
         u = as_direction(axis, f"axis of {name}", 3)
         q = Orientation.identity().align_z(u).quaternion
         return p, np.asarray(q, dtype=float)
-    raise TypeError(f"{name} must be a mechsolve Frame or a point (3 numbers), got "
-                    f"{type(value).__name__}")
+    raise TypeError(f"{name} must be a mechsolve Frame or a point (3 numbers), or the name of "
+                    f"a point of the body, got {type(value).__name__}")
+
+
+def _check_pair(cls, body1, body2) -> None:
+    """Check the bodies of an ``at`` constructor before their poses are read."""
+    for i, body in enumerate((body1, body2)):
+        if not isinstance(body, SpatialBody):
+            what = (f"a body of a planar mechanism ({body.name!r})" if isinstance(body, Body)
+                    else type(body).__name__)
+            raise TypeError(f"{cls.__name__}.at: body{i + 1} must be a body of a spatial "
+                            f"mechanism (Mechanism(dim=3)), got {what}")
+
+
+def _frames_at(body1, body2, point, quaternion) -> tuple:
+    """The joint frames on ``body1`` and ``body2`` (body coordinates, as Frames) that both sit
+    at the global frame ``(point, quaternion)`` at the current placement."""
+    from ..spatial import Frame, Orientation
+
+    out = []
+    for body in (body1, body2):
+        q = quat_multiply(quat_conjugate(body.quaternion), quaternion)
+        out.append(Frame(body.to_local(point), Orientation(q, normalize=True)))
+    return tuple(out)
+
+
+def _z_along(axis, name: str = "axis") -> np.ndarray:
+    """Quaternion of the global frame whose z axis is ``axis``: global z turned onto it by the
+    smallest rotation (its x axis is global x turned likewise)."""
+    from ..spatial import Orientation
+
+    u = as_direction(axis, name, 3)
+    return np.asarray(Orientation.identity().align_z(u).quaternion, dtype=float)
+
+
+def _axis_at(cls, body1, body2, point, axis, name):
+    """``at`` of a joint placed by a point and an axis (both frames' z along ``axis``)."""
+    _check_pair(cls, body1, body2)
+    p = as_vector(point, "point", 3)
+    frame1, frame2 = _frames_at(body1, body2, p, _z_along(axis))
+    return cls(body1, body2, frame1, frame2, name=name)
+
+
+_AT_NOTE = """The joint frames on the two bodies are the same global frame now: origin at
+        ``point``, z axis along ``axis``, x axis global x turned onto it by the smallest
+        rotation that takes global z onto ``axis``. So every residual, the joint's angle and
+        its slide are 0 at the current placement. The joint is not added to the mechanism."""
 
 
 def _axes(X, F):
@@ -278,10 +327,10 @@ def _components_gamma(rows, P, X1, X2, V1, V2):
 # The parameters every frame joint shares, put into each docstring at ``{frame_parameters}``.
 _FRAME_PARAMETERS = """body1, body2 : SpatialBody
         The joined bodies (either may be ground).
-    frame1, frame2 : Frame or array_like, shape (3,), optional
+    frame1, frame2 : Frame or array_like, shape (3,) or str, optional
         The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
-        or a point (a frame at that point with the body's own orientation). Default: the
-        body's origin.
+        a point, or the name of a point of that body (a frame at that point with the body's
+        own orientation). Default: the body's origin.
     axis : array_like, shape (3,), optional
         Shorthand for point placements: the joint axis, given in **each body's own
         coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
@@ -305,6 +354,10 @@ class _FrameJoint(Joint):
         super().__init_subclass__(**kwargs)
         if cls.__doc__ and "{frame_parameters}" in cls.__doc__:
             cls.__doc__ = cls.__doc__.replace("{frame_parameters}", _FRAME_PARAMETERS)
+        at = cls.__dict__.get("at")
+        doc = at.__func__.__doc__ if isinstance(at, classmethod) else None
+        if doc and "{at_note}" in doc:
+            at.__func__.__doc__ = doc.replace("{at_note}", _AT_NOTE)
         # The mirror check follows from the rotation rows (this also covers every
         # GenericJoint subset); only a class with mirrored roots overrides Joint._mirrored, and
         # a subclass whose rows have none drops the check it would inherit.
@@ -328,8 +381,8 @@ class _FrameJoint(Joint):
             frame1 = np.zeros(3)
         if frame2 is None:
             frame2 = np.zeros(3)
-        p1, f1 = placement(frame1, "frame1", axis)
-        p2, f2 = placement(frame2, "frame2", axis)
+        p1, f1 = placement(frame1, "frame1", axis, body1)
+        p2, f2 = placement(frame2, "frame2", axis, body2)
         # Joint.__init__ directly: the planar twin (e.g. Revolute) follows in the MRO.
         Joint.__init__(self, (body1, body2), np.concatenate([p1, f1, p2, f2, extra]), name=name)
 
@@ -406,6 +459,34 @@ class Spherical(_FrameJoint):
 
     _rows = ("gx", "gy", "gz")
     n_equations = 3
+
+    @classmethod
+    def at(cls, body1: Body, body2: Body, point, *, name: str | None = None):
+        """A ball joint centred at the global point ``point`` of the current placement.
+
+        The frames sit at ``point`` with ``body2``'s orientation (frame 2 is the identity
+        rotation on ``body2``); the residual is 0 now. The joint is not added to the mechanism.
+
+        Parameters
+        ----------
+        body1, body2 : SpatialBody
+        point : array_like, shape (3,)
+            The ball's centre, in global coordinates.
+        name : str, optional
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism(dim=3)
+        >>> link = mech.add_body("link", position=(0, 0, 1))
+        >>> ball = ms.joints.Spherical.at(mech.ground, link, (0.0, 0.0, 0.5))
+        >>> ball.point2, ball.residual() + 0.0
+        (array([ 0. ,  0. , -0.5]), array([0., 0., 0.]))
+        """
+        _check_pair(cls, body1, body2)
+        p = as_vector(point, "point", 3)
+        frame1, frame2 = _frames_at(body1, body2, p, body2.quaternion)
+        return cls(body1, body2, frame1, frame2, name=name)
     # No mirror: only the origins are constrained (no rotation rows).
 
 
@@ -444,6 +525,32 @@ class SpatialRevolute(_FrameJoint, Revolute, variant_of=Revolute):
 
     _rows = ("gx", "gy", "gz", "rx", "ry")
     n_equations = 5
+
+    @classmethod
+    def at(cls, body1: Body, body2: Body, point, axis, *, name: str | None = None):
+        """A hinge through the global point ``point`` along the global direction ``axis``.
+
+        What ``joints.Revolute.at`` builds from spatial bodies. {at_note}
+
+        Parameters
+        ----------
+        body1, body2 : SpatialBody
+        point : array_like, shape (3,)
+            A point of the hinge axis, in global coordinates.
+        axis : array_like, shape (3,)
+            The hinge axis (the frames' z), in global coordinates (non-zero).
+        name : str, optional
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism(dim=3)
+        >>> door = mech.add_body("door", position=(0.5, 0.0, 1.0))
+        >>> hinge = ms.joints.Revolute.at(mech.ground, door, (0, 0, 1), (0, 0, 1))
+        >>> type(hinge).__name__, hinge.point2, hinge.angle()
+        ('SpatialRevolute', array([-0.5,  0. ,  0. ]), 0.0)
+        """
+        return _axis_at(cls, body1, body2, point, axis, name)
     # Mirror: rx, ry also vanish at z_2 = -z_1 (a hinge upside down); z_1 . z_2 must be > 0.
 
     def angle(self) -> float:
@@ -484,6 +591,32 @@ class SpatialPrismatic(_FrameJoint, Prismatic, variant_of=Prismatic):
 
     _rows = ("x", "y", "rx", "ry", "rz")
     n_equations = 5
+
+    @classmethod
+    def at(cls, body1: Body, body2: Body, point, axis, *, name: str | None = None):
+        """A slider through the global point ``point`` along the global direction ``axis``.
+
+        What ``joints.Prismatic.at`` builds from spatial bodies. {at_note}
+
+        Parameters
+        ----------
+        body1, body2 : SpatialBody
+        point : array_like, shape (3,)
+            A point of the sliding axis, in global coordinates.
+        axis : array_like, shape (3,)
+            The sliding direction (the frames' z), in global coordinates (non-zero).
+        name : str, optional
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism(dim=3)
+        >>> slider = mech.add_body("slider", position=(0, 0, 0.3))
+        >>> guide = ms.joints.Prismatic.at(mech.ground, slider, (0, 0, 0.3), (0, 1, 1))
+        >>> type(guide).__name__, guide.residual().round(12) + 0.0
+        ('SpatialPrismatic', array([0., 0., 0., 0., 0.]))
+        """
+        return _axis_at(cls, body1, body2, point, axis, name)
     # Mirror: rx, ry, rz also vanish at a half turn about x_1, y_1 or z_1; all three axes are
     # checked (x_1 . x_2, y_1 . y_2, z_1 . z_2 > 0).
 
@@ -518,6 +651,33 @@ class Cylindrical(_FrameJoint):
 
     _rows = ("x", "y", "rx", "ry")
     n_equations = 4
+
+    @classmethod
+    def at(cls, body1: Body, body2: Body, point, axis, *, name: str | None = None):
+        """A cylindrical joint through the global point ``point`` along the global direction
+        ``axis``.
+
+        {at_note}
+
+        Parameters
+        ----------
+        body1, body2 : SpatialBody
+        point : array_like, shape (3,)
+            A point of the common axis, in global coordinates.
+        axis : array_like, shape (3,)
+            The common axis (the frames' z), in global coordinates (non-zero).
+        name : str, optional
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism(dim=3)
+        >>> sleeve = mech.add_body("sleeve", position=(1, 0, 0.4))
+        >>> cyl = ms.joints.Cylindrical.at(mech.ground, sleeve, (1, 0, 0), (0, 0, 1))
+        >>> cyl.point1, cyl.residual().round(12) + 0.0
+        (array([1., 0., 0.]), array([0., 0., 0., 0.]))
+        """
+        return _axis_at(cls, body1, body2, point, axis, name)
     # Mirror: rx, ry also vanish at z_2 = -z_1; z_1 . z_2 must be > 0.
 
 
@@ -562,6 +722,53 @@ class Universal(_FrameJoint):
 
     _rows = ("gx", "gy", "gz", "perp")
     n_equations = 4
+
+    @classmethod
+    def at(cls, body1: Body, body2: Body, point, axis1, axis2, *, name: str | None = None):
+        """A Hooke joint at the global point ``point`` with pin ``axis1`` on ``body1`` and pin
+        ``axis2`` on ``body2`` (global directions at the current placement).
+
+        As in the constructor, each body's pin is the z axis of its joint frame: frame 1 has
+        z along ``axis1`` and x along ``axis2``, frame 2 has z along ``axis2`` and x along
+        ``axis1`` (both right-handed, origins at ``point``). The pins must be perpendicular now
+        (within 1e-6 rad; ``axis2`` is then made exactly perpendicular to ``axis1``), so the
+        residual is 0. The joint is not added to the mechanism.
+
+        Parameters
+        ----------
+        body1, body2 : SpatialBody
+        point : array_like, shape (3,)
+            The cross's centre, in global coordinates.
+        axis1, axis2 : array_like, shape (3,)
+            The pins on ``body1`` and on ``body2``, global directions (non-zero, perpendicular).
+        name : str, optional
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism(dim=3)
+        >>> shaft = mech.add_body("shaft", position=(0, 0, 1))
+        >>> hooke = ms.joints.Universal.at(mech.ground, shaft, (0, 0, 0), (1, 0, 0), (0, 1, 0))
+        >>> hooke.axis, hooke.residual().round(12) + 0.0
+        (array([1., 0., 0.]), array([0., 0., 0., 0.]))
+        """
+        from ..spatial import Orientation
+
+        _check_pair(cls, body1, body2)
+        p = as_vector(point, "point", 3)
+        u1 = as_direction(axis1, "axis1", 3)
+        u2 = as_direction(axis2, "axis2", 3)
+        c = float(u1 @ u2)
+        if abs(c) > 1e-6:
+            raise ValueError(f"{cls.__name__}.at: axis1 and axis2 must be perpendicular (the "
+                             f"pins of the cross), got cos(angle) = {c:.3g}")
+        u2 = u2 - c * u1
+        u2 = u2 / np.linalg.norm(u2)
+        q1 = Orientation.from_dcm_columns(u2, np.cross(u1, u2), u1).quaternion
+        q2 = Orientation.from_dcm_columns(u1, np.cross(u2, u1), u2).quaternion
+        frame1, _ = _frames_at(body1, body2, p, np.asarray(q1, dtype=float))
+        _, frame2 = _frames_at(body1, body2, p, np.asarray(q2, dtype=float))
+        return cls(body1, body2, frame1, frame2, name=name)
     # No mirror: z_2 may be anywhere on the circle perpendicular to z_1, one connected set
     # (z_2 = y_1 and z_2 = -y_1 are joined by turning about pin 1, a motion of the joint).
 
@@ -630,6 +837,36 @@ class SpatialFixed(_FrameJoint, Fixed, variant_of=Fixed):
 
     _rows = ("gx", "gy", "gz", "rx", "ry", "rz")
     n_equations = 6
+
+    @classmethod
+    def at(cls, body1: Body, body2: Body, point=None, *, name: str | None = None):
+        """A weld that keeps the bodies' current relative placement.
+
+        What ``joints.Fixed.at`` builds from spatial bodies. Both frames sit at the global
+        ``point`` (default: ``body2``'s origin) with ``body2``'s orientation, so frame 2 is
+        the identity rotation on ``body2`` and the residual is 0 now. The joint is not added to
+        the mechanism.
+
+        Parameters
+        ----------
+        body1, body2 : SpatialBody
+        point : array_like, shape (3,), optional
+            The weld point, in global coordinates (default: ``body2``'s origin).
+        name : str, optional
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism(dim=3)
+        >>> base = mech.add_body("base", position=(0, 0, 1.5))
+        >>> weld = ms.joints.Fixed.at(mech.ground, base)
+        >>> type(weld).__name__, weld.point1, weld.residual() + 0.0
+        ('SpatialFixed', array([0. , 0. , 1.5]), array([0., 0., 0., 0., 0., 0.]))
+        """
+        _check_pair(cls, body1, body2)
+        p = body2.position if point is None else as_vector(point, "point", 3)
+        frame1, frame2 = _frames_at(body1, body2, p, body2.quaternion)
+        return cls(body1, body2, frame1, frame2, name=name)
     # Mirror: rx, ry, rz also vanish at a half turn about x_1, y_1 or z_1; all three axes are
     # checked (x_1 . x_2, y_1 . y_2, z_1 . z_2 > 0).
 
@@ -662,6 +899,33 @@ class SpatialPointOnLine(_FrameJoint, PointOnLine, variant_of=PointOnLine):
 
     _rows = ("x", "y")
     n_equations = 2
+
+    @classmethod
+    def at(cls, body1: Body, body2: Body, point, axis, *, name: str | None = None):
+        """The point of ``body2`` at the global ``point`` held on the line of ``body1`` through
+        it along the global direction ``axis``.
+
+        What ``joints.PointOnLine.at`` builds from spatial bodies. {at_note}
+
+        Parameters
+        ----------
+        body1, body2 : SpatialBody
+        point : array_like, shape (3,)
+            The point, in global coordinates.
+        axis : array_like, shape (3,)
+            The line's direction (the frames' z), in global coordinates (non-zero).
+        name : str, optional
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism(dim=3)
+        >>> bead = mech.add_body("bead", position=(0.5, -0.25, 2.0))
+        >>> wire = ms.joints.PointOnLine.at(mech.ground, bead, (0.5, -0.25, 2.0), (0, 0, 1))
+        >>> type(wire).__name__, wire.residual() + 0.0
+        ('SpatialPointOnLine', array([0., 0.]))
+        """
+        return _axis_at(cls, body1, body2, point, axis, name)
     # No mirror: no rotation rows; a line has no direction to reverse.
 
 
@@ -861,6 +1125,44 @@ class SpatialDistance(_FrameJoint, Distance, variant_of=Distance):
                  name: str | None = None) -> None:
         L = as_float(length, "length", positive=True)
         _FrameJoint.__init__(self, body1, body2, point1, point2, name=name, extra=[L])
+
+    @classmethod
+    def at(cls, body1: Body, body2: Body, point1, point2, length: float | None = None, *,
+           name: str | None = None):
+        """A rod between the global points ``point1`` (on ``body1``) and ``point2`` (on
+        ``body2``) of the current placement.
+
+        What ``joints.Distance.at`` builds from spatial bodies (``DistanceDriver.at``: the
+        driver, whose value is the length). ``length`` defaults to the points' current
+        distance. The joint is not added to the mechanism.
+
+        Parameters
+        ----------
+        body1, body2 : SpatialBody
+        point1, point2 : array_like, shape (3,)
+            The rod's ends, in global coordinates.
+        length : float, optional
+            The rod's length (default: ``|point2 - point1|``).
+        name : str, optional
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism(dim=3)
+        >>> b = mech.add_body("b", position=(0, 0, 1))
+        >>> rod = ms.joints.Distance.at(mech.ground, b, (0, 0, 0), (2, 0, 1))
+        >>> type(rod).__name__, round(rod.length_hint(), 12), rod.point2
+        ('SpatialDistance', 2.236067977499, array([2., 0., 0.]))
+        """
+        _check_pair(cls, body1, body2)
+        g1 = as_vector(point1, "point1", 3)
+        g2 = as_vector(point2, "point2", 3)
+        if length is None:
+            length = float(np.linalg.norm(g2 - g1))
+            if length == 0.0:
+                raise ValueError(f"{cls.__name__}.at: point1 and point2 coincide; give a "
+                                 "positive length")
+        return cls(body1, body2, body1.to_local(g1), body2.to_local(g2), length, name=name)
 
     @classmethod
     def _phi(cls, P, X1, X2):

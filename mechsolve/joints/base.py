@@ -24,6 +24,7 @@ The leading ``...`` is an optional batch axis (many poses at once). A subclass t
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import textwrap
@@ -81,6 +82,29 @@ def _perturb(X: np.ndarray, c: int, h: float, body: bool = True) -> np.ndarray:
 #: (``class SpatialRevolute(..., variant_of=Revolute)``); the first definition wins, so that a
 #: module executed again (pytest's doctest import) does not re-point the planar classes.
 SPATIAL_VARIANTS: dict[type, type] = {}
+
+
+class twin_classmethod(classmethod):  # noqa: N801 (a decorator, named like classmethod)
+    """A classmethod of a planar joint class that, given spatial bodies, calls the method of
+    the same name of the class's spatial twin (see :data:`SPATIAL_VARIANTS`), as calling the
+    class does: ``joints.Revolute.at(b1, b2, ...)`` with spatial bodies is
+    ``SpatialRevolute.at(b1, b2, ...)``. The first argument (or ``body1=``) decides."""
+
+    def __get__(self, obj, cls=None):
+        bound = super().__get__(obj, cls)
+        twin = SPATIAL_VARIANTS.get(cls if cls is not None else type(obj))
+        if twin is None:
+            return bound
+        name = self.__func__.__name__
+
+        @functools.wraps(self.__func__)
+        def call(*args, **kwargs):
+            first = args[0] if args else kwargs.get("body1")
+            if _is_spatial(first):
+                return getattr(twin, name)(*args, **kwargs)
+            return bound(*args, **kwargs)
+
+        return call
 
 
 def _slices_of(layout) -> dict:

@@ -22,12 +22,15 @@ from . import spatial as spatial
 from .planar import (
     ANDREWS,
     DEMOS,
+    JANSEN,
+    JANSEN_BARS,
     Model,
     andrews_squeezer,
     five_bar,
     fourbar,
     fourbar_chain,
     gear_train,
+    jansen_leg,
     parallelogram,
     quick_return,
     slider_crank,
@@ -35,5 +38,5 @@ from .planar import (
 )
 
 __all__ = ["Model", "fourbar", "five_bar", "slider_crank", "quick_return", "watt_sixbar",
-           "gear_train", "andrews_squeezer", "ANDREWS",
+           "gear_train", "andrews_squeezer", "ANDREWS", "jansen_leg", "JANSEN", "JANSEN_BARS",
            "parallelogram", "fourbar_chain", "DEMOS"]

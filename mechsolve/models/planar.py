@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import joints
+from .._validation import as_float
 from ..body import Body
 from ..joints.base import DriverJoint
 from ..mechanism import Mechanism
 
 __all__ = ["Model", "fourbar", "five_bar", "slider_crank", "quick_return", "watt_sixbar",
-           "gear_train", "andrews_squeezer", "ANDREWS",
+           "gear_train", "andrews_squeezer", "ANDREWS", "jansen_leg", "JANSEN", "JANSEN_BARS",
            "parallelogram", "fourbar_chain", "DEMOS"]
 
 
@@ -409,6 +410,114 @@ def fourbar_chain(n_loops: int) -> Model:
                  f"chain of {n_loops} four-bar loops")
 
 
+#: Theo Jansen's "holy numbers": the dimensions of the Strandbeest leg (:func:`jansen_leg`),
+#: in his units (often quoted as centimetres). ``a`` and ``l`` place the frame pivot B from the
+#: crank axle O (``a`` horizontally, ``l`` vertically), ``m`` is the crank radius, the others
+#: are bars (:data:`JANSEN_BARS`).
+JANSEN = {"a": 38.0, "b": 41.5, "c": 39.3, "d": 40.1, "e": 55.8, "f": 39.4, "g": 36.7,
+          "h": 65.7, "i": 49.0, "j": 50.0, "k": 61.9, "l": 7.8, "m": 15.0}
+
+#: The bars of :func:`jansen_leg`: holy number -> (link, first point, second point). Each link
+#: is made by :meth:`~mechsolve.Mechanism.add_link` from its points, so a bar's length is the
+#: distance between two named points of one body.
+JANSEN_BARS = {
+    "m": ("crank", "O", "A"),
+    "j": ("rod_j", "A", "C"),
+    "k": ("rod_k", "A", "D"),
+    "b": ("triangle", "B", "C"),
+    "d": ("triangle", "B", "E"),
+    "e": ("triangle", "C", "E"),
+    "c": ("rocker", "B", "D"),
+    "f": ("rod_f", "E", "F"),
+    "g": ("foot", "D", "F"),
+    "i": ("foot", "D", "P"),
+    "h": ("foot", "F", "P"),
+}
+
+# A rough sketch of the leg at crank angle 0 (crank pin A = (m, 0)), in the holy numbers'
+# units: it only says on which side of each pair of pins a third pin sits.
+_JANSEN_SKETCH = {"C": (-25.0, 30.0), "D": (-27.0, -45.0), "E": (-75.0, 8.0),
+                  "F": (-59.0, -28.0), "P": (-43.0, -92.0)}
+
+
+def _compass(p1, r1: float, p2, r2: float, near) -> np.ndarray:
+    """The point at distance ``r1`` from ``p1`` and ``r2`` from ``p2`` (ruler and compass: two
+    circles meet in two points) nearer ``near``."""
+    p1, p2 = np.asarray(p1, float), np.asarray(p2, float)
+    d = p2 - p1
+    dist = float(np.hypot(d[0], d[1]))
+    along = (r1 * r1 - r2 * r2 + dist * dist) / (2 * dist)
+    across = r1 * r1 - along * along
+    if across < 0:
+        raise ValueError(f"circles of radii {r1:g} and {r2:g}, {dist:g} apart, do not meet")
+    u = d / dist
+    n = np.array([-u[1], u[0]])
+    foot = p1 + along * u
+    a, b = foot + np.sqrt(across) * n, foot - np.sqrt(across) * n
+    near = np.asarray(near, float)
+    return a if np.linalg.norm(a - near) <= np.linalg.norm(b - near) else b
+
+
+def jansen_leg(scale: float = 1.0) -> Model:
+    """Theo Jansen's Strandbeest leg, built from its published "holy numbers".
+
+    The dimensions are :data:`JANSEN`. Eight links: the frame, the crank (radius ``m``)
+    turning about the axle O at the origin, the rods ``j`` and ``k`` from the crank pin A, the
+    triangle B-C-E (sides ``b``, ``d``, ``e``) and the rocker ``c`` both pivoting on the frame
+    at B = ``(-a, -l)``, the rod ``f``, and the foot triangle D-F-P (sides ``g``, ``i``,
+    ``h``) whose corner P walks (:data:`JANSEN_BARS` lists which bar joins which points).
+    Every length is multiplied by ``scale``.
+
+    No trigonometry: the pins are found by ruler and compass at crank angle 0 (each new pin is
+    where two circles about known pins meet, the meeting point nearer a rough sketch), each
+    link is made from its pins' global positions with
+    :meth:`~mechsolve.Mechanism.add_link`, and the ten revolutes join named points. One driver,
+    ``motor``, turns the crank; the sweep is a full turn.
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> model = ms.models.jansen_leg()
+    >>> len(model.mechanism.bodies), model.mechanism.dof().dof
+    (7, 1)
+    >>> foot = model.mechanism.body("foot")
+    >>> round(float(np.linalg.norm(foot.point("P") - foot.point("F"))), 12)
+    65.7
+    """
+    s = as_float(scale, "scale", positive=True)
+    n = {key: value * s for key, value in JANSEN.items()}
+    sketch = {key: s * np.array(p) for key, p in _JANSEN_SKETCH.items()}
+    O = np.zeros(2)
+    B = np.array([-n["a"], -n["l"]])
+    A = np.array([n["m"], 0.0])
+    C = _compass(A, n["j"], B, n["b"], sketch["C"])
+    D = _compass(A, n["k"], B, n["c"], sketch["D"])
+    E = _compass(B, n["d"], C, n["e"], sketch["E"])
+    F = _compass(E, n["f"], D, n["g"], sketch["F"])
+    P = _compass(D, n["i"], F, n["h"], sketch["P"])
+    mech = Mechanism(name="Jansen leg")
+    g = mech.ground
+    g.add_point("O", at=O)
+    g.add_point("B", at=B)
+    crank = mech.add_link("crank", O=O, A=A)
+    rod_j = mech.add_link("rod_j", A=A, C=C)
+    rod_k = mech.add_link("rod_k", A=A, D=D)
+    triangle = mech.add_link("triangle", B=B, C=C, E=E)
+    rocker = mech.add_link("rocker", B=B, D=D)
+    rod_f = mech.add_link("rod_f", E=E, F=F)
+    foot = mech.add_link("foot", D=D, F=F, P=P)
+    for name, b1, b2, point in (("O", g, crank, "O"), ("A_j", crank, rod_j, "A"),
+                                ("A_k", crank, rod_k, "A"), ("B_triangle", g, triangle, "B"),
+                                ("B_rocker", g, rocker, "B"), ("C", rod_j, triangle, "C"),
+                                ("D_k", rod_k, rocker, "D"), ("D_foot", rocker, foot, "D"),
+                                ("E", triangle, rod_f, "E"), ("F", rod_f, foot, "F")):
+        mech.add(joints.Revolute(b1, b2, point, point, name=name))
+    motor = mech.add(joints.Driver(crank, "angle", 0.0, name="motor"))
+    return Model(mech, motor, np.linspace(0, 2 * np.pi, 361), foot,
+                 f"Theo Jansen's leg (holy numbers x {s:g}) driven by the crank angle",
+                 [(foot, tuple(foot.point("P")))])
+
+
 DEMOS = {
     "fourbar": fourbar,
     "slider-crank": slider_crank,
@@ -416,4 +525,5 @@ DEMOS = {
     "watt-sixbar": watt_sixbar,
     "gear-train": gear_train,
     "parallelogram": parallelogram,
+    "jansen": jansen_leg,
 }
