@@ -57,8 +57,9 @@ def _same_mechanism(a, b, exact: bool = True) -> None:
         np.testing.assert_array_equal(a.state, b.state)
         np.testing.assert_array_equal(_residuals(a), _residuals(b))
     else:
-        np.testing.assert_allclose(b.state, a.state, rtol=2e-15, atol=1e-15)
-        np.testing.assert_allclose(_residuals(b), _residuals(a), rtol=0, atol=1e-14)
+        np.testing.assert_allclose(b.state, a.state, rtol=1e-14, atol=1e-15)
+        np.testing.assert_allclose(_residuals(b), _residuals(a), rtol=0,
+                                   atol=1e-14 * a.length_scale)
 
 
 # -- every joint kind ---------------------------------------------------------------------------
