@@ -155,7 +155,8 @@ def three_rps() -> None:
 
 
 def urdf_arm() -> None:
-    arm = ms.robots.load_urdf(HERE.parent / "examples" / "models" / "arm6r.urdf")
+    arm = ms.robots.load_urdf(pathlib.Path(__file__).resolve().parent.parent / "examples"
+                              / "models" / "arm6r.urdf")
     q = np.array([0.5, 0.6, -1.2, 0.3, 0.8, 0.2])
     model = arm.mechanism(q, target=arm.forward(q))
     fig = plt.figure(figsize=(6.4, 5.2))

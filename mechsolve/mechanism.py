@@ -80,6 +80,9 @@ class Mechanism:
         self.units: dict = {}
         #: Named sweeps (a model file's ``[[sweeps]]``): ``{name: NamedSweep(driver, values)}``.
         self.sweeps: dict = {}
+        #: Arms placed from a model file's ``[[robots]]`` (by DH table or URDF file):
+        #: ``{name: RobotEntry}``, so that saving writes the table again, not their links.
+        self.robots: dict = {}
 
     @property
     def length_scale(self) -> float:
@@ -182,6 +185,7 @@ class Mechanism:
     def __setstate__(self, state: dict) -> None:
         state.setdefault("units", {})
         state.setdefault("sweeps", {})
+        state.setdefault("robots", {})
         self.__dict__.update(state)
         self._buffer = self._q
 

@@ -74,7 +74,7 @@ import sys
 import numpy as np
 
 __all__ = ["load", "loads", "save", "dumps", "ModelFileError", "FORMAT_VERSION",
-           "SCHEMA_PATH", "MAX_CHARACTERS", "MAX_MAGNITUDE", "NamedSweep"]
+           "SCHEMA_PATH", "MAX_CHARACTERS", "MAX_MAGNITUDE", "NamedSweep", "RobotEntry"]
 
 #: The format version this module reads and writes (the file's ``mechsolve`` key).
 FORMAT_VERSION = 1
@@ -86,11 +86,13 @@ MAX_MAGNITUDE = 1e15
 SCHEMA_PATH = pathlib.Path(__file__).with_name("model.schema.json")
 
 _TOP_KEYS = ("mechsolve", "name", "dimension", "length_scale", "time", "units", "joint_types",
-             "bodies",
+             "bodies", "robots",
              "joints", "sweeps")
 _UNIT_KEYS = ("length", "angle")
 _BODY_KEYS = ("name", "position", "angle", "orientation", "points")
 _SWEEP_KEYS = ("name", "driver", "values", "output")
+_ROBOT_KEYS = ("name", "dh", "prismatic", "theta", "urdf", "tip", "mount", "base", "q",
+               "target", "drivers")
 _TYPE_KEYS = ("name", "bodies", "params", "coordinates", "time", "labels", "defaults", "phi")
 _PROFILES = ("ConstantSpeed", "Cubic", "Quintic", "Cycloidal")
 
@@ -116,12 +118,33 @@ class NamedSweep:
                 f"NamedSweep(driver={self.driver!r}, no values)")
 
 
+class RobotEntry:
+    """A serial arm placed in a mechanism from a model file's ``[[robots]]`` table: the table
+    (``spec``, as read, in radians), the arm, and the names of the bodies and joints it made
+    (which saving leaves out: it writes the table again, with the arm's current joint values).
+    """
+
+    __slots__ = ("spec", "arm", "bodies", "joints", "end_effector", "drivers")
+
+    def __init__(self, spec, arm, bodies, joints, end_effector=None, drivers=()) -> None:
+        self.spec = dict(spec)
+        self.arm = arm
+        self.bodies = tuple(bodies)
+        self.joints = tuple(joints)
+        self.end_effector = end_effector
+        self.drivers = tuple(drivers)
+
+    def __repr__(self) -> str:
+        return f"RobotEntry({self.arm!r}, links {list(self.bodies)})"
+
+
 # -- reading ------------------------------------------------------------------------------------
 class _Reader:
     """One file being read: its name for messages, its units, and what is built so far."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, base_dir=None) -> None:
         self.source = source
+        self.base_dir = None if base_dir is None else pathlib.Path(os.fspath(base_dir))
         self.deg = False
         self.dim = 2
         self.mech = None
@@ -288,7 +311,8 @@ def loads(text: str, *, source: str = "<string>", base_dir=None):
     source : str
         What messages call the file.
     base_dir : path-like, optional
-        Reserved for files that refer to other files (relative to this directory).
+        The directory that relative file names in the text (a robot's ``urdf``) are taken
+        from (default: the current directory).
 
     Returns
     -------
@@ -315,7 +339,7 @@ def loads(text: str, *, source: str = "<string>", base_dir=None):
     >>> [b.name for b in mech.bodies], mech.joint("motor").value
     (['arm'], 0.0)
     """
-    r = _Reader(repr(str(source)))
+    r = _Reader(repr(str(source)), base_dir)
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     if len(text) > MAX_CHARACTERS:
@@ -350,7 +374,7 @@ def load(path):
     except UnicodeDecodeError as exc:
         raise ModelFileError(f"model file {source}: not UTF-8 text (byte {exc.start})") \
             from None
-    r = _Reader(source)
+    r = _Reader(source, p.parent)
     return _build(_parse(text.lstrip("\ufeff"), r), r)
 
 
@@ -385,6 +409,8 @@ def _build(data: dict, r: _Reader):
         _read_joint_type(t, f"joint_types[{i}]", r)
     for i, b in enumerate(r.array_of_tables(data.get("bodies", []), "bodies")):
         _read_body(b, f"bodies[{i}]", r)
+    for i, t in enumerate(r.array_of_tables(data.get("robots", []), "robots")):
+        _read_robot(t, f"robots[{i}]", r)
     joints = r.array_of_tables(data.get("joints", []), "joints")
     coordinates = []
     for i, j in enumerate(joints):
@@ -512,6 +538,128 @@ def _read_joint(t: dict, i: int, r: _Reader):
         coords = (r.vector(t["coordinates"], None, f"{label}.coordinates"),
                   f"{label}.coordinates")
     return joint, coords
+
+
+def _read_robot(t: dict, path: str, r: _Reader) -> None:
+    """A serial arm by DH table or URDF file, placed on a body (see :class:`RobotEntry`)."""
+    from ..joints import CoordinateDriver
+    from ..robots import SerialArm, load_urdf
+
+    if r.dim != 3:
+        raise r.fail(path, "robots belong to a spatial model (dimension = 3)")
+    r.table(t, path, _ROBOT_KEYS)
+    if "name" not in t:
+        raise r.fail(f"{path}.name", "missing")
+    name = r.string(t["name"], f"{path}.name")
+    path = f"{path} ({name!r})"
+    if name in r.mech.robots:
+        raise r.fail(f"{path}.name", f"a robot named {name!r} already exists")
+    if ("dh" in t) == ("urdf" in t):
+        raise r.fail(path, "give the arm by a DH table (dh = [[d, a, alpha], ...]) or a URDF "
+                           "file (urdf = \"arm.urdf\"), one of the two")
+    spec = {"name": name}
+    if "dh" in t:
+        rows = t["dh"]
+        if not isinstance(rows, list) or not 1 <= len(rows) <= 64:
+            raise r.fail(f"{path}.dh", f"expected 1 to 64 rows [d, a, alpha], found "
+                                       f"{_shown(rows)}")
+        dh = []
+        for k, row in enumerate(rows):
+            v = r.vector(row, 3, f"{path}.dh[{k}]")
+            v[2] = r.number(row[2], f"{path}.dh[{k}][2]", "angle")
+            dh.append(v)
+        n = len(dh)
+        pris = t.get("prismatic", [False] * n)
+        if not isinstance(pris, list) or len(pris) != n or not all(
+                isinstance(x, bool) for x in pris):
+            raise r.fail(f"{path}.prismatic", f"expected {n} booleans, found {_shown(pris)}")
+        theta = r.vector(t["theta"], n, f"{path}.theta", "angle") if "theta" in t else \
+            np.zeros(n)
+        spec.update(dh=[list(map(float, d)) for d in dh], prismatic=list(pris),
+                    theta=[float(x) for x in theta])
+        arm = _call(r, f"{path}.dh", SerialArm.from_dh, dh, prismatic=pris, theta=theta,
+                    name=name)
+    else:
+        rel = r.string(t["urdf"], f"{path}.urdf")
+        where = pathlib.Path(rel)
+        if not where.is_absolute() and r.base_dir is not None:
+            where = r.base_dir / where
+        tip = r.string(t["tip"], f"{path}.tip") if "tip" in t else None
+        try:
+            arm = _call(r, f"{path}.urdf", load_urdf, where, tip=tip, name=name)
+        except OSError as exc:
+            raise r.fail(f"{path}.urdf", f"URDF file {str(where)!r} cannot be read "
+                                         f"({exc.strerror or exc})") from None
+        spec.update(urdf=rel, tip=tip)
+    if "base" in t:
+        spec["base"] = base = r.frame(t["base"], f"{path}.base")
+        from ..spatial import Frame
+
+        if not isinstance(base, Frame):
+            base = Frame(base)
+        arm = type(arm)(arm.joints, base=base * arm.base, tool=arm.tool, name=name)
+    mount = r.body(t["mount"], f"{path}.mount") if "mount" in t else r.mech.ground
+    spec["mount"] = mount.name
+    n = arm.n_joints
+    q = np.zeros(n)
+    if "q" in t:
+        q = r.vector(t["q"], n, f"{path}.q")
+        for k, kind in enumerate(arm._kinds):
+            if kind == 0.0:
+                q[k] = r.number(t["q"][k], f"{path}.q[{k}]", "angle")
+    target = r.frame(t["target"], f"{path}.target") if "target" in t else None
+    drivers = t.get("drivers", False)
+    if not isinstance(drivers, bool):
+        raise r.fail(f"{path}.drivers", f"expected true or false, found {_shown(drivers)}")
+    spec["drivers"] = drivers
+    before_b, before_j = len(r.mech.bodies), len(r.mech.joints)
+    model = _call(r, path, arm.mechanism, q, target=target, mech=r.mech, mount=mount,
+                  prefix=f"{name}.")
+    made = []
+    if drivers:
+        for j, v in zip(model.joints, q):
+            made.append(_call(r, path, r.mech.add, CoordinateDriver(j, float(v),
+                                                                    name=f"{j.name}_drive")))
+    r.mech.robots[name] = RobotEntry(
+        spec, arm, [b.name for b in r.mech.bodies[before_b:]],
+        [j.name for j in r.mech.joints[before_j:]], model.end_effector, made)
+
+
+def _robot_table(entry: RobotEntry, mech, w: _Writer) -> dict:
+    """The ``[[robots]]`` table of an arm placed from a model file, at its current joint
+    values (and target)."""
+    from ..spatial import Frame
+
+    s = entry.spec
+    out = {"name": s["name"]}
+    if "dh" in s:
+        out["dh"] = [[d, a, w.angle(alpha)] for d, a, alpha in s["dh"]]
+        if any(s["prismatic"]):
+            out["prismatic"] = list(s["prismatic"])
+        if any(s["theta"]):
+            out["theta"] = [w.angle(x) for x in s["theta"]]
+    else:
+        out["urdf"] = s["urdf"]
+        if s.get("tip") is not None:
+            out["tip"] = s["tip"]
+    if s["mount"] != "ground":
+        out["mount"] = s["mount"]
+    if "base" in s:
+        out["base"] = _write_value("frame", s["base"], w)
+    link_joints = [mech.joint(n) for n in entry.joints[:entry.arm.n_joints]]
+    if entry.drivers:
+        q = [d.value for d in entry.drivers]
+    else:
+        q = [float(j.coordinates[0]) for j in link_joints]
+    if any(q):
+        out["q"] = [w.angle(v) if kind == 0.0 else float(v)
+                    for v, kind in zip(q, entry.arm._kinds)]
+    if entry.end_effector is not None:
+        t = entry.end_effector.target_frame
+        out["target"] = _write_value("frame", t if isinstance(t, Frame) else Frame(t), w)
+    if entry.drivers:
+        out["drivers"] = True
+    return out
 
 
 def _read_joint_type(t: dict, path: str, r: _Reader) -> None:
@@ -915,8 +1063,13 @@ def _document(mech) -> dict:
                          f"{clash[0]!r}; rename the symbolic type to save the mechanism")
     if types:
         doc["joint_types"] = [_type_table(c) for c in types.values()]
+    generated_bodies = {n for e in mech.robots.values() for n in e.bodies}
+    generated_joints = {n for e in mech.robots.values() for n in e.joints}
+    generated_joints |= {d.name for e in mech.robots.values() for d in e.drivers}
     bodies = []
     for b in mech.bodies:
+        if b.name in generated_bodies:
+            continue
         t = {"name": b.name}
         pos = [float(x) for x in b.position]
         if any(pos):
@@ -934,9 +1087,13 @@ def _document(mech) -> dict:
         bodies.append(t)
     if bodies:
         doc["bodies"] = bodies
+    if mech.robots:
+        doc["robots"] = [_robot_table(e, mech, w) for e in mech.robots.values()]
     joints = []
     names = set()
     for j in mech.joints:
+        if j.name is not None and j.name in generated_joints:
+            continue
         if j.name is None and _needs_name(j, mech):
             raise ValueError(f"{j.describe()} is referred to by another joint or a sweep and "
                              "must have a name to be saved")
