@@ -22,6 +22,7 @@ import time
 
 import numpy as np
 
+from ._cli_common import _agg, _progress_bar
 from .io.model import ModelFileError, NamedSweep, load
 from .solver import SolveError
 
@@ -72,20 +73,6 @@ def _table(header: list[str], rows: np.ndarray, stream=None) -> None:
     for row in rows:
         stream.write("  ".join(f"{v:>{w}.6g}" if isinstance(v, float | np.floating) else
                                f"{v!s:>{w}}" for v, w in zip(row, widths)) + "\n")
-
-
-def _progress(enabled: bool, total: int, label: str):
-    """A progress callback ``(done, total)`` drawing a tqdm bar, and a function closing it."""
-    if not enabled:
-        return None, lambda: None
-    from tqdm import tqdm
-
-    bar = tqdm(total=total, desc=label, unit="pose", file=sys.stderr, leave=False)
-
-    def update(done: int, total: int) -> None:
-        bar.update(done - bar.n)
-
-    return update, bar.close
 
 
 # -- the commands -------------------------------------------------------------------------------
@@ -185,7 +172,7 @@ def _sweep(args) -> int:
     mech = _load(args.file)
     driver, values, bodies = _sweep_of(mech, args)
     show = args.progress or sys.stderr.isatty()
-    update, close = _progress(show and len(values) > 50, len(values), "sweeping")
+    update, close = _progress_bar(show and len(values) > 50, len(values), "sweeping")
     t0 = time.perf_counter()
     try:
         motion = mech.sweep(driver, values, progress=update)
@@ -236,8 +223,6 @@ def _write_json(path: str, payload: dict) -> int:
 
 
 def _pictures(args, mech, motion) -> int:
-    from .cli import _agg
-
     _agg()
     import matplotlib.pyplot as plt
 

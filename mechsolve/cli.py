@@ -22,6 +22,7 @@ import time
 import numpy as np
 
 from . import __version__
+from ._cli_common import _agg, _progress_bar
 from .models import DEMOS
 from .models_spatial import SPATIAL_DEMOS
 from .solver import SolveError
@@ -33,22 +34,6 @@ ALL_DEMOS = {**DEMOS, **SPATIAL_DEMOS}
 #: matplotlib's default view.
 VIEWS = {"spherical-fourbar": (25.0, -110.0), "slider-crank-3d": (22.0, -70.0),
          "rssr": (22.0, -75.0), "stewart": (22.0, -60.0)}
-
-
-def _progress_printer(stream, label: str, unit: str = "poses"):
-    last = [0.0]
-
-    def progress(done: int, total: int) -> None:
-        now = time.perf_counter()
-        if done == total or now - last[0] > 0.1:
-            last[0] = now
-            text = f"frame {done}/{total}" if unit == "frames" else f"{done}/{total} {unit}"
-            stream.write(f"\r{label}: {text}")
-            if done == total:
-                stream.write("\n")
-            stream.flush()
-
-    return progress
 
 
 def _demo(args) -> int:
@@ -71,13 +56,15 @@ def _demo(args) -> int:
     print(f"{args.name}: {model.description}")
     print(mech.dof())
     show_progress = args.progress or sys.stderr.isatty()
-    progress = _progress_printer(sys.stderr, "sweeping") if show_progress else None
+    progress, close = _progress_bar(show_progress, len(model.values), "sweeping")
     t0 = time.perf_counter()
     try:
         motion = mech.sweep(model.driver, model.values, progress=progress)
     except SolveError as exc:
+        close()
         print(f"mechsolve: {exc}", file=sys.stderr)
         return 1
+    close()
     elapsed = time.perf_counter() - t0
     out = model.output
     from .plot._base import _driver_unit
@@ -115,14 +102,6 @@ def _demo(args) -> int:
     if not args.no_animation:
         status |= _animation(args, model, motion, show_progress)
     return status
-
-
-def _agg() -> None:
-    """Render off screen: the command only writes files (unless pyplot is already in use)."""
-    import matplotlib
-
-    if "matplotlib.pyplot" not in sys.modules:
-        matplotlib.use("Agg")
 
 
 def _still(args, model, motion) -> int:
@@ -175,8 +154,7 @@ def _animation(args, model, motion, show_progress: bool) -> int:
     anim = plot.animate(model.mechanism, motion, trace=model.trace, frames=args.frames,
                         view=view)
     n = len(anim.indices)
-    progress = _progress_printer(sys.stderr, f"rendering {path}", "frames") \
-        if show_progress else None
+    progress, close = _progress_bar(show_progress, n, f"rendering {path.name}", "frame")
     try:
         anim.save(path, dpi=args.dpi,
                   progress_callback=(lambda i, total: progress(i + 1, total))
@@ -185,6 +163,7 @@ def _animation(args, model, motion, show_progress: bool) -> int:
         print(f"mechsolve: {exc}", file=sys.stderr)
         return 1
     finally:
+        close()
         plt.close(anim.drawing.ax.figure)
     print(f"wrote an animation of {args.name} ({n} frames) to {path.resolve()} "
           f"in {time.perf_counter() - t0:.1f} s")

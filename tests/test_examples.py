@@ -50,7 +50,9 @@ def test_cli_demo_output_plot_and_progress(tmp_path, capsys):
                      str(png), "--frames", "4", "--dpi", "30", "--progress"]) == 0
     captured = capsys.readouterr()
     assert str(png.resolve()) in captured.out and str(gif.resolve()) in captured.out
-    assert "frame 4/4" in captured.err
+    # the tqdm bars, left at their end: every pose swept, every frame rendered
+    assert "sweeping" in captured.err and "361/361" in captured.err
+    assert "rendering sc.gif" in captured.err and "4/4" in captured.err
     with Image.open(gif) as im:
         assert im.n_frames == 4
     with Image.open(png) as im:
