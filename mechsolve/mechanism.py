@@ -195,7 +195,7 @@ class Mechanism:
         ``ms.load(path)`` builds it again, with the same bodies, placement, joints, drivers,
         targets, units and named sweeps.
         """
-        from .io.model import save
+        from .io._writer import save
 
         save(self, path)
 

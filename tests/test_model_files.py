@@ -412,7 +412,7 @@ def _paths(data, prefix=()):
 def _toml_of(data) -> str | None:
     """The data as TOML text through the model writer's own formatting (None if it cannot be
     written: e.g. NaN, which TOML spells nan, is kept to test the reader too)."""
-    from mechsolve.io.model import _toml
+    from mechsolve.io._writer import _toml
 
     try:
         return _toml(data)

@@ -73,11 +73,11 @@ import sys
 
 import numpy as np
 
+from ._writer import FORMAT_VERSION, PROFILES, NamedSweep, RobotEntry, dumps, save
+
 __all__ = ["load", "loads", "save", "dumps", "ModelFileError", "FORMAT_VERSION",
            "SCHEMA_PATH", "MAX_CHARACTERS", "MAX_MAGNITUDE", "NamedSweep", "RobotEntry"]
 
-#: The format version this module reads and writes (the file's ``mechsolve`` key).
-FORMAT_VERSION = 1
 #: Longest model file read, in bytes (16 MiB).
 MAX_CHARACTERS = 16 * 2**20
 #: Bound on the magnitude of every number in a model file.
@@ -94,48 +94,10 @@ _SWEEP_KEYS = ("name", "driver", "values", "output")
 _ROBOT_KEYS = ("name", "dh", "prismatic", "theta", "urdf", "tip", "mount", "base", "q",
                "target", "drivers")
 _TYPE_KEYS = ("name", "bodies", "params", "coordinates", "time", "labels", "defaults", "phi")
-_PROFILES = ("ConstantSpeed", "Cubic", "Quintic", "Cycloidal")
 
 
 class ModelFileError(ValueError):
     """A fault of a model file: the message names the file and the key path or line."""
-
-
-class NamedSweep:
-    """A sweep kept with a mechanism (a model file's ``[[sweeps]]``): the driver's name and
-    its values (radians for an angle driver)."""
-
-    __slots__ = ("driver", "values", "output")
-
-    def __init__(self, driver: str, values, output=()) -> None:
-        self.driver = str(driver)
-        self.values = np.array(values, dtype=float).reshape(-1)
-        self.output = tuple(output)
-
-    def __repr__(self) -> str:
-        return (f"NamedSweep(driver={self.driver!r}, {len(self.values)} values from "
-                f"{self.values[0]:g} to {self.values[-1]:g})" if len(self.values) else
-                f"NamedSweep(driver={self.driver!r}, no values)")
-
-
-class RobotEntry:
-    """A serial arm placed in a mechanism from a model file's ``[[robots]]`` table: the table
-    (``spec``, as read, in radians), the arm, and the names of the bodies and joints it made
-    (which saving leaves out: it writes the table again, with the arm's current joint values).
-    """
-
-    __slots__ = ("spec", "arm", "bodies", "joints", "end_effector", "drivers")
-
-    def __init__(self, spec, arm, bodies, joints, end_effector=None, drivers=()) -> None:
-        self.spec = dict(spec)
-        self.arm = arm
-        self.bodies = tuple(bodies)
-        self.joints = tuple(joints)
-        self.end_effector = end_effector
-        self.drivers = tuple(drivers)
-
-    def __repr__(self) -> str:
-        return f"RobotEntry({self.arm!r}, links {list(self.bodies)})"
 
 
 # -- reading ------------------------------------------------------------------------------------
@@ -625,43 +587,6 @@ def _read_robot(t: dict, path: str, r: _Reader) -> None:
         [j.name for j in r.mech.joints[before_j:]], model.end_effector, made)
 
 
-def _robot_table(entry: RobotEntry, mech, w: _Writer) -> dict:
-    """The ``[[robots]]`` table of an arm placed from a model file, at its current joint
-    values (and target)."""
-    from ..spatial import Frame
-
-    s = entry.spec
-    out = {"name": s["name"]}
-    if "dh" in s:
-        out["dh"] = [[d, a, w.angle(alpha)] for d, a, alpha in s["dh"]]
-        if any(s["prismatic"]):
-            out["prismatic"] = list(s["prismatic"])
-        if any(s["theta"]):
-            out["theta"] = [w.angle(x) for x in s["theta"]]
-    else:
-        out["urdf"] = s["urdf"]
-        if s.get("tip") is not None:
-            out["tip"] = s["tip"]
-    if s["mount"] != "ground":
-        out["mount"] = s["mount"]
-    if "base" in s:
-        out["base"] = _write_value("frame", s["base"], w)
-    link_joints = [mech.joint(n) for n in entry.joints[:entry.arm.n_joints]]
-    if entry.drivers:
-        q = [d.value for d in entry.drivers]
-    else:
-        q = [float(j.coordinates[0]) for j in link_joints]
-    if any(q):
-        out["q"] = [w.angle(v) if kind == 0.0 else float(v)
-                    for v, kind in zip(q, entry.arm._kinds)]
-    if entry.end_effector is not None:
-        t = entry.end_effector.target_frame
-        out["target"] = _write_value("frame", t if isinstance(t, Frame) else Frame(t), w)
-    if entry.drivers:
-        out["drivers"] = True
-    return out
-
-
 def _read_joint_type(t: dict, path: str, r: _Reader) -> None:
     """A joint class from SymPy expressions (see :func:`mechsolve.symbolic.symbolic_joint`):
     its Phi as texts over the body coordinates (``x1, y1, theta1``, ...; spatial ``x1, y1,
@@ -732,27 +657,6 @@ def _read_joint_type(t: dict, path: str, r: _Reader) -> None:
     r.types[name] = (cls, symbolic_spec(cls))
 
 
-def _type_table(cls) -> dict:
-    """The ``joint_types`` entry of a symbolic joint class."""
-    d = cls.definition
-    labels = [b.label for b in d.bodies]
-    out = {"name": cls.__name__,
-           "bodies": len(labels) if labels == [str(i + 1) for i in range(len(labels))]
-           else labels}
-    if d.params:
-        out["params"] = [str(s) for s in d.params]
-    if d.coordinates:
-        out["coordinates"] = [str(s) for s in d.coordinates]
-    if d.time is not None:
-        out["time"] = str(d.time)
-    if d.labels:
-        out["labels"] = list(d.labels)
-    if d.defaults:
-        out["defaults"] = {str(k): float(v) for k, v in d.defaults.items()}
-    out["phi"] = list(getattr(cls, "phi_text", None) or [str(e) for e in d.phi])
-    return out
-
-
 def _construct(cls, first: str, kwargs: dict, name):
     # the first argument positionally: the joint classes pick their spatial twin from it
     if first in kwargs:
@@ -792,11 +696,11 @@ def _read_profile(t, path: str, r: _Reader, angle: bool):
     from .. import profiles
 
     if not isinstance(t, dict) or "type" not in t:
-        raise r.fail(path, f"expected a table with a type (one of {', '.join(_PROFILES)}), "
+        raise r.fail(path, f"expected a table with a type (one of {', '.join(PROFILES)}), "
                            f"found {_shown(t)}")
     kind = t["type"]
-    if kind not in _PROFILES:
-        raise r.fail(f"{path}.type", f"expected one of {', '.join(_PROFILES)}, found "
+    if kind not in PROFILES:
+        raise r.fail(f"{path}.type", f"expected one of {', '.join(PROFILES)}, found "
                                      f"{_shown(kind)}")
     unit = "angle" if angle else "number"
     if kind == "ConstantSpeed":
@@ -853,283 +757,3 @@ def _read_sweep(t: dict, path: str, r: _Reader) -> None:
         output = tuple(r.body(x, f"{path}.output[{i}]").name for i, x in enumerate(out))
     r.mech.sweeps[name] = NamedSweep(driver.name, values, output)
 
-
-# -- writing ------------------------------------------------------------------------------------
-class _Writer:
-    def __init__(self, mech) -> None:
-        self.deg = mech.units.get("angle") == "deg"
-
-    def angle(self, x: float) -> float:
-        return float(f"{math.degrees(x):.15g}") if self.deg else float(x)
-
-
-def _is_default(v, default) -> bool:
-    from ..spatial import Frame
-
-    if default is None:
-        return v is None
-    if isinstance(default, Frame):
-        return isinstance(v, Frame) and bool(
-            np.all(np.asarray(v.translation) == 0.0)
-            and np.all(np.asarray(v.quaternion) == (1.0, 0.0, 0.0, 0.0)))
-    if isinstance(v, Frame):
-        return False
-    if isinstance(default, str):
-        return v == default
-    try:
-        return bool(np.array_equal(np.asarray(v, dtype=float), np.asarray(default, dtype=float)))
-    except (TypeError, ValueError):
-        return False
-
-
-def _write_value(kind: str, v, w: _Writer, angle_value: bool = False):
-    if kind in ("body", "joint", "string"):
-        return v
-    if kind in ("bodies", "components"):
-        return list(v)
-    if kind in ("length", "number"):
-        return float(v)
-    if kind == "angle" or (kind == "value" and angle_value):
-        return w.angle(v)
-    if kind == "value":
-        return float(v)
-    if kind in ("points", "direction"):
-        return [float(x) for x in np.asarray(v, dtype=float)]
-    if kind == "frame":
-        from ..spatial import Frame
-
-        if not isinstance(v, Frame):
-            return {"position": [float(x) for x in v]}
-        out = {}
-        t = np.asarray(v.translation, dtype=float)
-        q = np.asarray(v.quaternion, dtype=float)
-        if np.any(t != 0.0):
-            out["position"] = [float(x) for x in t]
-        if np.any(q != (1.0, 0.0, 0.0, 0.0)):
-            out["orientation"] = [float(x) for x in q]
-        return out
-    if kind == "bool":
-        return bool(v)
-    if kind == "int":
-        return int(v)
-    raise AssertionError(kind)  # pragma: no cover
-
-
-def _write_profile(p, angle: bool, w: _Writer) -> dict:
-    from .. import profiles
-
-    kind = type(p).__name__
-    if type(p) not in tuple(getattr(profiles, k) for k in _PROFILES):
-        raise ValueError(f"a {kind} profile cannot be written to a model file yet (supported: "
-                         f"{', '.join(_PROFILES)})")
-
-    def val(x):
-        return w.angle(x) if angle else float(x)
-
-    if kind == "ConstantSpeed":
-        out = {"type": kind, "speed": val(p.speed)}
-        if p.start != 0.0:
-            out["start"] = val(p.start)
-        if p.t0 != 0.0:
-            out["t0"] = float(p.t0)
-        return out
-    return {"type": kind, "t0": float(p.t0), "t1": float(p.t1), "v0": val(p.v0),
-            "v1": val(p.v1)}
-
-
-def _joint_table(joint, w: _Writer) -> dict:
-    from ._joint_codecs import codec_of, driver_is_angle
-
-    kind, spec = codec_of(joint)
-    out = {"type": kind}
-    if joint.name is not None:
-        out["name"] = joint.name
-    angle_value = driver_is_angle(joint)
-    profile = getattr(joint, "profile", None)
-    for key, k, read, default in spec:
-        if key == "value" and profile is not None:
-            continue
-        v = read(joint)
-        if _is_default(v, default):
-            continue
-        if k == "body" and key == "relative_to" and v == "ground":
-            continue
-        out[key] = _write_value(k, v, w, angle_value)
-    if profile is not None:
-        out["profile"] = _write_profile(profile, angle_value, w)
-    if joint.n_coordinates and np.any(joint.coordinates != 0.0):
-        out["coordinates"] = [float(x) for x in joint.coordinates]
-    return out
-
-
-def _sweep_values(values: np.ndarray, angle: bool, w: _Writer):
-    conv = [w.angle(x) if angle else float(x) for x in values]
-    if len(values) >= 3:
-        ref = np.linspace(values[0], values[-1], len(values))
-        if np.array_equal(ref, values):
-            return {"start": conv[0], "stop": conv[-1], "num": len(values)}
-    return conv
-
-
-def dumps(mech) -> str:
-    """The model file of a mechanism, as text (see :func:`save`).
-
-    >>> import mechsolve as ms
-    >>> print(ms.io.model.dumps(ms.models.fourbar().mechanism).splitlines()[0])
-    mechsolve = 1
-    """
-    return _toml(_document(mech))
-
-
-_BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-
-
-def _key(k: str) -> str:
-    return k if k and set(k) <= _BARE else _toml_value(k)
-
-
-def _toml_value(v) -> str:
-    """One value in TOML's inline syntax (the document holds only these types)."""
-    import json
-
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        # finite: the shortest text that reads back to the same float (-0.0 written as 0.0)
-        return repr(v + 0.0)
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)   # a TOML basic string
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{_key(k)} = {_toml_value(x)}" for k, x in v.items()) + " }"
-    raise TypeError(f"cannot write {type(v).__name__} to TOML")  # pragma: no cover
-
-
-def _toml(doc: dict) -> str:
-    """The model file's text: top-level values, then ``[units]``, then the arrays of tables
-    (``[[bodies]]``, ``[[joints]]``, ``[[sweeps]]``), one ``key = value`` per line, nested
-    tables inline."""
-    def tables(v) -> bool:
-        return isinstance(v, list) and bool(v) and all(isinstance(x, dict) for x in v)
-
-    lines = [f"{_key(k)} = {_toml_value(v)}" for k, v in doc.items()
-             if not (isinstance(v, dict) or tables(v))]
-    for k, v in doc.items():
-        if isinstance(v, dict):
-            lines += ["", f"[{_key(k)}]"] + [f"{_key(a)} = {_toml_value(b)}"
-                                             for a, b in v.items()]
-    for k, v in doc.items():
-        if tables(v):
-            for item in v:
-                lines += ["", f"[[{_key(k)}]]"] + [f"{_key(a)} = {_toml_value(b)}"
-                                                   for a, b in item.items()]
-    return "\n".join(lines) + "\n"
-
-
-def _document(mech) -> dict:
-    from ._joint_codecs import driver_is_angle
-
-    w = _Writer(mech)
-    doc = {"mechsolve": FORMAT_VERSION}
-    if mech.name is not None:
-        doc["name"] = mech.name
-    if mech.dim != 2:
-        doc["dimension"] = mech.dim
-    if mech._length_scale is not None:
-        doc["length_scale"] = float(mech._length_scale)
-    if mech.time != 0.0:
-        doc["time"] = float(mech.time)
-    units = {k: v for k, v in mech.units.items() if not (k == "angle" and v == "rad")}
-    if units:
-        doc["units"] = units
-    types = {}
-    from ..symbolic._joint import SymbolicJoint
-
-    for j in mech.joints:
-        if isinstance(j, SymbolicJoint):
-            cls = type(j)
-            seen = types.get(cls.__name__)
-            if seen is not None and seen is not cls and seen.definition != cls.definition:
-                raise ValueError(f"two different symbolic joint types are named "
-                                 f"{cls.__name__!r}; rename one to save the mechanism")
-            types.setdefault(cls.__name__, cls)
-    clash = sorted(set(types) & {type(j).__name__ for j in mech.joints
-                                 if not isinstance(j, SymbolicJoint)})
-    if clash:
-        raise ValueError(f"a symbolic joint type and a built-in joint are both named "
-                         f"{clash[0]!r}; rename the symbolic type to save the mechanism")
-    if types:
-        doc["joint_types"] = [_type_table(c) for c in types.values()]
-    generated_bodies = {n for e in mech.robots.values() for n in e.bodies}
-    generated_joints = {n for e in mech.robots.values() for n in e.joints}
-    generated_joints |= {d.name for e in mech.robots.values() for d in e.drivers}
-    bodies = []
-    for b in mech.bodies:
-        if b.name in generated_bodies:
-            continue
-        t = {"name": b.name}
-        pos = [float(x) for x in b.position]
-        if any(pos):
-            t["position"] = pos
-        if mech.dim == 2:
-            if b.angle != 0.0:
-                t["angle"] = w.angle(b.angle)
-        else:
-            q = [float(x) for x in b.quaternion]
-            if q != [1.0, 0.0, 0.0, 0.0]:
-                t["orientation"] = q
-        points = getattr(b, "points", None)
-        if points:
-            t["points"] = {k: [float(x) for x in v] for k, v in points.items()}
-        bodies.append(t)
-    if bodies:
-        doc["bodies"] = bodies
-    if mech.robots:
-        doc["robots"] = [_robot_table(e, mech, w) for e in mech.robots.values()]
-    joints = []
-    names = set()
-    for j in mech.joints:
-        if j.name is not None and j.name in generated_joints:
-            continue
-        if j.name is None and _needs_name(j, mech):
-            raise ValueError(f"{j.describe()} is referred to by another joint or a sweep and "
-                             "must have a name to be saved")
-        names.add(j.name)
-        joints.append(_joint_table(j, w))
-    if joints:
-        doc["joints"] = joints
-    sweeps = []
-    for name, s in mech.sweeps.items():
-        d = mech.joint(s.driver)
-        t = {"name": name, "driver": s.driver,
-             "values": _sweep_values(s.values, driver_is_angle(d), w)}
-        if s.output:
-            t["output"] = list(s.output)
-        sweeps.append(t)
-    if sweeps:
-        doc["sweeps"] = sweeps
-    return doc
-
-
-def _needs_name(joint, mech) -> bool:
-    for other in mech.joints:
-        refs = [getattr(other, "joint", None), *getattr(other, "revolutes", ())]
-        if any(r is joint for r in refs):
-            return True
-    return False
-
-
-def save(mech, path) -> None:
-    """Write a mechanism to a model file (TOML, see :mod:`mechsolve.io.model`).
-
-    ``mech.save(path)`` is this function. The file has the mechanism's bodies at their current
-    placement, its joints, drivers (with their values or profiles), end effectors with their
-    targets, joint coordinates, time and named sweeps, in :attr:`Mechanism.units`.
-    A joint that another joint refers to must have a name; classes that cannot be written yet
-    raise a ValueError naming the joint.
-    """
-    text = dumps(mech)
-    pathlib.Path(os.fspath(path)).write_text(text, encoding="utf-8")

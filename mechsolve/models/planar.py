@@ -43,7 +43,7 @@ class Model:
     def keep_sweep(self, name: str = "demo") -> Mechanism:
         """The mechanism, with this model's sweep kept in :attr:`Mechanism.sweeps` under
         ``name`` (the driver's values, the output body), as saved in a model file."""
-        from ..io.model import NamedSweep
+        from ..io._writer import NamedSweep
 
         self.mechanism.sweeps[name] = NamedSweep(self.driver.name, self.values,
                                                  (self.output.name,))
