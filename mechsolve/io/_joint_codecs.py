@@ -15,8 +15,12 @@ their names, in the file's units. :data:`CODECS` gives, per class, the arguments
 * ``read(joint)`` -- the argument's value from a built joint (for saving);
 * ``default`` -- the constructor's default: a key whose value equals it is not written.
 
-Classes that are not listed (symbolic joints, the serial chain and the end effectors on sets
-of bodies or joints) cannot be saved yet; :func:`codec_of` says so by name.
+Every joint class of :mod:`mechsolve.joints` is listed; a joint made from SymPy expressions
+takes its bodies and parameters (:func:`symbolic_spec`), its class is written in the file's
+``joint_types``. A Joint subclass written in Python has no file form: :func:`codec_of` says so
+by name. Further kinds: ``"pointlist"`` (points), ``"array"`` (a nested array of numbers),
+``"coordinates"`` (joint coordinates: a joint's name, or ``[name, index]``) and ``"masses"``
+(numbers or ``{mass, center}``).
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from ..joints import (
     RackPinion,
     Revolute,
     RevoluteLink,
+    SerialChain,
     SlideDriver,
     Spherical,
     Universal,
@@ -217,6 +222,58 @@ CODECS[_ee.LinearConstraintEndEffector] = _link_end_effector("length")
 CODECS[_ee.AxisRotateEndEffector] = _link_end_effector("angle")
 CODECS[_ee.PointDistanceEndEffector] = _link_end_effector(
     "length", [("center", "points", lambda j: j.center, (0.0, 0.0, 0.0))])
+
+def _coordinate_refs(refs):
+    """Joint coordinates an end effector reads: a joint's name (its first coordinate) or
+    ``[name, index]``."""
+    return [j.name if k == 0 else [j.name, int(k)] for j, k in refs]
+
+
+def _masses(j):
+    """A center-of-mass end effector's bodies' masses: a number (a point mass at the body's
+    origin) or ``{mass, center}``."""
+    out = []
+    for mp in j.masses:
+        c = np.asarray(mp.center_of_mass, dtype=float)
+        out.append(float(mp.mass) if not np.any(c) else
+                   {"mass": float(mp.mass), "center": [float(x) for x in c]})
+    return out
+
+
+def _com_end_effector():
+    return [("bodies", "bodies", lambda j: [b.name for b in j.bodies[1:]], None),
+            ("target", "points", lambda j: j._p[7:10].copy(), (0.0, 0.0, 0.0)),
+            ("masses", "masses", _masses, None),
+            ("relative_to", "body", lambda j: j.bodies[0].name, "ground"),
+            ("reference", "frame", lambda j: _frame(j._p[0:3], j._p[3:7]), _IDENTITY)]
+
+
+CODECS[_ee.GeneralSpatialEndEffector] = _link_end_effector(
+    "frame", [("axes", "components", lambda j: list(type(j)._rows_spec), None)])
+CODECS[_ee.CenterOfMassEndEffector] = _com_end_effector()
+CODECS[_ee.ProjectedCenterOfMassEndEffector] = _com_end_effector()
+CODECS[_ee.SewAngleEndEffector] = [
+    ("shoulder", "body", _b(0), None), ("elbow", "body", _b(1), None),
+    ("wrist", "body", _b(2), None),
+    ("target", "angle", lambda j: float(j._p[12]), 0.0),
+    ("points", "pointlist", lambda j: [j._p[3 * k:3 * k + 3].copy() for k in range(3)],
+     [(0.0, 0.0, 0.0)] * 3),
+    ("reference", "direction", lambda j: j._p[9:12].copy(), (0.0, 0.0, 1.0))]
+CODECS[_ee.CoordinatedJointEndEffector] = [
+    ("joints", "coordinates", lambda j: _coordinate_refs(j._refs), None),
+    ("target", "points", lambda j: j._p.copy(), None)]
+CODECS[_ee.OneDofGripperEndEffector] = [
+    ("master", "coordinates1", lambda j: _coordinate_refs(j._refs[:1])[0], None),
+    ("slaves", "coordinates", lambda j: _coordinate_refs(j._refs[1:]), []),
+    ("target", "number", lambda j: float(j._p[0]), 0.0),
+    ("ratios", "points", lambda j: j._p[1:1 + len(j._refs) - 1].copy(), None),
+    ("offsets", "points", lambda j: j._p[len(j._refs):].copy(), None)]
+CODECS[SerialChain] = [
+    ("base", "body", _b(0), None),
+    ("geometry", "array", lambda j: j._p[:(j._n + 2) * 12].reshape(-1, 3, 4).copy(), None),
+    ("kinds", "points", lambda j: j._p[(j._n + 2) * 12:(j._n + 2) * 12 + j._n].copy(), None),
+    ("target", "frame", lambda j: j.target, _IDENTITY)]
+
 # the spatial twins of the drivers (same arguments as their planar classes)
 CODECS[_sp.SpatialDriver] = CODECS[Driver]
 CODECS[_sp.SpatialAngleDriver] = CODECS[AngleDriver]
@@ -234,6 +291,8 @@ def _public_name(cls: type) -> str:
             return planar.__name__
     if issubclass(cls, GenericJoint):
         return "GenericJoint"
+    if issubclass(cls, _ee.GeneralSpatialEndEffector):
+        return "GeneralSpatialEndEffector"
     if cls is _sp._SharedCarrierCoupler:
         return "AngleCoupler"
     return cls.__name__
@@ -259,9 +318,11 @@ def codec_of(joint):
     spec = CODECS.get(cls)
     if spec is None and issubclass(cls, GenericJoint):
         spec = CODECS[GenericJoint]
+    if spec is None and issubclass(cls, _ee.GeneralSpatialEndEffector):
+        spec = CODECS[_ee.GeneralSpatialEndEffector]
     if spec is None:
         raise ValueError(f"{joint.describe()}: a {cls.__name__} cannot be written to a model "
-                         "file yet (supported: "
+                         "file (a joint class of your own has no file form; supported: "
                          f"{', '.join(sorted({_public_name(c) for c in CODECS}))})")
     return _public_name(cls), spec
 

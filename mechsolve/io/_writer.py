@@ -150,8 +150,12 @@ def _is_default(v, default) -> bool:
 def _write_value(kind: str, v, w: _Writer, angle_value: bool = False):
     if kind in ("body", "joint", "string"):
         return v
-    if kind in ("bodies", "components"):
-        return list(v)
+    if kind in ("bodies", "components", "coordinates", "coordinates1", "masses"):
+        return list(v) if isinstance(v, list | tuple) else v
+    if kind == "pointlist":
+        return [[float(x) for x in np.asarray(p, dtype=float)] for p in v]
+    if kind == "array":
+        return np.asarray(v, dtype=float).tolist()
     if kind in ("length", "number"):
         return float(v)
     if kind == "angle" or (kind == "value" and angle_value):

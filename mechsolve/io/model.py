@@ -132,6 +132,15 @@ class _Reader:
             raise self.fail(path, f"expected {count}, found {_shown(v)}")
         return np.array([self.number(x, f"{path}[{i}]", kind) for i, x in enumerate(v)])
 
+    def array(self, v, path: str, depth: int = 0) -> np.ndarray:
+        """A nested array of numbers (at most 3 levels), rectangular."""
+        if isinstance(v, list) and v and isinstance(v[0], list) and depth < 3:
+            rows = [self.array(x, f"{path}[{i}]", depth + 1) for i, x in enumerate(v)]
+            if len({r.shape for r in rows}) != 1:
+                raise self.fail(path, "expected a rectangular array (rows of equal shape)")
+            return np.stack(rows)
+        return self.vector(v, None, path)
+
     def string(self, v, path: str) -> str:
         if not isinstance(v, str) or not v:
             raise self.fail(path, f"expected a non-empty string, found {_shown(v)}")
@@ -231,6 +240,45 @@ class _Reader:
             return v
         if kind == "string":
             return self.string(v, path)
+        if kind == "pointlist":
+            if not isinstance(v, list) or not v:
+                raise self.fail(path, f"expected an array of points, found {_shown(v)}")
+            return [self.vector(x, None, f"{path}[{i}]") for i, x in enumerate(v)]
+        if kind == "array":
+            return self.array(v, path)
+        if kind in ("coordinates", "coordinates1"):
+            items = [v] if kind == "coordinates1" else v
+            if not isinstance(items, list):
+                raise self.fail(path, f"expected an array of joint names, found {_shown(v)}")
+            refs = []
+            for i, it in enumerate(items):
+                at = path if kind == "coordinates1" else f"{path}[{i}]"
+                if isinstance(it, list) and len(it) == 2 and isinstance(it[1], int) \
+                        and not isinstance(it[1], bool):
+                    refs.append((self.joint(it[0], f"{at}[0]"), it[1]))
+                else:
+                    refs.append(self.joint(it, at))
+            return refs[0] if kind == "coordinates1" else refs
+        if kind == "masses":
+            from ..spatial import MassProperties
+
+            if not isinstance(v, list) or not v:
+                raise self.fail(path, f"expected an array of masses, found {_shown(v)}")
+            out = []
+            for i, m in enumerate(v):
+                if isinstance(m, dict):
+                    self.table(m, f"{path}[{i}]", ("mass", "center"))
+                    if "mass" not in m:
+                        raise self.fail(f"{path}[{i}].mass", "missing")
+                    mass = self.number(m["mass"], f"{path}[{i}].mass")
+                    c = self.vector(m.get("center", [0.0, 0.0, 0.0]), 3, f"{path}[{i}].center")
+                    if not mass > 0:
+                        raise self.fail(f"{path}[{i}].mass", f"expected a positive mass, "
+                                                             f"found {mass!r}")
+                    out.append(MassProperties(mass, mass * c))
+                else:
+                    out.append(self.number(m, f"{path}[{i}]"))
+            return out
         if kind == "components":
             if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
                 raise self.fail(path, f"expected an array of strings, found {_shown(v)}")
@@ -476,7 +524,7 @@ def _read_joint(t: dict, i: int, r: _Reader):
         if k == "value":
             angle_value = _value_is_angle(cls, t, kwargs, r)
         v = r.value(k, t[key], f"{label}.{key}", angle_value)
-        if key == "bodies":
+        if key == "bodies" and "bodies" not in params:
             names = [p for p in params if p.startswith("body")] or ["body1", "body2"]
             if len(v) != len(names):
                 raise r.fail(f"{label}.bodies", f"expected {len(names)} body names, found "
