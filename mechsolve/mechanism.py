@@ -189,6 +189,22 @@ class Mechanism:
         self.__dict__.update(state)
         self._buffer = self._q
 
+    def parameters(self) -> dict:
+        """Every design parameter by name, ``{"O4.point2": array([4., 0.]), ...}``: joint
+        points and axes, lengths, ratios, offsets, driver values, end-effector targets (see
+        :mod:`mechsolve.design.parameters`)."""
+        from .design.parameters import parameters
+
+        return parameters(self)
+
+    def set_parameters(self, values) -> None:
+        """Set design parameters by name between solves (see :meth:`parameters` and
+        :func:`mechsolve.design.parameters.set_parameters`); all are checked before any is
+        written."""
+        from .design.parameters import set_parameters
+
+        set_parameters(self, values)
+
     def save(self, path) -> None:
         """Write this mechanism to a model file (TOML): :func:`mechsolve.io.model.save`.
 

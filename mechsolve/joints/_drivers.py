@@ -43,6 +43,7 @@ class Driver(DriverJoint):
     array([-0.5])
     """
 
+    design_parameters = ("value",)   # the weights select the coordinate
     n_equations = 1
     layout = (("weights", 3), ("value", 1))
     _value_index = 3
@@ -158,6 +159,7 @@ class SlideDriver(DriverJoint):
     name : str, optional
     """
 
+    design_parameters = ("value",)   # the rest copies the prismatic's parameters
     n_equations = 1
     layout = (("point1", 2), ("point2", 2), ("axis", 2), ("value", 1))
     equation_labels = ("slide",)

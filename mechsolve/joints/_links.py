@@ -259,6 +259,8 @@ class DHLink(LinkJoint):
     """
 
     _n_link_params = 5
+    design_parameters = ("point1", "frame1", "precursor_point", "precursor_frame", "point2",
+                         "frame2", "theta", "d", "a", "alpha")   # not the kind flag
     layout = LinkJoint.layout + (("theta", 1), ("d", 1), ("a", 1), ("alpha", 1),
                                  ("prismatic", 1))
     # No mirror: LinkJoint's rows.

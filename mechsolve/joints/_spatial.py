@@ -1281,6 +1281,7 @@ class SpatialAngleDriver(AngleDriver, variant_of=AngleDriver):
     ``(-pi, pi]``, so the value is continuous through ``+-pi`` and may take any real value.
     """
 
+    design_parameters = ("value",)   # the rest copies the revolute's frames
     dims = (3,)
     layout = _FrameJoint.layout + (("value", 1),)
     _value_index = 14
@@ -1406,6 +1407,7 @@ class AngleCoupler(Joint):
     -0.5
     """
 
+    design_parameters = ("ratio", "offset")   # the rest copies the revolutes' frames
     n_equations = 3
     layout = (("revolute1", 14), ("revolute2", 14), ("ratio", 1), ("offset", 1))
     n_coordinates = 2

@@ -251,6 +251,10 @@ class Joint(metaclass=_JointType):
     #: sets) its part of the parameters through :meth:`param` and a property of that name
     #: (unless the class defines one).
     layout: ClassVar[tuple[tuple[str, int], ...]] = ()
+    #: The parts of :attr:`layout` that are free design parameters, by name (``None``: all of
+    #: them): see :meth:`mechsolve.Mechanism.parameters`. A class leaves out parts that select
+    #: what it does (a driver's coordinate weights) or copy another joint's parameters.
+    design_parameters: ClassVar[tuple[str, ...] | None] = None
     _slices: ClassVar[dict] = {}
     #: Coordinates the joint carries in the state (a track's arc length, a link's joint value).
     n_coordinates: ClassVar[int] = 0

@@ -1,0 +1,10 @@
+"""Design, not only analysis: named parameters of a mechanism and what is built on them.
+
+* :mod:`.parameters` -- every geometric parameter, driver value and end-effector target of a
+  mechanism by name (``"O4.point2"``, ``"motor.value"``): :func:`parameters`,
+  :func:`set_parameters` (``Mechanism.parameters`` / ``Mechanism.set_parameters``).
+"""
+
+from .parameters import parameter_slices, parameters, set_parameters
+
+__all__ = ["parameters", "set_parameters", "parameter_slices"]
