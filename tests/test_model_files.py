@@ -214,6 +214,26 @@ def test_degrees_round_trip_every_angle_kind():
     assert motor.value == pytest.approx(math.radians(100.0), rel=1e-15)
 
 
+def test_expression_profiles_in_degrees():
+    text = FOURBAR_MM_DEG.replace('type = "Driver"\nname = "motor"\nbody = "crank"\n'
+                                  'coordinate = "angle"\nvalue = 30.0',
+                                  'type = "Driver"\nname = "motor"\nbody = "crank"\n'
+                                  'coordinate = "angle"\nprofile = { type = "Expression", '
+                                  'expression = "30*sin(2*t) + 45" }')
+    mech = loads(text)
+    assert dumps(mech) == text
+    mech.solve(t=0.25)
+    assert mech.joint("motor").value == pytest.approx(
+        math.radians(30 * math.sin(0.5) + 45), rel=1e-14)
+    # written again from the expression when the file's text is not known
+    mech.joint("motor").profile.source_text = None
+    again = loads(dumps(mech))
+    again.solve(t=0.25)
+    assert again.joint("motor").value == pytest.approx(mech.joint("motor").value, rel=1e-14)
+    with pytest.raises(ModelFileError, match=r"profile.expression: unknown name 'os'"):
+        loads(text.replace("30*sin(2*t) + 45", "os"))
+
+
 def test_unit_free_files_scale_exactly():
     """The same file in metres and in kilometres: lengths as written, poses scaled."""
     m = loads(FOURBAR_MM_DEG)

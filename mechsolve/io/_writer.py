@@ -19,7 +19,7 @@ __all__ = ["dumps", "save", "NamedSweep", "RobotEntry", "FORMAT_VERSION"]
 #: ``mechsolve`` key).
 FORMAT_VERSION = 1
 #: Motion profiles a model file holds, by class name (:mod:`mechsolve.profiles`).
-PROFILES = ("ConstantSpeed", "Cubic", "Quintic", "Cycloidal")
+PROFILES = ("ConstantSpeed", "Cubic", "Quintic", "Cycloidal", "Expression")
 
 
 class NamedSweep:
@@ -194,6 +194,23 @@ def _write_profile(p, angle: bool, w: _Writer) -> dict:
 
     def val(x):
         return w.angle(x) if angle else float(x)
+
+    if kind == "Expression":
+        import sympy as sp
+
+        expr, = p.expressions[:1]
+        ts = sorted(expr.free_symbols, key=str)
+        tname = str(ts[0]) if ts else "t"
+        deg = angle and w.deg
+        source = getattr(p, "source_text", None)
+        if source is not None and source[2] == deg:
+            text, tname = source[0], source[1]     # as it was read
+        else:
+            text = str(expr * 180 / sp.pi if deg else expr)
+        out = {"type": kind, "expression": text}
+        if tname != "t":
+            out["t"] = tname
+        return out
 
     if kind == "ConstantSpeed":
         out = {"type": kind, "speed": val(p.speed)}

@@ -751,6 +751,27 @@ def _read_profile(t, path: str, r: _Reader, angle: bool):
         raise r.fail(f"{path}.type", f"expected one of {', '.join(PROFILES)}, found "
                                      f"{_shown(kind)}")
     unit = "angle" if angle else "number"
+    if kind == "Expression":
+        # a SymPy expression of time (in the driver's unit: degrees in a file in degrees),
+        # parsed under the whitelist of mechsolve.io._expressions
+        import sympy as sp
+
+        from ._expressions import parse
+
+        r.table(t, path, ("type", "expression", "t"))
+        if "expression" not in t:
+            raise r.fail(f"{path}.expression", "missing")
+        tname = r.string(t.get("t", "t"), f"{path}.t")
+        if not tname.isidentifier():
+            raise r.fail(f"{path}.t", f"expected a name, found {_shown(tname)}")
+        ts = sp.Symbol(tname, real=True)
+        text = r.string(t["expression"], f"{path}.expression")
+        expr = _call(r, f"{path}.expression", parse, text, {tname: ts})
+        if angle and r.deg:
+            expr = expr * sp.pi / 180
+        profile = _call(r, path, profiles.Expression, expr, ts)
+        profile.source_text = (text, tname, bool(angle and r.deg))
+        return profile
     if kind == "ConstantSpeed":
         r.table(t, path, ("type", "speed", "start", "t0"))
         kw = {k: r.number(t[k], f"{path}.{k}", "number" if k == "t0" else unit)
