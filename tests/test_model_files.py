@@ -552,3 +552,83 @@ def test_robot_and_symbolic_files_match_the_schema():
     schema = json.loads(ms.io.model.SCHEMA_PATH.read_text())
     for text in (ROBOT, SYMBOLIC, FOURBAR_MM_DEG):
         jsonschema.validate(tomllib.loads(text), schema)
+
+
+GLOBAL_POINTS = """\
+mechsolve = 1
+name = "four-bar from global points"
+
+[units]
+length = "mm"
+angle = "deg"
+
+[ground]
+points = { O2 = [0.0, 0.0], O4 = [400.0, 0.0] }
+
+[[bodies]]
+name = "crank"
+link = { O2 = [0.0, 0.0], A = [100.0, 0.0] }
+
+[[bodies]]
+name = "coupler"
+link = { A = [100.0, 0.0], B = [250.0, 259.8076211353316], P = [200.0, 150.0] }
+
+[[bodies]]
+name = "rocker"
+link = { B = [250.0, 259.8076211353316], O4 = [400.0, 0.0] }
+
+[[joints]]
+type = "Revolute"
+bodies = ["ground", "crank"]
+point1 = "O2"
+point2 = "O2"
+
+[[joints]]
+type = "Revolute"
+bodies = ["crank", "coupler"]
+point1 = "A"
+point2 = "A"
+
+[[joints]]
+type = "Revolute"
+bodies = ["coupler", "rocker"]
+point1 = "B"
+point2 = "B"
+
+[[joints]]
+type = "Revolute"
+bodies = ["rocker", "ground"]
+point1 = "O4"
+point2 = "O4"
+
+[[joints]]
+type = "Driver"
+name = "motor"
+body = "crank"
+coordinate = "angle"
+value = 40.0
+"""
+
+
+def test_bodies_from_global_points_and_joints_by_point_names():
+    mech = loads(GLOBAL_POINTS)
+    coupler = mech.body("coupler")
+    np.testing.assert_allclose(coupler.to_global(coupler.point("P")), (200.0, 150.0),
+                               rtol=1e-15)
+    mech.solve()
+    # the pins coincide, from the poses: crank A at 100 mm and 40 degrees
+    t = math.radians(40.0)
+    A = np.array([100 * math.cos(t), 100 * math.sin(t)])
+    np.testing.assert_allclose(mech.body("crank").to_global(mech.body("crank").point("A")), A,
+                               rtol=1e-12)
+    np.testing.assert_allclose(coupler.to_global(coupler.point("A")), A, rtol=1e-12)
+    B = coupler.to_global(coupler.point("B"))
+    rocker = mech.body("rocker")
+    np.testing.assert_allclose(rocker.to_global(rocker.point("B")), B, rtol=1e-12)
+    assert np.hypot(*(B - (400.0, 0.0))) == pytest.approx(300.0, rel=1e-12)
+    # saved in the canonical form: local points, joints by their point names
+    text = dumps(mech)
+    assert 'point1 = "A"' in text and "[ground]" in text
+    again = loads(text)
+    np.testing.assert_allclose(again.state, mech.state, rtol=1e-14)   # angles to 15 digits
+    assert dumps(again) == text

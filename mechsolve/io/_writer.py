@@ -223,6 +223,29 @@ def _write_profile(p, angle: bool, w: _Writer) -> dict:
             "v1": val(p.v1)}
 
 
+#: Which body slot a point argument belongs to (for writing it by the body's point name).
+_POINT_SLOTS = {"point1": 0, "point2": 1, "frame1": 0, "frame2": 1}
+
+
+def _named_point(joint, key, v):
+    """The name of the body point that the point (or identity-oriented frame) ``v`` of the
+    argument ``key`` is, or None: a joint built from named points is written with them."""
+    from ..spatial import Frame
+
+    slot = _POINT_SLOTS.get(key)
+    if slot is None or slot >= len(joint.bodies):
+        return None
+    if isinstance(v, Frame):
+        if np.any(np.asarray(v.quaternion) != (1.0, 0.0, 0.0, 0.0)):
+            return None
+        v = v.translation
+    v = np.asarray(v, dtype=float)
+    for name, p in getattr(joint.bodies[slot], "points", {}).items():
+        if p.shape == v.shape and np.array_equal(p, v):
+            return name
+    return None
+
+
 def _joint_table(joint, w: _Writer) -> dict:
     from ._joint_codecs import codec_of, driver_is_angle
 
@@ -240,7 +263,8 @@ def _joint_table(joint, w: _Writer) -> dict:
             continue
         if k == "body" and key == "relative_to" and v == "ground":
             continue
-        out[key] = _write_value(k, v, w, angle_value)
+        named = _named_point(joint, key, v) if k in ("points", "frame") else None
+        out[key] = named if named is not None else _write_value(k, v, w, angle_value)
     if profile is not None:
         out["profile"] = _write_profile(profile, angle_value, w)
     if joint.n_coordinates and np.any(joint.coordinates != 0.0):
@@ -349,6 +373,9 @@ def _document(mech) -> dict:
                          f"{clash[0]!r}; rename the symbolic type to save the mechanism")
     if types:
         doc["joint_types"] = [_type_table(c) for c in types.values()]
+    ground_points = getattr(mech.ground, "points", None)
+    if ground_points:
+        doc["ground"] = {"points": {k: [float(x) for x in v] for k, v in ground_points.items()}}
     generated_bodies = {n for e in mech.robots.values() for n in e.bodies}
     generated_joints = {n for e in mech.robots.values() for n in e.joints}
     generated_joints |= {d.name for e in mech.robots.values() for d in e.drivers}

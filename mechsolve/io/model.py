@@ -86,10 +86,10 @@ MAX_MAGNITUDE = 1e15
 SCHEMA_PATH = pathlib.Path(__file__).with_name("model.schema.json")
 
 _TOP_KEYS = ("mechsolve", "name", "dimension", "length_scale", "time", "units", "joint_types",
-             "bodies", "robots",
+             "ground", "bodies", "robots",
              "joints", "sweeps")
 _UNIT_KEYS = ("length", "angle")
-_BODY_KEYS = ("name", "position", "angle", "orientation", "points")
+_BODY_KEYS = ("name", "position", "angle", "orientation", "points", "link")
 _SWEEP_KEYS = ("name", "driver", "values", "output")
 _ROBOT_KEYS = ("name", "dh", "prismatic", "theta", "urdf", "tip", "mount", "base", "q",
                "target", "drivers")
@@ -195,6 +195,8 @@ class _Reader:
 
         if isinstance(v, list):
             return self.vector(v, 3, path)
+        if isinstance(v, str):
+            return self.string(v, path)     # a named point, the body's orientation
         t = self.table(v, path, ("position", "orientation", "axis"))
         p = self.vector(t["position"], 3, f"{path}.position") if "position" in t else \
             np.zeros(3)
@@ -226,6 +228,8 @@ class _Reader:
             return self.number(v, path, "angle")
         if kind == "value":
             return self.number(v, path, "angle" if angle_value else "number")
+        if kind == "points" and isinstance(v, str):
+            return self.string(v, path)     # a named point of the body (Body.points)
         if kind in ("points", "direction"):
             return self.vector(v, None, path)
         if kind == "frame":
@@ -417,6 +421,15 @@ def _build(data: dict, r: _Reader):
     mech.units = {k: v for k, v in (("length", length), ("angle", angle)) if v is not None}
     for i, t in enumerate(r.array_of_tables(data.get("joint_types", []), "joint_types")):
         _read_joint_type(t, f"joint_types[{i}]", r)
+    if "ground" in data:     # the ground's named points
+        g = r.table(data["ground"], "ground", ("points",))
+        pts = g.get("points", {})
+        if not isinstance(pts, dict):
+            raise r.fail("ground.points", f"expected a table of named points, found "
+                                          f"{_shown(pts)}")
+        for k, v in pts.items():
+            _call(r, f"ground.points.{k}", mech.ground.add_point, k,
+                  r.vector(v, r.dim, f"ground.points.{k}"))
     for i, b in enumerate(r.array_of_tables(data.get("bodies", []), "bodies")):
         _read_body(b, f"bodies[{i}]", r)
     for i, t in enumerate(r.array_of_tables(data.get("robots", []), "robots")):
@@ -463,7 +476,23 @@ def _read_body(t: dict, path: str, r: _Reader) -> None:
                                           "not an angle")
         if "orientation" in t:
             kw["orientation"] = r.quaternion(t["orientation"], f"{path}.orientation")
-    body = _call(r, path, r.mech.add_body, name, **kw)
+    if "link" in t:
+        # a body made from named global points (Mechanism.add_link): origin at the first
+        # point, x axis towards the second (planar), unless angle / orientation are given
+        if "position" in t or "points" in t:
+            raise r.fail(f"{path}.link", "a body given by its global points (link) takes no "
+                                         "position or local points")
+        pts = t["link"]
+        if not isinstance(pts, dict) or not pts:
+            raise r.fail(f"{path}.link", f"expected a table of named global points, found "
+                                         f"{_shown(pts)}")
+        glob = {k: r.vector(v, r.dim, f"{path}.link.{k}") for k, v in pts.items()}
+        for k in glob:
+            if k in ("name", "angle", "orientation"):
+                raise r.fail(f"{path}.link.{k}", f"a point may not be named {k!r}")
+        body = _call(r, path, r.mech.add_link, name, **kw, **glob)
+    else:
+        body = _call(r, path, r.mech.add_body, name, **kw)
     if "points" in t:
         pts = r.table(t["points"], f"{path}.points", list(t["points"]) if
                       isinstance(t["points"], dict) else ())
