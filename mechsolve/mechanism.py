@@ -539,6 +539,9 @@ class Mechanism:
         q, result, _ = newton(sys, self._q, tol=tol, max_iterations=max_iterations,
                               lambda_min=NEAR_LAMBDA_MIN, watch_det_sign=True)
         first = result.phases
+        # whether the pose found may lie across a singular configuration from the start:
+        # Newton's path crossed one, or it failed and the assembly from a rough start runs
+        suspect = bool(result.get("crossed")) or not result.success
         if result.success and result.get("crossed") and not sys.mirrored(q).any():
             # Newton crossed a singular configuration on its way: the assembly it found may be
             # on another circuit than one nearer the start. The joints-first assembly (which
@@ -560,6 +563,9 @@ class Mechanism:
             q, result = analysis.assemble(self, tol=tol, max_iterations=max_iterations)
             result.phases = first + result.phases
             result.iterations = sum(n for _, n in result.phases)
+        if suspect and result.success and branch is None and not sys.mirrored(q).any():
+            q, result, _ = self._sketched_circuit(sys, q, result, result.phases, tol,
+                                                  max_iterations)
         if result.success and sys.mirrored(q).any():
             q, result = self._unmirror(sys, q, result, branch, tol, max_iterations)
         if result.success and (sys.mirrored(q).any() or (branch is not None
@@ -584,6 +590,35 @@ class Mechanism:
             raise SolveError(failure_message(sys, result), result)
         self._q[:] = q
         return result
+
+    def _sketched_circuit(self, sys, q, result, first, tol, max_iterations):
+        """The assembly on the circuit the start sketches: where ``det J`` at the assembly
+        found has the other sign than at the start (a square regular system, the start not
+        next to a singular configuration), Newton went across a singular configuration; an
+        assembly with the start's sign is searched for (by deflation) and taken if found.
+        Returns ``(q, result, phases)``."""
+        start = _det_sign(sys, self._q)
+        if start is None or start[1] < SKETCH_SIGN_RTOL:
+            return q, result, first
+        found = _det_sign(sys, q)
+        if found is None or found[0] == start[0]:
+            return q, result, first
+
+        def same_circuit(m):
+            here = _det_sign(sys, m._q)
+            return here is not None and here[0] == start[0] and not sys.mirrored(m._q).any()
+
+        try:
+            q2, other = analysis.assemble_branch(self, same_circuit, tol=tol,
+                                                 max_iterations=max_iterations)
+        except SolveError:
+            return q, result, first
+        if _position_gap(sys, q2, self._q) > _position_gap(sys, q, self._q):
+            # a rough sketch's sign of det J says little: the bodies' positions decide
+            return q, result, first
+        other.phases = first + other.phases
+        other.iterations = sum(n for _, n in other.phases)
+        return q2, other, other.phases
 
     def _unmirror(self, sys, q, result, branch, tol, max_iterations):
         """Newton from the assembly ``q`` with a body of a mirrored joint turned a half turn
@@ -721,6 +756,25 @@ class Mechanism:
     def __repr__(self) -> str:
         return (f"Mechanism(dim={self.dim}, bodies={len(self._bodies)}, "
                 f"joints={len(self._joints)})")
+
+
+#: Smallest sigma_min / sigma_max of the scaled Jacobian at the start for its sign of det J to
+#: say which circuit the sketch is on (nearer a singular configuration the sketch is ambiguous).
+SKETCH_SIGN_RTOL = 1e-4
+
+
+def _det_sign(sys, q):
+    """``(sign of det J, sigma_min / sigma_max of the scaled J)`` at ``q`` for a square dense
+    system (None otherwise, or where J is not finite)."""
+    if not sys.dense or sys.m != sys.n or sys.n == 0:
+        return None
+    _, vals = sys.evaluate(q)
+    J = sys.jacobian_dense(vals)
+    if not np.all(np.isfinite(J)):
+        return None
+    sign = float(np.linalg.slogdet(J)[0])
+    s = np.linalg.svd(sys.scaled_jacobian(vals), compute_uv=False)
+    return (sign, float(s[-1] / s[0]) if s[0] > 0 else 0.0) if sign != 0.0 else None
 
 
 def _position_gap(sys, q, q0) -> float:

@@ -15,6 +15,10 @@ Outcomes of a trial:
 * ``ok``: success, every check holds, and the pose is the drawn assembly;
 * ``nearer_assembly``: success, every check holds, on another assembly than the drawn one
   that the start was nearer to (the drawn pose is then close to a toggle: fair);
+* ``sketched_circuit``: success, every check holds, on another assembly than the drawn one
+  whose sign of ``det J`` is the start's while the drawn one's is not: the start sketches the
+  other circuit (it lies across a singular configuration from the drawn pose), and the solve
+  keeps to the circuit sketched (square systems);
 * ``other_assembly``: success, every check holds, but on another assembly than the drawn one,
   the start being nearer the drawn one (a branch jump);
 * ``false_success``: success reported on a pose that fails a check (the goal is none);
@@ -493,6 +497,8 @@ def run_trial(kind: str, seed: int, *, sweep: bool = False) -> Trial:
             # path across one from the start
             trial.extra.update(start_across=signs[0] != signs[1], crossed=signs[1] != signs[2])
         trial.outcome = "nearer_assembly" if near else "other_assembly"
+        if 0 not in signs and signs[1] == signs[2] != signs[0]:
+            trial.outcome = "sketched_circuit"
         trial.detail = (f"distance {g.distance(q):.3g} from the drawn pose; the start "
                         f"{g.distance(start):.3g} from it and {g.distance(start, q):.3g} from "
                         "the one found")
@@ -637,8 +643,8 @@ def campaign(trials: int, seed: int = 0, kinds=KINDS, sweep_share: float = 0.2,
     return out
 
 
-OUTCOMES = ("ok", "nearer_assembly", "other_assembly", "false_success", "false_failure",
-            "branch_jump", "limit", "skipped")
+OUTCOMES = ("ok", "nearer_assembly", "sketched_circuit", "other_assembly", "false_success",
+            "false_failure", "branch_jump", "limit", "skipped")
 
 
 def table(trials) -> dict:
