@@ -25,6 +25,8 @@ import mechsolve as ms  # noqa: E402
 from mechsolve import joints  # noqa: E402
 from mechsolve import plot as msplot  # noqa: E402
 
+#: This script's folder, docs/ (the URDF arm is read from examples/models next to it).
+HERE = pathlib.Path(__file__).resolve().parent
 #: Where the pictures go (set from ``--out-dir``).
 OUT = pathlib.Path(tempfile.gettempdir()) / "mechsolve-pictures"
 

@@ -1,4 +1,8 @@
-"""Bricard's line-symmetric 6R linkage: Gruebler says 0 DOF, it moves with 1.
+"""
+Bricard's line-symmetric 6R linkage
+===================================
+
+Gruebler says 0 DOF, it moves with 1.
 
 Run: python examples/bricard.py
 """

@@ -1,8 +1,13 @@
-"""Four-bar linkage: assemble from a rough sketch, turn the crank, trace the coupler curve.
+"""
+Four-bar linkage
+================
+
+Assemble from a rough sketch, turn the crank, trace the coupler curve.
 
 Run: python examples/fourbar.py
 """
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 import mechsolve as ms
@@ -52,3 +57,10 @@ angle_err = np.abs(np.angle(np.exp(1j * (motion.pose(rocker)[:, 2] - psi)))).max
 print(f"check: largest error against the closed form: coupler point {point_err / 4.0:.1e} of "
       f"the ground length, rocker angle {angle_err:.1e} rad")
 assert point_err / 4.0 < 1e-12 and angle_err < 1e-12
+
+# %%
+# The linkage a quarter turn in, with the whole coupler curve (:func:`mechsolve.plot.draw`;
+# ``plt.show()`` puts the figure on screen).
+fig, ax = plt.subplots(figsize=(7, 4.5))
+ms.plot.draw(mech, ax, state=motion.states[90], motion=motion, trace=[(coupler, (0.0, 1.0))])
+ax.set_title("four-bar: the coupler curve of the point (0, 1) on the coupler")

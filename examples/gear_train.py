@@ -1,4 +1,8 @@
-"""Gear train with an internal mesh and a rack: ratios read off a sweep.
+"""
+Gear train with an internal mesh and a rack
+===========================================
+
+Ratios read off a sweep.
 
 Run: python examples/gear_train.py
 """

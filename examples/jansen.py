@@ -1,4 +1,8 @@
-"""Theo Jansen's Strandbeest leg, built from its "holy numbers" without trigonometry.
+"""
+Theo Jansen's Strandbeest leg
+=============================
+
+Built from its "holy numbers" without trigonometry.
 
 Jansen published the leg's dimensions (the "holy numbers", in centimetres); here they are in
 millimetres (x 10). The pins are found by ruler and compass (where two circles about known pins
@@ -8,6 +12,7 @@ joints name the pins: no body-local coordinates and no law of cosines by hand.
 Run: python examples/jansen.py
 """
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 import mechsolve as ms
@@ -86,3 +91,10 @@ closure = float(np.abs(path[-1] - path[0]).max() / n["h"])
 print(f"check: every bar at its holy length to {length_err:.1e} (relative), foot path closed "
       f"to {closure:.1e}")
 assert length_err < 1e-12 and closure < 1e-12
+
+# %%
+# The leg at a crank angle of 60 degrees and the path its foot P walks over a full turn
+# (:func:`mechsolve.plot.draw`; ``plt.show()`` puts the figure on screen).
+fig, ax = plt.subplots(figsize=(6, 6))
+ms.plot.draw(mech, ax, state=motion.states[60], motion=motion, trace=[(foot, foot.point("P"))])
+ax.set_title(f"Jansen's leg (mm): stride {np.ptp(path[:, 0]):.0f}, lift {np.ptp(path[:, 1]):.0f}")

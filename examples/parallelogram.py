@@ -1,4 +1,8 @@
-"""Parallelogram with three parallel cranks: Gruebler says 0 DOF, it moves with 1.
+"""
+Parallelogram with three parallel cranks
+========================================
+
+Gruebler says 0 DOF, it moves with 1.
 
 The third crank duplicates a constraint; mechsolve names the redundant equation and still
 solves and sweeps the linkage.

@@ -1,4 +1,8 @@
-"""Whitworth quick-return: the ram advances slowly and returns quickly.
+"""
+Whitworth quick-return
+======================
+
+The ram advances slowly and returns quickly.
 
 Run: python examples/quick_return.py
 """

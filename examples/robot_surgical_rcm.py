@@ -1,4 +1,8 @@
-"""A surgical tool held by a UR5: remote centre of motion (rcm) plus a tip goal.
+"""
+A surgical tool held by a UR5
+=============================
+
+Remote centre of motion (rcm) plus a tip goal.
 
 The tool shaft is the tool frame's z axis. ``RcmEndEffector`` keeps the shaft through a fixed
 trocar point, ``PointEndEffector`` puts the tool tip on a target, and

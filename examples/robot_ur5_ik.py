@@ -1,4 +1,8 @@
-"""UR5 inverse kinematics: a URDF file, a frame end effector, many targets at once.
+"""
+UR5 inverse kinematics
+======================
+
+A URDF file, a frame end effector, many targets at once.
 
 The arm is read from tests/data/ur5.urdf (or built from its DH table), targets come from the
 forward kinematics of random joint values, and the joint values are found three ways: the
@@ -14,7 +18,10 @@ import numpy as np
 
 import mechsolve as ms
 
-here = pathlib.Path(__file__).resolve().parent
+try:
+    here = pathlib.Path(__file__).resolve().parent
+except NameError:       # the documentation's gallery runs the script from its folder
+    here = pathlib.Path.cwd()
 urdf = here.parent / "tests" / "data" / "ur5.urdf"
 arm = ms.robots.load_urdf(urdf) if urdf.exists() else ms.robots.ur5()
 print(arm, arm.joint_names)

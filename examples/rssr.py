@@ -1,4 +1,8 @@
-"""RSSR linkage: a crank and a rocker on skew axes joined by a rod (two ball joints).
+"""
+RSSR linkage
+============
+
+A crank and a rocker on skew axes joined by a rod (two ball joints).
 
 Run: python examples/rssr.py
 """

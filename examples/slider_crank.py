@@ -1,4 +1,8 @@
-"""Offset slider-crank: slider stroke and the quick-return ratio of the offset.
+"""
+Offset slider-crank
+===================
+
+Slider stroke and the quick-return ratio of the offset.
 
 Run: python examples/slider_crank.py
 """

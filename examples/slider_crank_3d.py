@@ -1,4 +1,8 @@
-"""3D slider-crank: crank, rod with a ball and a Hooke joint, slider on an offset guide.
+"""
+3D slider-crank
+===============
+
+Crank, rod with a ball and a Hooke joint, slider on an offset guide.
 
 Run: python examples/slider_crank_3d.py
 """

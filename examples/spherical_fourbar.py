@@ -1,4 +1,8 @@
-"""Spherical four-bar: four revolutes whose axes meet at one point.
+"""
+Spherical four-bar
+==================
+
+Four revolutes whose axes meet at one point.
 
 Gruebler's count says -2; mechsolve finds mobility 1, names the three redundant equations, and
 sweeps the crank through a full turn, matching the closed-form input-output relation.

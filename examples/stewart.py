@@ -1,4 +1,8 @@
-"""6-6 Stewart–Gough platform: leg lengths in, platform pose out (forward kinematics).
+"""
+6-6 Stewart–Gough platform
+==========================
+
+Leg lengths in, platform pose out (forward kinematics).
 
 The legs of a known pose come from inverse kinematics; the solver recovers the pose from them.
 

@@ -1,4 +1,8 @@
-"""Watt six-bar: a four-bar whose ternary rocker drives a second four-bar loop.
+"""
+Watt six-bar
+============
+
+A four-bar whose ternary rocker drives a second four-bar loop.
 
 Run: python examples/watt_sixbar.py
 """

@@ -519,9 +519,16 @@ class Mechanism:
             Wall-clock seconds the solve may take, its searches included; past it a
             :class:`~mechsolve.SolveError` says so.
 
-        Returns a :class:`~mechsolve.SolveResult`; on failure the mechanism is left as it was
-        (state, time, driver values) and :class:`~mechsolve.SolveError` is raised, naming the
-        joints with the largest residuals.
+        Returns
+        -------
+        SolveResult
+            ``success``, ``status``, ``iterations``, ``residual``, ``free_dof``, ...
+
+        Raises
+        ------
+        SolveError
+            When the mechanism cannot be assembled, naming the joints with the largest
+            residuals; the mechanism is left as it was (state, time, driver values).
         """
         with time_limited(time_limit, "solve"), self._unchanged_on_failure():
             return self._solve(t, tol, max_iterations, branch)

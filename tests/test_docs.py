@@ -1,14 +1,73 @@
-"""The documentation's code blocks run: docs/architecture.md."""
+"""The documentation's code blocks run: docs/architecture.md and the pages of the Sphinx site.
+
+The site itself (``python -m sphinx -b html docs OUT``) is built by CI (``.ci/run``); these
+tests need no Sphinx: the pages' ``>>>`` examples run as doctests, output checked.
+"""
 
 import doctest
+import importlib
+import inspect
 import pathlib
+import re
+import types
+import warnings
+
+import pytest
+
+import mechsolve as ms
 
 DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
 def test_architecture_map_runs_as_a_doctest(tmp_path, monkeypatch):
     monkeypatch.setenv("MECHSOLVE_CACHE_DIR", str(tmp_path))   # the symbolic joint's cache
     result = doctest.testfile(str(DOCS / "architecture.md"), module_relative=False,
-                              optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+                              optionflags=FLAGS)
     assert result.attempted > 30
     assert result.failed == 0
+
+
+# page -> fewest examples it holds (a page that lost its examples fails too)
+PAGES = {"getting_started.rst": 40, "conventions.rst": 20, "troubleshooting.rst": 40,
+         "model_files.rst": 15, "cli.rst": 5}
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_site_page_runs_as_a_doctest(page, tmp_path, monkeypatch):
+    """Every example of the page runs and prints what the page says; mechsolve's warnings are
+    errors unless the page catches them (as the test suite's filter makes them)."""
+    import matplotlib.pyplot as plt
+
+    monkeypatch.chdir(DOCS.parent)         # cli.rst names examples/models/... from the top
+    monkeypatch.setenv("MECHSOLVE_CACHE_DIR", str(tmp_path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ms.MechsolveWarning)
+        result = doctest.testfile(str(DOCS / page), module_relative=False, optionflags=FLAGS,
+                                  raise_on_error=False, verbose=False)
+    plt.close("all")
+    assert result.failed == 0
+    assert result.attempted >= PAGES[page]
+
+
+API_MODULES = ["mechsolve", "mechsolve.joints", "mechsolve.models", "mechsolve.models.spatial",
+               "mechsolve.robots", "mechsolve.plot", "mechsolve.profiles", "mechsolve.symbolic",
+               "mechsolve.io.model", "mechsolve.io.urdf"]
+
+
+def test_api_reference_lists_every_public_class_and_function():
+    """docs/api.rst names, under each module, every class and function of its ``__all__``."""
+    text = (DOCS / "api.rst").read_text()
+    missing = []
+    for name in API_MODULES:
+        module = importlib.import_module(name)
+        block = text.split(f".. currentmodule:: {name}\n", 1)
+        assert len(block) == 2, f"api.rst has no section for {name}"
+        listed = set(re.findall(r"^   (\w+)$", block[1].split(".. currentmodule::")[0], re.M))
+        for attr in module.__all__:
+            obj = getattr(module, attr)
+            if isinstance(obj, types.ModuleType) or not (inspect.isclass(obj) or callable(obj)):
+                continue
+            if attr not in listed:
+                missing.append(f"{name}.{attr}")
+    assert not missing, f"add to docs/api.rst: {', '.join(missing)}"

@@ -146,7 +146,7 @@ class AngleDriver(DriverJoint):
 
 
 class SlideDriver(DriverJoint):
-    """Drive the slide of a prismatic joint: ``Phi = u . d - value``.
+    """Drive the slide of a prismatic joint: ``Phi = dot(u, d) - value``.
 
     ``u`` is the joint's axis in global coordinates and ``d`` the vector from the joint's point
     on ``body1`` to its point on ``body2`` (see :class:`Prismatic`).

@@ -261,8 +261,10 @@ def _frame_text(t, q) -> str:
 class EndEffector(Joint):
     """Base of the end effectors: a goal on a frame of a body, with a settable ``target``.
 
-    Parameters common to the subclasses with a link frame:
+    The parameters below are common to the subclasses with a link frame.
 
+    Parameters
+    ----------
     link : SpatialBody
         The body carrying the end-effector frame.
     frame : Frame or array_like (3,), optional
@@ -275,6 +277,7 @@ class EndEffector(Joint):
         The reference frame on ``relative_to`` in which the target is expressed (default: the
         body's own frame).
     name : str, optional
+        The end effector's name, for messages and reports.
     """
 
     is_goal = True
