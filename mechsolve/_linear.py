@@ -210,6 +210,34 @@ class _DenseFactor:
         return out * self.c
 
 
+    def solve_columns(self, R: np.ndarray) -> np.ndarray:
+        """Solutions ``(b, n, r)`` for many right-hand sides per item, ``R (b, m, r)`` (the
+        sensitivities' ``-Phi_p``): LU while the item is regular, else the minimum-norm
+        least-squares solution; :attr:`lsq` then says which items took the latter."""
+        b, m, n = self.Js.shape
+        Y = R / self.r[..., None]
+        # each column in units of its largest entry, so that HUGE_STEP means a singular matrix
+        size = np.max(np.abs(Y), axis=1, keepdims=True)
+        size = np.where(size > 0.0, size, 1.0)
+        Y = Y / size
+        out = np.empty((b, n, Y.shape[2]))
+        lu_items = np.flatnonzero(~self.lsq)
+        if lu_items.size:
+            if self._lu is not None:
+                out[0] = sla.lapack.dgetrs(self._lu[0], self._lu[1], Y[0])[0]
+            else:
+                try:
+                    out[lu_items] = np.linalg.solve(self.Js[lu_items], Y[lu_items])
+                except np.linalg.LinAlgError:
+                    out[lu_items] = np.nan
+            bad = ~(np.max(np.abs(out[lu_items]), axis=(1, 2), initial=0.0) < HUGE_STEP)
+            self.lsq[lu_items[bad]] = True
+        for k in np.flatnonzero(self.lsq):
+            U, s, Vt = self._svd_of(int(k))
+            out[k] = Vt.T @ ((U.T @ Y[k]) / s[:, None]) if s.size else 0.0
+        return out * size * self.c[:, None]
+
+
 class _SparseFactor:
     """SuperLU of one scaled sparse Jacobian, or its least-squares fallback."""
 
@@ -280,6 +308,13 @@ class _SparseFactor:
             else:
                 x = spla.lsmr(self.Js, y, atol=1e-15, btol=1e-15, maxiter=20 * n)[0]
         return (x * self.c)[None]
+
+
+    def solve_columns(self, R: np.ndarray) -> np.ndarray:
+        """Solutions ``(1, n, r)`` for many right-hand sides ``R (1, m, r)``, one at a time
+        with this factorization (see :meth:`_DenseFactor.solve_columns`)."""
+        cols = [self.solve(R[:, :, j])[0] for j in range(R.shape[2])]
+        return np.stack(cols, axis=-1)[None] if cols else np.zeros((1, self.Js.shape[1], 0))
 
 
 class _OneFactor:

@@ -313,8 +313,29 @@ class System:
             out[..., self._joint_index[gi]] = flags
         return out
 
-    def gamma(self, q: np.ndarray, nu: np.ndarray) -> np.ndarray:
-        """``gamma = -(dJ/dt) nu`` of all joints at state ``q`` and velocity ``nu`` ``(..., m)``.
+    def phi_p(self, q: np.ndarray, columns, params: dict | None = None) -> np.ndarray:
+        """Derivative of Phi at ``q`` (shape ``(..., n_state)``) with respect to joint
+        parameters ``columns = [(joint, column of its parameter vector), ...]``:
+        ``(..., m, len(columns))``, from each class's ``_phi_p`` kernel (one call per class
+        involved)."""
+        X = self._poses(q)
+        out = np.zeros(q.shape[:-1] + (self.m, len(columns)))
+        wanted = defaultdict(list)
+        for j, (joint, c) in enumerate(columns):
+            gi, i = self.group_of[id(joint)]
+            wanted[gi].append((j, i, c))
+        for gi, items in wanted.items():
+            g = self.groups[gi]
+            P = g.P if params is None or gi not in params else params[gi]
+            D = g.cls._phi_p(P, *self._args(g, X, q))
+            for j, i, c in items:
+                r0 = int(g.row_starts[i])
+                out[..., r0:r0 + g.m, j] = D[..., i, :, c]
+        return out
+
+    def gamma(self, q: np.ndarray, nu: np.ndarray, params: dict | None = None) -> np.ndarray:
+        """``gamma = -(dJ/dt) nu`` of all joints at state ``q`` and velocity ``nu`` ``(..., m)``;
+        ``params`` as for :meth:`phi`.
 
         Time-dependent driver terms are not included (see :meth:`driver_time_terms`).
         """
@@ -323,8 +344,9 @@ class System:
         V = np.zeros(batch + (self.nb + 1, self.body_dim))
         V[..., : self.nb, :] = nu[..., : self.c0_incr].reshape(batch + (self.nb, self.body_dim))
         out = np.empty(batch + (self.m,))
-        for g in self.groups:
-            val = g.cls._gamma(g.P, *self._args(g, X, q), *self._args(g, V, None, nu))
+        for gi, g in enumerate(self.groups):
+            P = g.P if params is None or gi not in params else params[gi]
+            val = g.cls._gamma(P, *self._args(g, X, q), *self._args(g, V, None, nu))
             out[..., g.rows] = val.reshape(val.shape[:-2] + (-1,))
         return out
 

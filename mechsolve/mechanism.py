@@ -205,6 +205,15 @@ class Mechanism:
 
         set_parameters(self, values)
 
+    def sensitivity(self, params=None, *, state=None):
+        """Exact derivative of the solved pose with respect to named parameters (all of
+        :meth:`parameters` by default), by implicit differentiation: a
+        :class:`~mechsolve.design.Sensitivity` (see
+        :func:`mechsolve.design.sensitivity.sensitivity`)."""
+        from .design.sensitivity import sensitivity
+
+        return sensitivity(self, params, state=state)
+
     def save(self, path) -> None:
         """Write this mechanism to a model file (TOML): :func:`mechsolve.io.model.save`.
 

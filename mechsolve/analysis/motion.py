@@ -137,6 +137,23 @@ class Motion:
             return v[:, :3] + np.cross(w, r)
         return a[:, :3] + np.cross(a[:, 3:], r) + np.cross(w, np.cross(w, r))
 
+    def sensitivity(self, params=None):
+        """``dq/dp`` at every pose, with the mechanism's current parameters: a
+        :class:`~mechsolve.design.MotionSensitivity` (see
+        :func:`mechsolve.design.sensitivity.motion_sensitivity`)."""
+        from ..design.sensitivity import motion_sensitivity
+
+        return motion_sensitivity(self, params)
+
+    def point_sensitivity(self, body, point=None, params=None) -> np.ndarray:
+        """Derivative of a body point's path with respect to named parameters (all by
+        default): ``(N, dim, c)``, columns as ``self.sensitivity(params).columns``."""
+        return self.sensitivity(params).point(body, point)
+
+    def velocity_sensitivity(self, body, point=None, params=None) -> np.ndarray:
+        """Derivative of a body point's velocity along a time sweep: ``(N, dim, c)``."""
+        return self.sensitivity(params).velocity(body, point)
+
     def apply(self, i: int) -> None:
         """Put the mechanism (and the driver value or time) in pose ``i``."""
         n = len(self.states)

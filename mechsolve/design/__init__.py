@@ -3,8 +3,17 @@
 * :mod:`.parameters` -- every geometric parameter, driver value and end-effector target of a
   mechanism by name (``"O4.point2"``, ``"motor.value"``): :func:`parameters`,
   :func:`set_parameters` (``Mechanism.parameters`` / ``Mechanism.set_parameters``).
+* :mod:`.sensitivity` -- exact derivatives of solved poses (and of point paths and velocities
+  along sweeps) with respect to those parameters: :func:`sensitivity`
+  (``Mechanism.sensitivity``), :func:`motion_sensitivity` (``Motion.point_sensitivity``).
+* :mod:`.tolerance` -- first-order and Monte Carlo propagation of parameter tolerances and
+  revolute clearances to output points: :func:`tolerance`.
 """
 
 from .parameters import parameter_slices, parameters, set_parameters
+from .sensitivity import MotionSensitivity, Sensitivity, motion_sensitivity, sensitivity
+from .tolerance import ToleranceResult, tolerance
 
-__all__ = ["parameters", "set_parameters", "parameter_slices"]
+__all__ = ["parameters", "set_parameters", "parameter_slices", "sensitivity",
+           "motion_sensitivity", "Sensitivity", "MotionSensitivity", "tolerance",
+           "ToleranceResult"]

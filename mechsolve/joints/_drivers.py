@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..body import Body
-from ._planar import Distance, Prismatic, Revolute, _projection, _projection_gamma
+from ._planar import Distance, Prismatic, Revolute, _projection, _projection_gamma, _projection_p
 from .base import DriverJoint
 
 __all__ = ["Driver", "AngleDriver", "SlideDriver", "DistanceDriver", "CoordinateDriver"]
@@ -89,6 +89,14 @@ class Driver(DriverJoint):
         return phi, [J]
 
     @classmethod
+    def _phi_p(cls, P, X):
+        shape = np.broadcast_shapes(P.shape[:-1], X.shape[:-1])
+        out = np.empty(shape + (1, 4))
+        out[..., 0, :3] = X[..., :3]
+        out[..., 0, 3] = -1.0
+        return out
+
+    @classmethod
     def _gamma(cls, P, X, V):
         return np.zeros(cls._phi(P, X).shape)  # linear in the coordinates
 
@@ -141,6 +149,11 @@ class AngleDriver(DriverJoint):
         return phi, [J1, J2]
 
     @classmethod
+    def _phi_p(cls, P, X1, X2):
+        shape = np.broadcast_shapes(P.shape[:-1], X1.shape[:-1], X2.shape[:-1])
+        return np.full(shape + (1, 1), -1.0)
+
+    @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
         return np.zeros(cls._phi(P, X1, X2).shape)  # linear in the coordinates
 
@@ -181,6 +194,14 @@ class SlideDriver(DriverJoint):
     def _evaluate(cls, P, X1, X2):
         s, J1, J2 = _projection(P, X1, X2, P[..., 4], P[..., 5], normal=False)
         return (s - P[..., 6])[..., None], [J1[..., None, :], J2[..., None, :]]
+
+    @classmethod
+    def _phi_p(cls, P, X1, X2):
+        row = _projection_p(P, X1, X2, normal=False)
+        out = np.empty(row.shape[:-1] + (1, 7))
+        out[..., 0, :6] = row
+        out[..., 0, 6] = -1.0
+        return out
 
     @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
@@ -277,6 +298,11 @@ class CoordinateDriver(DriverJoint):
     def _evaluate(cls, P, S):
         phi = cls._phi(P, S)
         return phi, [np.ones(phi.shape + (1,))]
+
+    @classmethod
+    def _phi_p(cls, P, S):
+        shape = np.broadcast_shapes(P.shape[:-1], S.shape[:-1])
+        return np.full(shape + (1, 1), -1.0)
 
     @classmethod
     def _gamma(cls, P, S, Sdot):

@@ -104,6 +104,55 @@ def _projection_gamma(P, X1, X2, V1, V2, ux, uy, normal: bool):
             - (wx * cx + wy * cy))
 
 
+def _point_rows(X: np.ndarray, wx, wy) -> np.ndarray:
+    """``w^T R``: the derivative of ``w . (R p)`` with respect to the local point ``p``,
+    ``(..., 2)`` (``R`` the rotation of the poses ``X``)."""
+    c = np.cos(X[..., 2])
+    s = np.sin(X[..., 2])
+    return np.stack([wx * c + wy * s, -wx * s + wy * c], axis=-1)
+
+
+def _projection_p(P: np.ndarray, X1: np.ndarray, X2: np.ndarray, normal: bool) -> np.ndarray:
+    """Derivative of the projection ``w . d`` of :func:`_projection` (with ``u`` the direction
+    ``P[..., 4:6]``) with respect to ``point1``, ``point2`` and ``u``: ``(..., 6)``."""
+    dx, dy, *_ = _separation(0, X1, X2, P)
+    ux, uy = P[..., 4], P[..., 5]
+    wx, wy = _rotate(X1, ux, uy)
+    if normal:
+        wx, wy = -wy, wx
+    c = np.cos(X1[..., 2])
+    s = np.sin(X1[..., 2])
+    ex, ey = c * dx + s * dy, -s * dx + c * dy      # d in body 1's coordinates
+    out = np.empty(dx.shape + (6,))
+    out[..., 0:2] = -_point_rows(X1, wx, wy)
+    out[..., 2:4] = _point_rows(X2, wx, wy)
+    if normal:       # w . d = perp(u) . e
+        out[..., 4] = ey
+        out[..., 5] = -ex
+    else:            # w . d = u . e
+        out[..., 4] = ex
+        out[..., 5] = ey
+    return out
+
+
+def _pin_p(P: np.ndarray, X1: np.ndarray, X2: np.ndarray) -> np.ndarray:
+    """Derivative of the pin rows ``-d`` with respect to ``point1`` and ``point2``:
+    ``(..., 2, 4)`` (``R1`` and ``-R2``)."""
+    c1, s1 = np.cos(X1[..., 2]), np.sin(X1[..., 2])
+    c2, s2 = np.cos(X2[..., 2]), np.sin(X2[..., 2])
+    shape = np.broadcast_shapes(P.shape[:-1], c1.shape, c2.shape)
+    out = np.empty(shape + (2, 4))
+    out[..., 0, 0] = c1
+    out[..., 0, 1] = -s1
+    out[..., 1, 0] = s1
+    out[..., 1, 1] = c1
+    out[..., 0, 2] = -c2
+    out[..., 0, 3] = s2
+    out[..., 1, 2] = -s2
+    out[..., 1, 3] = -c2
+    return out
+
+
 def _point(value, name: str, body=None) -> np.ndarray:
     """A joint's point on ``body``: local coordinates, or the name of a point of ``body``."""
     if isinstance(value, str) and isinstance(body, Body):
@@ -230,6 +279,10 @@ class Revolute(_TwoPointJoint, Joint):
         return phi, [J1, J2]
 
     @classmethod
+    def _phi_p(cls, P, X1, X2):
+        return _pin_p(P, X1, X2)
+
+    @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
         # Phi'' = J q'' - a1 w1^2 + a2 w2^2, so gamma = a1 w1^2 - a2 w2^2.
         a1x, a1y = _rotate(X1, P[..., 0], P[..., 1])
@@ -320,6 +373,14 @@ class Fixed(_TwoPointJoint, Joint):
         J1[..., 2, 2] = -1.0
         J2[..., 2, 2] = 1.0
         return phi, [J1, J2]
+
+    @classmethod
+    def _phi_p(cls, P, X1, X2):
+        pin = _pin_p(P, X1, X2)
+        out = np.zeros(pin.shape[:-2] + (3, 5))
+        out[..., :2, :4] = pin
+        out[..., 2, 4] = -1.0
+        return out
 
     @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
@@ -429,6 +490,14 @@ class Prismatic(_TwoPointJoint, Joint):
         return phi, [J1, J2]
 
     @classmethod
+    def _phi_p(cls, P, X1, X2):
+        row = _projection_p(P, X1, X2, normal=True)
+        out = np.zeros(row.shape[:-1] + (2, 7))
+        out[..., 0, :6] = row
+        out[..., 1, 6] = -1.0
+        return out
+
+    @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
         g = _projection_gamma(P, X1, X2, V1, V2, P[..., 4], P[..., 5], normal=True)
         out = np.zeros(g.shape + (2,))
@@ -507,6 +576,10 @@ class PointOnLine(_TwoPointJoint, Joint):
     def _evaluate(cls, P, X1, X2):
         n, J1, J2 = _projection(P, X1, X2, P[..., 4], P[..., 5], normal=True)
         return n[..., None], [J1[..., None, :], J2[..., None, :]]
+
+    @classmethod
+    def _phi_p(cls, P, X1, X2):
+        return _projection_p(P, X1, X2, normal=True)[..., None, :]
 
     @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
@@ -607,6 +680,19 @@ class Distance(_TwoPointJoint, Joint):
         return phi, [J1, J2]
 
     @classmethod
+    def _phi_p(cls, P, X1, X2):
+        # Phi = (d . d - L^2) / (2 L): dPhi/dd = d / L, dd/dp1 = -R1, dd/dp2 = R2, and
+        # dPhi/dL = -(d . d + L^2) / (2 L^2).
+        dx, dy, *_ = _separation(0, X1, X2, P)
+        L = P[..., 4]
+        gx, gy = dx / L, dy / L
+        out = np.empty(dx.shape + (1, 5))
+        out[..., 0, 0:2] = -_point_rows(X1, gx, gy)
+        out[..., 0, 2:4] = _point_rows(X2, gx, gy)
+        out[..., 0, 4] = -(dx * dx + dy * dy + L * L) / (2 * L * L)
+        return out
+
+    @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
         # Phi' = d . d' / L, Phi'' = (d' . d' + d . d'') / L; d'' = (accelerations) + c.
         dx, dy, ddx, ddy, cx, cy, _, _ = _separation_rates(P, X1, X2, V1, V2)
@@ -683,6 +769,16 @@ class Gear(Joint):
         return np.zeros(cls._phi(P, X1, X2, Xc).shape)  # linear in the angles
 
     @classmethod
+    def _phi_p(cls, P, X1, X2, Xc):
+        tc = Xc[..., 2]
+        shape = np.broadcast_shapes(P.shape[:-1], X1.shape[:-1], X2.shape[:-1], Xc.shape[:-1])
+        out = np.empty(shape + (1, 3))
+        out[..., 0, 0] = X1[..., 2] - tc
+        out[..., 0, 1] = X2[..., 2] - tc
+        out[..., 0, 2] = -1.0
+        return out
+
+    @classmethod
     def _evaluate(cls, P, X1, X2, Xc):
         phi = cls._phi(P, X1, X2, Xc)
         shape = phi.shape[:-1]
@@ -753,6 +849,15 @@ class RackPinion(_TwoPointJoint, Joint):
         Jr[..., 2] += r
         Jp[..., 2] -= r
         return phi, [Jr[..., None, :], Jp[..., None, :]]
+
+    @classmethod
+    def _phi_p(cls, P, Xr, Xp):
+        row = _projection_p(P, Xr, Xp, normal=False)
+        out = np.empty(row.shape[:-1] + (1, 8))
+        out[..., 0, :6] = -row
+        out[..., 0, 6] = -(Xp[..., 2] - Xr[..., 2])
+        out[..., 0, 7] = -1.0
+        return out
 
     @classmethod
     def _gamma(cls, P, Xr, Xp, Vr, Vp):

@@ -9,7 +9,12 @@ one ``X`` per body slot of shape ``(..., k, 3)`` (planar poses ``x, y, angle``),
 ``(..., k, m)``;
 
 ``_evaluate(P, *X) -> (phi, [J_1, ..., J_s])`` also returning the Jacobian block of each slot,
-``(..., k, m, 3)``, with respect to that body's pose increment.
+``(..., k, m, 3)``, with respect to that body's pose increment;
+
+``_phi_p(P, *X) -> (..., k, m, p)``: the derivative of Phi with respect to the class's own
+parameter vector (the columns of ``P``), for sensitivities (:mod:`mechsolve.design.sensitivity`).
+The default differentiates ``_phi`` by central differences with Richardson extrapolation
+(:meth:`Joint._numeric_phi_p`); built-in planar joints override it with the closed form.
 
 Equations made of dot products can also vanish at a *mirror image* of the assembly a joint
 means (a hinge whose two axes point opposite ways satisfies ``-y_1 . z_2 = x_1 . z_2 = 0`` as
@@ -271,6 +276,11 @@ class Joint(metaclass=_JointType):
         super().__init_subclass__(**kwargs)
         if cls.__dict__.get("n_coordinates", 0):
             cls._coordinate_slot = True
+        if ("_phi" in cls.__dict__ or "_evaluate" in cls.__dict__) \
+                and "_phi_p" not in cls.__dict__:
+            # a class that redefines Phi does not inherit its base's closed-form Phi_p (a
+            # spatial twin of a planar class): finite differences until it gives its own
+            cls._phi_p = Joint.__dict__["_phi_p"]
         if variant_of is not None and SPATIAL_VARIANTS.setdefault(variant_of, cls) is cls:
             _document_twins(variant_of, cls)
         if "layout" in cls.__dict__:
@@ -548,6 +558,48 @@ class Joint(metaclass=_JointType):
         d1 = directional(h)
         d2 = directional(h / 2)
         return -(4 * d2 - d1) / 3
+
+    @classmethod
+    def _phi_p(cls, P: np.ndarray, *X: np.ndarray) -> np.ndarray:
+        """Derivative of Phi with respect to the parameter columns ``P[..., c]`` of stacked
+        instances: ``(..., k, m, p)`` (same arguments as :meth:`_phi`).
+
+        The default is :meth:`_numeric_phi_p`; classes override it with the closed form, and
+        the test suite checks each against the numeric one.
+        """
+        return cls._numeric_phi_p(P, *X)
+
+    @classmethod
+    def _numeric_phi_p(cls, P: np.ndarray, *X: np.ndarray) -> np.ndarray:
+        """Central differences of :meth:`_phi` in every parameter column, Richardson
+        extrapolated (error of order ``h**4``, about 1e-11 of the derivative's size).
+
+        The step of column ``c`` of an instance is ``1e-3`` times the larger of ``|P_c|`` and
+        the root mean square of the instance's parameters (1 when they are all zero), so it
+        follows the size (and the unit) of the joint's points and lengths. One ``_phi`` call
+        per column and step, over all instances at once.
+        """
+        P = np.asarray(P, dtype=float)
+        size = np.sqrt(np.mean(P * P, axis=-1, keepdims=True)) if P.shape[-1] else P[..., :0]
+        size = np.where(size > 0.0, size, 1.0)
+        steps = 1e-3 * np.maximum(np.abs(P), size)
+        cols = []
+        for c in range(P.shape[-1]):
+            def central(h, c=c):
+                Pp = P.copy()
+                Pm = P.copy()
+                Pp[..., c] += h
+                Pm[..., c] -= h
+                return (cls._phi(Pp, *X) - cls._phi(Pm, *X)) / (2 * h[..., None])
+
+            h = steps[..., c]
+            d1 = central(h)
+            d2 = central(h / 2)
+            cols.append((4 * d2 - d1) / 3)
+        if not cols:
+            shape = np.broadcast_shapes(P.shape[:-1], *(x.shape[:-1] for x in X))
+            return np.zeros(shape + (cls.n_equations, 0))
+        return np.stack(cols, axis=-1)
 
     @classmethod
     def _numeric_jacobian(cls, P: np.ndarray, *X: np.ndarray) -> list[np.ndarray]:

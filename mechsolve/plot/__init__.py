@@ -38,7 +38,8 @@ The package, one job a module (a module imports only those above it in this list
   matplotlib as it loads, so it is loaded on the first spatial drawing);
 * ``drawing``: :func:`draw`, :func:`get_drawing`; ``animation``: :func:`animate`,
   ``MechanismAnimation`` and its saving, :func:`animate_free_motions`; ``motion``:
-  :func:`plot_motion`; ``interaction``: :func:`interact` and :class:`Interactive`.
+  :func:`plot_motion`; ``interaction``: :func:`interact` and :class:`Interactive`;
+  ``tolerance``: :func:`tolerance_band` (an output path with its tolerance band).
 
 Examples
 --------
@@ -65,9 +66,11 @@ from .interaction import Interactive, interact
 from .motion import plot_motion
 from .planar import Drawing
 from .shapes import Shape, circle, get_shape, set_shape
+from .tolerance import tolerance_band
 
 __all__ = ["draw", "animate", "animate_free_motions", "plot_motion", "set_shape", "get_shape",
-           "circle", "get_drawing", "Drawing", "Shape", "interact", "Interactive"]
+           "circle", "get_drawing", "Drawing", "Shape", "interact", "Interactive",
+           "tolerance_band"]
 
 
 def __getattr__(name):
