@@ -148,3 +148,26 @@ def test_time_sweep_that_cannot_start_names_the_first_time():
                                             r"assemble the mechanism") as info:
         mech.sweep_time(np.linspace(0.0, 1.0, 5))
     assert info.value.index == 0 and len(info.value.motion) == 0
+
+
+@pytest.mark.parametrize("first, second", [(False, False), (False, True), (True, False),
+                                           (True, True)])
+def test_a_sweep_starting_where_the_last_ended_at_a_change_point(first, second):
+    """A parallelogram swept a full turn ends at its change point (crank angle 2 pi); the
+    next sweep starts there (found rank deficient at that pose) and leaves it along the
+    parallelogram branch like the first, with no free-motion warning: the system is regular
+    next to the pose."""
+    import warnings
+
+    m = ms.models.parallelogram(n_cranks=2)
+    mech, drive = m.mechanism, m.driver
+    values = np.linspace(0, 2 * np.pi, 361)
+    mech.sweep(drive, values, batch=first)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        motion = mech.sweep(drive, values, batch=second)
+    np.testing.assert_allclose(motion.singular, [0.0, np.pi, 2 * np.pi], rtol=0, atol=1e-9)
+    # the parallelogram branch: the coupler translates, its angle stays a whole turn
+    # (to the square root of the tolerance at the change points, a double root)
+    angle = motion.pose(mech.body("coupler"))[:, 2]
+    assert np.max(np.abs(np.angle(np.exp(1j * angle)))) < 1e-6

@@ -211,7 +211,8 @@ class _Continuation:
             cannot_start(exc)
         q = mech.state
         _, vals = sys.evaluate(q)
-        self.use_sign = sys.dense and self.square and sys.verdict in (None, "regular")
+        self.use_sign = sys.dense and self.square and (
+            sys.verdict in (None, "regular") or self._regular_nearby(q))
         return self.make_state(v0, q, vals), res
 
     def make_state(self, v, q, vals, previous=None):
@@ -306,6 +307,22 @@ class _Continuation:
                         v_star = singular_pose[0]   # the singular pose is the crossing
                     self.singular.append(v_star)
         return new, res
+
+    def _regular_nearby(self, q) -> bool:
+        """Whether a square system found rank deficient at the pose ``q`` is regular next to
+        it: the pose is then a singular position (a change point, a dead centre) rather than
+        a mechanism with free or redundant equations everywhere, and the sweep leaves it along
+        the sketch's branch with the signs of ``det J`` watched as from any other pose."""
+        sys = self.sys
+        rng = np.random.default_rng(0)
+        # a kick of 1 % of the model's size (and of a radian): a singular position's smallest
+        # singular value grows with it, one of a structurally deficient system stays at 0
+        near = sys.retract(q, 1e-2 * self.c * rng.standard_normal(sys.n))
+        _, vals = sys.evaluate(near)
+        Js = sys.scaled_jacobian(vals)
+        Js = Js if self.rows is None else Js[self.rows]
+        s = np.linalg.svd(Js, compute_uv=False)
+        return bool(s.size and s[0] > 0 and s[-1] > 10 * SINGULAR_RTOL * s[0])
 
     def branch_tangent(self, vals, v, q, default):
         """At a singular position where two branches cross, the tangent of the branch that
@@ -551,7 +568,8 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
     with mech._unchanged_on_failure():
         driver._assign(values[0], check_degrees=False)   # the values are judged above
         state, res = cont.start(values[0], cannot_start)
-        check_free_motion(free_dof(sys, res), "sweep")
+        if not cont.use_sign:   # else square and regular next to the start: no free motion
+            check_free_motion(free_dof(sys, res), "sweep")
         states[0] = state.q
         iterations[0] = res.iterations
         if batch == "auto":
