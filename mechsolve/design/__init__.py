@@ -6,14 +6,17 @@
 * :mod:`.sensitivity` -- exact derivatives of solved poses (and of point paths and velocities
   along sweeps) with respect to those parameters: :func:`sensitivity`
   (``Mechanism.sensitivity``), :func:`motion_sensitivity` (``Motion.point_sensitivity``).
+* :mod:`.synthesis` -- path, function and motion generation for any topology by bounded
+  least squares with those exact gradients: :func:`synthesize`.
 * :mod:`.tolerance` -- first-order and Monte Carlo propagation of parameter tolerances and
   revolute clearances to output points: :func:`tolerance`.
 """
 
 from .parameters import parameter_slices, parameters, set_parameters
 from .sensitivity import MotionSensitivity, Sensitivity, motion_sensitivity, sensitivity
+from .synthesis import SynthesisResult, synthesize
 from .tolerance import ToleranceResult, tolerance
 
 __all__ = ["parameters", "set_parameters", "parameter_slices", "sensitivity",
            "motion_sensitivity", "Sensitivity", "MotionSensitivity", "tolerance",
-           "ToleranceResult"]
+           "ToleranceResult", "synthesize", "SynthesisResult"]
