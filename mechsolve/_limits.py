@@ -28,7 +28,6 @@ use projection instead (see :mod:`mechsolve.robots`).
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
@@ -60,13 +59,16 @@ def as_limits(value, name: str):
 
 
 def _center(lo, hi) -> float:
-    """The middle of the turn in which a wrapped angle is read for limits ``(lo, hi)``."""
+    """The middle of the turn in which a wrapped angle is read for limits ``(lo, hi)``: their
+    middle, or the one bound."""
     if lo is not None and hi is not None:
         return 0.5 * (lo + hi)
+    # one side: the turn centred on the bound, so that a pose up to half a turn beyond it
+    # reads as beyond it
     if lo is not None:
-        return lo + math.pi
+        return lo
     if hi is not None:
-        return hi - math.pi
+        return hi
     return 0.0
 
 

@@ -148,7 +148,8 @@ class Revolute(_TwoPointJoint, Joint):
     limits : (float or None, float or None), optional
         Bounds of the relative angle ``t2 - t1`` (radians), either side ``None`` for open;
         kept by solves and sweeps (see :attr:`Joint.limits`). Limits at most a turn apart
-        read the angle within the turn centred on them; wider or one-sided limits read it
+        (or one-sided: the turn from the bound) read the angle within the turn centred on
+        them, whatever whole turns the bodies took; limits more than a turn apart read it
         continuously, counting whole turns, as :class:`AngleDriver` does.
     name : str, optional
         Name used in reports and messages.
@@ -178,10 +179,10 @@ class Revolute(_TwoPointJoint, Joint):
 
     @property
     def limit_wraps(self) -> bool:
-        # limits within a turn: read the angle in the turn centred on them (whatever whole
-        # turns the bodies' angles took on the way); wider or one-sided: continuously
+        # limits within a turn (or one-sided): read the angle in the turn centred on them,
+        # whatever whole turns the bodies' angles took on the way; wider: continuously
         lim = self._limits
-        return lim is not None and None not in lim and lim[1] - lim[0] <= 2 * np.pi
+        return lim is not None and (None in lim or lim[1] - lim[0] <= 2 * np.pi)
 
     @classmethod
     def _limit_measure(cls, P, X1, X2):
