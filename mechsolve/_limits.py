@@ -288,7 +288,7 @@ def solve_within(mech, system, limits: LimitSet, q, result, tol: float, max_iter
     with ``result.active_limits`` set, or raises :class:`~mechsolve.SolveError`."""
     from .newton import LinearStrategy
     from .newton import newton as core_newton
-    from .solver import NEAR_LAMBDA_MIN, SolveError, free_dof
+    from .solver import SolveError, free_dof
 
     values = limits.measure(q)
     broken = limits.violated(values, tol)
@@ -311,8 +311,10 @@ def solve_within(mech, system, limits: LimitSet, q, result, tol: float, max_iter
             if all(h.joint is not lim.joint for h in held):
                 held.append(lim)
         problem = HeldProblem(system, limits, held)
+        # the pose may have to move far (a joint held half a turn from where it was): the
+        # core's full damping range
         out = core_newton(problem, q[None], tol=tol, max_iterations=max_iterations,
-                          strategy=strategy, lambda_min=NEAR_LAMBDA_MIN)
+                          strategy=strategy)
         result.iterations += int(out.iterations[0])
         result.phases = list(result.phases) + [("limits", int(out.iterations[0]))]
         if not out.success[0]:
