@@ -291,7 +291,11 @@ def _convert(args) -> int:
         mech.add(CoordinateDriver(j, 0.0, name=f"{j.name}_drive"))
     mech.units = {"length": "m", "angle": "deg"}
     first = f"{model.joints[0].name}_drive"
-    mech.sweeps["first-joint"] = NamedSweep(first, np.linspace(-np.pi, np.pi, 73))
+    # a turn, or the first joint's range where its limits cut it (the sweep keeps them)
+    lo, hi = model.joints[0].limits or (None, None)
+    lo = -np.pi if lo is None else max(lo, -np.pi)
+    hi = np.pi if hi is None else min(hi, np.pi)
+    mech.sweeps["first-joint"] = NamedSweep(first, np.linspace(lo, hi, 73))
     out = pathlib.Path(args.output or src.with_suffix(".toml").name)
     try:
         mech.save(out)

@@ -136,6 +136,21 @@ class System:
         self.verdict = None
         self.redundant: list = []
         self.free = 0
+        self._limits = False    # not looked for yet (None: no joint has limits)
+
+    @property
+    def limits(self):
+        """The joints' limits as a :class:`~mechsolve._limits.LimitSet`, or ``None`` when no
+        joint has limits (looked for once per topology and limit setting)."""
+        if self._limits is False:
+            from ._limits import LimitSet
+
+            self._limits = LimitSet.of(self)
+        return self._limits
+
+    def forget_limits(self) -> None:
+        """A joint's limits changed: look for them again on next use."""
+        self._limits = False
 
     @property
     def stateful_joints(self) -> tuple[list, list]:

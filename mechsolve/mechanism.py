@@ -537,10 +537,29 @@ class Mechanism:
         ------
         SolveError
             When the mechanism cannot be assembled, naming the joints with the largest
-            residuals; the mechanism is left as it was (state, time, driver values).
+            residuals; the mechanism is left as it was (state, time, driver values),
+            or a limit a fully driven pose would exceed (see the notes).
+
+        Notes
+        -----
+        Joint limits (``limits=`` of revolutes, prismatics, link joints) are kept by an active
+        set (see :mod:`mechsolve._limits`): ``result.active_limits`` lists the limits the pose
+        sits at; a pose the drivers fix beyond a limit raises :class:`~mechsolve.SolveError`
+        naming the limit and by how much it would be exceeded.
         """
         with time_limited(time_limit, "solve"), self._unchanged_on_failure():
-            return self._solve(t, tol, max_iterations, branch)
+            result = self._solve(t, tol, max_iterations, branch)
+            limits = self._system.limits
+            if limits is None:
+                result.active_limits = []
+                return result
+            from ._limits import solve_within
+
+            self.last_result = result
+            q, result = solve_within(self, self._system, limits, self._q.copy(), result, tol,
+                                     max_iterations)
+            self._q[:] = q
+            return result
 
     def _solve(self, t, tol, max_iterations, branch) -> SolveResult:
         if t is not None:

@@ -686,7 +686,8 @@ def _null_space(A: np.ndarray) -> np.ndarray:
 
 
 def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int = 100,
-                        weights=None, goal=None, hard=None, restore=None) -> NewtonResult:
+                        weights=None, goal=None, hard=None, restore=None,
+                        project=None) -> NewtonResult:
     """Minimize ``|W F(x)|`` for every item of a batch (dense problems) by Levenberg–Marquardt.
 
     The step solves ``(A^T A + mu I) h = -A^T W F`` with ``A = W J diag(c)`` in the scaled
@@ -712,6 +713,10 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
         over the ``goal`` rows only, every step lies in the null space of the hard rows'
         Jacobian and is followed by ``restore(X, idx) -> (X, ok)``, which puts the state back
         on them (Newton on the hard rows).
+    project : callable, optional
+        ``project(X, dX, idx) -> dX``: every step is replaced by this one before it is tried
+        (projected Levenberg–Marquardt, e.g. onto box bounds of the unknowns); the predicted
+        decrease is that of the projected step. Not with ``hard``.
 
     Returns
     -------
@@ -780,6 +785,8 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
         big = np.max(np.abs(h), axis=1, initial=0.0)
         h *= np.minimum(1.0, MAX_STEP / np.maximum(big, 1e-300))[:, None]
         step = h if hard is None else np.stack([Nb[k] @ h[j] for j, k in enumerate(go)])
+        if project is not None:
+            h = step = project(X[items], step * c, items) / c
         # a step at round-off of the state: a least-squares point (the goals cannot be met)
         mag = _magnitude(problem, X[items], 1.0 / problem.state_scale)
         still = np.all(np.abs(step) <= 4 * EPS * mag, axis=1)

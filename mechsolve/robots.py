@@ -39,6 +39,7 @@ import numpy as np
 
 from . import joints as _joints
 from ._ik import _FastChain, _goal_errors, _IKProblem
+from ._validation import as_float
 from .io.urdf import read_urdf_chain
 from .joints._end_effectors import QUATERNION_TOLERANCE, _as_frame_parts, _unit_quaternions
 from .joints._links import chain_forward
@@ -94,7 +95,10 @@ class ArmJoint:
     axis : ndarray (3,)
         Unit axis of the motion, in this joint's frame.
     limits : tuple of float or None
-        ``(lower, upper)`` joint limits, informative only.
+        ``(lower, upper)`` joint limits (radians, or lengths for a prismatic joint; either
+        side ``None`` for open; ``lower == upper`` locks the joint): :meth:`SerialArm.ik`
+        keeps the joint values within them unless called with ``limits=False``, and
+        :meth:`SerialArm.mechanism` puts them on the link joints.
     """
 
     name: str
@@ -113,6 +117,16 @@ class ArmJoint:
             raise ValueError(f"joint {self.name!r}: axis must be a non-zero 3-vector, got "
                              f"{self.axis!r}")
         self.axis = axis / n
+        if self.limits is not None:
+            if isinstance(self.limits, (str, bytes)) or len(self.limits) != 2:
+                raise TypeError(f"joint {self.name!r}: limits must be (lower, upper), got "
+                                f"{self.limits!r}")
+            lo, hi = (None if v is None else as_float(v, f"joint {self.name!r}: limits {k}")
+                      for v, k in zip(self.limits, ("lower", "upper")))
+            if lo is not None and hi is not None and lo > hi:
+                raise ValueError(f"joint {self.name!r}: limits lower must not exceed upper, "
+                                 f"got ({lo:g}, {hi:g})")
+            self.limits = None if lo is None and hi is None else (lo, hi)
 
 
 class IKResult(Result):
@@ -299,19 +313,29 @@ class SerialArm:
         reach = length
         lo = np.where(pris, np.nan, -np.pi)
         hi = np.where(pris, np.nan, np.pi)
+        box_lo = np.full(n, -np.inf)
+        box_hi = np.full(n, np.inf)
         for i, j in enumerate(self.joints):
             if j.limits is not None:
-                lo[i], hi[i] = j.limits
+                lo[i], hi[i] = (np.nan if v is None else v for v in j.limits)
+                box_lo[i], box_hi[i] = (b if v is None else v
+                                        for v, b in zip(j.limits, (-np.inf, np.inf)))
             if j.kind == "prismatic":
-                travel = np.inf if j.limits is None else max(map(abs, j.limits))
+                travel = np.inf if j.limits is None or None in j.limits else \
+                    max(map(abs, j.limits))
                 reach += travel
                 length += travel if travel < np.inf else 0.0
         self._length = length if length > 0.0 else 1.0
         self._reach = reach
         self._shoulder = np.append(geom[1][:, 3], 1.0)   # the first joint's origin
-        lo[np.isnan(lo)] = -self._length
-        hi[np.isnan(hi)] = self._length
+        lo[np.isnan(lo)] = np.where(pris, -self._length, -np.pi)[np.isnan(lo)]
+        hi[np.isnan(hi)] = np.where(pris, self._length, np.pi)[np.isnan(hi)]
+        lo, hi = np.minimum(lo, box_hi), np.maximum(hi, box_lo)   # one-sided limits
         self._restart_box = (lo, hi)
+        #: The joint limits as a box ``(lower (n,), upper (n,))`` (infinite where open), or
+        #: None for an arm without limits.
+        self._box = (box_lo, box_hi) if np.isfinite(box_lo).any() or \
+            np.isfinite(box_hi).any() else None
         self._col_scale = np.where(pris, self._length, 1.0)
 
     # -- description ----------------------------------------------------------------------------
@@ -434,7 +458,8 @@ class SerialArm:
 
     def ik(self, targets, q0, *, tol: float = 1e-10, max_iterations: int = 50,
            max_step: float = 1.0, restarts: int = IK_RESTARTS,
-           raise_on_failure: bool = True, time_limit: float | None = None) -> IKResult:
+           raise_on_failure: bool = True, time_limit: float | None = None,
+           limits: bool = True) -> IKResult:
         """Joint values putting the tool frame on ``targets``, many targets at once.
 
         Solves the frame-goal rows (the tool's position in goal axes and the rotation vector
@@ -479,6 +504,14 @@ class SerialArm:
         time_limit : float, optional
             Wall-clock seconds the whole call may take, restarts included; past it a
             :class:`~mechsolve.SolveError` says so.
+        limits : bool
+            Keep the joint values within the joints' limits (:attr:`ArmJoint.limits`, e.g.
+            read from a URDF file; default). The limits are a box on the unknowns, kept by
+            projection: the start is clipped into it and every Newton correction and
+            Levenberg–Marquardt step is cut at its faces (projected Newton / projected
+            Levenberg–Marquardt on the same core); success is reported only within them. A
+            target reachable only outside them fails, naming the joint and its limit.
+            ``False``: ignore the limits.
 
         Returns
         -------
@@ -495,11 +528,16 @@ class SerialArm:
         B = len(T2)
         Q0 = np.array(np.broadcast_to(self._q(q0), shape + (n,)), dtype=float).reshape(B, n)
         base = self._fast.start_one(T2[0])[None] if B == 1 else self._fast.start(T2)
+        box = self._box if limits else None
+        if box is not None:
+            Q0 = np.clip(Q0, *box)
         with time_limited(time_limit, "ik"):
             Q, pos, ang, its = self._solve_ik(base, Q0, tol, max_iterations, max_step,
-                                              max(0, int(restarts)))
+                                              max(0, int(restarts)), box)
         L = self._length
         ok = (pos <= tol * L) & (ang <= tol)
+        if box is not None:
+            ok &= np.all((Q >= box[0]) & (Q <= box[1]), axis=1)
         res = np.maximum(pos / L, ang)
         single = not shape
         if single:
@@ -512,16 +550,45 @@ class SerialArm:
                            position_error=pos.reshape(shape),
                            orientation_error=ang.reshape(shape))
         if raise_on_failure and not ok.all():
-            self._raise_ik(out, np.flatnonzero(~ok), B, single)
+            bad = np.flatnonzero(~ok)
+            outside = None
+            if box is not None:
+                # reachable without the limits? then the limits are what stops it
+                k = bad[0]
+                Qf, pf, af, _ = self._solve_ik(base[k:k + 1], Q0[k:k + 1], tol,
+                                               max_iterations, max_step, max(0, int(restarts)),
+                                               None)
+                if pf[0] <= tol * L and af[0] <= tol:
+                    outside = self._limit_text(Qf[0], box)
+            self._raise_ik(out, bad, B, single, outside)
         return out
 
-    def _solve_ik(self, base, Q0, tol, max_iterations, max_step, restarts):
+    def _limit_text(self, q, box) -> str:
+        """The joints of ``q`` outside their limits, in words."""
+        parts = []
+        for i, j in enumerate(self.joints):
+            for side, b, over in (("lower", box[0][i], box[0][i] - q[i]),
+                                  ("upper", box[1][i], q[i] - box[1][i])):
+                if over > 0:
+                    parts.append(f"joint {j.name!r} would be at {q[i]:.6g}, beyond its {side} "
+                                 f"limit {b:.6g} by {over:.3g}")
+        return "; ".join(parts)
+
+    def _solve_ik(self, base, Q0, tol, max_iterations, max_step, restarts, box=None):
         """Newton, Levenberg–Marquardt, restarts (see :meth:`ik`) for the targets folded into
-        ``base (B, 4, 4)``; returns ``(Q, position errors, rotation angles, iterations)``."""
+        ``base (B, 4, 4)``; returns ``(Q, position errors, rotation angles, iterations)``.
+        With ``box = (lower, upper)`` every correction is cut at the joint limits."""
         L = self._length
         prob = _IKProblem(self._fast, base, self._col_scale, L)
         B = len(Q0)
         its = np.zeros(B, dtype=int)
+        project = None
+        if box is not None:
+            lo, hi = box
+
+            def project(X, dX, idx):
+                """The correction ``dX`` cut at the faces of the box (projected)."""
+                return np.clip(X + dX, lo, hi) - X
 
         def measure(p, X, F=None):
             """The goal's errors at ``X`` by forward kinematics (the rows ``F`` there, when
@@ -530,7 +597,8 @@ class SerialArm:
             return np.hypot(pos / L, ang), (pos <= tol * L) & (ang <= tol)
 
         def lm_then_newton(p, X0):
-            lm = levenberg_marquardt(p, X0, tol=tol, max_iterations=_LM_ITERATIONS)
+            lm = levenberg_marquardt(p, X0, tol=tol, max_iterations=_LM_ITERATIONS,
+                                     project=project)
             X, steps = lm.x, lm.iterations
             # Newton polishes the successes to round-off, and finishes the runs that were still
             # converging when their steps ran out (slowly, next to a singular pose, where
@@ -538,14 +606,14 @@ class SerialArm:
             go = np.flatnonzero((lm.status == CONVERGED) | (lm.status == MAX_ITERATIONS))
             if go.size:
                 r = newton(p.subset(go), X[go], tol=tol, max_iterations=max_iterations,
-                           max_step=max_step)
+                           max_step=max_step, transform=project)
                 X[go] = r.x
                 steps[go] += r.iterations
             return X, steps
 
         # 1. Newton from the given starts
         r = newton(prob, Q0, tol=tol, max_iterations=max_iterations, max_step=max_step,
-                   lambda_min=_NEWTON_LAMBDA_MIN)
+                   lambda_min=_NEWTON_LAMBDA_MIN, transform=project)
         Q = r.x.copy()
         its += r.iterations
         F_at = r.F.copy()   # the rows at the returned joint values (the core evaluated them)
@@ -598,7 +666,7 @@ class SerialArm:
         U = np.random.default_rng(IK_RESTART_SEED).random((count, self.n_joints))
         return lo + (hi - lo) * U
 
-    def _raise_ik(self, out, bad, B: int, single: bool):
+    def _raise_ik(self, out, bad, B: int, single: bool, outside: str | None = None):
         pos = np.atleast_1d(out.position_error)
         ang = np.atleast_1d(out.orientation_error)
         its = np.atleast_1d(out.iterations)
@@ -607,6 +675,12 @@ class SerialArm:
         label = f"{self.name or 'arm'}"
         where = "" if single else (f" for {len(bad)} of {B} targets (items "
                                    f"{bad[:10].tolist()}{'...' if len(bad) > 10 else ''})")
+        if outside:
+            raise SolveError(f"inverse kinematics of {label!r} failed{where}: the target is "
+                             f"reachable only outside the joint limits ({outside}); within "
+                             f"them the tool frame misses it by {pos[k]:.3g} m and "
+                             f"{ang[k]:.3g} rad (ik(..., limits=False) ignores the limits)",
+                             out)
         raise SolveError(f"inverse kinematics of {label!r} failed{where}: the tool frame "
                          f"misses its target by {pos[k]:.3g} m and {ang[k]:.3g} rad after "
                          f"{its[k]} iterations (unreachable target, or a start too far "
@@ -628,14 +702,16 @@ class SerialArm:
         return mech, chain
 
     def mechanism(self, q=None, *, target=None, mech: Mechanism | None = None, mount=None,
-                  prefix: str = "", ee_name: str = "tool") -> ArmModel:
+                  prefix: str = "", ee_name: str = "tool", limits: bool = True) -> ArmModel:
         """The multibody model: one body per link, a link joint per arm joint.
 
         Link ``i`` is a body whose frame is the joint frame after its motion; joints are
         :class:`~mechsolve.joints.RevoluteLink` / :class:`~mechsolve.joints.PrismaticLink` whose
         coordinates are the joint values. With ``target`` a
         :class:`~mechsolve.joints.FrameEndEffector` on the tool is added. ``mech`` and
-        ``mount`` place the arm in an existing mechanism on a body (default ground).
+        ``mount`` place the arm in an existing mechanism on a body (default ground). The
+        joints' limits (:attr:`ArmJoint.limits`) become the link joints' ``limits=`` (a locked
+        joint, ``lower == upper``, gets none), unless ``limits=False``.
         """
         q = np.zeros(self.n_joints) if q is None else self._q(q)
         mech = Mechanism(dim=3, name=self.name) if mech is None else mech
@@ -650,8 +726,10 @@ class SerialArm:
                                  orientation=pose.orientation)
             origin = self.base * j.origin if i == 0 else j.origin
             cls = _joints.RevoluteLink if j.kind == "revolute" else _joints.PrismaticLink
+            lim = j.limits if limits and j.limits is not None and (
+                None in j.limits or j.limits[0] < j.limits[1]) else None
             link_joints.append(mech.add(cls(parent, body, origin, axis=j.axis, s0=float(q[i]),
-                                            name=f"{prefix}{j.name}")))
+                                            limits=lim, name=f"{prefix}{j.name}")))
             links.append(body)
             parent = body
         model = ArmModel(mech, links, link_joints, self.tool)

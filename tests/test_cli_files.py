@@ -107,4 +107,6 @@ def test_convert_a_urdf_and_sweep_it(tmp_path, capsys):
     np.testing.assert_allclose(mech.bodies[-1].position, M[:3, 3], rtol=0, atol=1e-12)
     assert main(["sweep", str(out), "--rows", "3"]) == 0
     assert "shoulder_drive deg" in capsys.readouterr().out
-    assert math.isclose(mech.sweeps["first-joint"].values[0], -math.pi)
+    # the sweep spans the first joint's URDF limits (-3, 3), which sweeps keep
+    assert math.isclose(mech.sweeps["first-joint"].values[0], -3.0)
+    assert np.allclose(mech.joint("shoulder").limits, (-3.0, 3.0), rtol=1e-15)

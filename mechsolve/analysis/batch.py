@@ -106,6 +106,10 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
     raise_on_failure : bool
         Raise :class:`~mechsolve.SolveError` if any item fails (default), naming them.
 
+    Joint limits are checked on every item's pose: an item whose pose breaks one fails, with
+    the limit and its excess in ``reasons`` (no active set here: the items of a batch are
+    posed by their drivers).
+
     Returns
     -------
     BatchResult
@@ -170,8 +174,25 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
     res = np.max(np.abs(sys.phi(Q, params=stacked)), axis=1)
     ok &= res <= tol
     out = BatchResult(states=Q, success=ok, iterations=its, residuals=res)
+    limits = sys.limits
+    if limits is not None:
+        # the items' poses are fixed by their drivers: one beyond a joint limit fails
+        from .._limits import unreachable_message
+
+        M = limits.measure(Q, params=stacked)
+        broken = ok & (limits.excess(M)[0] > tol).any(axis=1)
+        out.reasons = [unreachable_message(limits.violated(M[b], tol), f"item {b}")
+                       if broken[b] else None for b in range(B)]
+        ok &= ~broken
+        out.active_limits = [limits.active(M[b]) if ok[b] else [] for b in range(B)]
     if raise_on_failure and not ok.all():
         bad = np.flatnonzero(~ok)
+        reason = out.get("reasons", [None] * B)[bad[0]]
+        if reason is not None:
+            err = SolveError(f"{len(bad)} of {B} batch items failed (items "
+                             f"{bad[:10].tolist()}{'...' if len(bad) > 10 else ''}); {reason}")
+            err.batch = out
+            raise err
         phi = sys.phi(Q[bad[0]], params={g: P[bad[0]] for g, P in stacked.items()})
         first = SolveResult(success=False, status="failed", iterations=int(its[bad[0]]),
                             residual=float(res[bad[0]]), message="batch item did not converge",
@@ -226,7 +247,10 @@ def _finite_array(value, name: str) -> np.ndarray:
 
 class BatchResult(Result):
     """Result of :func:`solve_batch`: ``states (B, n_state)``, ``success (B,)``,
-    ``iterations (B,)`` and ``residuals (B,)`` (largest absolute residual of each item)."""
+    ``iterations (B,)`` and ``residuals (B,)`` (largest absolute residual of each item).
+
+    With joint limits also ``reasons`` (per item: why it failed on a limit, else ``None``)
+    and ``active_limits`` (per item: the limits its pose sits at)."""
 
     def __repr__(self) -> str:
         return (f"BatchResult({len(self['success'])} items, {int(self['success'].sum())} "

@@ -507,7 +507,11 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
     ------
     SweepError
         When a value cannot be reached without leaving the assembly branch (a limit position);
-        the error names the first unreachable value and carries the motion up to it.
+        the error names the first unreachable value and carries the motion up to it. A sweep
+        that reaches a joint limit (``limits=`` of a joint) stops there the same way; the
+        error then also carries ``.limit`` (the :class:`~mechsolve._limits.Limit`),
+        ``.limit_value`` (the driver value at which it is reached, located to round-off) and
+        ``.limit_state`` (the pose there).
     """
     if not isinstance(driver, DriverJoint):
         raise TypeError(f"driver must be a driver joint (Driver, AngleDriver, ...), got "
@@ -542,7 +546,25 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
                       iterations[:upto].copy(), residuals[:upto].copy(),
                       singular=_distinct(found, unit=cont.vscale))
 
+    def stop_at_limit(upto):
+        """Raise the sweep's error if a pose before ``upto`` breaks a joint limit."""
+        found = _limit_crossing(cont, values, states, upto)
+        if found is None:
+            return
+        k, lim, v_star, q_star = found
+        motion = partial(k)
+        err = SweepError(
+            f"{driver.describe()} cannot reach value {values[k]:.6g} (values[{k}]): "
+            f"the mechanism reaches {lim} at driver value {v_star:.10g} and the sweep stops "
+            f"there, like at a dead point (followed up to {values[k - 1]:.6g})", None,
+            value=float(values[k]), index=k, motion=motion)
+        err.limit = lim
+        err.limit_value = v_star
+        err.limit_state = q_star
+        raise err
+
     def unreachable(index, reached, res=None, limit=None, too_far=False):
+        stop_at_limit(index)   # a joint limit before the end of the motion comes first
         v = values[index]
         if too_far:
             raise SweepError(
@@ -589,6 +611,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
                 iterations[i] = its
                 if progress is not None:
                     progress(i + 1, N)
+        stop_at_limit(N)
         todo = np.isnan(known)   # the poses whose residual the batch did not give
         residuals[~todo] = known[~todo]
         if todo.any():
@@ -598,6 +621,100 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
         driver._assign(values[-1], check_degrees=False)
         return Motion(mech, driver, values.copy(), states, iterations, residuals,
                       singular=_distinct(cont.singular, unit=cont.vscale))
+
+
+def _limit_crossing(cont, values, states, upto):
+    """The first pose of ``states[:upto]`` that breaks a joint limit: ``(index, limit, driver
+    value at the limit, pose at the limit)``, or None (also for a model without limits).
+
+    The pose at the limit solves the equations with the driver's row swapped for the limit held
+    at its bound (:class:`~mechsolve._limits.HeldProblem`): a square system where the sweep's
+    was, solved by the Newton core from the pose interpolated between the poses on either side;
+    the driver's value is then read from its own equation at that pose. Where that fails, the
+    crossing is bracketed (Illinois) on the driver value by the sweep's corrector.
+    """
+    sys = cont.sys
+    limits = sys.limits
+    if limits is None or upto < 2:
+        return None
+    M = limits.measure(states[:upto])
+    ex, side = limits.excess(M)
+    bad = np.flatnonzero((ex > cont.tol).any(axis=1))
+    if not bad.size:
+        return None
+    k = int(bad[0])
+    a, b = M[k - 1], M[k]
+    # of the limits broken at k, the one crossed first on the way from k - 1
+    frac = np.full(limits.size, np.inf)
+    for i in np.flatnonzero(ex[k] > cont.tol):
+        bound = limits.upper[i] if side[k, i] > 0 else limits.lower[i]
+        frac[i] = (bound - a[i]) / (b[i] - a[i]) if b[i] != a[i] else 0.0
+    i = int(np.argmin(frac))
+    lim = limits.limit(i, int(side[k, i]), 0.0)
+    f = float(np.clip(frac[i], 0.0, 1.0))
+    v0, v1 = float(values[k - 1]), float(values[k])
+    v_star, q_star = _locate_limit(cont, limits, lim, i, v0, v1, f, states[k - 1], states[k])
+    return k, lim._replace(value=lim.bound), v_star, q_star
+
+
+def _locate_limit(cont, limits, lim, i, v0, v1, f, q0, q1):
+    """The driver value and pose at which limit ``lim`` (index ``i``) is reached between the
+    poses ``q0`` (at ``v0``, within it) and ``q1`` (at ``v1``, beyond it)."""
+    from .._limits import HeldProblem
+    from ..newton import LinearStrategy
+
+    sys, driver = cont.sys, cont.driver
+    row = sys.row_of(driver)
+    rows = np.delete(np.arange(sys.m), row) if cont.rows is None else \
+        cont.rows[cont.rows != row]
+    start = sys.retract(q0, f * sys.difference(q1, q0))
+    out = core_newton(HeldProblem(sys, limits, [lim], rows=rows), start[None], tol=cont.tol,
+                      max_iterations=cont.max_iterations, strategy=LinearStrategy("auto"),
+                      lambda_min=NEAR_LAMBDA_MIN)
+    lo, hi = min(v0, v1), max(v0, v1)
+    slack = 1e-9 * max(cont.vscale, abs(v0), abs(v1))
+    if out.success[0]:
+        q = out.x[0]
+
+        def driver_phi(v):
+            return float(sys.phi(q[None], params=_driver_params(sys, driver, [v]))[0, row])
+
+        # the driver's value there: the root of its own equation (linear in the value for
+        # every built-in driver, so the first secant step is exact)
+        va = v0 + f * (v1 - v0)
+        vb = va + 1e-3 * (v1 - v0) if v1 != v0 else va + 1e-6
+        pa, pb = driver_phi(va), driver_phi(vb)
+        for _ in range(8):
+            if pb == pa:
+                break
+            va, pa, vb = vb, pb, vb - pb * (vb - va) / (pb - pa)
+            pb = driver_phi(vb)
+            if abs(pb) <= 1e-15 * max(cont.vscale, abs(vb)) or vb == va:
+                break
+        if lo - slack <= vb <= hi + slack:
+            return float(vb), q
+    # Illinois on the driver value, the corrector solving each pose from the nearer end
+    bound = lim.bound
+
+    def g(v, q_start):
+        q, res, _ = cont.newton(v, q_start)
+        return (float(limits.measure(q)[i]) - bound, q) if res.success else (None, q)
+
+    ga, gb = float(limits.measure(q0)[i]) - bound, float(limits.measure(q1)[i]) - bound
+    a, b, qa = v0, v1, q0
+    for _ in range(60):
+        c = b - gb * (b - a) / (gb - ga) if gb != ga else 0.5 * (a + b)
+        gc, qc = g(c, qa)
+        if gc is None:
+            break
+        if gc * gb < 0:
+            a, ga, qa = b, gb, qc
+        else:
+            ga *= 0.5
+        b, gb = c, gc
+        if abs(gc) <= cont.tol or abs(b - a) <= 1e-13 * max(cont.vscale, abs(b)):
+            return float(c), qc
+    return float(b), qa
 
 
 def _distinct(values, tol=1e-6, unit=1.0):

@@ -11,7 +11,9 @@ their names, in the file's units. :data:`CODECS` gives, per class, the arguments
   file whose ``units.angle`` is ``"deg"``), ``"number"``, ``"points"`` (a vector of lengths),
   ``"direction"``, ``"frame"`` (a table ``{position, orientation}``), ``"bool"``, ``"int"``,
   ``"string"``, ``"value"`` (a driver value: an angle or a length, see
-  :func:`driver_is_angle`), ``"components"`` (GenericJoint's list of strings);
+  :func:`driver_is_angle`), ``"components"`` (GenericJoint's list of strings), ``"limits"``
+  (``[lower, upper]``, or ``{lower = ...}`` / ``{upper = ...}`` for one side; angles or
+  lengths as :func:`limits_are_angles` says);
 * ``read(joint)`` -- the argument's value from a built joint (for saving);
 * ``default`` -- the constructor's default: a key whose value equals it is not written.
 
@@ -154,14 +156,31 @@ def _ee_target(j):
     return j.target_frame
 
 
+def _limits(j):
+    """``limits=``: ``None``, or ``(lower, upper)`` (``None`` for an open side)."""
+    return j.limits
+
+
+def limits_are_angles(cls, kwargs) -> bool:
+    """Whether the ``limits`` of a joint of class ``cls`` built from ``kwargs`` are angles
+    (written in the file's angle unit) rather than lengths."""
+    if cls.limit_quantity == "coordinate":
+        if issubclass(cls, DHLink):
+            return not kwargs.get("prismatic", False)
+        return not issubclass(cls, PrismaticLink)
+    return cls.limit_quantity == "angle"
+
+
+_LIMITS = [("limits", "limits", _limits, None)]
+
 #: ``{class: [(key, kind, read, default), ...]}`` -- see the module docstring.
 CODECS: dict[type, list] = {
-    Revolute: _PLANAR2,
+    Revolute: _PLANAR2 + _LIMITS,
     Fixed: _PLANAR2 + [("angle", "angle", _p1(4), 0.0)],
     Distance: _PLANAR2 + [("length", "length", _p1(4), 1.0)],
     PointOnLine: _PLANAR2 + [("axis", "direction", _p(slice(4, 6)), (1.0, 0.0))],
     Prismatic: _PLANAR2 + [("axis", "direction", _p(slice(4, 6)), (1.0, 0.0)),
-                           ("axis2", "direction", _prismatic_axis2, None)],
+                           ("axis2", "direction", _prismatic_axis2, None)] + _LIMITS,
     Gear: [("bodies", "bodies", lambda j: _bodies(j)[:2], None),
            ("radius1", "length", _p1(0), None),
            ("radius2", "length", lambda j: abs(float(j._p[1])), None),
@@ -194,7 +213,8 @@ CODECS: dict[type, list] = {
                    ("offset", "angle", _p1(29), None)],
     Spherical: _FRAMES, Cylindrical: _FRAMES, Universal: _FRAMES, Planar: _FRAMES,
     PointOnPlane: _FRAMES, ParallelAxes: _FRAMES, PerpendicularAxes: _FRAMES,
-    _sp.SpatialRevolute: _FRAMES, _sp.SpatialPrismatic: _FRAMES, _sp.SpatialFixed: _FRAMES,
+    _sp.SpatialRevolute: _FRAMES + _LIMITS, _sp.SpatialPrismatic: _FRAMES + _LIMITS,
+    _sp.SpatialFixed: _FRAMES,
     _sp.SpatialPointOnLine: _FRAMES,
     GenericJoint: _FRAMES + [("components", "components", lambda j: list(type(j)._rows), None)],
     _sp.SpatialDistance: [("bodies", "bodies", _bodies, None),
@@ -205,11 +225,13 @@ CODECS: dict[type, list] = {
                                 ("point1", "points", _p(slice(0, 3)), (0.0, 0.0, 0.0)),
                                 ("point2", "points", _p(slice(7, 10)), (0.0, 0.0, 0.0)),
                                 ("value", "value", lambda j: j.value, 1.0)],
-    RevoluteLink: _link_joint([("axis", "direction", _p(slice(21, 24)), (0.0, 0.0, 1.0))]),
-    PrismaticLink: _link_joint([("axis", "direction", _p(slice(21, 24)), (0.0, 0.0, 1.0))]),
+    RevoluteLink: _link_joint([("axis", "direction", _p(slice(21, 24)), (0.0, 0.0, 1.0))]
+                              + _LIMITS),
+    PrismaticLink: _link_joint([("axis", "direction", _p(slice(21, 24)), (0.0, 0.0, 1.0))]
+                               + _LIMITS),
     DHLink: _link_joint([("d", "length", _p1(22), 0.0), ("a", "length", _p1(23), 0.0),
                          ("alpha", "angle", _p1(24), 0.0), ("theta", "angle", _p1(21), 0.0),
-                         ("prismatic", "bool", lambda j: bool(j._p[25]), False)]),
+                         ("prismatic", "bool", lambda j: bool(j._p[25]), False)] + _LIMITS),
     CircleJoint: _link_joint([("radius", "length", _p1(21), 1.0)]),
 }
 for _cls in (_ee.PointEndEffector, _ee.FrameEndEffector, _ee.DirectionalFrameEndEffector,

@@ -179,6 +179,11 @@ def _write_value(kind: str, v, w: _Writer, angle_value: bool = False):
         return out
     if kind == "bool":
         return bool(v)
+    if kind == "limits":
+        lo, hi = (None if x is None else (w.angle(x) if angle_value else float(x)) for x in v)
+        if lo is not None and hi is not None:
+            return [lo, hi]
+        return {"lower": lo} if lo is not None else {"upper": hi}
     if kind == "int":
         return int(v)
     raise AssertionError(kind)  # pragma: no cover
@@ -264,6 +269,9 @@ def _joint_table(joint, w: _Writer) -> dict:
         if k == "body" and key == "relative_to" and v == "ground":
             continue
         named = _named_point(joint, key, v) if k in ("points", "frame") else None
+        if k == "limits":
+            angle_value = joint.limit_quantity == "angle" or (
+                joint.limit_quantity == "coordinate" and not joint.limit_is_length)
         out[key] = named if named is not None else _write_value(k, v, w, angle_value)
     if profile is not None:
         out["profile"] = _write_profile(profile, angle_value, w)

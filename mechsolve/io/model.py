@@ -228,6 +228,15 @@ class _Reader:
             return self.number(v, path, "angle")
         if kind == "value":
             return self.number(v, path, "angle" if angle_value else "number")
+        if kind == "limits":
+            unit = "angle" if angle_value else "number"
+            if isinstance(v, list) and len(v) == 2:
+                return tuple(self.number(x, f"{path}[{i}]", unit) for i, x in enumerate(v))
+            if isinstance(v, dict) and v and set(v) <= {"lower", "upper"}:
+                return tuple(self.number(v[k], f"{path}.{k}", unit) if k in v else None
+                             for k in ("lower", "upper"))
+            raise self.fail(path, f"expected [lower, upper] or a table with lower and/or "
+                                  f"upper, found {_shown(v)}")
         if kind == "points" and isinstance(v, str):
             return self.string(v, path)     # a named point of the body (Body.points)
         if kind in ("points", "direction"):
@@ -513,7 +522,7 @@ def _call(r: _Reader, path: str, fn, *args, **kwargs):
 
 
 def _read_joint(t: dict, i: int, r: _Reader):
-    from ._joint_codecs import CODECS, class_by_name
+    from ._joint_codecs import CODECS, class_by_name, limits_are_angles
 
     path = f"joints[{i}]"
     if not isinstance(t, dict):
@@ -552,6 +561,8 @@ def _read_joint(t: dict, i: int, r: _Reader):
             continue
         if k == "value":
             angle_value = _value_is_angle(cls, t, kwargs, r)
+        if k == "limits":
+            angle_value = limits_are_angles(cls, kwargs)
         v = r.value(k, t[key], f"{label}.{key}", angle_value)
         if key == "bodies" and "bodies" not in params:
             names = [p for p in params if p.startswith("body")] or ["body1", "body2"]

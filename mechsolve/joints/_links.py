@@ -78,6 +78,10 @@ class LinkJoint(Joint):
         Constant transform applied after ``frame1`` and before ``T(s)`` (Actin's precursor).
     s0 : float
         Initial joint value.
+    limits : (float or None, float or None), optional
+        Bounds of the joint value ``s`` (radians or lengths), kept by solves, sweeps and
+        :meth:`SerialArm.ik <mechsolve.robots.SerialArm.ik>`-built models (see
+        :attr:`Joint.limits`).
     name : str, optional
 
     Subclasses set ``_n_link_params`` and implement :meth:`_transform`; their parameters
@@ -92,14 +96,26 @@ class LinkJoint(Joint):
     equation_labels = _FRAME_ROWS
     equation_lengths = (True, True, True, False, False, False)
     _n_link_params: ClassVar[int] = 0
+    limit_quantity = "coordinate"
     # No mirror (every subclass): 2 v is zero only at the identity, 2 at a half turn.
+
+    @property
+    def limit_is_length(self) -> bool:
+        return bool(self.coordinate_lengths[0])
+
+    @classmethod
+    def _limit_measure(cls, P, X1, X2, S):
+        s = S[..., 0]
+        zero = np.zeros(s.shape + (6,))
+        return s, [zero, zero, np.ones(s.shape + (1,))]
 
     @property
     def _coordinate_angles(self) -> np.ndarray:
         return ~np.asarray(self.coordinate_lengths, dtype=bool)   # a rotation's angle
 
     def __init__(self, body1: Body, body2: Body, frame1=None, frame2=None, *, precursor=None,
-                 s0: float = 0.0, name: str | None = None, link_params=()) -> None:
+                 s0: float = 0.0, limits=None, name: str | None = None,
+                 link_params=()) -> None:
         _require_spatial(self, body1, body2)
         p1, f1 = _as_frame_parts(np.zeros(3) if frame1 is None else frame1, "frame1")
         pp, fp = _as_frame_parts(np.zeros(3) if precursor is None else precursor, "precursor")
@@ -108,6 +124,7 @@ class LinkJoint(Joint):
         Joint.__init__(self, (body1, body2),
                        np.concatenate([p1, f1, pp, fp, p2, f2, np.asarray(link_params, float)]),
                        name=name)
+        self._set_limits(limits)
 
     attachment_parameters = ((0, slice(0, 3)), (1, slice(14, 17)))
 
@@ -209,9 +226,9 @@ class RevoluteLink(LinkJoint):
     # No mirror: LinkJoint's rows.
 
     def __init__(self, body1, body2, frame1=None, frame2=None, *, axis=(0.0, 0.0, 1.0),
-                 precursor=None, s0=0.0, name=None) -> None:
-        super().__init__(body1, body2, frame1, frame2, precursor=precursor, s0=s0, name=name,
-                         link_params=as_direction(axis, "axis", 3))
+                 precursor=None, s0=0.0, limits=None, name=None) -> None:
+        super().__init__(body1, body2, frame1, frame2, precursor=precursor, s0=s0,
+                         limits=limits, name=name, link_params=as_direction(axis, "axis", 3))
 
     @classmethod
     def _transform(cls, L, s):
@@ -236,9 +253,9 @@ class PrismaticLink(LinkJoint):
         return np.ones(1, dtype=bool)
 
     def __init__(self, body1, body2, frame1=None, frame2=None, *, axis=(0.0, 0.0, 1.0),
-                 precursor=None, s0=0.0, name=None) -> None:
-        super().__init__(body1, body2, frame1, frame2, precursor=precursor, s0=s0, name=name,
-                         link_params=as_direction(axis, "axis", 3))
+                 precursor=None, s0=0.0, limits=None, name=None) -> None:
+        super().__init__(body1, body2, frame1, frame2, precursor=precursor, s0=s0,
+                         limits=limits, name=name, link_params=as_direction(axis, "axis", 3))
 
     @classmethod
     def _transform(cls, L, s):
@@ -273,11 +290,12 @@ class DHLink(LinkJoint):
         return float(np.hypot(self._p[22], self._p[23]) + np.linalg.norm(self._p[7:10]))
 
     def __init__(self, body1, body2, d=0.0, a=0.0, alpha=0.0, theta=0.0, *, prismatic=False,
-                 frame1=None, frame2=None, precursor=None, s0=0.0, name=None) -> None:
+                 frame1=None, frame2=None, precursor=None, s0=0.0, limits=None,
+                 name=None) -> None:
         vals = [as_float(v, n) for v, n in ((theta, "theta"), (d, "d"), (a, "a"),
                                            (alpha, "alpha"))]
-        super().__init__(body1, body2, frame1, frame2, precursor=precursor, s0=s0, name=name,
-                         link_params=[*vals, 1.0 if prismatic else 0.0])
+        super().__init__(body1, body2, frame1, frame2, precursor=precursor, s0=s0,
+                         limits=limits, name=name, link_params=[*vals, 1.0 if prismatic else 0.0])
 
     @classmethod
     def _transform(cls, L, s):

@@ -194,6 +194,12 @@ class Revolute(_TwoPointJoint, Joint):
     point1, point2 : array_like, shape (2,), or str
         The pin's position in each body's local coordinates, or the name of a point of that
         body (:meth:`Body.add_point`, :meth:`Mechanism.add_link`).
+    limits : (float or None, float or None), optional
+        Bounds of the relative angle ``t2 - t1`` (radians), either side ``None`` for open;
+        kept by solves and sweeps (see :attr:`Joint.limits`). Limits at most a turn apart
+        (or one-sided: the turn from the bound) read the angle within the turn centred on
+        them, whatever whole turns the bodies took; limits more than a turn apart read it
+        continuously, counting whole turns, as :class:`AngleDriver` does.
     name : str, optional
         Name used in reports and messages.
 
@@ -210,13 +216,32 @@ class Revolute(_TwoPointJoint, Joint):
     n_equations = 2
     layout = (("point1", 2), ("point2", 2))
     equation_labels = ("x", "y")
+    limit_quantity = "angle"
     # No mirror: only points coincide (no rotation row).
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0), *,
-                 name: str | None = None) -> None:
+                 limits=None, name: str | None = None) -> None:
         p1 = _point(point1, "point1", body1)
         p2 = _point(point2, "point2", body2)
         super().__init__((body1, body2), np.concatenate([p1, p2]), name=name)
+        self._set_limits(limits)
+
+    @property
+    def limit_wraps(self) -> bool:
+        # limits within a turn (or one-sided): read the angle in the turn centred on them,
+        # whatever whole turns the bodies' angles took on the way; wider: continuously
+        lim = self._limits
+        return lim is not None and (None in lim or lim[1] - lim[0] <= 2 * np.pi)
+
+    @classmethod
+    def _limit_measure(cls, P, X1, X2):
+        # the relative angle t2 - t1, as AngleDriver measures it
+        theta = X2[..., 2] - X1[..., 2]
+        J1 = np.zeros(theta.shape + (3,))
+        J2 = np.zeros(theta.shape + (3,))
+        J1[..., 2] = -1.0
+        J2[..., 2] = 1.0
+        return theta, [J1, J2]
 
     @twin_classmethod
     def at(cls, body1: Body, body2: Body, point, *, name: str | None = None):
@@ -411,22 +436,33 @@ class Prismatic(_TwoPointJoint, Joint):
         Direction of the line in body-1 coordinates (normalised; must be non-zero).
     axis2 : array_like, shape (2,), optional
         The direction of ``body2`` kept parallel to ``axis`` (default: the same components).
+    limits : (float or None, float or None), optional
+        Bounds of the slide ``s = u . d`` (lengths), either side ``None`` for open; kept by
+        solves and sweeps (see :attr:`Joint.limits`).
     name : str, optional
     """
 
     n_equations = 2
     layout = (("point1", 2), ("point2", 2), ("axis", 2), ("offset", 1))
     equation_labels = ("normal", "angle")
+    limit_quantity = "slide"
     # No mirror: the angle row is linear, one root; a line has no direction to reverse.
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
-                 axis=(1.0, 0.0), axis2=None, *, name: str | None = None) -> None:
+                 axis=(1.0, 0.0), axis2=None, *, limits=None, name: str | None = None) -> None:
         p1 = _point(point1, "point1", body1)
         p2 = _point(point2, "point2", body2)
         u1 = as_direction(axis, "axis", 2)
         u2 = u1 if axis2 is None else as_direction(axis2, "axis2", 2)
         offset = np.arctan2(u1[1], u1[0]) - np.arctan2(u2[1], u2[0])
         super().__init__((body1, body2), np.concatenate([p1, p2, u1, [offset]]), name=name)
+        self._set_limits(limits)
+
+    @classmethod
+    def _limit_measure(cls, P, X1, X2):
+        # the slide u . d, as SlideDriver measures it
+        s, J1, J2 = _projection(P, X1, X2, P[..., 4], P[..., 5], normal=False)
+        return s, [J1, J2]
 
     @twin_classmethod
     def at(cls, body1: Body, body2: Body, point, axis, *, name: str | None = None):

@@ -506,6 +506,9 @@ class SpatialRevolute(_FrameJoint, Revolute, variant_of=Revolute):
     Parameters
     ----------
     {frame_parameters}
+    limits : (float or None, float or None), optional
+        Bounds of the relative angle (radians; read continuously within the turn centred on
+        the limits), kept by solves and sweeps (see :attr:`Joint.limits`).
 
     Examples
     --------
@@ -553,6 +556,24 @@ class SpatialRevolute(_FrameJoint, Revolute, variant_of=Revolute):
         return _axis_at(cls, body1, body2, point, axis, name)
     # Mirror: rx, ry also vanish at z_2 = -z_1 (a hinge upside down); z_1 . z_2 must be > 0.
 
+    _limit_wraps = True
+
+    def __init__(self, body1: Body, body2: Body, frame1=None, frame2=None, *, axis=None,
+                 limits=None, name: str | None = None) -> None:
+        _FrameJoint.__init__(self, body1, body2, frame1, frame2, axis=axis, name=name)
+        self._set_limits(limits)
+
+    @classmethod
+    def _limit_measure(cls, P, X1, X2):
+        # the angle of x_2 about z_1 from x_1 (as AngleDriver measures it), in (-pi, pi]:
+        # the limit set reads it in the turn centred on the limits
+        theta, g1 = _relative_angle(P, X1, X2)
+        J1 = np.zeros(theta.shape + (6,))
+        J2 = np.zeros(theta.shape + (6,))
+        J1[..., 3:] = g1
+        J2[..., 3:] = -g1
+        return theta, [J1, J2]
+
     def angle(self) -> float:
         """Current relative angle of frame 2's x axis about frame 1's z axis (radians)."""
         P = self._p[None]
@@ -575,6 +596,9 @@ class SpatialPrismatic(_FrameJoint, Prismatic, variant_of=Prismatic):
     Parameters
     ----------
     {frame_parameters}
+    limits : (float or None, float or None), optional
+        Bounds of the slide ``z_1 . d`` (lengths), kept by solves and sweeps (see
+        :attr:`Joint.limits`).
 
     Examples
     --------
@@ -617,6 +641,17 @@ class SpatialPrismatic(_FrameJoint, Prismatic, variant_of=Prismatic):
         ('SpatialPrismatic', array([0., 0., 0., 0., 0.]))
         """
         return _axis_at(cls, body1, body2, point, axis, name)
+
+    def __init__(self, body1: Body, body2: Body, frame1=None, frame2=None, *, axis=None,
+                 limits=None, name: str | None = None) -> None:
+        _FrameJoint.__init__(self, body1, body2, frame1, frame2, axis=axis, name=name)
+        self._set_limits(limits)
+
+    @classmethod
+    def _limit_measure(cls, P, X1, X2):
+        # the slide z_1 . d, as SlideDriver measures it
+        phi, blocks, *_ = _components(("z",), P, X1, X2)
+        return phi[..., 0], [b[..., 0, :] for b in blocks]
     # Mirror: rx, ry, rz also vanish at a half turn about x_1, y_1 or z_1; all three axes are
     # checked (x_1 . x_2, y_1 . y_2, z_1 . z_2 > 0).
 

@@ -267,6 +267,16 @@ class Joint(metaclass=_JointType):
     #: ``(..., k, r)`` and return one more Jacobian block ``(..., k, m, r)`` for them.
     _coordinate_slot: ClassVar[bool] = False
 
+    #: The scalar quantity that ``limits=`` bounds, for classes that take limits (a
+    #: revolute's relative ``"angle"``, a prismatic's ``"slide"``, a link joint's
+    #: ``"coordinate"``); ``None``: the class takes no limits. The class gives its value and
+    #: gradient by :meth:`_limit_measure`.
+    limit_quantity: ClassVar[str | None] = None
+    #: Whether the limited quantity is an angle measured by ``atan2`` (in ``(-pi, pi]``): it is
+    #: then read within the turn centred on the limits (see :mod:`mechsolve._limits`).
+    _limit_wraps: ClassVar[bool] = False
+    _limits: tuple | None = None
+
     #: What is wrong with a pose :meth:`_mirrored` flags, as a clause that completes
     #: ``"<joint description>: ..."`` in messages.
     mirror_description: ClassVar[str] = ("it satisfies its equations only as a mirror image "
@@ -331,6 +341,64 @@ class Joint(metaclass=_JointType):
         self._coord_offset = -1
         if not hasattr(self, "_coord_init"):
             self._coord_init = np.zeros(self.n_coordinates)
+
+    # -- limits ---------------------------------------------------------------------------------
+    @property
+    def limits(self) -> tuple | None:
+        """``(lower, upper)`` bounds of the joint's :attr:`limit_quantity` (either side may be
+        ``None``: unbounded), or ``None`` for no limits; assignable between solves.
+
+        Solves, sweeps, :meth:`~mechsolve.Mechanism.solve_batch` keep the quantity within
+        them (see :mod:`mechsolve._limits`). Angles are in radians, lengths in the model's
+        unit.
+        """
+        return self._limits
+
+    @limits.setter
+    def limits(self, value) -> None:
+        self._set_limits(value)
+        mech = self._mechanism
+        if mech is not None and mech._system is not None:
+            mech._system.forget_limits()
+
+    def _set_limits(self, value) -> None:
+        """Check and store ``limits=`` (constructor helper)."""
+        from .._limits import as_limits
+
+        if value is not None and self.limit_quantity is None:
+            raise TypeError(f"{type(self).__name__} takes no limits (limits= is for joints "
+                            "with a scalar relative angle, slide or coordinate)")
+        self._limits = as_limits(value, f"{type(self).__name__}: limits")
+
+    @property
+    def limit_wraps(self) -> bool:
+        """Whether the limited angle is read within the turn centred on the limits (rather
+        than continuously, counting whole turns)."""
+        return self._limit_wraps
+
+    @property
+    def limit_is_length(self) -> bool:
+        """Whether the limited quantity is a length (else an angle or a number)."""
+        return self.limit_quantity == "slide"
+
+    def limit_measure(self) -> float:
+        """The current value of the quantity :attr:`limits` bounds (at the bodies' poses),
+        read as the solver reads it."""
+        from .._limits import unwrap
+
+        if self.limit_quantity is None:
+            raise TypeError(f"{type(self).__name__} has no limited quantity")
+        value = float(type(self)._limit_measure(self._p[None, :], *self._kernel_args())[0][0])
+        if self.limit_wraps:
+            value = float(unwrap(value, *(self._limits or (None, None))))
+        return value
+
+    @classmethod
+    def _limit_measure(cls, P: np.ndarray, *X: np.ndarray):
+        """The limited quantity of every instance ``(..., k)`` and its gradient blocks, one per
+        body slot ``(..., k, body increment)`` (and ``(..., k, r)`` for the joint coordinates
+        of a class with a coordinate slot), from the same arguments as :meth:`_phi`."""
+        raise NotImplementedError(f"{cls.__name__} has no limited quantity")
 
     # -- description ----------------------------------------------------------------------------
     @property
