@@ -688,12 +688,15 @@ class Mechanism:
         with self.trying_state(q):
             return bool(condition(self))
 
-    def velocity(self) -> np.ndarray:
+    def velocity(self, *, goals=None) -> np.ndarray:
         """Generalized velocities at the current pose and time (see :mod:`mechsolve.kinematics`).
 
         Planar bodies give ``(xdot, ydot, thetadot)``, spatial bodies ``(v, omega)`` (global).
+        ``goals``: velocity-level goals solved with ``Phi_q nu = -Phi_t``
+        (:class:`~mechsolve.joints.SpatialMomentumEndEffector`: a set of bodies' momentum),
+        fixing the motions the drivers leave free.
         """
-        return analysis.velocity(self)
+        return analysis.velocity(self, goals=goals)
 
     def acceleration(self) -> np.ndarray:
         """Generalized accelerations at the current pose, velocity and time."""

@@ -111,7 +111,33 @@ def _check_assembled(system, q):
                          f"largest residual is {worst:.3g}: call mech.solve() first")
 
 
-def velocity(mech, *, check: bool = True, hint=None) -> np.ndarray:
+def _solve_with_goals(system, vals, rhs, goals, mech) -> np.ndarray:
+    """``[Phi_q; A] nu = [rhs; targets]``: the velocity equations with velocity-level goals
+    (rows ``A`` of :class:`~mechsolve.joints.SpatialMomentumEndEffector`). Square and regular:
+    LU; otherwise the minimum-norm least-squares solution, which must satisfy every equation
+    (else the goals conflict with the drivers: :class:`~mechsolve.SolveError` says so)."""
+    J = system.jacobian_dense(vals) if system.dense else system.jacobian_sparse(vals).toarray()
+    A = np.vstack([J] + [g.matrix(mech) for g in goals])
+    b = np.concatenate([rhs] + [g.target for g in goals])
+    c = system.col_scale
+    Ac = A * c
+    norms = np.maximum(np.sqrt(np.sum(Ac * Ac, axis=1)), 1e-300)
+    As, bs = Ac / norms[:, None], b / norms
+    U, s, Vt = np.linalg.svd(As, full_matrices=False)
+    if s.size == 0 or s[0] == 0.0:
+        return np.zeros(system.n)
+    r = int(np.count_nonzero(s > RANK_RTOL * s[0]))
+    x = Vt[:r].T @ ((U[:, :r].T @ bs) / s[:r])
+    miss = float(np.max(np.abs(As @ x - bs), initial=0.0))
+    if miss > 1e-9 * max(float(np.max(np.abs(bs), initial=0.0)), 1.0):
+        names = ", ".join(g.label for g in goals)
+        raise SolveError(f"the velocity equations with the goals {names} have no solution at "
+                         f"this pose (largest residual {miss:.3g}): the goals conflict with the "
+                         "drivers (a goal fixes motions the drivers already fix)")
+    return x * c
+
+
+def velocity(mech, *, check: bool = True, hint=None, goals=None) -> np.ndarray:
     """Solve ``Phi_q nu = -Phi_t`` at the current pose and time; returns ``nu`` (and caches it).
 
     At a singular position where these equations have no solution (a toggle or dead centre
@@ -135,6 +161,16 @@ def velocity(mech, *, check: bool = True, hint=None) -> np.ndarray:
         _check_assembled(system, q)
     _, vals = system.evaluate(q)
     rate, _ = system.driver_time_terms(mech.time)
+    if goals:
+        goals = list(goals)
+        for g in goals:
+            if not hasattr(g, "matrix") or not hasattr(g, "target"):
+                raise TypeError(f"goals must be velocity-level goals such as "
+                                f"joints.SpatialMomentumEndEffector, got {type(g).__name__}")
+            if any(b.mechanism is not mech for b in g.bodies):
+                raise ValueError(f"{g.label}: its bodies belong to another mechanism")
+        return _store_velocity(mech, _solve_with_goals(system, vals, rate - system.phi_t(q),
+                                                       goals, mech))
     return _store_velocity(mech, _solve_linear(system, vals, rate - system.phi_t(q),
                                                "velocity", hint))
 

@@ -48,6 +48,7 @@ from ._end_effectors import (
     XYEndEffector,
 )
 from ._links import CircleJoint, DHLink, LinkJoint, PrismaticLink, RevoluteLink, SerialChain
+from ._momentum import SpatialMomentumEndEffector
 from ._planar import Distance, Fixed, Gear, PointOnLine, Prismatic, RackPinion, Revolute
 from ._spatial import (
     AngleCoupler,
@@ -62,6 +63,9 @@ from ._spatial import (
 )
 from .base import DriverJoint, Joint
 
+# Actin's velocity-level kind: a goal of Mechanism.velocity, not a Joint
+END_EFFECTOR_KINDS["spatialMomentumEndEffector"] = SpatialMomentumEndEffector
+
 __all__ = [
     "Joint", "DriverJoint",
     "Revolute", "Prismatic", "Fixed", "Distance", "PointOnLine", "Gear", "RackPinion",
@@ -75,6 +79,6 @@ __all__ = [
     "SlideXSpinZEndEffector", "PointRotateEndEffector", "PlanarEndEffector",
     "GeneralSpatialEndEffector", "RcmEndEffector", "CenterOfMassEndEffector",
     "ProjectedCenterOfMassEndEffector", "SewAngleEndEffector", "CoordinatedJointEndEffector",
-    "OneDofGripperEndEffector", "END_EFFECTOR_KINDS",
+    "OneDofGripperEndEffector", "SpatialMomentumEndEffector", "END_EFFECTOR_KINDS",
     "LinkJoint", "RevoluteLink", "PrismaticLink", "DHLink", "CircleJoint", "SerialChain",
 ]

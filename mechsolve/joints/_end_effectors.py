@@ -54,7 +54,9 @@ the argument and the norm found); they are then normalized.
 
 Kinds from Actin's table that are not position-level goals: ``spatialMomentum`` is a velocity
 goal (momentum is not the derivative of a configuration function, angular momentum is not
-integrable), and the meaning of ``sag`` is not given; neither is implemented.
+integrable): :class:`~mechsolve.joints.SpatialMomentumEndEffector`, solved by
+``Mechanism.velocity(goals=...)``; the meaning of ``sag`` is not given and it is not
+implemented.
 ``accelerometer`` is the orientation goal the guide's table gives it (placement element
 ``orientation``, 3 degrees of constraint; see :class:`AccelerometerEndEffector`).
 
@@ -1392,4 +1394,5 @@ END_EFFECTOR_KINDS = {
         SlideXSpinZEndEffector, SlidingEndEffector, XEndEffector, XYEndEffector)
 }
 END_EFFECTOR_KINDS["sagEndEffector"] = None
-END_EFFECTOR_KINDS["spatialMomentumEndEffector"] = None
+# a velocity-level goal (mechsolve.joints.SpatialMomentumEndEffector, given to
+# Mechanism.velocity), registered in mechsolve.joints
