@@ -83,6 +83,8 @@ sphinx_gallery_conf = {
 
 # -- the plot directive (getting started): sources shown, pictures at one size --------------------
 plot_include_source = True
+# the pages' examples name files from the top of the repository (examples/models/...)
+plot_working_directory = str(pathlib.Path(__file__).resolve().parent.parent)
 plot_html_show_source_link = False
 plot_html_show_formats = False
 plot_formats = [("png", 100)]

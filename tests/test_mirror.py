@@ -259,7 +259,8 @@ def _exported_classes():
     out = set()
     for n in joints.__all__:
         obj = getattr(joints, n)
-        if isinstance(obj, type):
+        # joints only: the velocity-level goal (SpatialMomentumEndEffector) has no Phi
+        if isinstance(obj, type) and issubclass(obj, joints.Joint):
             out.add(obj)
             variant = obj.__dict__.get("_spatial_variant")
             if variant is not None:
