@@ -35,7 +35,6 @@ from __future__ import annotations
 import os
 import pathlib
 import xml.etree.ElementTree as ET
-
 from typing import NamedTuple
 
 import numpy as np
