@@ -119,7 +119,7 @@ class Model:
         for j in kids.get("base", []):
             out += body(j, 2)
         out.append("  </worldbody>\n  <equality>")
-        for name, jtype, l1, F1, l2, F2, axis in self.loops:
+        for name, jtype, l1, F1, l2, _F2, _axis in self.loops:
             assert jtype in ("revolute", "continuous", "spherical")
             out.append(f'    <connect name="{name}" body1="{l1}" body2="{l2}" '
                        f'anchor="{num(F1[:3, 3])}"/>')
@@ -164,7 +164,7 @@ def fivebar_leg() -> Model:
 
 def delta() -> Model:
     m = Model("delta")
-    R, La, Lb, r = 0.15, 0.2, 0.5, 0.05
+    R, La, Lb = 0.15, 0.2, 0.5            # platform radius 0.05: R + La - 0.05 = 0.3
     beta = np.arctan2(0.8, -0.6)           # the forearm's pitch at home (3-4-5 triangle)
     for i in range(3):
         a = 2 * np.pi * i / 3
