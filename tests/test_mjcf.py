@@ -12,8 +12,9 @@ import pytest
 mujoco = pytest.importorskip("mujoco", reason="the optional mujoco package (pip install "
                              "'mechsolve[mjcf]') reads MJCF")
 
-from mechsolve.io.mjcf import load_mjcf  # noqa: E402
 from test_loops import circle_intersection, fourbar_rocker  # noqa: E402
+
+from mechsolve.io.mjcf import load_mjcf  # noqa: E402
 
 DATA = pathlib.Path(__file__).parent / "data"
 
