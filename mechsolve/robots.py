@@ -19,6 +19,9 @@ From it:
 
 An arm comes from a DH table (:func:`dh_arm`, :func:`ur5`) or a URDF file
 (:meth:`SerialArm.from_urdf`, :func:`load_urdf`, on the parser :mod:`mechsolve.io.urdf`).
+Robots whose links form loops (URDF with mechsolve's ``<loop_joint>`` element) are read into a
+mechanism by :func:`load_urdf_mechanism`, and written back by :func:`urdf_joint_values` (from
+:mod:`mechsolve.io.urdf_loops`); MJCF models by :func:`mechsolve.io.mjcf.load_mjcf`.
 
 >>> import numpy as np
 >>> import mechsolve as ms
@@ -41,6 +44,7 @@ from . import joints as _joints
 from ._ik import _FastChain, _goal_errors, _IKProblem
 from ._validation import as_float
 from .io.urdf import read_urdf_chain
+from .io.urdf_loops import URDFModel, load_urdf_mechanism, urdf_joint_values
 from .joints._end_effectors import QUATERNION_TOLERANCE, _as_frame_parts, _unit_quaternions
 from .joints._links import chain_forward
 from .mechanism import Mechanism
@@ -50,7 +54,7 @@ from .spatial import Frame, Orientation
 from .spatial._quat import quat_from_matrix
 
 __all__ = ["ArmJoint", "SerialArm", "ArmModel", "IKResult", "dh_arm", "ur5", "load_urdf",
-           "UR5_DH"]
+           "load_urdf_mechanism", "urdf_joint_values", "URDFModel", "UR5_DH"]
 
 #: Standard DH parameters ``(d, a, alpha)`` of the Universal Robots UR5 (theta = joint value).
 UR5_DH = (

@@ -297,7 +297,20 @@ def _coordinate_driver_planar(rng):
     return _install(joints.CoordinateDriver(track, rng.normal()), track)
 
 
+def _coordinate_coupling(two):
+    def build(rng):
+        mech, (a, b, c) = _spatial(rng)
+        j1 = joints.RevoluteLink(a, b, *_frames(rng), axis=rng.normal(size=3), s0=rng.normal())
+        j2 = joints.PrismaticLink(b, c, *_frames(rng), axis=rng.normal(size=3), s0=rng.normal())
+        coupling = joints.CoordinateCoupling(j1, j2 if two else None, rng.normal(size=5),
+                                             reference1=rng.normal(), reference2=rng.normal())
+        return _install(coupling, j1, j2)
+    return build
+
+
 COORDINATE_DRIVERS = {
+    "CoordinateCoupling two joints": _coordinate_coupling(True),
+    "CoordinateCoupling one joint": _coordinate_coupling(False),
     "CoordinateDriver RevoluteLink": _coordinate_driver_link,
     "CoordinateDriver AngleCoupler[1]": _coordinate_driver_coupler,
     "CoordinateDriver symbolic planar circle": _coordinate_driver_planar,

@@ -303,6 +303,8 @@ MIRROR_FREE = {
     joints.CenterOfMassEndEffector, joints.ProjectedCenterOfMassEndEffector,
     joints.SewAngleEndEffector, joints.CoordinatedJointEndEffector,
     joints.OneDofGripperEndEffector,
+    # a polynomial in joint coordinates
+    joints.CoordinateCoupling,
 }
 
 

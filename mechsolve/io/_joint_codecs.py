@@ -33,6 +33,7 @@ from ..joints import (
     AngleCoupler,
     AngleDriver,
     CircleJoint,
+    CoordinateCoupling,
     CoordinateDriver,
     Cylindrical,
     DHLink,
@@ -290,6 +291,13 @@ CODECS[_ee.OneDofGripperEndEffector] = [
     ("target", "number", lambda j: float(j._p[0]), 0.0),
     ("ratios", "points", lambda j: j._p[1:1 + len(j._refs) - 1].copy(), None),
     ("offsets", "points", lambda j: j._p[len(j._refs):].copy(), None)]
+CODECS[CoordinateCoupling] = [
+    ("joint1", "coordinates1", lambda j: _coordinate_refs(j._refs[:1])[0], None),
+    ("joint2", "coordinates1", lambda j: _coordinate_refs(j._refs[1:])[0] if len(j._refs) > 1
+     else None, None),
+    ("coefficients", "points", lambda j: j._p[:5].copy(), None),
+    ("reference1", "number", lambda j: float(j._p[5]), 0.0),
+    ("reference2", "number", lambda j: float(j._p[6]), 0.0)]
 CODECS[SerialChain] = [
     ("base", "body", _b(0), None),
     ("geometry", "array", lambda j: j._p[:(j._n + 2) * 12].reshape(-1, 3, 4).copy(), None),

@@ -35,10 +35,12 @@ from __future__ import annotations
 import os
 import pathlib
 import xml.etree.ElementTree as ET
+from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["read_urdf_chain", "MAX_MAGNITUDE", "MAX_CHARACTERS"]
+__all__ = ["read_urdf_chain", "read_urdf_graph", "URDFGraph", "LOOP_KINDS", "MAX_MAGNITUDE",
+           "MAX_CHARACTERS"]
 
 #: Bound on the magnitude of every number of an ``origin`` (``xyz``, ``rpy``), ``axis`` or
 #: ``limit`` (``lower``, ``upper``): URDF lengths are metres and angles radians (REP 103), so
@@ -51,6 +53,38 @@ MAX_MAGNITUDE = 1e6
 MAX_CHARACTERS = 64 * 2**20
 
 _KINDS = ("revolute", "continuous", "prismatic", "fixed")
+
+#: Types of the ``<loop_joint>`` element (a mechsolve extension of URDF, see
+#: :func:`read_urdf_graph`).
+LOOP_KINDS = ("revolute", "continuous", "prismatic", "spherical", "fixed")
+
+
+class URDFGraph(NamedTuple):
+    """A URDF robot whose joints may close loops, as plain data (see :func:`read_urdf_graph`).
+
+    Attributes
+    ----------
+    name : str or None
+        The ``<robot>``'s name.
+    root : str
+        The root link (the one link that is no tree joint's child).
+    links : list of str
+        Every link, in file order.
+    joints : list of tuple
+        The tree joints, parents before children: ``(name, kind, parent, child, origin (4,
+        4), axis (3,), limits or None)``; ``kind`` is ``"revolute"``, ``"continuous"``,
+        ``"prismatic"`` or ``"fixed"``; ``origin`` places the child link's frame (at joint
+        value 0) in the parent link's frame.
+    loops : list of tuple
+        The loop joints: ``(name, kind, parent, child, frame on the parent (4, 4), frame on the
+        child (4, 4), axis (3,))``; ``kind`` is one of :data:`LOOP_KINDS`.
+    """
+
+    name: str | None
+    root: str
+    links: list
+    joints: list
+    loops: list
 
 
 class _URDFError(ValueError):
@@ -178,8 +212,9 @@ def read_urdf_chain(source, tip: str | None = None):
         raise ValueError(f"{where}: {err}") from None
 
 
-def _read_chain(root: ET.Element, tip: str | None):
-    """:func:`read_urdf_chain` on the parsed XML; faults are :class:`_URDFError`."""
+def _read_tree(root: ET.Element):
+    """The links and tree joints of the parsed XML: ``(links, joint numbers, by_child,
+    children, roots)``; faults are :class:`_URDFError`."""
     if root.tag != "robot":
         raise _URDFError(f"the root element must be <robot>, got <{root.tag}>")
     links: dict[str, int] = {}           # name: number of its <link> element
@@ -245,6 +280,12 @@ def _read_chain(root: ET.Element, tip: str | None):
     if len(roots) != 1:
         raise _URDFError(f"expected one root link (a <link> that is no joint's child), found "
                          f"{len(roots)}: {_names(roots)}")
+    return links, numbers, by_child, children, roots
+
+
+def _read_chain(root: ET.Element, tip: str | None):
+    """:func:`read_urdf_chain` on the parsed XML; faults are :class:`_URDFError`."""
+    links, _numbers, by_child, children, roots = _read_tree(root)
     if tip is None:
         leaves = [ln for ln in links if ln not in children]
         if len(leaves) != 1:
@@ -297,3 +338,118 @@ def _check_acyclic(links: dict[str, int], by_child: dict) -> None:
             path[link] = None
             link = by_child[link][2]
         done.update(path)
+
+
+def _pose(el: ET.Element, what: str) -> np.ndarray:
+    """The 4 x 4 transform of an element's ``xyz`` / ``rpy`` attributes (default zero)."""
+    xyz = _floats(el.get("xyz", "0 0 0"), 3, f"xyz of {what}")
+    rpy = _floats(el.get("rpy", "0 0 0"), 3, f"rpy of {what}")
+    M = np.eye(4)
+    M[:3, :3] = _rpy_matrix(*rpy)
+    M[:3, 3] = xyz
+    return M
+
+
+def read_urdf_graph(source) -> URDFGraph:
+    """The links, tree joints and loop-closing joints of a URDF file path or XML text.
+
+    URDF describes a tree of links; its kinematic loops are closed here by ``<loop_joint>``
+    elements, a **mechsolve extension** of the format (other URDF readers ignore the unknown
+    element, and see the tree alone)::
+
+        <loop_joint name="close" type="revolute">
+          <parent link="coupler" xyz="0.8 0 0" rpy="0 0 0"/>
+          <child link="rocker" xyz="0.6 0 0" rpy="0 0 0"/>
+          <axis xyz="0 0 1"/>
+        </loop_joint>
+
+    ``type`` is ``revolute`` (or ``continuous``, the same), ``prismatic``, ``spherical`` or
+    ``fixed``. The ``xyz`` / ``rpy`` attributes of ``<parent>`` and ``<child>`` (default zero;
+    ``rpy`` as in ``<origin>``) place the joint frame on each of the two links, in the link's
+    frame; the loop joint holds the two frames together: their origins coincide (all types but
+    prismatic), and their orientations are equal (fixed), turn about the ``axis`` (revolute;
+    the axis is given in the joint frame, default ``1 0 0`` as URDF's) or are equal while the
+    origins slide along the axis (prismatic). A spherical loop joint keeps the origins only.
+    The ``<joint>`` elements still form a tree (the spanning tree), read as
+    :func:`read_urdf_chain` reads them.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or bytes
+        URDF XML text, or the path of a URDF file.
+
+    Returns
+    -------
+    URDFGraph
+
+    Raises
+    ------
+    ValueError
+        For every fault :func:`read_urdf_chain` names in a tree (except those of the chain to a
+        tip), and for a ``<loop_joint>`` without a name or with a name another ``<joint>`` or
+        ``<loop_joint>`` has, with a type not in :data:`LOOP_KINDS`, without a ``<parent>`` or
+        ``<child>`` element or link, naming a link the robot has not, joining a link to
+        itself, with a bad number or a zero axis; the message starts with ``URDF:`` or ``URDF
+        file '<path>':`` and names the element.
+    """
+    root, where = _parse(source)
+    try:
+        return _read_graph(root)
+    except _URDFError as err:
+        raise ValueError(f"{where}: {err}") from None
+
+
+def _read_graph(root: ET.Element) -> URDFGraph:
+    links, numbers, by_child, children, roots = _read_tree(root)
+    tree = []
+    stack = [roots[0]]
+    while stack:                               # parents before children
+        link = stack.pop()
+        for child in reversed(children.get(link, [])):
+            jname, jtype, parent, M, axis, limits = by_child[child]
+            tree.append((jname, jtype, parent, child, M, axis, limits))
+            stack.append(child)
+    loops = []
+    seen: dict[str, int] = {}
+    for i, el in enumerate(root.findall("loop_joint"), 1):
+        lname, ltype = el.get("name"), el.get("type")
+        if not lname:
+            raise _URDFError(f"<loop_joint> element {i} has no name attribute")
+        if lname in numbers:
+            raise _URDFError(f"<loop_joint> {lname!r} has the name of <joint> element "
+                             f"{numbers[lname]}")
+        if lname in seen:
+            raise _URDFError(f"<loop_joint> elements {seen[lname]} and {i} are both named "
+                             f"{lname!r}")
+        seen[lname] = i
+        what = f"loop joint {lname!r}"
+        if ltype not in LOOP_KINDS:
+            raise _URDFError(f"<loop_joint> {lname!r} has type {ltype!r}; expected one of "
+                             f"{', '.join(LOOP_KINDS)}")
+        ends = []
+        for tag in ("parent", "child"):
+            end = el.find(tag)
+            if end is None:
+                raise _URDFError(f"<loop_joint> {lname!r} has no <{tag}> element (expected "
+                                 f"<{tag} link=\"...\" xyz=\"...\" rpy=\"...\"/>)")
+            link = end.get("link")
+            if not link:
+                raise _URDFError(f"the <{tag}> element of <loop_joint> {lname!r} has no link "
+                                 "attribute")
+            if link not in links:
+                raise _URDFError(f"<loop_joint> {lname!r} names {tag} link {link!r}, which is "
+                                 "not a <link> of the robot")
+            ends.append((link, _pose(end, f"the <{tag}> of {what}")))
+        if ends[0][0] == ends[1][0]:
+            raise _URDFError(f"<loop_joint> {lname!r} joins link {ends[0][0]!r} to itself")
+        ax = el.find("axis")
+        axis = _floats(ax.get("xyz"), 3, f"axis xyz of {what}") if ax is not None \
+            else np.array([1.0, 0.0, 0.0])
+        scale = np.max(np.abs(axis))
+        if ltype in ("revolute", "continuous", "prismatic") and not scale > 0.0:
+            raise _URDFError(f"<loop_joint> {lname!r} has a zero axis {ax.get('xyz')!r}")
+        if scale > 0.0:
+            axis = axis / scale
+            axis = axis / np.linalg.norm(axis)
+        loops.append((lname, ltype, ends[0][0], ends[1][0], ends[0][1], ends[1][1], axis))
+    return URDFGraph(root.get("name"), roots[0], list(links), tree, loops)

@@ -16,9 +16,11 @@ is the joint axis): :class:`Revolute`, :class:`Prismatic`, :class:`Fixed`, :clas
 :class:`PointOnLine` (the same classes: the dimension is taken from the bodies), and
 :class:`Spherical`, :class:`Cylindrical`, :class:`Universal`, :class:`Planar`,
 :class:`PointOnPlane`, :class:`ParallelAxes`, :class:`PerpendicularAxes`,
-:class:`GenericJoint`; the drivers work on spatial joints too.
+:class:`GenericJoint`; the drivers work on spatial joints too. :class:`CoordinateCoupling` ties
+one joint coordinate to a polynomial of another (MuJoCo's joint equality).
 """
 
+from ._couplings import CoordinateCoupling
 from ._drivers import AngleDriver, CoordinateDriver, DistanceDriver, Driver, SlideDriver
 from ._end_effectors import (
     END_EFFECTOR_KINDS,
@@ -71,7 +73,7 @@ __all__ = [
     "Revolute", "Prismatic", "Fixed", "Distance", "PointOnLine", "Gear", "RackPinion",
     "Driver", "AngleDriver", "SlideDriver", "DistanceDriver", "CoordinateDriver",
     "Spherical", "Cylindrical", "Universal", "Planar", "PointOnPlane", "ParallelAxes",
-    "PerpendicularAxes", "GenericJoint", "AngleCoupler",
+    "PerpendicularAxes", "GenericJoint", "AngleCoupler", "CoordinateCoupling",
     "EndEffector", "PointEndEffector", "FrameEndEffector", "DirectionalFrameEndEffector",
     "OrientationEndEffector", "AccelerometerEndEffector", "XEndEffector", "XYEndEffector",
     "LinearConstraintEndEffector", "PointDistanceEndEffector", "AxisRotateEndEffector",
