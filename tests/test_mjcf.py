@@ -12,7 +12,7 @@ import pytest
 mujoco = pytest.importorskip("mujoco", reason="the optional mujoco package (pip install "
                              "'mechsolve[mjcf]') reads MJCF")
 
-from test_loops import circle_intersection, fourbar_rocker  # noqa: E402
+from test_loops import circle_intersection, delta_platform, fourbar_rocker  # noqa: E402
 
 from mechsolve.io.mjcf import load_mjcf  # noqa: E402
 
@@ -170,3 +170,25 @@ def test_mjcf_faults():
         load_mjcf(DATA / "missing.xml")
     with pytest.raises(ValueError, match="qpos must be 3 finite numbers"):
         load_mjcf(DATA / "fourbar_gripper.xml").from_qpos([0.0, 1.0])
+
+
+def test_delta_mjcf_hinges_closed_by_two_connects_match_the_closed_form():
+    """The delta robot in MJCF: each hinge closing a loop on the platform is two connect
+    equalities along its axis (MJCF has no hinge equality), one of their equations redundant;
+    mechsolve names the redundancy, and the platform is where the closed form puts it."""
+    robot = load_mjcf(DATA / "delta.xml")
+    mech = robot.mechanism
+    report = mech.dof()
+    assert report.free == 0 and len(report.redundant) == 2
+    rng = np.random.default_rng(5)
+    platform = robot.bodies["platform"]
+    for _ in range(5):
+        theta = rng.uniform(-0.3, 0.5, 3)
+        for k, t in zip(("motor1_servo", "motor2_servo", "motor3_servo"), theta):
+            robot.actuated[k].value = t
+        mech.solve()
+        np.testing.assert_allclose(platform.position, delta_platform(theta), atol=1e-10)
+    # written back and placed by MuJoCo's own forward kinematics
+    d = mujoco_poses(robot.model, robot.qpos())
+    np.testing.assert_allclose(d.xpos[robot.model.body("platform").id], platform.position,
+                               atol=1e-10)

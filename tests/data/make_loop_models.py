@@ -3,8 +3,8 @@
 Each model is described once, in its assembled home pose (every joint value 0): a tree of
 links, each placed in its parent by a constant transform and moving about / along an axis of
 its own frame, plus loop joints between two links' frames. From that description this script
-writes the URDF (with mechsolve's ``<loop_joint>`` element) and, for the models whose loops
-MJCF can close with ``connect`` equalities, the MJCF. Numbers are written with 17
+writes the URDF (with mechsolve's ``<loop_joint>`` element) and the MJCF (loops closed by
+``connect`` equalities). Numbers are written with 17
 significant digits, so the home pose closes the loops to round-off.
 
 * ``fourbar_gripper``: a crank-rocker four-bar (crank 1, coupler 5, rocker 5, ground 6) driving
@@ -13,7 +13,8 @@ significant digits, so the home pose closes the loops to round-off.
   meeting at the foot;
 * ``delta``: a translational delta robot (3-RUU, the parallelogram of each forearm replaced
   by universal joints with parallel axes): base radius 0.15, arms 0.2, forearms 0.5, platform
-  radius 0.05; URDF only.
+  radius 0.05; in MJCF each hinge closing a loop is two ``connect`` equalities along its
+  axis (MJCF has no hinge equality).
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ class Model:
         self.world = {"base": np.eye(4)}
         self.joints = []      # (name, type, parent, child, origin, axis, actuated)
         self.loops = []       # (name, type, link1, F1, link2, F2, axis)
+        # MJCF: a hinge closing a loop as two connects along its axis (else one connect)
+        self.hinge_loops = False
 
     def add(self, jname, jtype, parent, child, origin, axis=(0, 0, 1), actuated=False):
         self.links.append(child)
@@ -119,10 +122,18 @@ class Model:
         for j in kids.get("base", []):
             out += body(j, 2)
         out.append("  </worldbody>\n  <equality>")
-        for name, jtype, l1, F1, l2, _F2, _axis in self.loops:
+        for name, jtype, l1, F1, l2, _F2, axis in self.loops:
             assert jtype in ("revolute", "continuous", "spherical")
-            out.append(f'    <connect name="{name}" body1="{l1}" body2="{l2}" '
-                       f'anchor="{num(F1[:3, 3])}"/>')
+            if jtype == "spherical" or not self.hinge_loops:
+                out.append(f'    <connect name="{name}" body1="{l1}" body2="{l2}" '
+                           f'anchor="{num(F1[:3, 3])}"/>')
+                continue
+            # a hinge closing a loop: two connects at points apart along its axis (MJCF has no
+            # hinge equality; the two hold the axis, one of their six equations redundant)
+            u = axis / np.linalg.norm(axis)
+            for tag, sign in (("a", -1.0), ("b", 1.0)):
+                out.append(f'    <connect name="{name}_{tag}" body1="{l1}" body2="{l2}" '
+                           f'anchor="{num(F1[:3, 3] + sign * 0.02 * u)}"/>')
         out.append("  </equality>\n  <actuator>")
         for jname, *_, act in self.joints:
             if act:
@@ -196,5 +207,6 @@ def delta() -> Model:
 if __name__ == "__main__":
     for model in (fourbar_gripper(), fivebar_leg(), delta()):
         (HERE / f"{model.name}.urdf").write_text(model.urdf())
-        if model.name != "delta":
-            (HERE / f"{model.name}.xml").write_text(model.mjcf())
+        if model.name == "delta":
+            model.hinge_loops = True
+        (HERE / f"{model.name}.xml").write_text(model.mjcf())
