@@ -43,7 +43,7 @@ __all__ = [
 #: Submodules imported on first attribute access (``ms.profiles``, ``ms.symbolic``), so that
 #: ``import mechsolve`` stays light (``symbolic`` imports SymPy, which is why it is not in
 #: ``__all__`` either: ``from mechsolve import *`` should not pay for it).
-_LAZY_SUBMODULES = ("profiles", "symbolic")
+_LAZY_SUBMODULES = ("profiles", "symbolic", "design")
 
 
 def __getattr__(name: str) -> _types.ModuleType:

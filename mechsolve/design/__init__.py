@@ -3,8 +3,11 @@
 * :mod:`.parameters` -- every geometric parameter, driver value and end-effector target of a
   mechanism by name (``"O4.point2"``, ``"motor.value"``): :func:`parameters`,
   :func:`set_parameters` (``Mechanism.parameters`` / ``Mechanism.set_parameters``).
+* :mod:`.sweep` -- a family of designs over a driver's values through the batch axis, each
+  on its own branch, optionally on a dask cluster: :func:`sweep`, :class:`DesignSweep`.
 """
 
 from .parameters import parameter_slices, parameters, set_parameters
+from .sweep import DesignSweep, sweep
 
-__all__ = ["parameters", "set_parameters", "parameter_slices"]
+__all__ = ["parameters", "set_parameters", "parameter_slices", "sweep", "DesignSweep"]
