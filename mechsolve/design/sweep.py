@@ -52,6 +52,15 @@ CHUNK = 2048
 #: A Newton correction (in the model's units) below which the next one would be at round-off:
 #: the pose after it is exact to about its square.
 STEP_DONE = 1e-7
+#: Largest corrector motion accepted, relative to the predicted motion of the step (a cubic
+#: predictor is far closer; a jump onto another branch, e.g. past a crossing, is not).
+CORRECTION = 0.25
+#: Smallest cosine between the tangents (in the model's units) at the two ends of an accepted
+#: step: a longer turn is retried with shorter steps, and at a crossing of branches it stays
+#: refused however short the step.
+TURN_COS = 0.5
+#: The first retried step, as a fraction of the refused one.
+FIRST_RETRY = 0.4142135623730951
 #: Shortest step, relative to the step between two values, that the retry of a refused step
 #: takes before the design is given up.
 MIN_FRACTION = 1e-7
@@ -284,7 +293,7 @@ def _run_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out_s
             tau = np.full(len(act), (v - values[k - 2]) / h)
             Qp = Q2 + _hermite(tau, np.full(len(act), h), Q1 - Q2, T2, T1)
         step.set_value(act, v)
-        Qn, Tn, Sn, its, good = step.correct(act, Qp, Q1, S)
+        Qn, Tn, Sn, its, good = step.correct(act, Qp, Q1, S, T1)
         bad = np.flatnonzero(~good)
         if bad.size:   # shorter steps for the designs whose step was refused
             Qr, Tr, Sr, itr, okr, why, got = step.retry(act[bad], Q1[bad], T1[bad], S[bad],
@@ -334,11 +343,15 @@ class _Stepper:
                 self.e, (int(fine.sum()), len(self.e)))[..., None])[..., 0]
         return T, sign
 
-    def correct(self, idx, Qp, Qa, Sa):
+    def correct(self, idx, Qp, Qa, Sa, Ta):
         """Newton from the predicted poses ``Qp`` of designs ``idx`` (their current value set);
-        ``Qa`` the poses before the step, ``Sa`` their signs of ``det J``. Returns the poses,
-        their tangents, signs, iterations and which were accepted: converged, within ``tol``,
-        the correction small next to the predicted motion, and ``det J`` of the same sign."""
+        ``Qa``, ``Sa``, ``Ta`` the poses before the step, their signs of ``det J`` and
+        tangents. Returns the poses, their tangents, signs, iterations and which were
+        accepted: converged, within ``tol``, the correction small next to the predicted
+        motion, ``det J`` of the same sign and the tangent turned by less than
+        ``arccos(TURN_COS)`` (a step across the unreachable values between two limit
+        positions lands on the same-signed branch coming back; one across a crossing of
+        branches, on the other branch)."""
         sys, c = self.sys, self.inv_c
         B = len(idx)
         Q = Qp.copy()
@@ -394,7 +407,10 @@ class _Stepper:
         pred = np.max(np.abs(Qp - Qa) * c, axis=1)
         corr = np.max(np.abs(Q - Qp) * c, axis=1)
         with np.errstate(invalid="ignore"):
-            good = done & (corr <= 0.5 * pred + 10 * self.tol) & (S == Sa)
+            ta, tb = Ta * c, T * c
+            turn = np.einsum("ij,ij->i", ta, tb) >= TURN_COS * np.sqrt(
+                np.einsum("ij,ij->i", ta, ta) * np.einsum("ij,ij->i", tb, tb))
+            good = done & (corr <= CORRECTION * pred + 10 * self.tol) & (S == Sa) & turn
         return Q, T, S, its, good
 
     def retry(self, idx, Qa, Ta, Sa, va, vb):
@@ -403,7 +419,9 @@ class _Stepper:
         signs, iterations, success, the reason of each failure and the value reached."""
         B = len(idx)
         v = np.full(B, float(va))
-        h = np.full(B, (vb - va) / 2.0)
+        # a first step that is no simple fraction of the interval, so that no retry lands
+        # exactly on a round value such as a crossing of branches at 180 degrees
+        h = np.full(B, (vb - va) * FIRST_RETRY)
         Q, T = Qa.copy(), Ta.copy()
         its = np.zeros(B, dtype=np.int32)
         ok = np.zeros(B, dtype=bool)
@@ -415,13 +433,14 @@ class _Stepper:
             target = np.where(np.abs(vb - v[live]) <= np.abs(h[live]), vb, v[live] + h[live])
             Qp = Q[live] + (target - v[live])[:, None] * T[live]
             self.set_value(idx[live], target)
-            Qn, Tn, Sn, itn, good = self.correct(idx[live], Qp, Q[live], Sa[live])
+            Qn, Tn, Sn, itn, good = self.correct(idx[live], Qp, Q[live], Sa[live], T[live])
             its[live] += itn
             acc = live[good]
             Q[acc], T[acc], v[acc] = Qn[good], Tn[good], target[good]
             h[acc] *= 2.0
             rej = live[~good]
-            flipped[rej] = (Sn[~good] == -Sa[rej])
+            flipped[acc] = False   # a converged attempt with the other sign since the last step
+            flipped[rej] |= (Sn[~good] == -Sa[rej])
             h[rej] *= 0.5
             arrived = v == vb
             ok |= arrived
