@@ -155,6 +155,11 @@ def test_design_sweep_leaves_the_mechanism_and_checks_its_arguments():
     before = mech.state
     ms.design.sweep(mech, {"O4.point2": [(4.0, 0.1)]}, "motor", VALUES[:3])
     assert np.array_equal(mech.state, before) and model.driver.value == 0.0
+    # a design with no assembly at the first value drops out at once, the others go on
+    res = ms.design.sweep(mech, {"A.point1": [(0.5, 0.0), (11.5, 0.0)]}, model.driver,
+                          VALUES[:4])
+    assert res.failed_at.tolist() == [-1, 0] and res.reason.tolist() == ["", "cannot assemble"]
+    assert res.success[0].all() and not res.success[1].any()
     with pytest.raises(ValueError, match=r"designs\['motor.value'\]: the swept driver's value"):
         ms.design.sweep(mech, {"motor.value": [0.1, 0.2]}, model.driver, VALUES)
     with pytest.raises(ValueError, match="designs disagree on their number"):

@@ -337,10 +337,18 @@ class _Stepper:
         J = self.sys.jacobian_dense(V)
         sign = np.sign(np.linalg.det(J))
         T = np.zeros_like(Q)
-        fine = sign != 0.0
-        if fine.any():
-            T[fine] = np.linalg.solve(J[fine], np.broadcast_to(
-                self.e, (int(fine.sum()), len(self.e)))[..., None])[..., 0]
+        fine = np.isfinite(sign) & (sign != 0.0)
+        sign[~fine] = 0.0
+        for k in ([np.flatnonzero(fine)] if fine.any() else []):
+            rhs = np.broadcast_to(self.e, (len(k), len(self.e)))[..., None]
+            try:
+                T[k] = np.linalg.solve(J[k], rhs)[..., 0]
+            except np.linalg.LinAlgError:   # an exactly singular one: one by one
+                for r in k:
+                    try:
+                        T[r] = np.linalg.solve(J[r], self.e)
+                    except np.linalg.LinAlgError:
+                        sign[r] = 0.0
         return T, sign
 
     def correct(self, idx, Qp, Qa, Sa, Ta):
