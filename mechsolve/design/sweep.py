@@ -48,7 +48,7 @@ __all__ = ["DesignSweep", "sweep"]
 
 #: Designs solved together in one batch by default: large enough that NumPy's per-call cost
 #: is spread, small enough that a chunk's Jacobians stay in cache (a four-bar's are 0.6 kB).
-CHUNK = 2048
+CHUNK = 1024
 #: A Newton correction (in the model's units) below which the next one would be at round-off:
 #: the pose after it is exact to about its square.
 STEP_DONE = 1e-7
