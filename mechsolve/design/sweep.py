@@ -191,22 +191,27 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
     def piece(a, b):
         return [(j, s, e, arr[a:b]) for j, s, e, arr in parts]
 
+    merged = {}
+
+    def take(a, b, piece):
+        """Copy a chunk's results into the family's arrays (each chunk's freed at once)."""
+        for key, arr in piece.items():
+            if key not in merged:
+                merged[key] = np.empty((D,) + arr.shape[1:], dtype=arr.dtype)
+            merged[key][a:b] = arr
+        if progress is not None:
+            progress(b, D)
+
     if client is None:
-        pieces = []
         for a, b in bounds:
-            pieces.append(_run_chunk(work, piece(a, b), *job))
-            if progress is not None:
-                progress(b, D)
+            take(a, b, _run_chunk(work, piece(a, b), *job))
     else:
         remote = client.scatter(work, broadcast=True)
         futures = [client.submit(_run_chunk, remote, piece(a, b), *job, pure=False)
                    for a, b in bounds]
-        pieces = []
-        for (_, b), fut in zip(bounds, futures):
-            pieces.append(fut.result())
-            if progress is not None:
-                progress(b, D)
-    merged = {k: np.concatenate([p[k] for p in pieces]) for k in pieces[0]}
+        for (a, b), fut in zip(bounds, futures):
+            take(a, b, fut.result())
+            fut.release()
     return DesignSweep(values=values, designs=designs, states=merged.get("states"),
                        points=merged.get("points"), success=merged["success"],
                        iterations=merged["iterations"], failed_at=merged["failed_at"],
