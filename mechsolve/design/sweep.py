@@ -209,9 +209,8 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
         remote = client.scatter(work, broadcast=True)
         futures = [client.submit(_run_chunk, remote, piece(a, b), *job, pure=False)
                    for a, b in bounds]
-        for (a, b), fut in zip(bounds, futures):
-            take(a, b, fut.result())
-            fut.release()
+        for a, b in bounds:
+            take(a, b, futures.pop(0).result())   # the worker's copy is dropped with it
     return DesignSweep(values=values, designs=designs, states=merged.get("states"),
                        points=merged.get("points"), success=merged["success"],
                        iterations=merged["iterations"], failed_at=merged["failed_at"],
