@@ -206,7 +206,9 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
         for a, b in bounds:
             take(a, b, _run_chunk(work, piece(a, b), *job))
     else:
-        remote = client.scatter(work, broadcast=True)
+        # a key of its own (hash=False): a scatter of equal data by an earlier call would share
+        # the key, and its release when that call's future is collected would lose this one
+        remote = client.scatter(work, broadcast=True, hash=False)
         futures = [client.submit(_run_chunk, remote, piece(a, b), *job, pure=False)
                    for a, b in bounds]
         for a, b in bounds:
