@@ -4,7 +4,9 @@ velocities and accelerations, time-driven motion and free motions.
 The rooms, lower ones first (a room imports only those before it): :mod:`.motion` (the
 ``Motion`` result), :mod:`.dof`, :mod:`.batch` (many variants at once), :mod:`.continuation`
 (sweeps), :mod:`.assembly` (from a rough sketch, goals, other branches), :mod:`.rates` (velocities,
-accelerations), :mod:`.timed` (time sweeps) and :mod:`.free_motion`.
+accelerations), :mod:`.measures` (transmission angle, mechanical advantage, Grashof class,
+rotation range; ``Motion`` delegates to it), :mod:`.timed` (time sweeps) and
+:mod:`.free_motion`.
 """
 
 from .assembly import assemble, assemble_branch, closest_to_goals
@@ -24,6 +26,14 @@ from .free_motion import (
     free_motions,
     wiggle_free_motions,
 )
+from .measures import (
+    RotationRange,
+    fourbar_loops,
+    grashof,
+    mechanical_advantage,
+    rotation_range,
+    transmission_angle,
+)
 from .motion import Motion
 from .rates import acceleration, point_acceleration, point_velocity, velocity
 from .timed import time_sweep
@@ -32,4 +42,6 @@ __all__ = ["DofReport", "Motion", "FreeMotion", "BatchResult", "dof_report", "sw
            "solve_batch", "batch_newton", "assemble", "assemble_branch", "closest_to_goals",
            "velocity", "acceleration", "point_velocity", "point_acceleration", "time_sweep",
            "free_motions", "free_motion_path", "free_motion_amplitude", "wiggle_free_motions",
-           "SINGULAR_RTOL", "NEAR_SINGULAR_RTOL", "COARSE_TOL", "CROSSING_STEP"]
+           "grashof", "fourbar_loops", "transmission_angle", "mechanical_advantage",
+           "rotation_range", "RotationRange", "SINGULAR_RTOL", "NEAR_SINGULAR_RTOL", "COARSE_TOL",
+           "CROSSING_STEP"]

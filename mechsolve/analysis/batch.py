@@ -100,8 +100,11 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
     values : dict, optional
         ``{driver: array (B,)}``: driver values per item.
     params : dict, optional
-        ``{joint: array (B, p)}``: a joint's full parameter vector per item (e.g. an
-        end effector's target).
+        Per-item parameters, by name or by joint: ``{"O4.point2": array (B, 2), "motor.value":
+        array (B,)}`` sets a named part of a joint's parameter vector (the names of
+        ``mech.parameters()``, see :mod:`mechsolve.design.parameters`), ``{joint: array (B,
+        p)}`` (a joint or its name) a joint's full parameter vector (e.g. an end effector's
+        target). Both forms may be mixed.
     tol, max_iterations : as in :meth:`Mechanism.solve`.
     raise_on_failure : bool
         Raise :class:`~mechsolve.SolveError` if any item fails (default), naming them.
@@ -117,32 +120,12 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
     """
     tol = as_float(tol, "tol", positive=True)
     max_iterations = as_count(max_iterations, "max_iterations")
-    values = _keyed(mech, values, "values")
-    params = _keyed(mech, params, "params")
-    for joint in values:
-        if not isinstance(joint, DriverJoint):
-            raise TypeError(f"values: {joint.label} is not a driver; values= takes drivers (or "
-                            "their names), params= a joint's parameter vectors")
     sys = mech.system()
     if not sys.dense:
         raise ValueError(f"solve_batch works on dense systems (up to {sys.n} unknowns is too "
                          "many); solve large mechanisms one at a time")
-    sizes = {}
-    arrays = {}
-    for joint, arr in values.items():
-        a = _finite_array(arr, f"values[{joint.label}]")
-        if a.ndim != 1 or a.size == 0:
-            raise ValueError(f"values[{joint.label}] must be a non-empty 1-D array of driver "
-                             f"values, got shape {a.shape}")
-        sizes[f"values[{joint.label}]"] = len(a)
-        arrays[joint] = a
-    for joint, arr in params.items():
-        a = _finite_array(arr, f"params[{joint.label}]")
-        if a.ndim != 2 or a.shape[0] == 0:
-            raise ValueError(f"params[{joint.label}] must have shape (B, {joint._p.size}), got "
-                             f"{a.shape}")
-        sizes[f"params[{joint.label}]"] = len(a)
-        arrays[joint] = a
+    entries = per_item_entries(mech, values, params)
+    sizes = {label: len(a) for label, _, _, a in entries}
     if states is not None:
         states = _finite_array(states, "states")
         if states.ndim != 2 or states.shape[1] != sys.n_state or not len(states):
@@ -156,19 +139,7 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
                                                              for k, v in sizes.items()))
     B = next(iter(sizes.values()))
     Q0 = np.repeat(mech.state[None], B, axis=0) if states is None else states
-    stacked = {}
-    for joint, arr in arrays.items():
-        gi, ii = sys.group_of[id(joint)]
-        P = stacked.get(gi)
-        if P is None:
-            P = stacked[gi] = np.repeat(sys.groups[gi].P[None], B, axis=0)
-        if joint in values:
-            P[:, ii, joint._value_index % P.shape[2]] = arr
-        else:
-            if arr.shape != (B, P.shape[2]):
-                raise ValueError(f"params[{joint.label}] must have shape ({B}, {P.shape[2]}),"
-                                 f" got {arr.shape}")
-            P[:, ii, :] = arr
+    stacked = stack_entries(sys, entries, B)
     Q, ok, its, _ = batch_newton(sys, Q0, stacked, tol=tol, max_iterations=max_iterations,
                                  square=sys.m == sys.n and sys.verdict in (None, "regular"))
     res = np.max(np.abs(sys.phi(Q, params=stacked)), axis=1)
@@ -213,6 +184,94 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
         err.batch = out
         raise err
     return out
+
+
+def per_item_entries(mech, values=None, params=None, what: str = "params") -> list:
+    """Every per-item entry of ``values=`` (``{driver: (B,)}``) and ``params=`` (named parts
+    ``{"O4.point2": (B, 2)}``, or full vectors ``{joint: (B, p)}``), checked: a list of
+    ``(label, joint, columns, array (B, width))``, ``columns`` the slice of the joint's
+    parameter vector the array fills. Raises ValueError or TypeError naming the entry."""
+    from .._names import _DIRECTIONS, _POSITIVE, _QUATERNIONS, _close, parameter_slices
+
+    out = []
+    for joint, arr in _keyed(mech, values, "values").items():
+        if not isinstance(joint, DriverJoint):
+            raise TypeError(f"values: {joint.label} is not a driver; values= takes drivers (or "
+                            "their names), params= a joint's parameter vectors")
+        label = f"values[{joint.label}]"
+        a = _finite_array(arr, label)
+        if a.ndim != 1 or a.size == 0:
+            raise ValueError(f"{label} must be a non-empty 1-D array of driver values, got "
+                             f"shape {a.shape}")
+        col = joint._value_index % joint._p.size
+        out.append((label, joint, slice(col, col + 1), a[:, None]))
+    if params is None:
+        return out
+    if not isinstance(params, dict):
+        raise TypeError(f"{what} must be a dict {{name or joint: array}}, got "
+                        f"{type(params).__name__}")
+    table = None
+    joints = {}
+    for key, arr in params.items():
+        if isinstance(key, str) and "." in key:
+            if table is None:
+                table = parameter_slices(mech)
+            if key in table:
+                joint, sl = table[key]
+                size = sl.stop - sl.start
+                label = f"{what}[{key!r}]"
+                a = _finite_array(arr, label)
+                if size == 1 and a.ndim == 1:
+                    a = a[:, None]
+                if a.ndim != 2 or a.shape[1] != size or not len(a):
+                    want = "(B,) or (B, 1)" if size == 1 else f"(B, {size})"
+                    raise ValueError(f"{label} must have shape {want} (one {key} per item), "
+                                     f"got {np.shape(arr)}")
+                part = key.rsplit(".", 1)[1]
+                if part in _POSITIVE and not np.all(a > 0.0):
+                    raise ValueError(f"{label} must be positive, got {float(a.min()):g} at "
+                                     f"item {int(np.argmin(a.min(axis=1)))}")
+                if part in _QUATERNIONS or part in _DIRECTIONS:
+                    n = np.linalg.norm(a, axis=1)
+                    if part in _QUATERNIONS and np.any(np.abs(n - 1.0) > 1e-6):
+                        k = int(np.argmax(np.abs(n - 1.0)))
+                        raise ValueError(f"{label} must hold unit quaternions, item {k} has "
+                                         f"norm {n[k]:.6g}")
+                    if not np.all(n > 0.0):
+                        raise ValueError(f"{label} must hold non-zero directions")
+                    a = a / n[:, None]
+                out.append((label, joint, sl, a))
+                continue
+        joints[key] = arr
+    if joints:
+        try:
+            keyed = _keyed(mech, joints, what)
+        except KeyError as exc:
+            key = next(k for k in joints if isinstance(k, str) and k not in mech._joint_names)
+            names = list(parameter_slices(mech)) + list(mech._joint_names)
+            raise ValueError(f"{what}: no parameter or joint named {key!r}"
+                             f"{_close(key, names)} (see mech.parameters())") from exc
+        for joint, arr in keyed.items():
+            label = f"{what}[{joint.label}]"
+            a = _finite_array(arr, label)
+            if a.ndim != 2 or a.shape[0] == 0 or a.shape[1] != joint._p.size:
+                raise ValueError(f"{label} must have shape (B, {joint._p.size}), got {a.shape}")
+            out.append((label, joint, slice(0, joint._p.size), a))
+    return out
+
+
+def stack_entries(sys, entries, B: int, base: dict | None = None) -> dict:
+    """The stacked per-item parameters ``{group index: (B, k, p)}`` that the entries of
+    :func:`per_item_entries` (all of ``B`` items) give, every other parameter as the joint
+    has it."""
+    stacked = {} if base is None else base
+    for _, joint, sl, arr in entries:
+        gi, ii = sys.group_of[id(joint)]
+        P = stacked.get(gi)
+        if P is None:
+            P = stacked[gi] = np.repeat(sys.groups[gi].P[None], B, axis=0)
+        P[:, ii, sl] = arr
+    return stacked
 
 
 def _keyed(mech, mapping, name: str) -> dict:

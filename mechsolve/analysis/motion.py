@@ -154,6 +154,22 @@ class Motion:
         """Derivative of a body point's velocity along a time sweep: ``(N, dim, c)``."""
         return self.sensitivity(params).velocity(body, point)
 
+    # -- linkage measures (computed in mechsolve.analysis.measures) ---------------------------
+    def transmission_angle(self, joint, *, fold: bool = False) -> np.ndarray:
+        """Transmission angle (radians) at a revolute joining two binary links at every pose:
+        the interior angle in ``[0, pi]`` between the links (``fold=True``: folded to ``[0,
+        pi/2]``). See :func:`mechsolve.analysis.measures.transmission_angle`."""
+        from .measures import transmission_angle
+
+        return transmission_angle(self, joint, fold=fold)
+
+    def mechanical_advantage(self, output) -> np.ndarray:
+        """``w_in / w_out`` at every pose from the exact velocities, ``output`` a body or a
+        revolute. See :func:`mechsolve.analysis.measures.mechanical_advantage`."""
+        from .measures import mechanical_advantage
+
+        return mechanical_advantage(self, output)
+
     def apply(self, i: int) -> None:
         """Put the mechanism (and the driver value or time) in pose ``i``."""
         n = len(self.states)

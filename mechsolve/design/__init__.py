@@ -10,13 +10,21 @@
   least squares with those exact gradients: :func:`synthesize`.
 * :mod:`.tolerance` -- first-order and Monte Carlo propagation of parameter tolerances and
   revolute clearances to output points: :func:`tolerance`.
+* :mod:`.sweep` -- a family of designs over a driver's values through the batch axis, each
+  on its own branch, optionally on a dask cluster: :func:`sweep`, :class:`DesignSweep`.
+* linkage measures of :mod:`mechsolve.analysis.measures`: :func:`grashof` (class from four
+  link lengths), :func:`fourbar_loops` (the loops of a mechanism, classified) and
+  :func:`rotation_range` (the values a driver reaches on its branch).
 """
 
+from ..analysis.measures import RotationRange, fourbar_loops, grashof, rotation_range
 from .parameters import parameter_slices, parameters, set_parameters
 from .sensitivity import MotionSensitivity, Sensitivity, motion_sensitivity, sensitivity
+from .sweep import DesignSweep, sweep
 from .synthesis import SynthesisResult, synthesize
 from .tolerance import ToleranceResult, tolerance
 
 __all__ = ["parameters", "set_parameters", "parameter_slices", "sensitivity",
            "motion_sensitivity", "Sensitivity", "MotionSensitivity", "tolerance",
-           "ToleranceResult", "synthesize", "SynthesisResult"]
+           "ToleranceResult", "synthesize", "SynthesisResult", "sweep", "DesignSweep",
+           "grashof", "fourbar_loops", "rotation_range", "RotationRange"]

@@ -15,7 +15,8 @@ solver's message (``%matplotlib widget`` in Jupyter).
 ``animate(mech, motion, trace=[(body, point)])`` turns a sweep into a matplotlib
 ``FuncAnimation`` whose traces (coupler curves) grow as the mechanism moves; ``.save("x.gif")``
 writes a GIF with Pillow (``.mp4`` needs ffmpeg). ``plot_motion(motion, body, "angle")`` plots a
-body coordinate or a point path against the driver value. ``animate_free_motions(mech)`` wiggles
+body coordinate or a point path against the driver value, ``plot_measure(motion,
+"transmission_angle", joint)`` a linkage measure. ``animate_free_motions(mech)`` wiggles
 each free motion of a mechanism with fewer drivers than degrees of freedom, one after another.
 
 Spatial mechanisms (``Mechanism(dim=3)``) are drawn by the same ``draw`` and ``animate`` in a
@@ -63,13 +64,13 @@ from ._base import TRIAD_COLORS as TRIAD_COLORS
 from .animation import _animation_class, animate, animate_free_motions
 from .drawing import draw, get_drawing
 from .interaction import Interactive, interact
-from .motion import plot_motion
+from .motion import plot_measure, plot_motion
 from .planar import Drawing
 from .shapes import Shape, circle, get_shape, set_shape
 from .tolerance import tolerance_band
 
-__all__ = ["draw", "animate", "animate_free_motions", "plot_motion", "set_shape", "get_shape",
-           "circle", "get_drawing", "Drawing", "Shape", "interact", "Interactive",
+__all__ = ["draw", "animate", "animate_free_motions", "plot_motion", "plot_measure", "set_shape",
+           "get_shape", "circle", "get_drawing", "Drawing", "Shape", "interact", "Interactive",
            "tolerance_band"]
 
 

@@ -100,3 +100,70 @@ def plot_motion(motion, body, coordinate: str | None = None, *, point=None, ax=N
     if len(ax.lines) > 1:
         ax.legend(fontsize=8)
     return ax
+
+
+#: What :func:`plot_measure` plots: Motion method, y label, whether it is an angle.
+_MEASURES = {"transmission_angle": ("transmission angle", True),
+             "mechanical_advantage": ("mechanical advantage", False)}
+
+
+def plot_measure(motion, measure: str, target, *, ax=None, degrees: bool = True,
+                 fold: bool = False, label: str | None = None, **line_kwargs):
+    """Plot a linkage measure along a sweep against the driver value.
+
+    Parameters
+    ----------
+    motion : Motion
+    measure : {"transmission_angle", "mechanical_advantage"}
+        :meth:`Motion.transmission_angle` at the revolute ``target``, or
+        :meth:`Motion.mechanical_advantage` with ``target`` the output body or revolute.
+    target : Joint, Body or str
+    ax : matplotlib Axes, optional
+    degrees : bool
+        Angles (the transmission angle, an angle driver's values) in degrees.
+    fold : bool
+        Transmission angle folded to [0, 90] degrees.
+    label : str, optional
+    **line_kwargs
+        Passed to ``ax.plot``.
+
+    Returns
+    -------
+    matplotlib Axes (one line, its y data the measure).
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> from matplotlib.figure import Figure
+    >>> model = ms.models.fourbar()
+    >>> motion = model.mechanism.sweep(model.driver, model.values)
+    >>> ax = ms.plot.plot_measure(motion, "transmission_angle", "B", ax=Figure().add_subplot())
+    >>> bool(np.allclose(ax.lines[0].get_ydata(), np.degrees(motion.transmission_angle("B"))))
+    True
+    """
+    if not isinstance(motion, Motion):
+        raise TypeError(f"motion must be a mechsolve Motion, got {type(motion).__name__}")
+    if measure not in _MEASURES:
+        raise ValueError(f"measure must be one of {tuple(_MEASURES)}, got {measure!r}")
+    name, is_angle = _MEASURES[measure]
+    if measure == "transmission_angle":
+        y = motion.transmission_angle(target, fold=fold)
+    else:
+        y = motion.mechanical_advantage(target)
+    if is_angle and degrees:
+        y = np.degrees(y)
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        ax = plt.gca()
+    v = np.asarray(motion.values, dtype=float)
+    driver = motion.driver
+    angle_driver = _driver_unit(driver) == "angle"
+    ax.plot(np.degrees(v) if angle_driver and degrees else v, y,
+            label=label or f"{name} ({getattr(target, 'label', getattr(target, 'name', target))})",
+            **line_kwargs)
+    dname = "time" if driver is None else _driver_name(driver)
+    ax.set_xlabel(f"{dname} ({'deg' if degrees else 'rad'})" if angle_driver else dname)
+    ax.set_ylabel(f"{name} ({'deg' if degrees else 'rad'})" if is_angle else name)
+    ax.grid(True, alpha=0.3)
+    return ax

@@ -1,0 +1,467 @@
+"""Design sweeps: a family of designs followed over a driver's values through the batch axis.
+
+``sweep(mech, {"O4.point2": pivots}, motor, angles)`` solves every design of the family (the
+named parameters of :mod:`mechsolve.design.parameters`, one row per design) at every driver
+value. All designs of a chunk move together: at each value a predictor (cubic Hermite from the
+last two poses and their tangents ``dq/dv``; the tangent step at the first) and a batched
+Newton corrector on the stacked ``(C, n, n)`` Jacobians. A design keeps its assembly branch:
+its step is accepted only if Newton converges, the correction is small next to the predicted
+motion and the sign of ``det J`` is the one it started with. A design whose step is refused is
+retried with shorter steps (still batched, over the refused designs only); one that cannot
+reach the value drops out of the family with its reason, and the others go on:
+
+* ``"limit position"``: no assembly on its branch past a value (Newton finds none however short
+  the step: a dead centre or the end of a rocker's range);
+* ``"branch change"``: an assembly is found as close as the step control goes, but with the
+  other sign of ``det J`` (the branch passes a singular position where branches cross, such as
+  a change-point four-bar's folded positions);
+* ``"cannot assemble"``: the design has no assembly at the first value.
+
+The designs are split into chunks (``chunk`` designs at a time: the memory is a chunk's,
+whatever the family's size). With ``client=`` (a ``dask.distributed`` client: ``pip install
+"mechsolve[dask]"``) the chunks are solved on the cluster's workers, and the results are the
+same bit for bit, as each chunk is the same computation in the same order.
+
+Several machines: start a scheduler and workers (``dask scheduler`` on one machine, ``dask
+worker tcp://scheduler:8786 --nthreads 1`` on each, one thread a worker as NumPy's batched
+solves are single-threaded) and pass ``Client("tcp://scheduler:8786")``::
+
+    from dask.distributed import Client
+    client = Client("tcp://scheduler:8786")
+    result = ms.design.sweep(mech, {"O4.point2": pivots}, motor, angles, client=client)
+"""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+
+from .._validation import as_count, as_float, as_values
+from ..analysis.batch import per_item_entries
+from ..analysis.continuation import _hermite
+from ..joints.base import DriverJoint
+from ..newton import Result
+from ..newton import newton as core_newton
+
+__all__ = ["DesignSweep", "sweep"]
+
+#: Designs solved together in one batch by default: large enough that NumPy's per-call cost
+#: is spread, small enough that a chunk's Jacobians stay in cache (a four-bar's are 0.6 kB).
+CHUNK = 1024
+#: A Newton correction (in the model's units) below which the next one would be at round-off:
+#: the pose after it is exact to about its square.
+STEP_DONE = 1e-7
+#: Largest corrector motion accepted, relative to the predicted motion of the step (a cubic
+#: predictor is far closer; a jump onto another branch, e.g. past a crossing, is not).
+CORRECTION = 0.25
+#: Smallest cosine between the tangents (in the model's units) at the two ends of an accepted
+#: step: a longer turn is retried with shorter steps, and at a crossing of branches it stays
+#: refused however short the step.
+TURN_COS = 0.5
+#: The first retried step, as a fraction of the refused one.
+FIRST_RETRY = 0.4142135623730951
+#: Shortest step, relative to the step between two values, that the retry of a refused step
+#: takes before the design is given up.
+MIN_FRACTION = 1e-7
+
+
+class DesignSweep(Result):
+    """Result of :func:`sweep`.
+
+    Attributes
+    ----------
+    values : ndarray (N,)
+        The driver values.
+    designs : dict
+        The family, as given (``{name or joint: array (D, ...)}``).
+    states : ndarray (D, N, n_state) or None
+        Every design's pose at every value (NaN where it failed); None with ``outputs``.
+    points : ndarray (D, N, K, dim) or None
+        With ``outputs=[(body, point), ...]``: the global position of each output point.
+    success : ndarray of bool (D, N)
+    iterations : ndarray of int (D, N)
+        Newton iterations of each pose (those of shorter retried steps included).
+    failed_at : ndarray of int (D,)
+        Index of the first value a design did not reach, -1 for none.
+    reason : ndarray of str (D,)
+        ``""``, ``"limit position"``, ``"branch change"`` or ``"cannot assemble"``.
+    reached : ndarray (D,)
+        The last driver value reached on the way to ``values[failed_at]`` (NaN for none).
+    """
+
+    _show = ()
+
+    def __repr__(self) -> str:
+        D, N = self.success.shape
+        failed = int(np.count_nonzero(self.failed_at >= 0))
+        kinds = {r: int(np.count_nonzero(self.reason == r)) for r in np.unique(self.reason) if r}
+        return (f"DesignSweep({D} designs x {N} values, {D - failed} complete"
+                + "".join(f", {n} {r}" for r, n in kinds.items()) + ")")
+
+
+def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = None,
+          tol: float = 1e-10, max_iterations: int = 8, outputs=None,
+          progress=None) -> DesignSweep:
+    """Solve a family of designs over a driver's values through the batch axis.
+
+    Parameters
+    ----------
+    mech : Mechanism
+        The nominal design, assembled at its current pose; every design starts from its pose
+        (followed to ``values[0]`` first) and keeps the branch Newton finds from there.
+    designs : dict
+        ``{name: array (D,) or (D, size)}`` of named parameters (``"O4.point2"``, see
+        ``mech.parameters()``), or ``{joint: array (D, p)}`` full parameter vectors; every
+        array has one row per design. ``driver``'s own value is not a design parameter.
+    driver : DriverJoint or str
+        The driver swept (or its name).
+    values : array_like (N,)
+        Its values, in sweep order.
+    client : dask.distributed.Client, optional
+        Solve the chunks on the cluster's workers (identical results).
+    chunk : int, optional
+        Designs per batch (default :data:`CHUNK`).
+    tol : float
+        Residual tolerance of every pose (every equation in its unit).
+    max_iterations : int
+        Newton iterations per step.
+    outputs : list of (body, point), optional
+        Keep only these points' global paths (``points``) instead of the states: the memory of
+        3.6 million four-bar poses is 58 MB for one point, 260 MB for the states.
+    progress : callable, optional
+        ``progress(done, total)`` in designs, after each chunk.
+
+    Returns
+    -------
+    DesignSweep
+    """
+    from ..body import Body
+
+    if isinstance(driver, str):
+        driver = mech.joint(driver)
+    if not isinstance(driver, DriverJoint):
+        raise TypeError(f"driver must be a driver joint or its name, got {type(driver).__name__}")
+    if driver.mechanism is not mech:
+        raise ValueError(f"{driver.label} is not a driver of this mechanism")
+    values = as_values(values)
+    tol = as_float(tol, "tol", positive=True)
+    max_iterations = as_count(max_iterations, "max_iterations")
+    chunk = CHUNK if chunk is None else as_count(chunk, "chunk")
+    if progress is not None and not callable(progress):
+        raise TypeError("progress must be a callable progress(done, total) or None")
+    sys = mech.system()
+    if not sys.dense or sys.m != sys.n:
+        raise ValueError("design sweeps need a square system with a dense Jacobian (a driven "
+                         f"mechanism with up to 120 unknowns); this one has {sys.m} equations "
+                         f"in {sys.n} unknowns")
+    if not isinstance(designs, dict) or not designs:
+        raise TypeError("designs must be a non-empty dict {parameter name or joint: array "
+                        "(D, ...)}")
+    entries = per_item_entries(mech, None, designs, "designs")
+    sizes = {label: len(a) for label, _, _, a in entries}
+    if len(set(sizes.values())) != 1:
+        raise ValueError("designs disagree on their number: " + ", ".join(
+            f"{k} has {v}" for k, v in sizes.items()))
+    col = driver._value_index % driver._p.size
+    for label, joint, sl, _ in entries:
+        if joint is driver and sl.start <= col < sl.stop:
+            raise ValueError(f"{label}: the swept driver's value is given by values=, not as "
+                             "a design parameter")
+    D = next(iter(sizes.values()))
+    index = {id(j): i for i, j in enumerate(mech.joints)}
+    parts = [(index[id(j)], sl.start, sl.stop, a) for _, j, sl, a in entries]
+    out_spec = None
+    if outputs is not None:
+        out_spec = []
+        for body, point in outputs:
+            if not isinstance(body, Body) or body.mechanism is not mech:
+                raise ValueError("outputs must be (body, point) pairs of this mechanism's "
+                                 "bodies")
+            out_spec.append((body.index, None if body.is_ground else np.asarray(
+                point, dtype=float).reshape(mech.dim)))
+        if mech.dim != 2 or any(i is None for i, _ in out_spec):
+            raise NotImplementedError("outputs= takes moving bodies of planar mechanisms; "
+                                      "keep the states for others")
+    work = pickle.loads(pickle.dumps(mech))   # the nominal start, leaving mech as it is
+    q0 = _start_pose(work, work.joints[index[id(driver)]], float(values[0]))
+    job = (index[id(driver)], values, q0, tol, max_iterations, out_spec)
+    bounds = [(a, min(a + chunk, D)) for a in range(0, D, chunk)]
+
+    def piece(a, b):
+        return [(j, s, e, arr[a:b]) for j, s, e, arr in parts]
+
+    merged = {}
+
+    def take(a, b, piece):
+        """Copy a chunk's results into the family's arrays (each chunk's freed at once)."""
+        for key, arr in piece.items():
+            if key not in merged:
+                merged[key] = np.empty((D,) + arr.shape[1:], dtype=arr.dtype)
+            merged[key][a:b] = arr
+        if progress is not None:
+            progress(b, D)
+
+    if client is None:
+        for a, b in bounds:
+            take(a, b, _run_chunk(work, piece(a, b), *job))
+    else:
+        # a key of its own (hash=False): a scatter of equal data by an earlier call would share
+        # the key, and its release when that call's future is collected would lose this one
+        remote = client.scatter(work, broadcast=True, hash=False)
+        futures = [client.submit(_run_chunk, remote, piece(a, b), *job, pure=False)
+                   for a, b in bounds]
+        for a, b in bounds:
+            take(a, b, futures.pop(0).result())   # the worker's copy is dropped with it
+    return DesignSweep(values=values, designs=designs, states=merged.get("states"),
+                       points=merged.get("points"), success=merged["success"],
+                       iterations=merged["iterations"], failed_at=merged["failed_at"],
+                       reason=merged["reason"], reached=merged["reached"])
+
+
+def _start_pose(work, driver, v0: float) -> np.ndarray:
+    """The nominal design's pose at ``v0``, followed there from its current pose."""
+    from ..profiles import Profile
+
+    current = driver.value
+    if isinstance(current, Profile) or current == v0:
+        driver._assign(v0, check_degrees=False)
+        work.solve()
+    else:
+        work.sweep(driver, np.array([float(current), v0]), batch=False)
+    return work.state
+
+
+def _run_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out_spec):
+    """Sweep one chunk of designs (a pure function of its arguments: what a worker runs)."""
+    sys = mech.system()
+    driver = mech.joints[driver_index]
+    C = len(parts[0][3])
+    N = len(values)
+    P = {}
+    for j, s, e, arr in parts:
+        gi, ii = sys.group_of[id(mech.joints[j])]
+        if gi not in P:
+            P[gi] = np.repeat(sys.groups[gi].P[None], C, axis=0)
+        P[gi][:, ii, s:e] = arr
+    gd, idd, col = sys.driver_slot(driver)
+    if gd not in P:
+        P[gd] = np.repeat(sys.groups[gd].P[None], C, axis=0)
+    e_vec = np.zeros(sys.m)
+    e_vec[sys.row_of(driver)] = 1.0
+    step = _Stepper(sys, P, (gd, idd, col), e_vec, tol, max_iterations)
+
+    keep_states = out_spec is None
+    states = np.full((C, N, sys.n_state), np.nan) if keep_states else None
+    points = None if keep_states else np.full((C, N, len(out_spec), 2), np.nan)
+    success = np.zeros((C, N), dtype=bool)
+    iterations = np.zeros((C, N), dtype=np.int32)
+    failed_at = np.full(C, -1, dtype=np.int64)
+    reason = np.full(C, "", dtype=object)
+    reached = np.full(C, np.nan)
+
+    def store(idx, k, Q, its):
+        success[idx, k] = True
+        iterations[idx, k] = its
+        if keep_states:
+            states[idx, k] = Q
+        else:
+            for o, (bi, pt) in enumerate(out_spec):
+                x, y, th = Q[:, 3 * bi], Q[:, 3 * bi + 1], Q[:, 3 * bi + 2]
+                c, s = np.cos(th), np.sin(th)
+                points[idx, k, o, 0] = x + c * pt[0] - s * pt[1]
+                points[idx, k, o, 1] = y + s * pt[0] + c * pt[1]
+
+    # the first value: Newton from the nominal pose, by the Newton core
+    all_idx = np.arange(C)
+    step.set_value(all_idx, values[0])
+    start = core_newton(sys.problem(params=P), np.repeat(q0[None], C, axis=0), tol=tol,
+                        max_iterations=25)
+    ok = start.success.copy()
+    Q = start.x
+    T, sign = step.tangent(all_idx, Q)
+    ok &= sign != 0.0
+    failed_at[~ok] = 0
+    reason[~ok] = "cannot assemble"
+    act = np.flatnonzero(ok)
+    store(act, 0, Q[act], start.iterations[act])
+    # the last two poses and tangents of the active designs
+    Q1, T1, S = Q[act], T[act], sign[act]
+    Q2 = T2 = None
+    for k in range(1, N):
+        if not len(act):
+            break
+        v_prev, v = values[k - 1], values[k]
+        if Q2 is None:
+            Qp = Q1 + (v - v_prev) * T1
+        else:
+            h = v_prev - values[k - 2]
+            tau = np.full(len(act), (v - values[k - 2]) / h)
+            Qp = Q2 + _hermite(tau, np.full(len(act), h), Q1 - Q2, T2, T1)
+        step.set_value(act, v)
+        Qn, Tn, Sn, its, good = step.correct(act, Qp, Q1, S, T1)
+        bad = np.flatnonzero(~good)
+        if bad.size:   # shorter steps for the designs whose step was refused
+            Qr, Tr, Sr, itr, okr, why, got = step.retry(act[bad], Q1[bad], T1[bad], S[bad],
+                                                        v_prev, v)
+            Qn[bad], Tn[bad], its[bad] = Qr, Tr, its[bad] + itr
+            good[bad] = okr
+            lost = act[bad[~okr]]
+            failed_at[lost] = k
+            reason[lost] = why[~okr]
+            reached[lost] = got[~okr]
+        store(act[good], k, Qn[good], its[good])
+        Q2, T2 = Q1[good], T1[good]
+        Q1, T1, S = Qn[good], Tn[good], S[good]
+        act = act[good]
+    out = {"success": success, "iterations": iterations, "failed_at": failed_at,
+           "reason": reason.astype(str), "reached": reached}
+    out["states" if keep_states else "points"] = states if keep_states else points
+    return out
+
+
+class _Stepper:
+    """Batched Newton corrections of a chunk of designs (each with its own parameters)."""
+
+    def __init__(self, sys, P, slot, e, tol, max_iterations):
+        self.sys, self.P, self.slot, self.e = sys, P, slot, e
+        self.tol, self.max_iterations = tol, max_iterations
+        self.c = sys.col_scale
+        self.inv_c = 1.0 / sys.col_scale
+        self.tol_abs = tol * sys.eq_scale
+
+    def set_value(self, idx, v) -> None:
+        gd, idd, col = self.slot
+        self.P[gd][idx, idd, col] = v
+
+    def _params(self, idx):
+        return {g: P[idx] for g, P in self.P.items()}
+
+    def tangent(self, idx, Q):
+        """Tangents ``J t = e`` and signs of ``det J`` at the poses ``Q`` of designs ``idx``."""
+        _, V = self.sys.evaluate(Q, params=self._params(idx))
+        J = self.sys.jacobian_dense(V)
+        sign = np.sign(np.linalg.det(J))
+        T = np.zeros_like(Q)
+        fine = np.isfinite(sign) & (sign != 0.0)
+        sign[~fine] = 0.0
+        for k in ([np.flatnonzero(fine)] if fine.any() else []):
+            rhs = np.broadcast_to(self.e, (len(k), len(self.e)))[..., None]
+            try:
+                T[k] = np.linalg.solve(J[k], rhs)[..., 0]
+            except np.linalg.LinAlgError:   # an exactly singular one: one by one
+                for r in k:
+                    try:
+                        T[r] = np.linalg.solve(J[r], self.e)
+                    except np.linalg.LinAlgError:
+                        sign[r] = 0.0
+        return T, sign
+
+    def correct(self, idx, Qp, Qa, Sa, Ta):
+        """Newton from the predicted poses ``Qp`` of designs ``idx`` (their current value set);
+        ``Qa``, ``Sa``, ``Ta`` the poses before the step, their signs of ``det J`` and
+        tangents. Returns the poses, their tangents, signs, iterations and which were
+        accepted: converged, within ``tol``, the correction small next to the predicted
+        motion, ``det J`` of the same sign and the tangent turned by less than
+        ``arccos(TURN_COS)`` (a step across the unreachable values between two limit
+        positions lands on the same-signed branch coming back; one across a crossing of
+        branches, on the other branch)."""
+        sys, c = self.sys, self.inv_c
+        B = len(idx)
+        Q = Qp.copy()
+        T = np.zeros_like(Q)
+        S = np.zeros(B)
+        its = np.zeros(B, dtype=np.int32)
+        done = np.zeros(B, dtype=bool)
+        live = np.arange(B)
+        Pl = self._params(idx)
+        e = self.e
+        for it in range(self.max_iterations):
+            F, V = sys.evaluate(Q[live], params=Pl)
+            J = sys.jacobian_dense(V)
+            # the tangent comes with the last correction; the first is hardly ever the last
+            # (a predictor is not within 1e-7), so it solves for the correction only
+            rhs = np.empty((len(live), len(e), 1 if it == 0 else 2))
+            rhs[..., 0] = -F
+            if it:
+                rhs[..., 1] = e
+            try:
+                X = np.linalg.solve(J, rhs)
+            except np.linalg.LinAlgError:   # a singular item: solve the others one by one
+                X = np.full_like(rhs, np.nan)
+                for r in range(len(live)):
+                    try:
+                        X[r] = np.linalg.solve(J[r], rhs[r])
+                    except np.linalg.LinAlgError:
+                        pass
+            dx = X[..., 0]
+            Q[live] += dx
+            its[live] += 1
+            size = np.max(np.abs(dx) * c, axis=1)
+            fin = size <= STEP_DONE
+            gone = ~np.isfinite(size) | (size > np.pi)
+            if fin.any():
+                if it:
+                    T[live[fin]] = X[fin, :, 1]
+                else:
+                    T[live[fin]] = np.linalg.solve(J[fin], np.broadcast_to(
+                        e, (int(fin.sum()), len(e)))[..., None])[..., 0]
+                S[live[fin]] = np.sign(np.linalg.det(J[fin]))
+                done[live[fin]] = True
+            keep = ~(fin | gone)
+            live = live[keep]
+            if not live.size:
+                break
+            Pl = {g: P[keep] for g, P in Pl.items()}
+        acc = np.flatnonzero(done)
+        if acc.size:
+            res = np.abs(sys.phi(Q[acc], params=self._params(idx[acc])))
+            done[acc] = np.all(res <= self.tol_abs, axis=1)
+        # the correction small next to the predicted motion (else Newton may have jumped)
+        pred = np.max(np.abs(Qp - Qa) * c, axis=1)
+        corr = np.max(np.abs(Q - Qp) * c, axis=1)
+        with np.errstate(invalid="ignore"):
+            ta, tb = Ta * c, T * c
+            turn = np.einsum("ij,ij->i", ta, tb) >= TURN_COS * np.sqrt(
+                np.einsum("ij,ij->i", ta, ta) * np.einsum("ij,ij->i", tb, tb))
+            good = done & (corr <= CORRECTION * pred + 10 * self.tol) & (S == Sa) & turn
+        return Q, T, S, its, good
+
+    def retry(self, idx, Qa, Ta, Sa, va, vb):
+        """Follow the designs ``idx`` from ``va`` (poses ``Qa``, tangents ``Ta``, signs
+        ``Sa``) to ``vb`` by shorter steps, halved when refused. Returns poses, tangents,
+        signs, iterations, success, the reason of each failure and the value reached."""
+        B = len(idx)
+        v = np.full(B, float(va))
+        # a first step that is no simple fraction of the interval, so that no retry lands
+        # exactly on a round value such as a crossing of branches at 180 degrees
+        h = np.full(B, (vb - va) * FIRST_RETRY)
+        Q, T = Qa.copy(), Ta.copy()
+        its = np.zeros(B, dtype=np.int32)
+        ok = np.zeros(B, dtype=bool)
+        why = np.full(B, "", dtype=object)
+        flipped = np.zeros(B, dtype=bool)   # the last refused step converged, other sign
+        live = np.arange(B)
+        shortest = MIN_FRACTION * abs(vb - va)
+        while live.size:
+            target = np.where(np.abs(vb - v[live]) <= np.abs(h[live]), vb, v[live] + h[live])
+            Qp = Q[live] + (target - v[live])[:, None] * T[live]
+            self.set_value(idx[live], target)
+            Qn, Tn, Sn, itn, good = self.correct(idx[live], Qp, Q[live], Sa[live], T[live])
+            its[live] += itn
+            acc = live[good]
+            Q[acc], T[acc], v[acc] = Qn[good], Tn[good], target[good]
+            h[acc] *= 2.0
+            rej = live[~good]
+            flipped[acc] = False   # a converged attempt with the other sign since the last step
+            flipped[rej] |= (Sn[~good] == -Sa[rej])
+            h[rej] *= 0.5
+            arrived = v == vb
+            ok |= arrived
+            give_up = np.zeros(B, dtype=bool)
+            give_up[rej] = np.abs(h[rej]) < shortest
+            why[give_up] = np.where(flipped[give_up], "branch change", "limit position")
+            live = np.flatnonzero(~ok & ~give_up & (why == ""))
+        self.set_value(idx, vb)
+        reached = np.where(ok, vb, v)
+        return Q, T, Sa, its, ok, why, reached
