@@ -39,13 +39,13 @@ def main() -> None:
     elapsed = time.perf_counter() - t0
     rows = campaign.table(trials)
     cols = campaign.OUTCOMES
-    print(f"{'kind':<24}" + "".join(f"{c:>15}" for c in cols))
+    print(f"{'kind':<24}" + "".join(f"{c:>17}" for c in cols))
     total = dict.fromkeys(cols, 0)
     for kind, row in rows.items():
-        print(f"{kind:<24}" + "".join(f"{row[c]:>15}" for c in cols))
+        print(f"{kind:<24}" + "".join(f"{row[c]:>17}" for c in cols))
         for c in cols:
             total[c] += row[c]
-    print(f"{'all':<24}" + "".join(f"{total[c]:>15}" for c in cols))
+    print(f"{'all':<24}" + "".join(f"{total[c]:>17}" for c in cols))
     print(f"{len(trials)} trials in {elapsed:.0f} s")
     other = [t for t in trials if t.outcome == "other_assembly"]
     signed = [t for t in other if "crossed" in t.extra]
