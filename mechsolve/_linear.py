@@ -19,10 +19,14 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import reverse_cuthill_mckee
 
-__all__ = ["BandOrdering", "LinearStrategy", "RANK_RTOL"]
+__all__ = ["BandOrdering", "LinearStrategy", "RANK_RTOL", "SINGULAR_RTOL"]
 
 #: Singular values of the scaled Jacobian below ``RANK_RTOL`` times the largest count as zero.
 RANK_RTOL = 1e-9
+#: A square Jacobian whose smallest singular value is below this fraction of its largest marks a
+#: singular position (at a pose solved to 1e-10, a singular point shows as about 1e-5): the
+#: sweeps' threshold, and the velocity solve's.
+SINGULAR_RTOL = 1e-4
 #: LU is not used on a scaled Jacobian whose reciprocal condition number is below this.
 RCOND_MIN = 1e-13
 #: A scaled LU step larger than this means the matrix is numerically singular.

@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg import lapack
 
+from .._linear import SINGULAR_RTOL
 from .._validation import MAX_ANGLE, as_count, as_float, as_values
 from .._warnings import check_degrees_span, check_free_motion
 from ..joints.base import DriverJoint
@@ -42,9 +43,6 @@ __all__ = ["sweep"]
 
 _getrf, _getrs = lapack.dgetrf, lapack.dgetrs
 
-# A square Jacobian whose smallest singular value is below this fraction of its largest marks a
-# singular position (at a pose solved to 1e-10, a singular point shows as about 1e-5).
-SINGULAR_RTOL = 1e-4
 # Below this ratio a pose counts as near a singular position, where the sweep insists on a
 # continuous tangent (branches may cross there).
 NEAR_SINGULAR_RTOL = 0.05

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg as sla
 
+from .._linear import SINGULAR_RTOL
 from .._validation import as_vector
 from ..joints.base import DriverJoint
 from ..newton import RANK_RTOL
 from ..solver import SolveError, linear_solve
-from .continuation import SINGULAR_RTOL
 
 __all__ = ["velocity", "acceleration", "point_velocity", "point_acceleration"]
 
