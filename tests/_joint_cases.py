@@ -181,6 +181,8 @@ PLANAR = {
     "Gear carrier": lambda rng, m, a, b, c: joints.Gear(a, b, 0.7, 1.9, carrier=c,
                                                         phase=rng.normal()),
     "Gear internal": lambda rng, m, a, b, c: joints.Gear(a, b, 0.7, 1.9, internal=True),
+    "DistanceLimit": lambda rng, m, a, b, c: joints.DistanceLimit(a, b, _pt2(rng), _pt2(rng),
+                                                                  limits=(0.1, 5.0)),
     "RackPinion": lambda rng, m, a, b, c: joints.RackPinion(a, b, 0.8, _pt2(rng), _pt2(rng),
                                                             axis=_pt2(rng), phase=rng.normal()),
     "Driver x": lambda rng, m, a, b, c: joints.Driver(a, "x", rng.normal()),
@@ -245,6 +247,8 @@ SPATIAL = {
     "Distance": lambda rng, m, a, b, c: joints.Distance(a, b, rng.normal(size=3),
                                                         rng.normal(size=3),
                                                         rng.uniform(0.5, 2.0)),
+    "DistanceLimit": lambda rng, m, a, b, c: joints.DistanceLimit(
+        a, b, rng.normal(size=3), rng.normal(size=3), limits=(None, 9.0)),
     "GenericJoint x,rz": _generic(("x", "rz")),
     "GenericJoint y,z,rx,ry,rz": _generic(("y", "z", "rx", "ry", "rz")),
     "GenericJoint rx,ry": _generic(("rx", "ry")),

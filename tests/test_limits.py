@@ -288,3 +288,43 @@ def test_limits_round_trip_through_model_files(tmp_path, units):
     assert back.joint("dh").limits == pytest.approx((0.0, 0.5))
     lo, hi = back.joint("rl").limits
     assert lo == pytest.approx(-1.0) and hi is None
+
+
+def _coupler_point_distance(theta):
+    """|P| of the README four-bar's coupler point (0, 1) (coupler frame at the middle of A-B)
+    from the ground origin, by the closed form, at crank angle ``theta``."""
+    A = np.array([np.cos(theta), np.sin(theta)])
+    d = np.array([4.0, 0.0]) - A
+    e = np.hypot(*d)
+    phi = np.arctan2(d[1], d[0]) + np.arccos((9.0 + e * e - 3.5**2) / (6.0 * e))
+    B = A + 3.0 * np.array([np.cos(phi), np.sin(phi)])
+    P = (A + B) / 2 + np.array([-np.sin(phi), np.cos(phi)])
+    return float(np.hypot(*P))
+
+
+def test_a_distance_between_two_points_stops_a_sweep_where_the_closed_form_says():
+    from scipy.optimize import brentq
+
+    model = ms.models.fourbar()
+    mech = model.mechanism
+    reach = mech.add(joints.DistanceLimit(mech.ground, mech.body("coupler"), (0.0, 0.0),
+                                          (0.0, 1.0), limits=(None, 2.5), name="reach"))
+    assert reach.limit_is_length and reach.n_equations == 0
+    with pytest.raises(ms.SweepError, match="limit upper=2.5 of DistanceLimit 'reach'") as info:
+        mech.sweep(model.driver, np.linspace(0.0, 2 * np.pi, 73))
+    exact = brentq(lambda t: _coupler_point_distance(t) - 2.5, 0.3, 0.7, xtol=1e-15)
+    assert info.value.limit_value == pytest.approx(exact, abs=1e-9)
+    # a fully driven pose beyond it: the excess named
+    model.driver.value = 1.0
+    with pytest.raises(ms.SolveError, match="reach") as info:
+        mech.solve()
+    assert f"{_coupler_point_distance(1.0) - 2.5:.3g}" in str(info.value)
+    # spatial: the same between points of spatial bodies
+    sm = ms.models_spatial.rssr()
+    rod = sm.mechanism.joint("rod")
+    lim = joints.DistanceLimit(rod.bodies[0], rod.bodies[1], rod.point1, rod.point2,
+                               limits=(None, 100.0))
+    assert type(lim).__name__ == "SpatialDistanceLimit"
+    sm.mechanism.add(lim)
+    sm.mechanism.solve()
+    assert lim.limit_measure() == pytest.approx(rod.length, rel=1e-12)

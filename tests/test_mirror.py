@@ -13,7 +13,7 @@ import pytest
 
 import mechsolve as ms
 from mechsolve import joints
-from mechsolve.joints import _spatial
+from mechsolve.joints import _limits_only, _spatial
 from mechsolve.joints.base import Joint
 from mechsolve.spatial._quat import quat_conjugate, quat_exp, quat_multiply, quat_rotate
 from mechsolve.symbolic import catalog
@@ -281,6 +281,8 @@ MIRROR_FREE = {
     # planar: a planar pose cannot be turned over, the angle rows are linear in the angles
     joints.Revolute, joints.Prismatic, joints.Fixed, joints.Distance, joints.PointOnLine,
     joints.Gear, joints.RackPinion,
+    # no equations (a limit only)
+    joints.DistanceLimit, _limits_only.SpatialDistanceLimit,
     # drivers: linear in a coordinate, an angle (atan2 in space) or a slide, or a distance
     joints.Driver, joints.AngleDriver, joints.SlideDriver, joints.DistanceDriver,
     joints.CoordinateDriver, _spatial.SpatialDriver, _spatial.SpatialAngleDriver,

@@ -39,6 +39,7 @@ from ..joints import (
     DHLink,
     Distance,
     DistanceDriver,
+    DistanceLimit,
     Driver,
     Fixed,
     Gear,
@@ -59,6 +60,7 @@ from ..joints import (
     Universal,
 )
 from ..joints import _end_effectors as _ee
+from ..joints import _limits_only as _lo
 from ..joints import _spatial as _sp
 from ..spatial import Frame, Orientation
 
@@ -178,6 +180,10 @@ _LIMITS = [("limits", "limits", _limits, None)]
 CODECS: dict[type, list] = {
     Revolute: _PLANAR2 + _LIMITS,
     Fixed: _PLANAR2 + [("angle", "angle", _p1(4), 0.0)],
+    DistanceLimit: _PLANAR2 + _LIMITS,
+    _lo.SpatialDistanceLimit: [("bodies", "bodies", _bodies, None),
+                               ("point1", "points", _p(slice(0, 3)), (0.0, 0.0, 0.0)),
+                               ("point2", "points", _p(slice(3, 6)), (0.0, 0.0, 0.0))] + _LIMITS,
     Distance: _PLANAR2 + [("length", "length", _p1(4), 1.0)],
     PointOnLine: _PLANAR2 + [("axis", "direction", _p(slice(4, 6)), (1.0, 0.0))],
     Prismatic: _PLANAR2 + [("axis", "direction", _p(slice(4, 6)), (1.0, 0.0)),

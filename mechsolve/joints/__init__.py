@@ -49,6 +49,7 @@ from ._end_effectors import (
     XEndEffector,
     XYEndEffector,
 )
+from ._limits_only import DistanceLimit
 from ._links import CircleJoint, DHLink, LinkJoint, PrismaticLink, RevoluteLink, SerialChain
 from ._momentum import SpatialMomentumEndEffector
 from ._planar import Distance, Fixed, Gear, PointOnLine, Prismatic, RackPinion, Revolute
@@ -71,6 +72,7 @@ END_EFFECTOR_KINDS["spatialMomentumEndEffector"] = SpatialMomentumEndEffector
 __all__ = [
     "Joint", "DriverJoint",
     "Revolute", "Prismatic", "Fixed", "Distance", "PointOnLine", "Gear", "RackPinion",
+    "DistanceLimit",
     "Driver", "AngleDriver", "SlideDriver", "DistanceDriver", "CoordinateDriver",
     "Spherical", "Cylindrical", "Universal", "Planar", "PointOnPlane", "ParallelAxes",
     "PerpendicularAxes", "GenericJoint", "AngleCoupler", "CoordinateCoupling",

@@ -134,8 +134,10 @@ def _parameter_property(name: str, sl: slice) -> property:
 
         self._p[sl] = as_float(value, name) if size == 1 else as_vector(value, name, size)
 
-    return property(get, put, doc=f"The parameter ``{name}`` ({size} number"
+    prop = property(get, put, doc=f"The parameter ``{name}`` ({size} number"
                                   f"{'s' if size > 1 else ''}), read and set between solves.")
+    prop.fget._param_slice = (sl.start, sl.stop)
+    return prop
 
 
 class _JointType(ABCMeta):
@@ -296,7 +298,12 @@ class Joint(metaclass=_JointType):
         if "layout" in cls.__dict__:
             cls._slices = _slices_of(cls.layout)
             for name, sl in cls._slices.items():
-                if not hasattr(cls, name):
+                inherited = getattr(cls, name, None)
+                # a parameter property inherited from a class with another layout (a spatial
+                # twin of a planar class) would read the wrong part of the parameters
+                stale = isinstance(inherited, property) and getattr(
+                    inherited.fget, "_param_slice", (sl.start, sl.stop)) != (sl.start, sl.stop)
+                if name not in cls.__dict__ and (inherited is None or stale):
                     setattr(cls, name, _parameter_property(name, sl))
 
     @classmethod
@@ -379,7 +386,7 @@ class Joint(metaclass=_JointType):
     @property
     def limit_is_length(self) -> bool:
         """Whether the limited quantity is a length (else an angle or a number)."""
-        return self.limit_quantity == "slide"
+        return self.limit_quantity in ("slide", "distance")
 
     def limit_measure(self) -> float:
         """The current value of the quantity :attr:`limits` bounds (at the bodies' poses),
