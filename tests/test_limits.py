@@ -328,3 +328,41 @@ def test_a_distance_between_two_points_stops_a_sweep_where_the_closed_form_says(
     sm.mechanism.add(lim)
     sm.mechanism.solve()
     assert lim.limit_measure() == pytest.approx(rod.length, rel=1e-12)
+
+
+def test_a_ball_joint_cone_limit():
+    """A pendulum on a ball joint with a cone limit of 0.5 rad (MuJoCo's ball range), its
+    orientation set by a frame goal: within the cone it solves, beyond it the error names the
+    ball and the excess (0.8 - 0.5); the cone angle's gradient against differences."""
+    from mechsolve.spatial._quat import quat_exp, quat_multiply
+
+    mech = ms.Mechanism(dim=3)
+    bob = mech.add_body("bob", position=(0.0, 0.0, -1.0))
+    ball = mech.add(joints.Spherical(mech.ground, bob, (0.0, 0.0, 0.0), (0.0, 0.0, 1.0),
+                                     limits=(None, 0.5), name="ball"))
+    tilt = ms.Orientation.from_angle_axis(0.3, (1.0, 0.0, 0.0))
+    goal = mech.add(joints.OrientationEndEffector(bob, target=tilt, name="goal"))
+    mech.solve()
+    assert ball.limit_measure() == pytest.approx(0.3, abs=1e-12)
+    goal.target = ms.Orientation.from_angle_axis(0.8, (1.0, 0.0, 0.0))
+    with pytest.raises(ms.SolveError, match="ball") as info:
+        mech.solve()
+    assert "0.3" in str(info.value)
+    # the gradient of the cone angle at a random pose
+    rng = np.random.default_rng(2)
+    P = ball._p[None]
+    X1 = mech.ground.pose[None]
+    X2 = np.concatenate([rng.normal(size=3), ms.Orientation.from_angle_axis(
+        1.1, rng.normal(size=3)).quaternion])[None]
+    _, (_, J2) = type(ball)._limit_measure(P, X1, X2)
+    h = 1e-6
+    for c in range(3, 6):
+        w = np.zeros(3)
+        w[c - 3] = h
+        up = X2.copy()
+        down = X2.copy()
+        up[0, 3:] = quat_multiply(quat_exp(w), X2[0, 3:])
+        down[0, 3:] = quat_multiply(quat_exp(-w), X2[0, 3:])
+        num = (type(ball)._limit_measure(P, X1, up)[0] - type(ball)._limit_measure(
+            P, X1, down)[0]) / (2 * h)
+        assert num[0] == pytest.approx(J2[0, c], abs=1e-8)

@@ -632,3 +632,18 @@ def test_bodies_from_global_points_and_joints_by_point_names():
     again = loads(text)
     np.testing.assert_allclose(again.state, mech.state, rtol=1e-14)   # angles to 15 digits
     assert dumps(again) == text
+
+
+def test_cone_and_distance_limits_in_a_degree_file():
+    mech = ms.Mechanism(dim=3)
+    bob = mech.add_body("bob", position=(0.0, 0.0, -1.0))
+    mech.add(ms.joints.Spherical(mech.ground, bob, (0.0, 0.0, 0.0), (0.0, 0.0, 1.0),
+                                 limits=(None, math.radians(30.0)), name="ball"))
+    mech.add(ms.joints.DistanceLimit(mech.ground, bob, limits=(0.5, 2.0), name="reach"))
+    mech.units = {"angle": "deg"}
+    text = dumps(mech)
+    assert "limits = { upper = 30.0 }" in text and "limits = [0.5, 2.0]" in text
+    again = loads(text)
+    assert again.joint("ball").limits[1] == pytest.approx(math.radians(30.0), rel=1e-15)
+    assert again.joint("reach").limits == (0.5, 2.0)
+    assert dumps(again) == text

@@ -171,7 +171,7 @@ def limits_are_angles(cls, kwargs) -> bool:
         if issubclass(cls, DHLink):
             return not kwargs.get("prismatic", False)
         return not issubclass(cls, PrismaticLink)
-    return cls.limit_quantity == "angle"
+    return cls.limit_quantity in ("angle", "cone")
 
 
 _LIMITS = [("limits", "limits", _limits, None)]
@@ -218,7 +218,7 @@ CODECS: dict[type, list] = {
                    ("revolute2", "joint", lambda j: j.revolutes[1].name, None),
                    ("ratio", "number", _p1(28), None),
                    ("offset", "angle", _p1(29), None)],
-    Spherical: _FRAMES, Cylindrical: _FRAMES, Universal: _FRAMES, Planar: _FRAMES,
+    Spherical: _FRAMES + _LIMITS, Cylindrical: _FRAMES, Universal: _FRAMES, Planar: _FRAMES,
     PointOnPlane: _FRAMES, ParallelAxes: _FRAMES, PerpendicularAxes: _FRAMES,
     _sp.SpatialRevolute: _FRAMES + _LIMITS, _sp.SpatialPrismatic: _FRAMES + _LIMITS,
     _sp.SpatialFixed: _FRAMES,

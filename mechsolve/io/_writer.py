@@ -270,7 +270,7 @@ def _joint_table(joint, w: _Writer) -> dict:
             continue
         named = _named_point(joint, key, v) if k in ("points", "frame") else None
         if k == "limits":
-            angle_value = joint.limit_quantity == "angle" or (
+            angle_value = joint.limit_quantity in ("angle", "cone") or (
                 joint.limit_quantity == "coordinate" and not joint.limit_is_length)
         out[key] = named if named is not None else _write_value(k, v, w, angle_value)
     if profile is not None:

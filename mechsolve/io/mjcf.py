@@ -12,7 +12,8 @@ included files mean what MuJoCo says, and reads the *compiled* model (``MjModel`
   body, about / along ``jnt_axis`` through ``jnt_pos`` (body frame), whose coordinate *is*
   the joint's ``qpos`` entry (the link's precursor takes off ``qpos0``, as MuJoCo does), with
   ``jnt_range`` as ``limits=`` where ``jnt_limited``; a ball is a
-  :class:`~mechsolve.joints.Spherical` at ``jnt_pos`` (its cone limit is not kept); a free
+  :class:`~mechsolve.joints.Spherical` at ``jnt_pos`` (its ``range`` a cone limit on the
+  rotation angle); a free
   joint leaves its body unconstrained. A body with several joints gets a massless
   intermediate body (``"<body>/<joint>"``) between consecutive joints, composed in MuJoCo's
   order;
@@ -328,7 +329,11 @@ def load_mjcf(source, *, actuated=None, name: str | None = None) -> MJCFModel:
                                               s0=ref, limits=lim, name=jname)
                 kind = "slide"
             else:
-                joint = _joints.Spherical(b1, body, _frame(F1), _frame(F2), name=jname)
+                # MuJoCo's ball range: its second value bounds the rotation angle (a cone)
+                cone = float(m.jnt_range[j][1]) if bool(m.jnt_limited[j]) and \
+                    m.jnt_range[j][1] > 0 else None
+                joint = _joints.Spherical(b1, body, _frame(F1), _frame(F2), name=jname,
+                                          limits=None if cone is None else (None, cone))
                 kind = "ball"
             joint_map[jname] = mech.add(joint)
             steps.append(_Step(cname, prev, kind, F1, F2, j, axis, ref))

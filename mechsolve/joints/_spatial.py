@@ -459,6 +459,29 @@ class Spherical(_FrameJoint):
 
     _rows = ("gx", "gy", "gz")
     n_equations = 3
+    #: ``limits=(None, max)``: a cone limit, on the angle of frame 2's rotation from frame 1
+    #: (``2 atan2(|v|, |w|)`` of the relative quaternion, in ``[0, pi]``), as MuJoCo's ball
+    #: ``range`` limits it.
+    limit_quantity = "cone"
+
+    def __init__(self, body1: Body, body2: Body, frame1=None, frame2=None, *, axis=None,
+                 name: str | None = None, limits=None) -> None:
+        _FrameJoint.__init__(self, body1, body2, frame1, frame2, axis=axis, name=name)
+        self._set_limits(limits)
+
+    @classmethod
+    def _limit_measure(cls, P, X1, X2):
+        q1 = quat_multiply(X1[..., 3:7], P[..., 3:7])
+        q2 = quat_multiply(X2[..., 3:7], P[..., 10:14])
+        rel = quat_multiply(quat_conjugate(q1), q2)
+        w, v = rel[..., 0], rel[..., 1:]
+        nv = np.sqrt(np.sum(v * v, axis=-1))
+        angle = 2.0 * np.arctan2(nv, np.abs(w))
+        # d angle = k . dphi2 - k . dphi1, k the relative rotation's axis in global axes
+        k = np.where(w[..., None] < 0, -v, v) / np.maximum(nv, 1e-300)[..., None]
+        k = quat_rotate(q1, k)
+        zero = np.zeros(k.shape)
+        return angle, [np.concatenate([zero, -k], axis=-1), np.concatenate([zero, k], axis=-1)]
 
     @classmethod
     def at(cls, body1: Body, body2: Body, point, *, name: str | None = None):
