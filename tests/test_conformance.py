@@ -310,3 +310,31 @@ def test_spatial_distance_length_reads_and_sets_the_length():
     assert rod.length == rod.param("length") == rod._p[14]
     rod.length = 2.75
     assert rod.param("length") == 2.75
+
+
+LIMITED_CASES = [c for c in CASE_IDS if CASES[c](_rng(c, 0)).limit_quantity is not None]
+
+
+@pytest.mark.parametrize("case", LIMITED_CASES)
+def test_limit_measure_gradient_matches_central_differences(case):
+    """The gradient of every limited quantity (a revolute's angle, a slide, a link joint's
+    coordinate, a distance, a ball's cone angle) against central differences of the measure,
+    body slot by body slot, at random poses (away from a cone angle of 0, where it has no
+    gradient)."""
+    joint, cls = _build(case)
+    rng = _rng(case, 7)
+    P = joint._p[None]
+    kinds = slot_kinds(joint)
+    h = 1e-6
+    for _ in range(3):
+        X = random_args(joint, rng, (1,))
+        _, blocks = cls._limit_measure(P, *X)
+        for s, kind in enumerate(kinds):
+            for c in range(slot_width(joint, kind)):
+                d = np.zeros(slot_width(joint, kind))
+                d[c] = h
+                up, down = list(X), list(X)
+                up[s] = displace(X[s], kind, d)
+                down[s] = displace(X[s], kind, -d)
+                num = (cls._limit_measure(P, *up)[0] - cls._limit_measure(P, *down)[0]) / (2 * h)
+                assert num[0] == pytest.approx(blocks[s][0][c], abs=1e-7), (case, s, c)
