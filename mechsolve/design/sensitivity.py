@@ -32,6 +32,7 @@ import warnings
 import numpy as np
 
 from .._linear import LinearStrategy
+from ..analysis.rates import _body_slices
 from ..body import Body
 from ..spatial._quat import quat_rotate
 from .parameters import _DIRECTIONS, _QUATERNIONS, _close, parameter_slices
@@ -159,11 +160,6 @@ def _minimum_norm_warning(count: int, total: int) -> None:
 
 
 # -- points ------------------------------------------------------------------------------------
-def _body_rows(mech, body) -> slice:
-    d = 3 if mech.dim == 2 else 6
-    return slice(d * body.index, d * (body.index + 1))
-
-
 def _own_body(mech, body) -> Body:
     if isinstance(body, str):
         body = mech.body(body)
@@ -211,7 +207,7 @@ def _point_derivative(mech, Q, body, p, D) -> np.ndarray:
     dim = mech.dim
     if body.is_ground:
         return np.zeros(D.shape[:-2] + (dim, D.shape[-1]))
-    rows = D[..., _body_rows(mech, body), :]
+    rows = D[..., _body_slices(mech, body), :]
     r = _arm(mech, Q, body, p)
     return rows[..., :dim, :] + _turn(mech, rows[..., dim:, :], r)
 
@@ -272,7 +268,7 @@ class Sensitivity(_Columns):
         body = _own_body(self.mechanism, body)
         if body.is_ground:
             return np.zeros((3 if self.mechanism.dim == 2 else 6, len(self._cols)))
-        return self.dq_dp[_body_rows(self.mechanism, body)].copy()
+        return self.dq_dp[_body_slices(self.mechanism, body)].copy()
 
     def point(self, body, point=None) -> np.ndarray:
         """Derivative of the global position of a body point (body coordinates, or a named
@@ -391,7 +387,7 @@ class MotionSensitivity(_Columns):
         if body.is_ground:
             return np.zeros((len(self.dq_dp), 3 if self.mechanism.dim == 2 else 6,
                              len(self._cols)))
-        return self.dq_dp[:, _body_rows(self.mechanism, body)].copy()
+        return self.dq_dp[:, _body_slices(self.mechanism, body)].copy()
 
     # -- velocities ------------------------------------------------------------------------
     @property
@@ -411,7 +407,7 @@ class MotionSensitivity(_Columns):
             return np.zeros((len(self.dq_dp), dim, len(self._cols)))
         nu = self.motion._rates("velocity")
         dnu = self.dnu_dp
-        s = _body_rows(mech, body)
+        s = _body_slices(mech, body)
         Q = self.motion.states
         r = _arm(mech, Q, body, p)
         w = nu[:, s][:, dim:]                 # (N, 1 or 3)

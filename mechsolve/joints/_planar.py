@@ -169,6 +169,21 @@ def _pair(cls, body1, body2) -> None:
                             f"{type(body).__name__}")
 
 
+def _rod_at(cls, body1, body2, point1, point2, length, name, dim: int):
+    """A rod (``cls``: a Distance or DistanceDriver, planar or spatial) between the global
+    points ``point1`` on ``body1`` and ``point2`` on ``body2`` of the current placement; its
+    length the points' distance unless given. The bodies are checked by the caller."""
+    g1 = as_vector(point1, "point1", dim)
+    g2 = as_vector(point2, "point2", dim)
+    if length is None:
+        length = float(np.linalg.norm(g2 - g1))
+        if length == 0.0:
+            raise ValueError(f"{cls.__name__}.at: point1 and point2 coincide; give a "
+                             "positive length")
+    # positional: the length is DistanceDriver's value
+    return cls(body1, body2, body1.to_local(g1), body2.to_local(g2), length, name=name)
+
+
 def _relative_angle(body1: Body, body2: Body) -> float:
     """``t2 - t1`` at the current placement (ground's angle is 0), not reduced."""
     return float(body2.pose[2] - body1.pose[2])
@@ -684,15 +699,7 @@ class Distance(_TwoPointJoint, Joint):
         (5.0, array([ 2., -1.]))
         """
         _pair(cls, body1, body2)
-        g1 = as_vector(point1, "point1", 2)
-        g2 = as_vector(point2, "point2", 2)
-        if length is None:
-            length = float(np.linalg.norm(g2 - g1))
-            if length == 0.0:
-                raise ValueError(f"{cls.__name__}.at: point1 and point2 coincide; give a "
-                                 "positive length")
-        # positional: the length is DistanceDriver's value
-        return cls(body1, body2, body1.to_local(g1), body2.to_local(g2), length, name=name)
+        return _rod_at(cls, body1, body2, point1, point2, length, name, 2)
 
     @classmethod
     def _phi(cls, P, X1, X2):

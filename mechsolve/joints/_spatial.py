@@ -55,7 +55,7 @@ from .._validation import as_direction, as_float, as_vector
 from ..body import Body, SpatialBody
 from ..spatial._quat import cross, quat_conjugate, quat_multiply, quat_rotate, quat_to_matrix
 from ._drivers import AngleDriver, DistanceDriver, Driver, SlideDriver
-from ._planar import Distance, Fixed, PointOnLine, Prismatic, Revolute
+from ._planar import Distance, Fixed, PointOnLine, Prismatic, Revolute, _rod_at
 from .base import DriverJoint, Joint
 
 __all__ = [
@@ -1213,14 +1213,7 @@ class SpatialDistance(_FrameJoint, Distance, variant_of=Distance):
         ('SpatialDistance', 2.236067977499, array([2., 0., 0.]))
         """
         _check_pair(cls, body1, body2)
-        g1 = as_vector(point1, "point1", 3)
-        g2 = as_vector(point2, "point2", 3)
-        if length is None:
-            length = float(np.linalg.norm(g2 - g1))
-            if length == 0.0:
-                raise ValueError(f"{cls.__name__}.at: point1 and point2 coincide; give a "
-                                 "positive length")
-        return cls(body1, body2, body1.to_local(g1), body2.to_local(g2), length, name=name)
+        return _rod_at(cls, body1, body2, point1, point2, length, name, 3)
 
     @classmethod
     def _phi(cls, P, X1, X2):
