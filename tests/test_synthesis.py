@@ -122,6 +122,14 @@ def test_arguments_are_checked():
     with pytest.raises(ValueError, match="no parameter named 'O4.pont2'"):
         ms.design.synthesize(m.mechanism, ["O4.pont2"], driver="motor", body="coupler",
                              path=[[0.0, 0.0]], point=(0, 1))
+    with pytest.raises(TypeError, match="driver must be a driver of this mechanism or its name, "
+                                        "got Revolute 'O4'"):
+        ms.design.synthesize(m.mechanism, ["O4.point2"], driver="O4", body="coupler",
+                             path=[[0.0, 0.0]], point=(0, 1))
+    with pytest.raises(ValueError, match="belongs to another mechanism"):
+        ms.design.synthesize(m.mechanism, ["O4.point2"], driver="motor",
+                             body=ms.models.fourbar().mechanism.body("coupler"),
+                             path=[[0.0, 0.0]], point=(0, 1))
     with pytest.raises(ValueError, match="traced point="):
         ms.design.synthesize(m.mechanism, ["O4.point2"], driver="motor", body="coupler",
                              path=[[0.0, 0.0]])
