@@ -71,6 +71,10 @@ class Mechanism:
         self._n_joint_coords = 0
         self._system: System | None = None
         self.last_result: SolveResult | None = None
+        #: The last two poses of the latest sweep, ``(end, before)``: a sweep started from
+        #: ``end`` at a crossing of branches (a change point) carries on along the branch it
+        #: arrived on (see :meth:`mechsolve.analysis.continuation._Continuation.start`).
+        self._arrival: tuple[np.ndarray, np.ndarray] | None = None
         self.time = 0.0
         #: Velocities and accelerations computed at a state, time and driver setting (see
         #: :mod:`mechsolve.analysis.rates`): ``{"key": ..., "nu": ..., "nudot": ...}``.

@@ -171,3 +171,72 @@ def test_a_sweep_starting_where_the_last_ended_at_a_change_point(first, second):
     # (to the square root of the tolerance at the change points, a double root)
     angle = motion.pose(mech.body("coupler"))[:, 2]
     assert np.max(np.abs(np.angle(np.exp(1j * angle)))) < 1e-6
+
+
+def _scaled_parallelogram(scale):
+    m = ms.models.parallelogram(n_cranks=2)
+    mech = m.mechanism
+    p = mech.parameters()
+    mech.set_parameters({k: v * scale for k, v in p.items()
+                         if k.endswith(("point1", "point2"))})
+    for b in mech.bodies:
+        b.position = b.position * scale
+    mech.solve()
+    return m, mech
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1e-3, 1e-2, 1.0, 1e3, 1e6])
+@pytest.mark.parametrize("first, second", [(False, True), (True, False), (True, True)])
+def test_a_sweep_from_a_change_point_where_the_last_ended_keeps_its_branch_at_any_scale(
+        scale, first, second):
+    # the end pose of the first sweep is at the change point to round-off only: its offset
+    # from the crossing is noise, so the branch is the one the first sweep arrived on
+    m, mech = _scaled_parallelogram(scale)
+    values = np.linspace(0, 2 * np.pi, 361)
+    mech.sweep(m.driver, values, batch=first)
+    motion = mech.sweep(m.driver, values, batch=second)
+    angle = motion.pose(mech.body("coupler"))[:, 2]
+    assert np.max(np.abs(np.angle(np.exp(1j * angle)))) < 1e-6
+    np.testing.assert_allclose(motion.singular, [0.0, np.pi, 2 * np.pi], rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_a_sweep_from_where_the_last_ended_carries_on_along_the_crossed_branch(batch):
+    # the first sweep follows the anti-parallelogram (the second crank turning back) into the
+    # change point at pi; the next sweep, leaving pi, stays on it
+    model = ms.models.parallelogram(2)
+    mech = model.mechanism
+    c1, c2, coupler = (mech.body(n) for n in ("crank1", "crank2", "coupler"))
+    d = 0.5
+    c1.angle, c1.position = np.pi + d, 0.5 * np.array([np.cos(np.pi + d), np.sin(np.pi + d)])
+    c2.angle, c2.position = np.pi - d, (2.0 + 0.5 * np.cos(np.pi - d), 0.5 * np.sin(np.pi - d))
+    coupler.position = (1.0 + 0.5 * np.cos(np.pi + d), 0.0)
+    model.driver.value = np.pi + d
+    mech.solve()
+    mech.sweep(model.driver, np.linspace(np.pi + d, np.pi, 21), batch=batch)
+    values = np.linspace(np.pi, np.pi - 1.0, 21)
+    motion = mech.sweep(model.driver, values, batch=batch)
+    crank2 = motion.pose(c2)[:, 2]
+    assert np.all(np.diff(crank2) > 0)   # turning against the first crank
+    pins = motion.point(coupler, (1.0, 0.0)) - motion.point(c2, (0.5, 0.0))
+    np.testing.assert_allclose(np.linalg.norm(pins, axis=1), 0.0, atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 1e3])
+def test_a_time_sweep_starting_on_a_change_point_leaves_it_along_its_branch(scale):
+    # the first time sweep ends at the change point (crank angle pi); the next starts there,
+    # with the velocity of the parallelogram branch (both cranks at 1 rad/s, the coupler
+    # translating) rather than failing on the singular Jacobian
+    m, mech = _scaled_parallelogram(scale)
+    m.driver.value = ConstantSpeed(1.0, start=np.pi / 2)
+    mech.solve()
+    mech.sweep_time(np.linspace(0.0, np.pi / 2, 46))
+    motion = mech.sweep_time(np.linspace(np.pi / 2, np.pi, 46))
+    np.testing.assert_allclose(motion.singular, [np.pi / 2], rtol=0, atol=1e-12)
+    angle = motion.pose(mech.body("coupler"))[:, 2]
+    assert np.max(np.abs(np.angle(np.exp(1j * angle)))) < 1e-6
+    for name in ("crank1", "crank2"):
+        omega = motion.body_velocity(mech.body(name))[:, 2]
+        np.testing.assert_allclose(omega, 1.0, atol=1e-6)
+    speed = np.linalg.norm(motion.velocity(mech.body("coupler")), axis=1)
+    np.testing.assert_allclose(speed, scale, rtol=1e-6)

@@ -129,6 +129,9 @@ class _Continuation:
         #: The state before the first solve (the user's sketch): at a start on a singular
         #: position, the branch leaving it nearest this state is followed.
         self.sketch = None
+        #: At a start where the latest sweep ended: the direction it arrived from (scaled),
+        #: which picks the branch leaving a crossing of branches there; else None.
+        self.arrival = None
         self.t_ref = 0.0
         self.use_sign = False
         self.at_singular = False
@@ -203,6 +206,10 @@ class _Continuation:
         when the solve fails."""
         mech, sys = self.mech, self.sys
         self.sketch = mech.state
+        arrival = mech._arrival
+        if arrival is not None and arrival[0].shape == self.sketch.shape and \
+                np.array_equal(arrival[0], self.sketch):
+            self.arrival = sys.difference(arrival[0], arrival[1]) / self.c
         try:
             res = mech.solve(tol=self.tol, max_iterations=self.max_iterations)
         except SolveError as exc:
@@ -358,6 +365,11 @@ class _Continuation:
         if roots.size == 0:
             return default
         cands = [tp + a * n for a in roots]
+        if self.arrival is not None and float(np.linalg.norm(self.arrival)) > 0.0:
+            # where the latest sweep ended: carry on along the branch it arrived on (the
+            # sketch is that sweep's end pose, whose offset from the crossing is round-off)
+            a = self.arrival
+            return c * max(cands, key=lambda t: abs(float(a @ t)) / float(np.linalg.norm(t)))
         d = self.sys.difference(self.sketch, q) / c
         if float(np.linalg.norm(d)) > 0.0:
             def miss(t):
@@ -616,6 +628,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
             residuals[todo] = np.max(np.abs(sys.phi(states[todo], params=_driver_params(
                 sys, driver, values[todo]))), axis=1)
         mech.state = states[-1]
+        mech._arrival = (mech.state, states[-2].copy()) if N >= 2 else None
         driver._assign(values[-1], check_degrees=False)
         return Motion(mech, driver, values.copy(), states, iterations, residuals,
                       singular=_distinct(cont.singular, unit=cont.vscale))

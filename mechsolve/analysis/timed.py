@@ -100,7 +100,9 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
         q = state.q
         mech.put_state(q)
         mech.set_time(times[i])
-        singular = state.base is not None
+        # a singular pose passed on the way, or a start on one (left along the branch of
+        # the latest sweep or of the sketch: see _Continuation.branch_tangent)
+        singular = state.base is not None or (i == 0 and bool(cont.singular))
         try:
             if singular:   # not unique here: the velocity of the branch it arrived on
                 nus[i] = _branch_velocity(mech, state.t)
@@ -122,6 +124,7 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
                           for k in range(N)])
     mech.set_time(times[-1])
     mech.put_state(states[-1])
+    mech._arrival = (states[-1].copy(), states[-2].copy()) if N >= 2 else None
     return Motion(mech, None, times.copy(), states, iterations, residuals, nus, nudots,
                   singular=_distinct(cont.singular))
 
