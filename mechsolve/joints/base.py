@@ -645,19 +645,19 @@ class Joint(metaclass=_JointType):
         return cls._numeric_phi_p(P, *X)
 
     @classmethod
-    def _numeric_phi_p(cls, P: np.ndarray, *X: np.ndarray) -> np.ndarray:
+    def _numeric_phi_p(cls, P: np.ndarray, *X: np.ndarray, step: float = 1e-3) -> np.ndarray:
         """Central differences of :meth:`_phi` in every parameter column, Richardson
         extrapolated (error of order ``h**4``, about 1e-11 of the derivative's size).
 
-        The step of column ``c`` of an instance is ``1e-3`` times the larger of ``|P_c|`` and
-        the root mean square of the instance's parameters (1 when they are all zero), so it
-        follows the size (and the unit) of the joint's points and lengths. One ``_phi`` call
-        per column and step, over all instances at once.
+        The step of column ``c`` of an instance is ``step`` (``1e-3``) times the larger of
+        ``|P_c|`` and the root mean square of the instance's parameters (1 when they are all
+        zero), so it follows the size (and the unit) of the joint's points and lengths. One
+        ``_phi`` call per column and step, over all instances at once.
         """
         P = np.asarray(P, dtype=float)
         size = np.sqrt(np.mean(P * P, axis=-1, keepdims=True)) if P.shape[-1] else P[..., :0]
         size = np.where(size > 0.0, size, 1.0)
-        steps = 1e-3 * np.maximum(np.abs(P), size)
+        steps = step * np.maximum(np.abs(P), size)
         cols = []
         for c in range(P.shape[-1]):
             def central(h, c=c):
