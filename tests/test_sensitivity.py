@@ -30,10 +30,6 @@ NUMERIC_PHI_P = {
                    "of its numbers and sensitivities never ask for its Phi_p); its tip "
                    "orientation goes through SciPy's nearest-rotation projection past about "
                    "157 degrees, which has no closed form here",
-    **{name: "symbolic catalog class: its generated Phi_p comes with the generator's next "
-             "version" for name in ("CamFollower", "CircleJoint", "SpatialCircleJoint",
-                                    "SymPointOnLine", "SymRevolute", "SymSpatialRevolute",
-                                    "SymSpherical")},
 }
 
 
