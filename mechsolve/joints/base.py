@@ -12,9 +12,12 @@ one ``X`` per body slot of shape ``(..., k, 3)`` (planar poses ``x, y, angle``),
 ``(..., k, m, 3)``, with respect to that body's pose increment;
 
 ``_phi_p(P, *X) -> (..., k, m, p)``: the derivative of Phi with respect to the class's own
-parameter vector (the columns of ``P``), for sensitivities (:mod:`mechsolve.design.sensitivity`).
-The default differentiates ``_phi`` by central differences with Richardson extrapolation
-(:meth:`Joint._numeric_phi_p`); built-in planar joints override it with the closed form.
+parameter vector (the columns of ``P``, quaternions and directions in their raw components),
+for sensitivities (:mod:`mechsolve.design.sensitivity`). The default differentiates ``_phi`` by
+central differences with Richardson extrapolation (:meth:`Joint._numeric_phi_p`), which a user
+class keeps; every built-in class overrides it with the closed form (the spatial ones through
+:mod:`mechsolve.joints._phi_p`, symbolic classes generate it) but
+:class:`~mechsolve.joints.SerialChain`, whose numbers have no names.
 
 Equations made of dot products can also vanish at a *mirror image* of the assembly a joint
 means (a hinge whose two axes point opposite ways satisfies ``-y_1 . z_2 = x_1 . z_2 = 0`` as
@@ -640,7 +643,9 @@ class Joint(metaclass=_JointType):
         instances: ``(..., k, m, p)`` (same arguments as :meth:`_phi`).
 
         The default is :meth:`_numeric_phi_p`; classes override it with the closed form, and
-        the test suite checks each against the numeric one.
+        the test suite checks each against the numeric one. It differentiates ``_phi`` as it
+        reads ``P``: a quaternion or a direction in its raw components, off the unit sphere
+        too (the sensitivities project those columns on the sphere's tangent).
         """
         return cls._numeric_phi_p(P, *X)
 
