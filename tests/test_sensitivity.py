@@ -102,9 +102,13 @@ def test_closed_form_phi_p_matches_the_numeric_default(case):
     assert converged.size == 0 or converged.mean() >= 0.9
     err = (np.abs(D - fine) / scale)[converged]
     assert np.all(err <= 1e-8), f"{cls.__name__}: relative error {err.max():.3g}"
-    # one call for every instance and pose: the same numbers one instance at a time
+    # one call for every instance and pose: the same numbers one at a time, and with the
+    # parameters batched over bodies at one pose (a family of designs)
     np.testing.assert_allclose(cls._phi_p(P[2], *(x[2] for x in X)), D[2], rtol=1e-13,
                                atol=1e-13)
+    X0 = [x[0] for x in X]
+    np.testing.assert_allclose(cls._phi_p(P, *X0), np.stack([cls._phi_p(p, *X0) for p in P]),
+                               rtol=1e-13, atol=1e-13)
 
 
 def test_every_built_in_class_has_a_closed_form_phi_p():

@@ -322,8 +322,9 @@ class PrismaticLink(LinkJoint):
 
     @classmethod
     def _transform(cls, L, s):
-        axis = np.broadcast_to(L[..., 0:3], np.shape(s) + (3,))
-        q = np.zeros(np.shape(s) + (4,))
+        shape = np.broadcast_shapes(L.shape[:-1], np.shape(s))  # parameters may be batched
+        axis = np.broadcast_to(L[..., 0:3], shape + (3,))
+        q = np.zeros(shape + (4,))
         q[..., 0] = 1.0
         return s[..., None] * axis, q, axis, np.zeros(axis.shape)
 
