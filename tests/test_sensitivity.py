@@ -1,7 +1,9 @@
 """Exact sensitivities (mechsolve.design.sensitivity) and the joints' Phi_p kernels.
 
 * every class's ``_phi_p`` against central differences of ``_phi`` on random poses and
-  parameters (closed forms and the finite-difference default alike);
+  parameters (closed forms and the finite-difference default alike), and every closed form
+  against the finite-difference default ``Joint._numeric_phi_p``; no built-in class left on
+  that default but those :data:`NUMERIC_PHI_P` names;
 * the four-bar against the derivative of its closed form (two-circle intersection, complex
   step: exact) with respect to each link length and the crank angle, to 1e-9;
 * re-solved poses by central differences (Richardson) for planar and spatial models, 1e-7;
@@ -22,8 +24,13 @@ import mechsolve as ms
 from mechsolve.joints.base import Joint
 from mechsolve.profiles import ConstantSpeed
 
-ANALYTIC = {"Revolute", "Fixed", "Prismatic", "PointOnLine", "Distance", "DistanceDriver",
-            "Driver", "AngleDriver", "SlideDriver", "Gear", "RackPinion", "CoordinateDriver"}
+#: Built-in joint classes whose ``_phi_p`` is still the finite-difference default, and why.
+NUMERIC_PHI_P = {
+    "SerialChain": "no named parameters (its layout is empty, so mech.parameters() names none "
+                   "of its numbers and sensitivities never ask for its Phi_p); its tip "
+                   "orientation goes through SciPy's nearest-rotation projection past about "
+                   "157 degrees, which has no closed form here",
+}
 
 
 def _rng(*salt) -> np.random.Generator:
@@ -65,17 +72,113 @@ def test_phi_p_matches_central_differences(case):
     assert usable >= 0.8 * N * joint._p.size
 
 
-def test_the_planar_classes_have_closed_form_phi_p_and_spatial_twins_do_not_inherit_it():
-    numeric = Joint.__dict__["_phi_p"].__func__
-    built = {type(CASES[c](np.random.default_rng(0))) for c in CASES}
-    closed = {cls.__name__ for cls in built if cls._phi_p.__func__ is not numeric}
-    assert closed == ANALYTIC
-    # a spatial twin redefines Phi: it must not use its planar base's closed form
+def _is_numeric(cls) -> bool:
+    return cls._phi_p.__func__ is Joint.__dict__["_phi_p"].__func__
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_closed_form_phi_p_matches_the_numeric_default(case):
+    """The closed form against ``Joint._numeric_phi_p`` at six random poses, each with its
+    own parameters (5 % off the case's), to 1e-8 relative wherever the numeric derivative has
+    converged (its default step and half of it agree to 1e-9: not where a step straddles an
+    atan2's jump or a sharp bend, at least 90 % of the entries)."""
+    from _joint_cases import random_args
+
+    rng = _rng("numeric default", case)
+    joint = CASES[case](rng)
+    cls = type(joint)
+    if _is_numeric(cls):
+        assert cls.__name__ in NUMERIC_PHI_P
+        return
+    N = 6
+    P = joint._p[None, None, :] * (1 + 0.05 * rng.normal(size=(N, 1, joint._p.size)))
+    X = random_args(joint, rng, (N, 1))
+    D = cls._phi_p(P, *X)
+    assert D.shape == (N, 1, joint.n_equations, joint._p.size)
+    coarse = cls._numeric_phi_p(P, *X)
+    fine = cls._numeric_phi_p(P, *X, step=5e-4)
+    scale = np.maximum(1.0, np.abs(fine))
+    converged = np.abs(coarse - fine) <= 1e-9 * scale
+    assert converged.size == 0 or converged.mean() >= 0.9
+    err = (np.abs(D - fine) / scale)[converged]
+    assert np.all(err <= 1e-8), f"{cls.__name__}: relative error {err.max():.3g}"
+    # one call for every instance and pose: the same numbers one at a time, and with the
+    # parameters batched over bodies at one pose (a family of designs)
+    np.testing.assert_allclose(cls._phi_p(P[2], *(x[2] for x in X)), D[2], rtol=1e-13,
+                               atol=1e-13)
+    X0 = [x[0] for x in X]
+    np.testing.assert_allclose(cls._phi_p(P, *X0), np.stack([cls._phi_p(p, *X0) for p in P]),
+                               rtol=1e-13, atol=1e-13)
+
+
+def test_every_built_in_class_has_a_closed_form_phi_p():
+    from _joint_cases import SKIPPED, package_classes, qualified
+
+    classes = {cls for cls in package_classes() if qualified(cls) not in SKIPPED}
+    classes |= {type(CASES[c](np.random.default_rng(0))) for c in CASES}
+    numeric = {cls.__name__ for cls in classes if _is_numeric(cls)}
+    assert numeric == set(NUMERIC_PHI_P)
+    # a spatial twin redefines Phi: its Phi_p is its own, not its planar base's (but for
+    # the limits' classes, which have no equations)
     from mechsolve.joints.base import SPATIAL_VARIANTS
-    twins = [SPATIAL_VARIANTS[c] for c in SPATIAL_VARIANTS]
-    assert len(twins) >= 5
-    for cls in twins:
-        assert cls._phi_p.__func__ is numeric, cls.__name__
+    assert len(SPATIAL_VARIANTS) >= 5
+    for planar, twin in SPATIAL_VARIANTS.items():
+        if planar.n_equations:
+            assert twin._phi_p.__func__ is not planar._phi_p.__func__, twin.__name__
+
+
+def test_user_classes_keep_the_numeric_default():
+    """A user class that writes Phi (alone, or over a built-in class) differentiates it by
+    central differences; a user link joint that gives only T(s) gets the link joints' closed
+    form with central differences of T in its own parameters."""
+    from _joint_cases import random_args
+
+    from mechsolve.joints import LinkJoint
+
+    class OnCircle(Joint):
+        n_equations = 1
+        layout = (("radius", 1),)
+
+        def __init__(self, body, radius):
+            super().__init__((body,), [radius])
+
+        @classmethod
+        def _phi(cls, P, X):
+            return (X[..., 0] ** 2 + X[..., 1] ** 2 - P[..., 0] ** 2)[..., None]
+
+    class TiltedRevolute(ms.joints.Revolute):
+        @classmethod
+        def _phi(cls, P, X1, X2):
+            return 2.0 * super()._phi(P, X1, X2)
+
+    assert _is_numeric(OnCircle) and _is_numeric(TiltedRevolute)
+
+    class Helix(LinkJoint):
+        """Screw about z with its own pitch: T(s) = Rz(s) then s * pitch along z."""
+
+        _n_link_params = 1
+        layout = LinkJoint.layout + (("pitch", 1),)
+
+        def __init__(self, body1, body2, pitch, **kw):
+            super().__init__(body1, body2, link_params=[pitch], **kw)
+
+        @classmethod
+        def _transform_only(cls, L, s):
+            t = np.zeros(np.shape(s) + (3,))
+            t[..., 2] = L[..., 0] * s
+            q = np.stack(np.broadcast_arrays(np.cos(s / 2), 0.0 * s, 0.0 * s, np.sin(s / 2)),
+                         axis=-1)
+            return t, q
+
+    assert not _is_numeric(Helix)
+    rng = _rng("helix")
+    mech = ms.Mechanism(dim=3)
+    a, b = mech.add_body("a"), mech.add_body("b", position=(0, 0, 1))
+    helix = mech.add(Helix(a, b, 0.3, frame1=ms.Frame((0.1, 0.2, 0.3)), s0=0.4))
+    P = helix._p[None, None, :] * (1 + 0.05 * rng.normal(size=(4, 1, helix._p.size)))
+    X = random_args(helix, rng, (4, 1))
+    np.testing.assert_allclose(Helix._phi_p(P, *X), Helix._numeric_phi_p(P, *X, step=5e-4),
+                               rtol=1e-8, atol=1e-8)
 
 
 # -- the four-bar's closed form --------------------------------------------------------------------

@@ -182,6 +182,30 @@ def test_phi_t_of_a_time_dependent_joint():
     np.testing.assert_allclose(cls._phi_t(P, *X), fd, rtol=1e-7, atol=1e-7)
 
 
+def test_phi_p_is_derived_with_the_time_column_and_left_numeric_without_code():
+    """Phi_p of a generated class: the parameters' columns and time's (the last column of
+    P), against the numeric default; a parameter derivative that has no NumPy code (the
+    DiracDelta of a step) leaves the class on the numeric default instead of refusing it."""
+    from mechsolve.joints.base import Joint
+
+    numeric = Joint.__dict__["_phi_p"].__func__
+    rng = np.random.default_rng(16)
+    cls = _time_dependent()
+    assert cls._phi_p.__func__ is not numeric and "def phi_p(" in cls.source
+    P = _random_params(rng, cls, 5)
+    X = _random_state(rng, cls, batch=(2, 5))
+    D = cls._phi_p(P, *X)
+    assert D.shape == (2, 5, cls.n_equations, len(cls.params) + 1)
+    np.testing.assert_allclose(D, cls._numeric_phi_p(P, *X), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(D[..., -1], cls._phi_t(P, *X), rtol=1e-12, atol=1e-12)
+    (b,) = body_symbols(1)
+    L = sp.Symbol("L")
+    step = symbolic_joint("StepOffset", bodies=[b], params=[L], phi=[b.x - sp.Heaviside(L)])
+    assert step._phi_p.__func__ is numeric and "def phi_p(" not in step.source
+    flat = symbolic_joint("NoParameters", bodies=[b], phi=[b.x - 1])
+    assert flat._phi_p(np.zeros((3, 0)), rng.normal(size=(3, 3))).shape == (3, 1, 0)
+
+
 def test_revolute_gamma_closed_form():
     """For a pin, gamma = w1^2 R1 p1 - w2^2 R2 p2 (the centripetal terms)."""
     rng = np.random.default_rng(7)

@@ -3,8 +3,10 @@
 At an assembled pose ``Phi(q, p) = 0``; differentiating gives ``Phi_q dq/dp = -Phi_p``
 (implicit differentiation), solved with the system's own linear strategy (LU on the scaled
 Jacobian while it is square and regular). ``Phi_p`` comes from each joint class's
-``_phi_p`` kernel: closed forms for the planar joints and drivers, central differences with
-Richardson extrapolation (about 1e-11 relative) for the others (see
+``_phi_p`` kernel, one call per class: closed forms for every built-in joint, driver, end
+effector and link joint (but :class:`~mechsolve.joints.SerialChain`, whose numbers have no
+names), derived and generated for symbolic joints, central differences with Richardson
+extrapolation (about 1e-11 relative) for user classes that write their own Phi (see
 :meth:`mechsolve.joints.Joint._phi_p`).
 
 ``dq/dp`` is in the Newton increment's coordinates: per planar body ``(x, y, angle)``, per

@@ -106,3 +106,25 @@ class CoordinateCoupling(Joint):
             value = value * x + c[..., k:k + 1]
         J[..., 0, 1] = -slope[..., 0]
         return s1 - value, [J]
+
+    @classmethod
+    def _phi_p(cls, P, S):
+        # Phi = s1 - r1 - sum_k c_k x^k with x = s2 - r2: d/dc_k = -x^k, d/dr1 = -1,
+        # d/dr2 = sum_k k c_k x^(k-1) (the slope); without s2, Phi = s1 - r1 - c0
+        n = N_COEFFICIENTS
+        shape = np.broadcast_shapes(P.shape[:-1], S.shape[:-1])
+        out = np.zeros(shape + (1, n + 2))
+        out[..., 0, n] = -1.0
+        if S.shape[-1] == 1:
+            out[..., 0, 0] = -1.0
+            return out
+        x = S[..., 1] - P[..., n + 1]
+        power = np.ones(shape)
+        slope = np.zeros(shape)
+        for k in range(n):
+            out[..., 0, k] = -power
+            if k + 1 < n:
+                slope = slope + (k + 1) * P[..., k + 1] * power
+            power = power * x
+        out[..., 0, n + 1] = slope
+        return out

@@ -79,9 +79,11 @@ from ..spatial._quat import (
     quat_multiply,
     quat_rotate,
     quat_to_matrix,
+    quat_to_matrix_derivative,
 )
 from ..spatial._validation import UNIT_TOLERANCE
 from ..spatial._validation import unit_quaternions_checked as _unit_quaternions
+from ._phi_p import compose, contract, on_body, rows_p, seed, vecmat
 from ._spatial import _require_spatial, placement
 from .base import Joint
 
@@ -420,8 +422,27 @@ class _LinkEndEffector(EndEffector):
         return G, E
 
     @classmethod
+    def _frames_p(cls, P, X1, X2):
+        """The frames of :meth:`_frames` and their derivatives in the parameter columns:
+        ``(G, E, (do_G, dq_G), (do_E, dq_E))``, each ``do (..., 3, p)``, ``dq (..., 4, p)``."""
+        n = P.shape[-1]
+        pg, fg, dpg, dfg = compose(P[..., 0:3], P[..., 3:7], seed(n, 0, 3), seed(n, 3, 4),
+                                   P[..., 14:17], P[..., 17:21], seed(n, 14, 3), seed(n, 17, 4))
+        G, dG = on_body(X1, pg, fg, dpg, dfg)
+        E, dE = on_body(X2, P[..., 7:10], P[..., 10:14], seed(n, 7, 3), seed(n, 10, 4))
+        return G, E, dG, dE
+
+    @classmethod
     def _error(cls, P, G, E):
         return _rows(cls._rows_spec, G[0], G[1], G[2], E[0], E[1], E[2], log_map=True)
+
+    @classmethod
+    def _error_p(cls, P, G, E):
+        """Derivatives of :meth:`_error`'s rows in the frames' origins and raw quaternions,
+        ``(DoG (..., m, 3), DqG (..., m, 4), DoE, DqE)``, and in the parameters directly
+        (``(..., m, p)``, or ``None``)."""
+        return (*rows_p(cls._rows_spec, G[0], G[1], G[2], E[0], E[1], E[2], log_map=True),
+                None)
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
@@ -432,6 +453,12 @@ class _LinkEndEffector(EndEffector):
     @classmethod
     def _phi(cls, P, X1, X2):
         return cls._evaluate(P, X1, X2)[0]
+
+    @classmethod
+    def _phi_p(cls, P, X1, X2):
+        G, E, dG, dE = cls._frames_p(P, X1, X2)
+        DoG, DqG, DoE, DqE, extra = cls._error_p(P, G, E)
+        return contract([(DoG, dG[0]), (DqG, dG[1]), (DoE, dE[0]), (DqE, dE[1])], extra)
 
 
 class _ScalarTarget:
@@ -528,6 +555,12 @@ class DirectionalFrameEndEffector(_LinkEndEffector):
                                           log_map=True)
         return phi, DoG, DthG, DoE, DthE
 
+    @classmethod
+    def _error_p(cls, P, G, E):
+        DoE, DqE, DoG, DqG = rows_p(cls._rows_spec, E[0], E[1], E[2], G[0], G[1], G[2],
+                                    log_map=True)
+        return DoG, DqG, DoE, DqE, None
+
 
 class OrientationEndEffector(_LinkEndEffector):
     """Orientation of a body frame (Actin ``orientationEndEffector``, 3 equations).
@@ -622,6 +655,20 @@ class LinearConstraintEndEffector(_ScalarTarget, _LinkEndEffector):
         G = _frame_on(X1, pg, P[..., 3:7])
         return G, _frame_on(X2, P[..., 7:10], P[..., 10:14])
 
+    @classmethod
+    def _frames_p(cls, P, X1, X2):
+        # G = F * (0, 0, target): the target translation and quaternion are not read
+        n = P.shape[-1]
+        t = np.zeros(P.shape[:-1] + (3,))
+        t[..., 2] = P[..., 21]
+        dt = np.zeros((3, n))
+        dt[2, 21] = 1.0
+        pg, fg, dpg, dfg = compose(P[..., 0:3], P[..., 3:7], seed(n, 0, 3), seed(n, 3, 4),
+                                   t, _IDENTITY_Q, dt, np.zeros((4, n)))
+        G, dG = on_body(X1, pg, fg, dpg, dfg)
+        E, dE = on_body(X2, P[..., 7:10], P[..., 10:14], seed(n, 7, 3), seed(n, 10, 4))
+        return G, E, dG, dE
+
 
 class AxisRotateEndEffector(_ScalarTarget, _LinkEndEffector):
     """Rotation of a body frame about the reference z axis (``axisRotate``, 1 equation).
@@ -651,6 +698,23 @@ class AxisRotateEndEffector(_ScalarTarget, _LinkEndEffector):
         qz[..., 3] = np.sin(half)
         G = _frame_on(X1, P[..., 0:3], quat_multiply(P[..., 3:7], qz))
         return G, _frame_on(X2, P[..., 7:10], P[..., 10:14])
+
+    @classmethod
+    def _frames_p(cls, P, X1, X2):
+        # G = F * Rz(target): dqz/dtarget = (-sin, 0, 0, cos)(target / 2) / 2
+        n = P.shape[-1]
+        half = 0.5 * P[..., 21]
+        qz = np.zeros(P.shape[:-1] + (4,))
+        qz[..., 0] = np.cos(half)
+        qz[..., 3] = np.sin(half)
+        dqz = np.zeros(P.shape[:-1] + (4, n))
+        dqz[..., 0, 21] = -0.5 * qz[..., 3]
+        dqz[..., 3, 21] = 0.5 * qz[..., 0]
+        pg, fg, dpg, dfg = compose(P[..., 0:3], P[..., 3:7], seed(n, 0, 3), seed(n, 3, 4),
+                                   np.zeros(3), qz, np.zeros((3, n)), dqz)
+        G, dG = on_body(X1, pg, fg, dpg, dfg)
+        E, dE = on_body(X2, P[..., 7:10], P[..., 10:14], seed(n, 7, 3), seed(n, 10, 4))
+        return G, E, dG, dE
 
 
 class PointDistanceEndEffector(_ScalarTarget, _LinkEndEffector):
@@ -699,6 +763,14 @@ class PointDistanceEndEffector(_ScalarTarget, _LinkEndEffector):
         z = np.zeros(u.shape[:-1] + (1, 3))
         return phi, -u[..., None, :], z, u[..., None, :], z
 
+    @classmethod
+    def _error_p(cls, P, G, E):
+        _, DoG, _, DoE, _ = cls._error(P, G, E)
+        z = np.zeros(DoG.shape[:-1] + (4,))
+        extra = np.zeros(DoG.shape[:-1] + (P.shape[-1],))
+        extra[..., 0, 21] = -1.0
+        return DoG, z, DoE, z, extra
+
 
 class LookAtEndEffector(_LinkEndEffector):
     """A body axis points at a target point (Actin ``lookAtEndEffector``, 2 equations).
@@ -742,6 +814,22 @@ class LookAtEndEffector(_LinkEndEffector):
             DoG[..., i, :] = 2.0 * (grad_dir(e) * den - a * gc_o) / (den * den)
             DthE[..., i, :] = 2.0 * (cross(e, u) * den - a * gc_th) / (den * den)
         return phi, DoG, np.zeros_like(DoG), -DoG, DthE
+
+    @classmethod
+    def _error_p(cls, P, G, E):
+        # the axes e_x, e_y, e_z of E through its raw quaternion: d(e . u) = u . de
+        _, DoG, _, DoE, _ = cls._error(P, G, E)
+        dvec = G[0] - E[0]
+        u = dvec / np.linalg.norm(dvec, axis=-1)[..., None]
+        dR = quat_to_matrix_derivative(E[1])
+        c = np.sum(E[2][..., :, 2] * u, axis=-1)[..., None]
+        den = 1.0 + c
+        dc = vecmat(u, dR[..., :, 2, :])
+        DqE = np.empty(DoG.shape[:-1] + (4,))
+        for i in range(2):
+            a = np.sum(E[2][..., :, i] * u, axis=-1)[..., None]
+            DqE[..., i, :] = 2.0 * (vecmat(u, dR[..., :, i, :]) * den - a * dc) / (den * den)
+        return DoG, np.zeros_like(DqE), DoE, DqE, None
 
 
 class FreeSpinInZEndEffector(_LinkEndEffector):
@@ -906,6 +994,14 @@ class RcmEndEffector(_LinkEndEffector):
         DthE = np.stack([cross(ex, d), cross(ey, d)], axis=-2)
         return phi, DoG, np.zeros_like(DoG), -DoG, DthE
 
+    @classmethod
+    def _error_p(cls, P, G, E):
+        d = G[0] - E[0]
+        dR = quat_to_matrix_derivative(E[1])
+        DoG = np.stack([E[2][..., :, 0], E[2][..., :, 1]], axis=-2)
+        DqE = np.stack([vecmat(d, dR[..., :, 0, :]), vecmat(d, dR[..., :, 1, :])], axis=-2)
+        return DoG, np.zeros_like(DqE), -DoG, DqE, None
+
 
 # -- centre of mass -----------------------------------------------------------------------------
 class CenterOfMassEndEffector(EndEffector):
@@ -1030,6 +1126,26 @@ class CenterOfMassEndEffector(EndEffector):
     @classmethod
     def _phi(cls, P, X0, *Xs):
         return cls._evaluate(P, X0, *Xs)[0]
+
+    @classmethod
+    def _phi_p(cls, P, X0, *Xs):
+        # the goal frame's rows x, y(, z) with the centre of mass c as the end-effector
+        # origin: dc/dm_i = (r_i + R_i c_i - c) / M, dc/dc_i = (m_i / M) R_i
+        n = P.shape[-1]
+        pg, fg, dpg, dfg = compose(P[..., 0:3], P[..., 3:7], seed(n, 0, 3), seed(n, 3, 4),
+                                   P[..., 7:10], P[..., 10:14], seed(n, 7, 3), seed(n, 10, 4))
+        (oG, qG, RG, _), (doG, dqG) = on_body(X0, pg, fg, dpg, dfg)
+        M = sum(P[..., 14 + 4 * i] for i in range(len(Xs)))[..., None]
+        points = [X[..., :3] + quat_rotate(X[..., 3:], P[..., 15 + 4 * i:18 + 4 * i])
+                  for i, X in enumerate(Xs)]
+        c = sum(P[..., 14 + 4 * i, None] * pt for i, pt in enumerate(points)) / M
+        dc = np.zeros(c.shape + (n,))
+        for i, (X, pt) in enumerate(zip(Xs, points)):
+            dc[..., 14 + 4 * i] = (pt - c) / M
+            dc[..., 15 + 4 * i:18 + 4 * i] = (P[..., 14 + 4 * i, None, None] / M[..., None]
+                                              * quat_to_matrix(X[..., 3:]))
+        DoG, DqG, Dc, _ = rows_p(cls._rows_spec, oG, qG, RG, c, qG, RG)
+        return contract([(DoG, doG), (DqG, dqG), (Dc, dc)])
 
     def params_for(self, targets) -> np.ndarray:
         """Parameter rows ``(B, p)``: targets ``(B, 3)`` (points) or ``(B, 7)`` (translation,
@@ -1188,7 +1304,10 @@ class SewAngleEndEffector(EndEffector):
         return cls._error(X, Y, P[..., 12])
 
     @classmethod
-    def _evaluate(cls, P, XS, XE, XW):
+    def _gradients(cls, P, XS, XE, XW):
+        """``X, Y`` (``(..., 1)``) and the gradients of ``psi`` in ``D``, ``c`` and ``r0``
+        (global), with the levers ``aS, aE, aW``: shared by :meth:`_evaluate` and
+        :meth:`_phi_p`."""
         S, E, W, r0, aS, aE, aW = cls._points(P, XS, XE, XW)
         D = W - S
         L = np.linalg.norm(D, axis=-1, keepdims=True)
@@ -1209,11 +1328,30 @@ class SewAngleEndEffector(EndEffector):
         g_D = (X * project(r0xc) + Y * project(cw * r0 + rw * c)) / h
         g_c = (X * cross(w, r0) - Y * r) / h
         g_r0 = (X * cross(c, w) - Y * e) / h
+        return X, Y, g_D, g_c, g_r0, r0, aS, aE, aW
+
+    @classmethod
+    def _evaluate(cls, P, XS, XE, XW):
+        X, Y, g_D, g_c, g_r0, r0, aS, aE, aW = cls._gradients(P, XS, XE, XW)
         zero = np.zeros(g_D.shape[:-1] + (1, 3))
         blocks = [_lift(-(g_D + g_c)[..., None, :], cross(r0, g_r0)[..., None, :], aS),
                   _lift(g_c[..., None, :], zero, aE),
                   _lift(g_D[..., None, :], zero, aW)]
         return cls._error(X[..., 0], Y[..., 0], P[..., 12]), blocks
+
+    @classmethod
+    def _phi_p(cls, P, XS, XE, XW):
+        # Phi = psi - target (wrapped): the point S enters D = W - S and c = E - S, r0 is
+        # turned by the shoulder body (every point and r0 through its body's rotation)
+        _, _, g_D, g_c, g_r0, *_ = cls._gradients(P, XS, XE, XW)
+        BS = quat_to_matrix(XS[..., 3:])
+        out = np.empty(g_D.shape[:-1] + (1, 13))
+        out[..., 0, 0:3] = -vecmat(g_D + g_c, BS)
+        out[..., 0, 3:6] = vecmat(g_c, quat_to_matrix(XE[..., 3:]))
+        out[..., 0, 6:9] = vecmat(g_D, quat_to_matrix(XW[..., 3:]))
+        out[..., 0, 9:12] = vecmat(g_r0, BS)
+        out[..., 0, 12] = -1.0
+        return out
 
 
 # -- joint-space goals --------------------------------------------------------------------------
@@ -1308,6 +1446,11 @@ class CoordinatedJointEndEffector(_CoordinateEndEffector):
         return phi, [J]
 
     @classmethod
+    def _phi_p(cls, P, S):
+        shape = np.broadcast_shapes(P.shape, S.shape)
+        return np.broadcast_to(-np.eye(shape[-1]), shape + (shape[-1],)).copy()
+
+    @classmethod
     def _gamma(cls, P, S, Sdot):
         return np.zeros(np.broadcast_shapes(P.shape, S.shape))
 
@@ -1376,6 +1519,18 @@ class OneDofGripperEndEffector(_CoordinateEndEffector):
         J = np.broadcast_to(np.eye(ns + 1), phi.shape + (ns + 1,)).copy()
         J[..., 1:, 0] = -k
         return phi, [J]
+
+    @classmethod
+    def _phi_p(cls, P, S):
+        # Phi_0 = s_m - target, Phi_i = s_i - (k_i s_m + c_i)
+        ns = S.shape[-1] - 1
+        shape = np.broadcast_shapes(P.shape[:-1], S.shape[:-1])
+        out = np.zeros(shape + (ns + 1, 1 + 2 * ns))
+        out[..., 0, 0] = -1.0
+        rows = np.arange(1, ns + 1)
+        out[..., rows, rows] = -S[..., :1]
+        out[..., rows, ns + rows] = -1.0
+        return out
 
     @classmethod
     def _gamma(cls, P, S, Sdot):

@@ -76,6 +76,11 @@ class DistanceLimit(Joint):
         return cls._phi(P, X1, X2)
 
     @classmethod
+    def _phi_p(cls, P, X1, X2):
+        shape = np.broadcast_shapes(P.shape[:-1], X1.shape[:-1], X2.shape[:-1])
+        return np.zeros(shape + (0, P.shape[-1]))   # no equations
+
+    @classmethod
     def _limit_measure(cls, P, X1, X2):
         def arm(X, p):
             c, s = np.cos(X[..., 2]), np.sin(X[..., 2])
@@ -113,6 +118,8 @@ class SpatialDistanceLimit(DistanceLimit, variant_of=DistanceLimit):
     def _evaluate(cls, P, X1, X2):
         shape = np.broadcast_shapes(P.shape[:-1], X1.shape[:-1], X2.shape[:-1])
         return np.zeros(shape + (0,)), [np.zeros(shape + (0, 6)), np.zeros(shape + (0, 6))]
+
+    _phi_p = DistanceLimit.__dict__["_phi_p"]   # no equations (its _evaluate would reset it)
 
     @classmethod
     def _limit_measure(cls, P, X1, X2):

@@ -46,6 +46,7 @@ from ._end_effectors import (
     _lift,
     _rows,
 )
+from ._phi_p import compose, contract, on_body, rows_p, seed
 from ._spatial import _require_spatial
 from .base import Joint
 
@@ -183,6 +184,40 @@ class LinkJoint(Joint):
         raise NotImplementedError
 
     @classmethod
+    def _transform_p(cls, L, s):
+        """Derivatives of ``T(s)``'s translation and quaternion in the link parameters
+        ``L (..., p)``: ``(dt (..., 3, p), dq (..., 4, p))``.
+
+        The default differentiates :meth:`_transform` by central differences with Richardson
+        extrapolation (the steps of :meth:`Joint._numeric_phi_p`); the built-in links give
+        the closed form.
+        """
+        L = np.asarray(L, dtype=float)
+        shape = np.broadcast_shapes(L.shape[:-1], np.shape(s))
+        dt = np.zeros(shape + (3, L.shape[-1]))
+        dq = np.zeros(shape + (4, L.shape[-1]))
+        if not L.shape[-1]:
+            return dt, dq
+        size = np.sqrt(np.mean(L * L, axis=-1, keepdims=True))
+        steps = 1e-3 * np.maximum(np.abs(L), np.where(size > 0.0, size, 1.0))
+        for c in range(L.shape[-1]):
+            def central(h, c=c):
+                Lp = L.copy()
+                Lm = L.copy()
+                Lp[..., c] += h
+                Lm[..., c] -= h
+                tp, qp = cls._transform(Lp, s)[:2]
+                tm, qm = cls._transform(Lm, s)[:2]
+                h2 = 2 * h[..., None]
+                return (tp - tm) / h2, (qp - qm) / h2
+
+            h = steps[..., c]
+            (t1, q1), (t2, q2) = central(h), central(h / 2)
+            dt[..., c] = (4 * t2 - t1) / 3
+            dq[..., c] = (4 * q2 - q1) / 3
+        return dt, dq
+
+    @classmethod
     def _evaluate(cls, P, X1, X2, S):
         s = S[..., 0]
         t, q, tp, w = cls._transform(P[..., 21:], s)
@@ -201,6 +236,26 @@ class LinkJoint(Joint):
     @classmethod
     def _phi(cls, P, X1, X2, S):
         return cls._evaluate(P, X1, X2, S)[0]
+
+    @classmethod
+    def _phi_p(cls, P, X1, X2, S):
+        # C = frame1 * precursor * T(s) on body 1 against frame2 on body 2 (the rows 2 v);
+        # T(s) depends on the link parameters P[..., 21:] (:meth:`_transform_p`)
+        n = P.shape[-1]
+        s = S[..., 0]
+        t, q, _, _ = cls._transform(P[..., 21:], s)
+        dtL, dqL = cls._transform_p(P[..., 21:], s)
+        dt = np.zeros(dtL.shape[:-1] + (n,))
+        dq = np.zeros(dqL.shape[:-1] + (n,))
+        dt[..., 21:] = dtL
+        dq[..., 21:] = dqL
+        pa, fa, dpa, dfa = compose(P[..., 0:3], P[..., 3:7], seed(n, 0, 3), seed(n, 3, 4),
+                                   P[..., 7:10], P[..., 10:14], seed(n, 7, 3), seed(n, 10, 4))
+        pc, fc, dpc, dfc = compose(pa, fa, dpa, dfa, t, q, dt, dq)
+        C, dC = on_body(X1, pc, fc, dpc, dfc)
+        B, dB = on_body(X2, P[..., 14:17], P[..., 17:21], seed(n, 14, 3), seed(n, 17, 4))
+        DoC, DqC, DoB, DqB = rows_p(_FRAME_ROWS, *C[:3], *B[:3])
+        return contract([(DoC, dC[0]), (DqC, dC[1]), (DoB, dB[0]), (DqB, dB[1])])
 
 
 class RevoluteLink(LinkJoint):
@@ -237,6 +292,14 @@ class RevoluteLink(LinkJoint):
         zero = np.zeros(q.shape[:-1] + (3,))
         return zero, q, zero, np.broadcast_to(axis, zero.shape)
 
+    @classmethod
+    def _transform_p(cls, L, s):
+        # q = (cos(s/2), sin(s/2) axis), t = 0
+        shape = np.broadcast_shapes(L.shape[:-1], np.shape(s))
+        dq = np.zeros(shape + (4, 3))
+        dq[..., 1:, :] = np.sin(0.5 * np.asarray(s))[..., None, None] * np.eye(3)
+        return np.zeros(shape + (3, 3)), dq
+
 
 class PrismaticLink(LinkJoint):
     """Prismatic link: ``T(s)`` is a translation by ``s`` along ``axis`` (default z of A).
@@ -259,10 +322,18 @@ class PrismaticLink(LinkJoint):
 
     @classmethod
     def _transform(cls, L, s):
-        axis = np.broadcast_to(L[..., 0:3], np.shape(s) + (3,))
-        q = np.zeros(np.shape(s) + (4,))
+        shape = np.broadcast_shapes(L.shape[:-1], np.shape(s))  # parameters may be batched
+        axis = np.broadcast_to(L[..., 0:3], shape + (3,))
+        q = np.zeros(shape + (4,))
         q[..., 0] = 1.0
         return s[..., None] * axis, q, axis, np.zeros(axis.shape)
+
+    @classmethod
+    def _transform_p(cls, L, s):
+        # t = s axis, q = 1
+        shape = np.broadcast_shapes(L.shape[:-1], np.shape(s))
+        dt = np.asarray(s)[..., None, None] * np.eye(3)
+        return np.broadcast_to(dt, shape + (3, 3)).copy(), np.zeros(shape + (4, 3))
 
 
 class DHLink(LinkJoint):
@@ -315,6 +386,31 @@ class DHLink(LinkJoint):
         w[..., 2] = rev
         return t, q, tp, w
 
+    @classmethod
+    def _transform_p(cls, L, s):
+        # theta = theta0 + (1 - prismatic) s and d = d0 + prismatic s: the kind flag enters
+        # as d/dprismatic = s (d/dd - d/dtheta)
+        pris = L[..., 4]
+        theta = L[..., 0] + (1.0 - pris) * s
+        a, alpha = L[..., 2], L[..., 3]
+        c, sn = np.cos(theta), np.sin(theta)
+        ca, sa = np.cos(0.5 * alpha), np.sin(0.5 * alpha)
+        ch, sh = np.cos(0.5 * theta), np.sin(0.5 * theta)
+        shape = np.shape(theta)
+        dt = np.zeros(shape + (3, 5))
+        dq = np.zeros(shape + (4, 5))
+        dt[..., 0, 0] = -a * sn            # theta
+        dt[..., 1, 0] = a * c
+        dq[..., :, 0] = 0.5 * np.stack([-sh * ca, -sh * sa, ch * sa, ch * ca], axis=-1)
+        dt[..., 2, 1] = 1.0                # d
+        dt[..., 0, 2] = c                  # a
+        dt[..., 1, 2] = sn
+        dq[..., :, 3] = 0.5 * np.stack([-ch * sa, ch * ca, sh * ca, -sh * sa], axis=-1)
+        s_ = np.asarray(s, dtype=float)[..., None]
+        dt[..., :, 4] = s_ * (dt[..., :, 1] - dt[..., :, 0])
+        dq[..., :, 4] = -s_ * dq[..., :, 0]
+        return dt, dq
+
 
 class CircleJoint(LinkJoint):
     """The seed's circle track joint: frame B travels round a circle of radius R in A's xy plane.
@@ -365,6 +461,19 @@ class CircleJoint(LinkJoint):
         tp = np.stack([-sn, c, zero], axis=-1)
         w = np.stack([zero, zero, 1.0 / R + zero], axis=-1)
         return t, q, tp, w
+
+    @classmethod
+    def _transform_p(cls, L, s):
+        # t = R (cos a, sin a, 0), q = (cos(a/2), 0, 0, sin(a/2)), a = s / R: da/dR = -a / R
+        R = L[..., 0]
+        ang = s / R
+        c, sn = np.cos(ang), np.sin(ang)
+        zero = np.zeros(np.shape(ang))
+        dt = np.stack([c + ang * sn, sn - ang * c, zero], axis=-1)[..., None]
+        da = -ang / R
+        dq = np.stack([-0.5 * np.sin(0.5 * ang) * da, zero, zero,
+                       0.5 * np.cos(0.5 * ang) * da], axis=-1)[..., None]
+        return dt, dq
 
     def calculate_velocity(self, s: float, sdot: float):
         """Frame velocity of B relative to A in A coordinates (the seed's closed form)."""

@@ -55,6 +55,7 @@ from .._validation import as_direction, as_float, as_vector
 from ..body import Body, SpatialBody
 from ..spatial._quat import cross, quat_conjugate, quat_multiply, quat_rotate, quat_to_matrix
 from ._drivers import AngleDriver, DistanceDriver, Driver, SlideDriver
+from ._phi_p import components_p, distance_p, relative_angle_p
 from ._planar import Distance, Fixed, PointOnLine, Prismatic, Revolute, _rod_at
 from .base import DriverJoint, Joint
 
@@ -428,6 +429,10 @@ class _FrameJoint(Joint):
     def _evaluate(cls, P, X1, X2):
         phi, blocks, *_ = _components(cls._rows, P, X1, X2)
         return phi, blocks
+
+    @classmethod
+    def _phi_p(cls, P, X1, X2):
+        return components_p(cls._rows, P, X1, X2)
 
 
 def _require_spatial(joint, *bodies) -> None:
@@ -1235,6 +1240,10 @@ class SpatialDistance(_FrameJoint, Distance, variant_of=Distance):
         return phi, [J1, J2]
 
     @classmethod
+    def _phi_p(cls, P, X1, X2):
+        return distance_p(P, X1, X2, 14)
+
+    @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
         # Phi' = d . d' / L, Phi'' = (d' . d' + d . d'') / L; d'' = (accelerations) + c.
         d, dd, c = _motion(P, X1, X2, V1, V2)
@@ -1311,6 +1320,14 @@ class SpatialDriver(Driver, variant_of=Driver):
         return phi, [J]
 
     @classmethod
+    def _phi_p(cls, P, X):
+        shape = np.broadcast_shapes(P.shape[:-1], X.shape[:-1])
+        out = np.empty(shape + (1, 4))
+        out[..., 0, :3] = X[..., :3]
+        out[..., 0, 3] = -1.0
+        return out
+
+    @classmethod
     def _gamma(cls, P, X, V):
         return np.zeros(cls._phi(P, X).shape)  # linear in the position
 
@@ -1363,6 +1380,15 @@ class SpatialAngleDriver(AngleDriver, variant_of=AngleDriver):
         return phi, [J1, J2]
 
     @classmethod
+    def _phi_p(cls, P, X1, X2):
+        # the wrap is locally the identity: d theta in the frames, -1 in the value
+        d = relative_angle_p(P, X1, X2)
+        out = np.zeros(d.shape[:-1] + (1, P.shape[-1]))
+        out[..., 0, :14] = d
+        out[..., 0, 14] = -1.0
+        return out
+
+    @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
         return _angle_gamma(P, X1, X2, V1, V2)[..., None]
 
@@ -1387,6 +1413,12 @@ class SpatialSlideDriver(SlideDriver, variant_of=SlideDriver):
     def _evaluate(cls, P, X1, X2):
         phi, blocks, *_ = _components(("z",), P, X1, X2)
         return phi - P[..., 14:15], blocks
+
+    @classmethod
+    def _phi_p(cls, P, X1, X2):
+        out = components_p(("z",), P, X1, X2)
+        out[..., 0, 14] = -1.0
+        return out
 
     @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
@@ -1537,6 +1569,21 @@ class AngleCoupler(Joint):
         JS[..., 2, 0] = -P[..., 28]
         JS[..., 2, 1] = 1.0
         return phi, cls._merge([Ji1, Jo1, Ji2, Jo2]) + [JS]
+
+    @classmethod
+    def _phi_p(cls, P, *XS):
+        # the angle rows in their revolute's frames; the mesh row s2 - ratio s1 - offset
+        *X, S = XS
+        i1, o1, i2, o2 = cls._split(X)
+        d1 = relative_angle_p(P[..., 0:14], i1, o1)
+        d2 = relative_angle_p(P[..., 14:28], i2, o2)
+        shape = np.broadcast_shapes(d1.shape[:-1], d2.shape[:-1], S.shape[:-1])
+        out = np.zeros(shape + (3, 30))
+        out[..., 0, 0:14] = d1
+        out[..., 1, 14:28] = d2
+        out[..., 2, 28] = -S[..., 0]
+        out[..., 2, 29] = -1.0
+        return out
 
     @classmethod
     def _gamma(cls, P, *XV):

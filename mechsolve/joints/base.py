@@ -12,9 +12,12 @@ one ``X`` per body slot of shape ``(..., k, 3)`` (planar poses ``x, y, angle``),
 ``(..., k, m, 3)``, with respect to that body's pose increment;
 
 ``_phi_p(P, *X) -> (..., k, m, p)``: the derivative of Phi with respect to the class's own
-parameter vector (the columns of ``P``), for sensitivities (:mod:`mechsolve.design.sensitivity`).
-The default differentiates ``_phi`` by central differences with Richardson extrapolation
-(:meth:`Joint._numeric_phi_p`); built-in planar joints override it with the closed form.
+parameter vector (the columns of ``P``, quaternions and directions in their raw components),
+for sensitivities (:mod:`mechsolve.design.sensitivity`). The default differentiates ``_phi`` by
+central differences with Richardson extrapolation (:meth:`Joint._numeric_phi_p`), which a user
+class keeps; every built-in class overrides it with the closed form (the spatial ones through
+:mod:`mechsolve.joints._phi_p`, symbolic classes generate it) but
+:class:`~mechsolve.joints.SerialChain`, whose numbers have no names.
 
 Equations made of dot products can also vanish at a *mirror image* of the assembly a joint
 means (a hinge whose two axes point opposite ways satisfies ``-y_1 . z_2 = x_1 . z_2 = 0`` as
@@ -640,24 +643,26 @@ class Joint(metaclass=_JointType):
         instances: ``(..., k, m, p)`` (same arguments as :meth:`_phi`).
 
         The default is :meth:`_numeric_phi_p`; classes override it with the closed form, and
-        the test suite checks each against the numeric one.
+        the test suite checks each against the numeric one. It differentiates ``_phi`` as it
+        reads ``P``: a quaternion or a direction in its raw components, off the unit sphere
+        too (the sensitivities project those columns on the sphere's tangent).
         """
         return cls._numeric_phi_p(P, *X)
 
     @classmethod
-    def _numeric_phi_p(cls, P: np.ndarray, *X: np.ndarray) -> np.ndarray:
+    def _numeric_phi_p(cls, P: np.ndarray, *X: np.ndarray, step: float = 1e-3) -> np.ndarray:
         """Central differences of :meth:`_phi` in every parameter column, Richardson
         extrapolated (error of order ``h**4``, about 1e-11 of the derivative's size).
 
-        The step of column ``c`` of an instance is ``1e-3`` times the larger of ``|P_c|`` and
-        the root mean square of the instance's parameters (1 when they are all zero), so it
-        follows the size (and the unit) of the joint's points and lengths. One ``_phi`` call
-        per column and step, over all instances at once.
+        The step of column ``c`` of an instance is ``step`` (``1e-3``) times the larger of
+        ``|P_c|`` and the root mean square of the instance's parameters (1 when they are all
+        zero), so it follows the size (and the unit) of the joint's points and lengths. One
+        ``_phi`` call per column and step, over all instances at once.
         """
         P = np.asarray(P, dtype=float)
         size = np.sqrt(np.mean(P * P, axis=-1, keepdims=True)) if P.shape[-1] else P[..., :0]
         size = np.where(size > 0.0, size, 1.0)
-        steps = 1e-3 * np.maximum(np.abs(P), size)
+        steps = step * np.maximum(np.abs(P), size)
         cols = []
         for c in range(P.shape[-1]):
             def central(h, c=c):

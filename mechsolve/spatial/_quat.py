@@ -44,6 +44,9 @@ __all__ = [
     "quat_rotate",
     "quat_rotate_inverse",
     "quat_to_matrix",
+    "quat_to_matrix_derivative",
+    "quat_left_matrix",
+    "quat_right_matrix",
     "quat_from_matrix",
     "quat_exp",
     "quat_log",
@@ -200,6 +203,68 @@ def quat_to_matrix(q) -> np.ndarray:
     out[..., 2, 1] = 2.0 * (yz + wx)
     out[..., 2, 2] = 1.0 - 2.0 * (xx + yy)
     return out
+
+
+def quat_to_matrix_derivative(q) -> np.ndarray:
+    """Derivative of :func:`quat_to_matrix` in the quaternion's components,
+    ``(..., 4) -> (..., 3, 3, 4)``: ``D[..., i, k, j] = dR_ik / dq_j``.
+
+    The derivative of the formula as written, which is quadratic in ``q`` and a rotation only
+    for ``|q| = 1``: with ``q = (w, u)``, ``R = (1 - 2|u|^2) I + 2 u u^T + 2 w [u]x``, so
+    ``dR/dw = 2 [u]x`` and ``dR/du_j = -4 u_j I + 2 (e_j u^T + u e_j^T) + 2 w [e_j]x``. Off
+    the unit sphere it is not the derivative of a rotation; callers that differentiate with
+    respect to a unit quaternion project on the sphere's tangent themselves.
+
+    >>> D = quat_to_matrix_derivative([1.0, 0.0, 0.0, 0.0])
+    >>> D[..., 3] + 0.0                  # dR/dz at the identity: 2 [e_z]x
+    array([[ 0., -2.,  0.],
+           [ 2.,  0.,  0.],
+           [ 0.,  0.,  0.]])
+    """
+    q = _f(q)
+    w, x, y, z = (2.0 * q[..., i] for i in range(4))
+    out = np.zeros(q.shape[:-1] + (3, 3, 4))
+    out[..., 0, 0, 2] = -2.0 * y
+    out[..., 0, 0, 3] = -2.0 * z
+    out[..., 0, 1, :] = np.stack([-z, y, x, -w], axis=-1)
+    out[..., 0, 2, :] = np.stack([y, z, w, x], axis=-1)
+    out[..., 1, 0, :] = np.stack([z, y, x, w], axis=-1)
+    out[..., 1, 1, 1] = -2.0 * x
+    out[..., 1, 1, 3] = -2.0 * z
+    out[..., 1, 2, :] = np.stack([-x, -w, z, y], axis=-1)
+    out[..., 2, 0, :] = np.stack([-y, z, -w, x], axis=-1)
+    out[..., 2, 1, :] = np.stack([x, w, z, y], axis=-1)
+    out[..., 2, 2, 1] = -2.0 * x
+    out[..., 2, 2, 2] = -2.0 * y
+    return out
+
+
+def quat_left_matrix(a) -> np.ndarray:
+    """The matrix of left multiplication by ``a``: ``a b = L(a) b``, ``(..., 4) -> (..., 4, 4)``
+    (so ``L(a)`` is also the derivative of ``a b`` in ``b``).
+
+    >>> quat_left_matrix([0.0, 1.0, 0.0, 0.0]) @ [0.0, 0.0, 1.0, 0.0]   # i j = k
+    array([0., 0., 0., 1.])
+    """
+    a = _f(a)
+    w, x, y, z = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
+    return np.stack([np.stack([w, -x, -y, -z], axis=-1), np.stack([x, w, -z, y], axis=-1),
+                     np.stack([y, z, w, -x], axis=-1), np.stack([z, -y, x, w], axis=-1)],
+                    axis=-2)
+
+
+def quat_right_matrix(b) -> np.ndarray:
+    """The matrix of right multiplication by ``b``: ``a b = R(b) a``, ``(..., 4) -> (..., 4,
+    4)`` (the derivative of ``a b`` in ``a``).
+
+    >>> quat_right_matrix([0.0, 0.0, 1.0, 0.0]) @ [0.0, 1.0, 0.0, 0.0]   # i j = k
+    array([0., 0., 0., 1.])
+    """
+    b = _f(b)
+    w, x, y, z = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
+    return np.stack([np.stack([w, -x, -y, -z], axis=-1), np.stack([x, w, z, -y], axis=-1),
+                     np.stack([y, -z, w, x], axis=-1), np.stack([z, y, -x, w], axis=-1)],
+                    axis=-2)
 
 
 def quat_from_matrix(R) -> np.ndarray:

@@ -189,19 +189,23 @@ def _needed(outputs, replacements):
 
 def generate_source(exprs: dict[str, list], st: Structure, key: str, *, version: str,
                     use_cse: bool = True) -> str:
-    """Python source of the kernels ``phi``, ``evaluate``, ``phi_t`` and ``gamma``.
+    """Python source of the kernels ``phi``, ``evaluate``, ``phi_p``, ``phi_t`` and ``gamma``.
 
-    ``exprs`` is the output of :func:`mechsolve.symbolic._derive.derive` (canonical symbols).
+    ``exprs`` is the output of :func:`mechsolve.symbolic._derive.derive` (canonical symbols);
+    without its ``Jp`` (``None``: a parameter derivative with no NumPy code) there is no
+    ``phi_p`` kernel.
     """
     m = len(exprs["phi"])
     n_slots = len(st.slots)
     blocks = [f"J{s}" for s in range(n_slots)] + (["Jq"] if st.n_own else [])
     widths = [ni for _, ni in st.slots] + ([st.n_own] if st.n_own else [])
+    with_p = exprs.get("Jp") is not None
+    n_cols = st.n_params + (1 if st.time else 0)
 
     # One cse over every non-constant output of every kernel.
     flat: list = []
     where: list = []
-    for name in ["phi", *blocks, "phi_t", "gamma"]:
+    for name in ["phi", *blocks, *(["Jp"] if with_p else []), "phi_t", "gamma"]:
         for i, e in enumerate(exprs[name]):
             if e != 0 and not e.is_Number:
                 where.append((name, i))
@@ -210,7 +214,7 @@ def generate_source(exprs: dict[str, list], st: Structure, key: str, *, version:
         replacements, reduced = sp.cse(flat, symbols=sp.numbered_symbols("w"), order="none")
     else:
         replacements, reduced = [], flat
-    final = {name: list(v) for name, v in exprs.items()}
+    final = {name: list(v) for name, v in exprs.items() if v is not None}
     for (name, i), e in zip(where, reduced):
         final[name][i] = e
 
@@ -313,6 +317,11 @@ def generate_source(exprs: dict[str, list], st: Structure, key: str, *, version:
     outs += [(f"{b}_", "J", (m, w), final[b]) for b, w in zip(blocks, widths)]
     src += body(outs, ["P", *xs])
     src += [f"    return phi_, [{', '.join(f'{b}_' for b in blocks)}]", "", ""]
+    # phi_p
+    if with_p:
+        src += signature("phi_p")
+        src += body([("Jp_", "J", (m, n_cols), final["Jp"])], ["P", *xs])
+        src += ["    return Jp_", "", ""]
     # phi_t
     src += signature("phi_t")
     src += body([("phi_t_", "rhs", (m,), final["phi_t"])], ["P", *xs])

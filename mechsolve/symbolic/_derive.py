@@ -12,6 +12,7 @@ see :func:`mechsolve.symbolic.increment_map`) and ``V`` its velocity (planar ``(
 thetadot)``, spatial ``(v, omega)`` with ``omega`` global), the derived terms are::
 
     J_slot = Phi_c T                         Jacobian with respect to the Newton increment
+    Phi_p  = dPhi/dp                         parameters (and time, the last column of P)
     Phi_t  = dPhi/dt                         velocity equation  J V = -Phi_t
     gamma  = -(J V)_c cdot - 2 (Phi_t)_c cdot - Phi_tt,   cdot = T V
                                              acceleration equation  J Vdot = gamma
@@ -43,7 +44,7 @@ __all__ = ["JointDefinition", "define", "canonical", "derive", "check_printable"
            "check_derived"]
 
 #: Bumped whenever the derivation or the generated code changes, so old cache entries are unused.
-GENERATOR_VERSION = 2
+GENERATOR_VERSION = 3
 
 # Module names the generated code may use (anything else, e.g. ``math.gamma``, is not vectorized).
 _ALLOWED_MODULES = {"numpy", "functools"}
@@ -608,6 +609,11 @@ def _find_unprintable(exprs, cache: dict):
     return None
 
 
+def printable(exprs) -> bool:
+    """Whether every expression of ``exprs`` can be turned into NumPy code."""
+    return _find_unprintable(exprs, {}) is None
+
+
 def _display_map(defn: JointDefinition) -> dict:
     """Canonical symbols -> the user's symbols (velocities get readable names)."""
     P, C, V, Q, U, t = defn.structure.symbols()
@@ -631,6 +637,10 @@ def _term_name(defn: JointDefinition, name: str, i: int) -> str:
     """Readable name of entry ``i`` of the derived term ``name`` (``J0``, ``gamma``, ...)."""
     if name == "phi_t":
         return f"phi_t[{i}] (the explicit time derivative of phi[{i}])"
+    if name == "Jp":
+        names = [*defn.params, *([defn.time] if defn.time is not None else [])]
+        row, col = divmod(i, len(names))
+        return f"the parameter derivative d phi[{row}] / d {names[col]}"
     if name == "gamma":
         return f"gamma[{i}] (the acceleration term of phi[{i}])"
     if name == "Jq":
@@ -660,7 +670,7 @@ def check_derived(defn: JointDefinition, exprs: dict[str, list]) -> None:
     """
     cache: dict = {}
     for name, entries in exprs.items():
-        if name == "phi":
+        if name in ("phi", "Jp"):    # Phi_p without code leaves the numeric default
             continue
         found = _find_unprintable(entries, cache)
         if found is None:
@@ -835,8 +845,9 @@ def derive(phi_c, st: Structure) -> dict[str, list]:
     """Jacobian blocks, Phi_t and gamma of the canonical Phi.
 
     Returns a dict of flat lists of expressions in row-major order: ``phi`` (m), ``J0``, ``J1``,
-    ... (m * increment size per slot), ``Jq`` (m * n_own, if any), ``phi_t`` (m) and
-    ``gamma`` (m).
+    ... (m * increment size per slot), ``Jq`` (m * n_own, if any), ``Jp`` (m * the columns of
+    ``P``: the parameters, then time for a time-dependent Phi), ``phi_t`` (m) and ``gamma``
+    (m).
 
     The Jacobian is built from the partial derivatives with respect to each coordinate and the
     increment map ``T``; ``gamma = -d2/dtau2 Phi`` along the flow ``cdot = T V`` (``V`` and the
@@ -873,6 +884,9 @@ def derive(phi_c, st: Structure) -> dict[str, list]:
         dq = partials(Q)
         out["Jq"] = [dq[k][i] for i in range(m) for k in range(len(Q))]
         flow.update(zip(Q, U))
+    columns = [*P, *([t] if st.time else [])]
+    dp = partials(columns)
+    out["Jp"] = [dp[k][i] for i in range(m) for k in range(len(columns))]
     if st.time:
         memo_t: dict = {}
         out["phi_t"] = [diff.along(e, {t: one}, memo_t) for e in phi]

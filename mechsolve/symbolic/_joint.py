@@ -37,6 +37,8 @@ def _kernels(defn: _derive.JointDefinition, *, use_cse: bool = True,
     _derive.check_real_valued(defn)
     exprs = _derive.derive(phi_c, st)
     _derive.check_derived(defn, exprs)
+    if not _derive.printable(exprs["Jp"]):
+        exprs["Jp"] = None    # no code for Phi_p: the class keeps the numeric default
     source = _codegen.generate_source(exprs, st, key, version=version, use_cse=use_cse)
     _codegen.stats["generated"] += 1
     if cache:
@@ -56,7 +58,9 @@ class SymbolicJoint(Joint):
 
     Parameters and own coordinates are attributes (``j.p1x``); setting one changes the joint in
     place, in its mechanism too. The class-level kernels follow the :class:`~mechsolve.joints.Joint`
-    contract, ``_phi(P, *X)`` and ``_evaluate(P, *X)``, and add the motion terms
+    contract, ``_phi(P, *X)``, ``_evaluate(P, *X)`` and ``_phi_p(P, *X)`` (the derivative
+    with respect to the parameters, ``(..., k, m, p)``, derived symbolically like the
+    Jacobian; its last column is time's for a time-dependent Phi), and add the motion terms
     ``_phi_t(P, *X)`` (``(..., k, m)``) and ``_gamma(P, *X, *V)`` (``(..., k, m)``, the poses
     of all slots followed by their velocities). Planar slots take poses ``(x, y, theta)`` and
     velocities ``(xdot, ydot, thetadot)``, and their Jacobian blocks have 3 columns; spatial
@@ -362,6 +366,7 @@ def symbolic_joint(name: str, *, bodies, phi, params=(), coordinates=(), time=No
         "_phi": classmethod(ns["phi"]),
         "_evaluate": classmethod(ns["evaluate"]),
         "_phi_t": classmethod(ns["phi_t"]),
+        **({"_phi_p": classmethod(ns["phi_p"])} if "phi_p" in ns else {}),
         "_gamma": classmethod(ns["gamma"]),
         "_use_cse": use_cse,
     }
