@@ -243,3 +243,26 @@ def test_a_branch_search_counts_each_assembly_once(scale):
     with pytest.raises(ms.SolveError, match=r"^found 2 assemblies of the mechanism from this "
                                             r"start, and none satisfies the branch condition$"):
         mech.solve(branch=lambda m: False)
+
+
+def test_a_refused_step_over_a_few_ulps_ends_as_a_limit_not_a_zero_step(monkeypatch):
+    """Between two values a few ulps apart, halving a refused step soon stops moving the value
+    in floating point: the continuation then stops there (a limit, reported as a SweepError),
+    never trying a step of length zero (whose corrector/predictor ratio divided by zero)."""
+    from mechsolve.analysis import continuation
+
+    model = ms.models.fourbar()
+    mech, motor = model.mechanism, model.driver
+    v0 = 2.0
+    motor.value = v0
+    mech.solve()
+    steps = []
+
+    def refuse(self, state, v_b, tol=None, previous=None):
+        steps.append(v_b - state.v)
+        return None, ms.SolveResult(success=False, iterations=1, residual=1.0, message="no")
+
+    monkeypatch.setattr(continuation._Continuation, "jump", refuse)
+    with pytest.raises(ms.SweepError, match="values\\[1\\]"):
+        mech.sweep(motor, [v0, v0 + 1e-9], batch=False)
+    assert steps and all(h != 0.0 for h in steps)

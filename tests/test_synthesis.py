@@ -115,6 +115,48 @@ def test_a_watt_six_bar_path_no_four_bar_can_follow():
     assert not res4.success and res4.error > 1e-5 * 4.0 > 1e4 * res6.error
 
 
+def test_prescribed_timing_single_components_and_the_traced_point():
+    """Path generation with prescribed timing (``free_timing=False``): the driver values are
+    the given ones; the unknowns are one component of the rocker pivot (the other keeps its
+    value) and the traced point itself: both come back to the four-bar the points came from."""
+    truth = ms.models.fourbar()
+    theta = np.radians([10.0, 60.0, 110.0, 160.0, 210.0])
+    targets = truth.mechanism.sweep(truth.driver, theta).point(
+        truth.mechanism.body("coupler"), (0.0, 1.0))
+    start = ms.models.fourbar()
+    start.mechanism.set_parameters({"O4.point2": (4.15, 0.0)})
+    start.mechanism.solve()
+    res = ms.design.synthesize(start.mechanism, ["O4.point2[0]", "point"], driver="motor",
+                               path=targets, body="coupler", point=(0.1, 0.9),
+                               driver_values=theta, free_timing=False, starts=2,
+                               bounds={"O4.point2[0]": (3.5, 4.5), "point": (-2.0, 2.0)})
+    assert res.success
+    np.testing.assert_array_equal(res.driver_values, theta)
+    assert res.parameters["O4.point2[0]"] == pytest.approx(4.0, abs=1e-9)
+    np.testing.assert_allclose(res.parameters["point"], (0.0, 1.0), rtol=0, atol=1e-9)
+    np.testing.assert_allclose(res.point, (0.0, 1.0), rtol=0, atol=1e-9)
+    assert res.mechanism.parameters()["O4.point2"][1] == 0.0        # the other component
+    mech = res.mechanism
+    path = mech.sweep(mech.joint("motor"), theta).point(mech.body("coupler"), res.point)
+    np.testing.assert_allclose(path, targets, rtol=0, atol=1e-8)
+
+
+def test_bounds_on_the_driver_values_of_free_timing():
+    truth = ms.models.fourbar()
+    theta = np.radians([20.0, 60.0, 100.0, 140.0])
+    targets = truth.mechanism.sweep(truth.driver, theta).point(
+        truth.mechanism.body("coupler"), (0.0, 1.0))
+    start = ms.models.fourbar()
+    start.mechanism.set_parameters({"O4.point2": (4.1, 0.05)})
+    start.mechanism.solve()
+    res = ms.design.synthesize(start.mechanism, ["O4.point2"], driver="motor", path=targets,
+                               body="coupler", point=(0.0, 1.0), driver_values=theta + 0.1,
+                               bounds={"motor.value": (0.2, 3.0)}, starts=2)
+    assert res.success
+    assert np.all((res.driver_values >= 0.2) & (res.driver_values <= 3.0))
+    np.testing.assert_allclose(res.driver_values, theta, rtol=0, atol=1e-8)
+
+
 def test_arguments_are_checked():
     m = ms.models.fourbar()
     with pytest.raises(ValueError, match="exactly one of path=, function= or poses="):
@@ -133,3 +175,30 @@ def test_arguments_are_checked():
     with pytest.raises(ValueError, match="traced point="):
         ms.design.synthesize(m.mechanism, ["O4.point2"], driver="motor", body="coupler",
                              path=[[0.0, 0.0]])
+    with pytest.raises(ValueError, match="free_timing=False prescribes the driver values: give "
+                                         "driver_values="):
+        ms.design.synthesize(m.mechanism, ["O4.point2"], driver="motor", body="coupler",
+                             path=[[0.0, 0.0]], point=(0, 1), free_timing=False)
+    with pytest.raises(ValueError, match=r"driver_values= takes one value per target \(2\), "
+                                         "got 3"):
+        ms.design.synthesize(m.mechanism, ["O4.point2"], driver="motor", body="coupler",
+                             path=[[0.0, 0.0], [1.0, 0.0]], point=(0, 1), free_timing=False,
+                             driver_values=[0.0, 1.0, 2.0])
+    with pytest.raises(ValueError, match="'point' \\(the traced point\\) is an unknown of path "
+                                         "generation only"):
+        ms.design.synthesize(m.mechanism, ["point"], driver="motor", body="rocker",
+                             function=([0.0], [0.0]))
+    with pytest.raises(ValueError, match="'O4.point2\\[2\\]': 'O4.point2' has 2 components"):
+        ms.design.synthesize(m.mechanism, ["O4.point2[2]"], driver="motor", body="coupler",
+                             path=[[0.0, 0.0]], point=(0, 1))
+    with pytest.raises(ValueError, match="O4.point2\\[0\\] is named twice in params"):
+        ms.design.synthesize(m.mechanism, ["O4.point2", "O4.point2[0]"], driver="motor",
+                             body="coupler", path=[[0.0, 0.0]], point=(0, 1))
+    with pytest.raises(ValueError, match="bounds: the lower bound must be below the upper one "
+                                         "\\('O4.point2\\[1\\]'\\); leave a parameter out"):
+        ms.design.synthesize(m.mechanism, ["O4.point2[1]"], driver="motor", body="coupler",
+                             path=[[0.0, 0.0]], point=(0, 1), bounds={"O4.point2[1]": (0, 0)})
+    with pytest.raises(ValueError, match="bounds: 'motor.value' is not among params"):
+        ms.design.synthesize(m.mechanism, ["O4.point2"], driver="motor", body="coupler",
+                             path=[[0.0, 0.0]], point=(0, 1), free_timing=False,
+                             driver_values=[0.0], bounds={"motor.value": (0, 1)})

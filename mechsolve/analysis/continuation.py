@@ -475,7 +475,9 @@ class _Continuation:
             iters += res.iterations
             if new is None:
                 h *= 0.5
-                if abs(h) < 1e-7 * max(span, 1e-12):   # a limit position: the motion stops
+                # a limit position: the motion stops (also when the step no longer moves the
+                # value in floating point, which a span of a few ulps reaches first)
+                if abs(h) < 1e-7 * max(span, 1e-12) or state.v + h == state.v:
                     limit = None if before is None else self.locate_fold(before, state)
                     if limit is not None:   # the poses flagged singular on the way were it
                         near = 1e-4 * max(self.vscale, abs(limit))

@@ -8,25 +8,30 @@ Three tasks, for any mechanism mechsolve can build, driven by one driver:
 * **motion generation** -- a body takes target poses ``(x, y, angle)`` (``poses=``).
 
 For path and motion generation the driver values at the targets are unknowns too (the timing
-is free). The unknowns (named parameters of :meth:`Mechanism.parameters`, those driver
-values, an output offset) are found by bounded nonlinear least squares
+is free), or given (``free_timing=False``: prescribed timing). The unknowns (named parameters
+of :meth:`Mechanism.parameters` or single components of them, the traced point of path
+generation, those driver values, an output offset) are found by bounded nonlinear least squares
 (:func:`scipy.optimize.least_squares`, trust-region reflective) with the exact gradients of
 :func:`~mechsolve.design.sensitivity`: at every evaluation the targets' poses are solved by a
 sweep of the driver through their values in order, so that they lie on one assembly branch
-(a design whose sweep cannot pass between two targets, a limit position on the way, is
-penalized). Several starts are tried (the given design, then designs drawn around it with
-``np.random.default_rng(seed)``); the best design that passes ``accept`` (and, with
-``full_turn=True``, turns its driver a full turn on the branch) is returned as a new
-:class:`~mechsolve.Mechanism`, ready to sweep, draw and save.
+(a design whose sweep cannot pass between two targets, a limit position on the way, or
+that its drivers no longer fix, a degenerate one, is penalized). Several starts are tried (the
+given design, then designs drawn around it with ``np.random.default_rng(seed)``); the best
+design that passes ``accept`` (and, with ``full_turn=True``, turns its driver a full turn on
+the branch) is returned as a new :class:`~mechsolve.Mechanism`, ready to sweep, draw and save.
 """
 
 from __future__ import annotations
 
 import copy
 import math
+import re
+import warnings
 
 import numpy as np
 
+from .._names import _DIRECTIONS, _QUATERNIONS, _close
+from .._warnings import MechsolveWarning
 from .parameters import parameter_slices
 
 __all__ = ["synthesize", "SynthesisResult"]
@@ -43,7 +48,11 @@ class SynthesisResult:
     parameters : dict
         The design parameters found, by name.
     driver_values : ndarray
-        The driver value at each target (the given inputs for function generation).
+        The driver value at each target (the given ones for function generation and prescribed
+        timing).
+    point : ndarray or None
+        Path generation: the traced point (body coordinates), found if it was among the
+        unknowns; else None.
     offset : float
         Function generation: the output angle is ``function``'s output plus this constant;
         else 0.
@@ -68,21 +77,65 @@ class _OffBranchError(Exception):
     """A design whose targets cannot be reached on one branch."""
 
 
-def _flat_names(mech, params):
+_COMPONENT = re.compile(r"^(.+)\[(\d+)\]$")
+
+
+class _Unknown:
+    """One unknown number: a component of a named parameter, or of the traced point."""
+
+    __slots__ = ("label", "base", "joint", "index", "component")
+
+    def __init__(self, label, base, joint, index, component) -> None:
+        self.label = label          # the name as given in params (bounds are keyed by it)
+        self.base = base            # the whole parameter's name, or "point"
+        self.joint = joint          # None for the traced point
+        self.index = index          # into joint._p, or into the point
+        self.component = component  # within the parameter
+
+
+def _unknowns(mech, params, *, dim: int, traced: bool) -> list:
+    """The unknowns named by ``params``: whole parameters (``"O4.point2"``), single
+    components (``"O4.point2[0]"``) and, for path generation, the traced point (``"point"``,
+    ``"point[1]"``)."""
     table = parameter_slices(mech)
-    cols = []
+    out = []
+    seen = set()
     for name in params:
-        if name not in table:
-            raise ValueError(f"no parameter named {name!r} (see mech.parameters())")
-        joint, sl = table[name]
-        cols += [(name, joint, sl.start + k) for k in range(sl.stop - sl.start)]
-    return cols
+        if not isinstance(name, str):
+            raise TypeError(f"parameter names are strings such as 'O4.point2', got {name!r}")
+        m = _COMPONENT.match(name)
+        base, comp = (m.group(1), int(m.group(2))) if m else (name, None)
+        if base == "point":
+            if not traced:
+                raise ValueError("'point' (the traced point) is an unknown of path generation "
+                                 "only")
+            joint, start, size = None, 0, dim
+        else:
+            if base not in table:
+                raise ValueError(f"no parameter named {base!r}{_close(base, table)} (see "
+                                 "mech.parameters())")
+            joint, sl = table[base]
+            start, size = sl.start, sl.stop - sl.start
+            part = base.rsplit(".", 1)[1]
+            if comp is not None and (part in _QUATERNIONS or part in _DIRECTIONS):
+                raise ValueError(f"{name!r}: a component of a unit vector cannot be chosen "
+                                 f"alone; give {base!r}")
+        if comp is not None and comp >= size:
+            raise ValueError(f"{name!r}: {base!r} has {size} component"
+                             f"{'s' if size > 1 else ''}")
+        for k in (range(size) if comp is None else (comp,)):
+            if (base, k) in seen:
+                raise ValueError(f"{base}[{k}] is named twice in params")
+            seen.add((base, k))
+            out.append(_Unknown(name, base, joint, start + k, k))
+    return out
 
 
 def synthesize(mech, params, *, driver, path=None, point=None, body=None, function=None,
-               poses=None, driver_values=None, free_offset: bool = True, bounds=None,
-               starts: int = 8, spread: float = 0.2, seed: int = 0, tol: float = 1e-9,
-               full_turn: bool = False, accept=None, max_evaluations: int = 400):
+               poses=None, driver_values=None, free_timing: bool = True,
+               free_offset: bool = True, bounds=None, starts: int = 8, spread: float = 0.2,
+               seed: int = 0, tol: float = 1e-9, full_turn: bool = False, accept=None,
+               max_evaluations: int = 400):
     """Choose the named parameters ``params`` so that the mechanism meets its targets.
 
     Parameters
@@ -90,7 +143,10 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
     mech : Mechanism
         The design to start from, assembled (its branch is the one kept); not changed.
     params : sequence of str
-        Named parameters to choose (see :meth:`Mechanism.parameters`), e.g. the pin points.
+        The unknowns: named parameters (see :meth:`Mechanism.parameters`), e.g. the pin points,
+        or single components of them (``"O4.point2[0]"``: the other components keep their
+        values); for path generation also the traced point itself (``"point"``, or
+        ``"point[0]"``...), which starts from ``point``.
     driver : DriverJoint or str
         The input.
     path : array_like (K, dim), optional
@@ -104,15 +160,22 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
     poses : array_like (K, 3), optional
         Motion generation (planar): target poses ``(x, y, angle)`` of ``body``.
     driver_values : array_like (K,), optional
-        First guesses of the driver values at the targets (path and motion generation;
-        default: evenly spaced over a turn from the driver's current value).
+        Path and motion generation: the driver values at the targets, first guesses (default:
+        evenly spaced over a turn from the driver's current value), or with
+        ``free_timing=False`` the prescribed ones.
+    free_timing : bool
+        Path and motion generation: the driver values at the targets are unknowns (default);
+        ``False`` prescribes them (``driver_values``): path generation with prescribed timing.
     free_offset : bool
         Function generation: the output may differ from ``function`` by a constant.
     bounds : dict, optional
-        ``{name: (lower, upper)}`` for some parameters (scalars or per component).
+        ``{name: (lower, upper)}`` for some unknowns, keyed by their names in ``params``
+        (scalars or per component), and for the driver value (``"<driver>.value"``: every
+        target's, with free timing).
     starts : int
         Starts tried: the given design, then ``starts - 1`` designs drawn around it (each
-        parameter moved by ``spread`` times the model's size, normally distributed).
+        unknown moved by ``spread`` times the model's size, normally distributed, and kept
+        within the bounds).
     tol : float
         Largest target error (in units of the model's size for lengths) for success.
     full_turn : bool
@@ -129,7 +192,7 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
     """
     from scipy.optimize import least_squares
 
-    from ..solver import SolveError
+    from ..solver import SolveError, free_dof
     from .sensitivity import motion_sensitivity
 
     tasks = [x is not None for x in (path, function, poses)]
@@ -152,7 +215,7 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
     dim = mech.dim
     L = mech.length_scale
     params = list(params)
-    cols = _flat_names(mech, params)
+    cols = _unknowns(mech, params, dim=dim, traced=path is not None)
     nP = len(cols)
     vname = f"{driver.name}.value"
     v0 = driver.value
@@ -161,36 +224,54 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
         if point is None:
             raise ValueError("path generation needs the traced point= of the body")
         point = np.asarray(point, dtype=float).reshape(dim)
-        K, free_timing, per = len(targets), True, dim
+        K, per = len(targets), dim
     elif poses is not None:
         if dim != 2:
             raise ValueError("motion generation takes planar poses (x, y, angle)")
         targets = np.asarray(poses, dtype=float).reshape(-1, 3)
-        K, free_timing, per = len(targets), True, 3
+        K, per = len(targets), 3
     else:
         inputs, outputs = (np.asarray(a, dtype=float).reshape(-1) for a in function)
         if inputs.shape != outputs.shape:
             raise ValueError("function= takes inputs and outputs of the same length")
-        targets, K, free_timing, per = outputs, len(outputs), False, 1
-    if driver_values is None:
-        guess = v0 + np.linspace(0.0, 2 * math.pi, K, endpoint=False) if free_timing \
-            else inputs
+        targets, K, per = outputs, len(outputs), 1
+    timed = function is None and bool(free_timing)      # the driver values are unknowns
+    if function is None and not timed:
+        if driver_values is None:
+            raise ValueError("free_timing=False prescribes the driver values: give "
+                             "driver_values=")
+        inputs = np.asarray(driver_values, dtype=float).reshape(-1)
+        if inputs.shape != (K,):
+            raise ValueError(f"driver_values= takes one value per target ({K}), got "
+                             f"{inputs.size}")
+    if not timed:
+        guess = inputs
+    elif driver_values is None:
+        guess = v0 + np.linspace(0.0, 2 * math.pi, K, endpoint=False)
     else:
         guess = np.asarray(driver_values, dtype=float).reshape(K)
-    p0 = np.array([joint._p[k] for _, joint, k in cols])
+    point_cols = [i for i, c in enumerate(cols) if c.joint is None]
+    joint_cols = [i for i, c in enumerate(cols) if c.joint is not None]
+    p0 = np.array([point[c.index] if c.joint is None else c.joint._p[c.index] for c in cols])
 
     # bounds of the unknowns: parameters, then driver values or the offset
-    lo = np.full(nP, -np.inf)
-    hi = np.full(nP, np.inf)
+    n_extra = K if timed else (1 if function is not None and free_offset else 0)
+    lo_x = np.full(nP + n_extra, -np.inf)
+    hi_x = np.full(nP + n_extra, np.inf)
     for name, (a, b) in (bounds or {}).items():
-        idx = [i for i, c in enumerate(cols) if c[0] == name]
+        if timed and name == vname:
+            idx = list(range(nP, nP + K))
+        else:
+            idx = [i for i, c in enumerate(cols) if c.label == name]
         if not idx:
-            raise ValueError(f"bounds: {name!r} is not among params")
-        lo[idx] = np.broadcast_to(np.asarray(a, dtype=float), len(idx))
-        hi[idx] = np.broadcast_to(np.asarray(b, dtype=float), len(idx))
-    n_extra = K if free_timing else (1 if free_offset else 0)
-    lo_x = np.concatenate([lo, np.full(n_extra, -np.inf)])
-    hi_x = np.concatenate([hi, np.full(n_extra, np.inf)])
+            raise ValueError(f"bounds: {name!r} is not among params"
+                             + (f" (nor {vname!r})" if timed else ""))
+        lo_x[idx] = np.broadcast_to(np.asarray(a, dtype=float), len(idx))
+        hi_x[idx] = np.broadcast_to(np.asarray(b, dtype=float), len(idx))
+    if np.any(lo_x >= hi_x):
+        bad = [cols[i].label if i < nP else vname for i in np.flatnonzero(lo_x >= hi_x)]
+        raise ValueError(f"bounds: the lower bound must be below the upper one ({bad[0]!r}); "
+                         "leave a parameter out of params to keep it fixed")
     # residuals in units of the model's size (lengths) and radians
     unit = np.ones(per)
     unit[:dim if path is not None else (2 if poses is not None else 0)] = L
@@ -199,33 +280,55 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
     wdriver = work.joint(driver.name)
     wbody = work.body(body.name)
     index = {id(j): i for i, j in enumerate(mech.joints)}
-    wcols = [(n, work.joints[index[id(j)]], k) for n, j, k in cols]
+    wjoint = {id(c.joint): work.joints[index[id(c.joint)]] for c in cols if c.joint is not None}
+    wcols = [(None if c.joint is None else wjoint[id(c.joint)], c.index) for c in cols]
+    # the columns of the exact derivatives: whole parameters, then the driver value
+    sens_names = list(dict.fromkeys(cols[i].base for i in joint_cols))
+    table = parameter_slices(mech)
+    offset, n_sens = {}, 0
+    for name in sens_names:
+        offset[name] = n_sens
+        sl = table[name][1]
+        n_sens += sl.stop - sl.start
+    sens_cols = [offset[cols[i].base] + cols[i].component for i in joint_cols]
     reference = work.state.copy()     # the branch: where every evaluation starts from
+    free0 = free_dof(work.system(), work.solve())   # free motions of the design given
     count = [0]
 
     def place(x):
-        for (_, j, k), v in zip(wcols, x[:nP]):
-            j._p[k] = v
+        for (j, k), v in zip(wcols, x[:nP]):
+            if j is not None:
+                j._p[k] = v
         if work._system is not None:
             work._system._scales(work)
+
+    def traced(x):
+        pt = None if point is None else point.copy()
+        for i in point_cols:
+            pt[cols[i].index] = x[i]
+        return pt
 
     def evaluate(x, jac=False):
         """Residuals (and their Jacobian) of the unknowns ``x``; raises _OffBranchError."""
         count[0] += 1
         place(x)
-        vals = x[nP:] if free_timing else inputs
+        pt = traced(x)
+        vals = x[nP:] if timed else inputs
         order = np.argsort(vals, kind="stable")
         work.state = reference
         wdriver.value = float(vals[order[0]])
         try:
-            work.solve()
+            res = work.solve()
+            if free_dof(work.system(), res) > free0:
+                # a degenerate design (a link of length zero...): the drivers no longer fix it
+                raise _OffBranchError("the design leaves the mechanism free")
             # one sweep through the targets' values in order: one branch for all of them
             motion = work.sweep(wdriver, vals[order])
         except (SolveError, ValueError) as exc:
             raise _OffBranchError(str(exc)) from None
         R = np.empty((K, per))
         if path is not None:
-            R[order] = motion.point(wbody, point) - targets[order]
+            R[order] = motion.point(wbody, pt) - targets[order]
         else:
             pose = motion.pose(wbody)
             if poses is not None:
@@ -240,16 +343,28 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
         if not jac:
             return R.ravel()
         # the exact derivatives at every target at once (stacked solves)
-        names = params + ([vname] if free_timing else [])
-        s = motion_sensitivity(motion, names)
-        D = np.empty((K, per, nP + (1 if free_timing else 0)))
-        D[order] = s.point(wbody, point) if path is not None else \
-            s.body_pose(wbody)[:, 2:3] if function is not None else s.body_pose(wbody)
         J = np.zeros((K, per, len(x)))
-        J[:, :, :nP] = D[:, :, :nP]
-        if free_timing:
-            J[np.arange(K), :, nP + np.arange(K)] = D[:, :, nP]
-        elif free_offset:
+        names = sens_names + ([vname] if timed else [])
+        if names:
+            with warnings.catch_warnings():
+                # a trial design through a singular position: its minimum-norm derivatives
+                # serve the step as well (the design is judged by its residuals)
+                warnings.filterwarnings("ignore", "sensitivities at", MechsolveWarning)
+                s = motion_sensitivity(motion, names)
+            D = np.empty((K, per, n_sens + (1 if timed else 0)))
+            D[order] = s.point(wbody, pt) if path is not None else \
+                s.body_pose(wbody)[:, 2:3] if function is not None else s.body_pose(wbody)
+            J[:, :, joint_cols] = D[:, :, sens_cols]
+            if timed:
+                J[np.arange(K), :, nP + np.arange(K)] = D[:, :, n_sens]
+        if point_cols:
+            # the traced point's own columns: the body's rotation at each target
+            base = motion.point(wbody, np.zeros(dim))
+            for i in point_cols:
+                e = np.zeros(dim)
+                e[cols[i].index] = 1.0
+                J[order, :, i] = motion.point(wbody, e) - base
+        if function is not None and free_offset:
             J[:, 0, nP] = -1.0
         return R.ravel(), (J / unit[None, :, None]).reshape(K * per, len(x))
 
@@ -272,7 +387,8 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
         return cache[x.tobytes()][1]
 
     rng = np.random.default_rng(seed)
-    extra0 = guess if free_timing else (np.zeros(1) if free_offset else np.zeros(0))
+    extra0 = guess if timed else (np.zeros(1) if function is not None and free_offset
+                                  else np.zeros(0))
     best = None
     tried = 0
     for start in range(max(1, int(starts))):
@@ -292,11 +408,11 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
         except _OffBranchError:
             continue
         err = float(np.max(np.abs(r.reshape(K, per)), initial=0.0))
-        candidate = _candidate(work, wcols, out.x, nP, reference, wdriver, free_timing,
-                               inputs if not free_timing else None)
-        ok = candidate is not None and (accept is None or bool(accept(candidate[0])))
+        vals = out.x[nP:] if timed else inputs
+        candidate = _candidate(work, wcols, out.x[:nP], reference, wdriver, vals)
+        ok = candidate is not None and (accept is None or bool(accept(candidate)))
         if ok and full_turn:
-            ok = _turns(candidate[0], candidate[0].joint(driver.name))
+            ok = _turns(candidate, candidate.joint(driver.name))
         if ok and (best is None or err < best[0]):
             best = (err, out.x.copy(), candidate)
         if best is not None and best[0] <= tol:
@@ -304,35 +420,41 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
     if best is None:
         raise ValueError(f"no design found from {tried} starts: every start left the branch "
                          "or failed the acceptance conditions")
-    err, x, (result_mech, _) = best
-    found = {name: result_mech.parameters()[name] for name in params}
-    values = x[nP:] if free_timing else inputs
+    err, x, result_mech = best
+    found = {}
+    for name in params:
+        m = _COMPONENT.match(name)
+        base, comp = (m.group(1), int(m.group(2))) if m else (name, None)
+        value = traced(x) if base == "point" else result_mech.parameters()[base]
+        found[name] = float(np.atleast_1d(value)[comp]) if comp is not None else value
+    values = x[nP:] if timed else inputs
     err_units = err * (L if path is not None else 1.0)
     return SynthesisResult(mechanism=result_mech, parameters=found,
                            driver_values=np.array(values, dtype=float),
+                           point=None if path is None else traced(x),
                            offset=float(x[nP]) if (function is not None and free_offset)
                            else 0.0, error=err_units, success=bool(err <= tol),
                            starts=tried, evaluations=count[0])
 
 
-def _candidate(work, wcols, x, nP, reference, wdriver, free_timing, inputs):
+def _candidate(work, wcols, x, reference, wdriver, vals):
     """A copy of the working mechanism at the design ``x``, solved at the first target."""
     from ..solver import SolveError
 
-    for (_, j, k), v in zip(wcols, x[:nP]):
-        j._p[k] = v
+    for (j, k), v in zip(wcols, x):
+        if j is not None:
+            j._p[k] = v
     if work._system is not None:
         work._system._scales(work)
     out = copy.deepcopy(work)
     out.state = reference
     d = out.joint(wdriver.name)
-    vals = x[nP:] if free_timing else inputs
     d.value = float(np.min(vals))
     try:
         out.solve()
     except SolveError:
         return None
-    return out, vals
+    return out
 
 
 def _turns(mech, driver) -> bool:
