@@ -43,6 +43,7 @@ from ..analysis.continuation import _hermite
 from ..joints.base import DriverJoint
 from ..newton import Result
 from ..newton import newton as core_newton
+from ._lu import lu_solve
 
 __all__ = ["DesignSweep", "sweep"]
 
@@ -329,6 +330,13 @@ class _Stepper:
         self.c = sys.col_scale
         self.inv_c = 1.0 / sys.col_scale
         self.tol_abs = tol * sys.eq_scale
+        # where the Jacobian's entries, -Phi and e go in the rows of the augmented matrices
+        # [J | -Phi | e] of lu_solve, flattened to (n * (n + 2), B)
+        n, w = sys.n, sys.n + 2
+        self._entries = sys.rows * w + sys.cols
+        self._minus_phi = np.arange(sys.m) * w + n
+        self._e_rows = np.flatnonzero(e) * w + n + 1
+        self._e_values = e[e != 0.0][:, None]
 
     def set_value(self, idx, v) -> None:
         gd, idd, col = self.slot
@@ -357,6 +365,33 @@ class _Stepper:
                         sign[r] = 0.0
         return T, sign
 
+    def _newton_step(self, F, V):
+        """The Newton corrections ``J dx = -F``, the tangents ``J t = e`` and the signs of
+        ``det J`` of a batch, from its residuals ``F (b, m)`` and Jacobian data ``V (b, nnz)``:
+        one factorization of each ``J`` by :func:`lu_solve`, LAPACK for the items it leaves."""
+        n, b = self.sys.n, len(F)
+        A = np.zeros((n * (n + 2), b))
+        A[self._entries] = V.T
+        A[self._minus_phi] = -F.T
+        A[self._e_rows] = self._e_values
+        x, sign, ok = lu_solve(A.reshape(n, n + 2, b), n)
+        dx, t = x[:, 0].T, x[:, 1].T
+        left = np.flatnonzero(~ok)
+        if left.size:   # ill-conditioned for the batch's pivots, or singular: one by one
+            J = self.sys.jacobian_dense(V[left])
+            rhs = np.empty((left.size, n, 2))
+            rhs[..., 0] = -F[left]
+            rhs[..., 1] = self.e
+            X = np.full_like(rhs, np.nan)
+            for r in range(left.size):
+                try:
+                    X[r] = np.linalg.solve(J[r], rhs[r])
+                except np.linalg.LinAlgError:
+                    pass
+            dx[left], t[left] = X[..., 0], X[..., 1]
+            sign[left] = np.sign(np.linalg.det(J))
+        return dx, t, sign
+
     def correct(self, idx, Qp, Qa, Sa, Ta):
         """Newton from the predicted poses ``Qp`` of designs ``idx`` (their current value set);
         ``Qa``, ``Sa``, ``Ta`` the poses before the step, their signs of ``det J`` and
@@ -374,48 +409,33 @@ class _Stepper:
         its = np.zeros(B, dtype=np.int32)
         done = np.zeros(B, dtype=bool)
         live = np.arange(B)
-        Pl = self._params(idx)
-        e = self.e
-        for it in range(self.max_iterations):
-            F, V = sys.evaluate(Q[live], params=Pl)
-            J = sys.jacobian_dense(V)
-            # the tangent comes with the last correction; the first is hardly ever the last
-            # (a predictor is not within 1e-7), so it solves for the correction only
-            rhs = np.empty((len(live), len(e), 1 if it == 0 else 2))
-            rhs[..., 0] = -F
-            if it:
-                rhs[..., 1] = e
-            try:
-                X = np.linalg.solve(J, rhs)
-            except np.linalg.LinAlgError:   # a singular item: solve the others one by one
-                X = np.full_like(rhs, np.nan)
-                for r in range(len(live)):
-                    try:
-                        X[r] = np.linalg.solve(J[r], rhs[r])
-                    except np.linalg.LinAlgError:
-                        pass
-            dx = X[..., 0]
-            Q[live] += dx
-            its[live] += 1
+        P0 = Pl = self._params(idx)
+        for _ in range(self.max_iterations):
+            every = live.size == B   # no subsets while every design is still iterating
+            F, V = sys.evaluate(Q if every else Q[live], params=Pl)
+            dx, t, sign = self._newton_step(F, V)
+            if every:
+                Q += dx
+                its += 1
+            else:
+                Q[live] += dx
+                its[live] += 1
             size = np.max(np.abs(dx) * c, axis=1)
             fin = size <= STEP_DONE
-            gone = ~np.isfinite(size) | (size > np.pi)
-            if fin.any():
-                if it:
-                    T[live[fin]] = X[fin, :, 1]
-                else:
-                    T[live[fin]] = np.linalg.solve(J[fin], np.broadcast_to(
-                        e, (int(fin.sum()), len(e)))[..., None])[..., 0]
-                S[live[fin]] = np.sign(np.linalg.det(J[fin]))
-                done[live[fin]] = True
-            keep = ~(fin | gone)
-            live = live[keep]
-            if not live.size:
+            if fin.any():   # the tangent and sign of J come with the correction that ends
+                at = live[fin]
+                T[at], S[at], done[at] = t[fin], sign[fin], True
+            keep = ~fin & (size <= np.pi)   # neither converged nor gone (too far, NaN)
+            if not keep.any():
                 break
-            Pl = {g: P[keep] for g, P in Pl.items()}
+            if not keep.all():
+                live = live[keep]
+                Pl = {g: P[keep] for g, P in Pl.items()}
         acc = np.flatnonzero(done)
         if acc.size:
-            res = np.abs(sys.phi(Q[acc], params=self._params(idx[acc])))
+            every = acc.size == B
+            res = np.abs(sys.phi(Q if every else Q[acc],
+                                 params=P0 if every else self._params(idx[acc])))
             done[acc] = np.all(res <= self.tol_abs, axis=1)
         # the correction small next to the predicted motion (else Newton may have jumped)
         pred = np.max(np.abs(Qp - Qa) * c, axis=1)
