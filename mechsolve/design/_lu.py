@@ -8,11 +8,12 @@ elimination, and the right-hand sides ride along as extra columns; the sign of t
 comes from the pivots.
 
 The pivot row is one for the whole batch: at each step the row whose entry in the pivot
-column is at least :data:`THRESHOLD` times the column's largest (in the rows not yet
-eliminated) for the most items, the largest on average among those (threshold partial
-pivoting; LAPACK's partial pivoting is a threshold of 1 for every item separately). An item
-for which that row falls below the threshold, or whose matrix is singular, is reported and
-left to the caller (:func:`numpy.linalg.solve` on those few).
+column, relative to the column's largest (in the rows not yet eliminated), is largest in the
+item where it is smallest; when that falls below :data:`THRESHOLD`, the row for which the
+most items are above it (threshold partial pivoting; LAPACK's partial pivoting is a
+threshold of 1 for every item separately). An item for which the pivot falls below the
+threshold, or whose matrix is singular, is reported and left to the caller
+(:func:`numpy.linalg.solve` on those few).
 """
 
 from __future__ import annotations
@@ -24,7 +25,14 @@ import numpy as np
 THRESHOLD = 0.1
 
 
-def lu_solve(A: np.ndarray, n: int):
+def _index(rows: list):
+    """A list of increasing indices as a slice where they are contiguous (a view, no copy)."""
+    if len(rows) == rows[-1] - rows[0] + 1:
+        return slice(rows[0], rows[-1] + 1)
+    return rows
+
+
+def lu_solve(A: np.ndarray, n: int, pattern=None):
     """Solve ``A[:, :n] x = A[:, n:]`` for every item of a batch, by Gaussian elimination.
 
     Parameters
@@ -34,6 +42,9 @@ def lu_solve(A: np.ndarray, n: int):
         (overwritten).
     n : int
         The matrices' size.
+    pattern : ndarray of bool (n, n + r), optional
+        Where ``A`` may be nonzero in any item: the elimination skips the rest (and follows
+        the fill-in).
 
     Returns
     -------
@@ -44,24 +55,50 @@ def lu_solve(A: np.ndarray, n: int):
     ok : ndarray of bool (B,)
         Where every pivot passed the threshold and none is zero.
     """
-    B = A.shape[2]
+    B, w = A.shape[2], A.shape[1]
+    # the pattern's rows as bit masks of their columns
+    full = (1 << w) - 1
+    bits = [full] * n if pattern is None else [
+        sum(1 << int(j) for j in np.flatnonzero(row)) for row in np.asarray(pattern, bool)]
     ok = np.ones(B, dtype=bool)
     flips = 0
     with np.errstate(all="ignore"):
         for k in range(n - 1):
-            size = np.abs(A[k:, k])
-            ratio = size / size.max(axis=0)
-            good = ratio >= THRESHOLD
-            score = good.sum(axis=1) + np.fmin(ratio, 1.0).mean(axis=1)   # NaN: no preference
-            p = int(np.argmax(score))
-            ok &= good[p]
-            if p:
+            rows = [i for i in range(k, n) if bits[i] >> k & 1]
+            if not rows:   # a column of zeros: singular (a zero pivot, found below)
+                continue
+            if len(rows) > 1:
+                size = np.abs(A[_index(rows), k])
+                ratio = size / size.max(axis=0)
+                worst = np.fmin.reduce(ratio, axis=1)   # fmin: a NaN item has no say
+                best = int(np.argmax(worst))
+                if not worst[best] >= THRESHOLD:   # no row suits every item: the most of them
+                    best = int(np.argmax(np.count_nonzero(ratio >= THRESHOLD, axis=1)))
+                    ok &= ratio[best] >= THRESHOLD
+                p = rows[best]
+            else:
+                p = rows[0]
+            if p != k:
                 flips += 1
                 row = A[k, k:].copy()
-                A[k, k:] = A[k + p, k:]
-                A[k + p, k:] = row
-            factor = A[k + 1:, k] / A[k, k]
-            A[k + 1:, k + 1:] -= factor[:, None] * A[k, k + 1:]
+                A[k, k:] = A[p, k:]
+                A[p, k:] = row
+                bits[k], bits[p] = bits[p], bits[k]
+            below = [i for i in range(k + 1, n) if bits[i] >> k & 1]
+            if not below:
+                continue
+            upper = bits[k] & ~((2 << k) - 1)   # the pivot row's columns after k
+            cols = [j for j in range(k + 1, w) if upper >> j & 1]
+            for i in below:
+                bits[i] |= upper
+            if not cols:
+                continue
+            r, c = _index(below), _index(cols)
+            factor = A[r, k] / A[k, k]
+            if isinstance(r, slice) or isinstance(c, slice):
+                A[r, c] -= factor[:, None] * A[k, c]
+            else:
+                A[np.ix_(r, c)] -= factor[:, None] * A[k, c]
         diagonal = A[np.arange(n), np.arange(n)]
         ok &= np.all(diagonal != 0.0, axis=0)
         sign = np.prod(np.sign(diagonal), axis=0)
@@ -70,6 +107,8 @@ def lu_solve(A: np.ndarray, n: int):
         x = A[:, n:].copy()
         for i in range(n - 1, -1, -1):
             x[i] /= diagonal[i]
-            if i:
-                x[:i] -= A[:i, i, None] * x[i]
+            above = [j for j in range(i) if bits[j] >> i & 1]
+            if above:
+                r = _index(above)
+                x[r] -= A[r, i, None] * x[i]
     return x, sign, ok

@@ -337,6 +337,10 @@ class _Stepper:
         self._minus_phi = np.arange(sys.m) * w + n
         self._e_rows = np.flatnonzero(e) * w + n + 1
         self._e_values = e[e != 0.0][:, None]
+        self._pattern = np.zeros((sys.m, w), dtype=bool)
+        self._pattern[sys.rows, sys.cols] = True
+        self._pattern[:, n] = True
+        self._pattern[e != 0.0, n + 1] = True
 
     def set_value(self, idx, v) -> None:
         gd, idd, col = self.slot
@@ -374,7 +378,7 @@ class _Stepper:
         A[self._entries] = V.T
         A[self._minus_phi] = -F.T
         A[self._e_rows] = self._e_values
-        x, sign, ok = lu_solve(A.reshape(n, n + 2, b), n)
+        x, sign, ok = lu_solve(A.reshape(n, n + 2, b), n, self._pattern)
         dx, t = x[:, 0].T, x[:, 1].T
         left = np.flatnonzero(~ok)
         if left.size:   # ill-conditioned for the batch's pivots, or singular: one by one
