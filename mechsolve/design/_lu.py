@@ -25,6 +25,12 @@ import numpy as np
 THRESHOLD = 0.1
 
 
+def row_masks(pattern) -> list:
+    """The rows of a pattern ``(n, n + r)`` of bools as bit masks of their columns (the form
+    :func:`lu_solve` takes)."""
+    return [sum(1 << int(j) for j in np.flatnonzero(row)) for row in np.asarray(pattern, bool)]
+
+
 def _index(rows: list):
     """A list of increasing indices as a slice where they are contiguous (a view, no copy)."""
     if len(rows) == rows[-1] - rows[0] + 1:
@@ -32,7 +38,7 @@ def _index(rows: list):
     return rows
 
 
-def lu_solve(A: np.ndarray, n: int, pattern=None):
+def lu_solve(A: np.ndarray, n: int, masks=None):
     """Solve ``A[:, :n] x = A[:, n:]`` for every item of a batch, by Gaussian elimination.
 
     Parameters
@@ -42,9 +48,9 @@ def lu_solve(A: np.ndarray, n: int, pattern=None):
         (overwritten).
     n : int
         The matrices' size.
-    pattern : ndarray of bool (n, n + r), optional
-        Where ``A`` may be nonzero in any item: the elimination skips the rest (and follows
-        the fill-in).
+    masks : list of int, optional
+        Where ``A`` may be nonzero in any item, as :func:`row_masks` of the pattern: the
+        elimination skips the rest (and follows the fill-in). Default: dense.
 
     Returns
     -------
@@ -56,10 +62,7 @@ def lu_solve(A: np.ndarray, n: int, pattern=None):
         Where every pivot passed the threshold and none is zero.
     """
     B, w = A.shape[2], A.shape[1]
-    # the pattern's rows as bit masks of their columns
-    full = (1 << w) - 1
-    bits = [full] * n if pattern is None else [
-        sum(1 << int(j) for j in np.flatnonzero(row)) for row in np.asarray(pattern, bool)]
+    bits = [(1 << w) - 1] * n if masks is None else list(masks)
     ok = np.ones(B, dtype=bool)
     flips = 0
     with np.errstate(all="ignore"):

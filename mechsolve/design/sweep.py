@@ -43,7 +43,7 @@ from ..analysis.continuation import _hermite
 from ..joints.base import DriverJoint
 from ..newton import Result
 from ..newton import newton as core_newton
-from ._lu import lu_solve
+from ._lu import lu_solve, row_masks
 
 __all__ = ["DesignSweep", "sweep"]
 
@@ -262,6 +262,8 @@ def _run_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out_s
     reached = np.full(C, np.nan)
 
     def store(idx, k, Q, its):
+        if len(idx) == C:   # every design (idx is all of them, in order): no gathers
+            idx = slice(None)
         success[idx, k] = True
         iterations[idx, k] = its
         if keep_states:
@@ -297,8 +299,8 @@ def _run_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out_s
             Qp = Q1 + (v - v_prev) * T1
         else:
             h = v_prev - values[k - 2]
-            tau = np.full(len(act), (v - values[k - 2]) / h)
-            Qp = Q2 + _hermite(tau, np.full(len(act), h), Q1 - Q2, T2, T1)
+            Qp = Q2 + _hermite(np.array([(v - values[k - 2]) / h]), np.array([h]), Q1 - Q2,
+                               T2, T1)
         step.set_value(act, v)
         Qn, Tn, Sn, its, good = step.correct(act, Qp, Q1, S, T1)
         bad = np.flatnonzero(~good)
@@ -311,6 +313,10 @@ def _run_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out_s
             failed_at[lost] = k
             reason[lost] = why[~okr]
             reached[lost] = got[~okr]
+        if good.all():   # the usual step: no copies
+            store(act, k, Qn, its)
+            Q2, T2, Q1, T1 = Q1, T1, Qn, Tn
+            continue
         store(act[good], k, Qn[good], its[good])
         Q2, T2 = Q1[good], T1[good]
         Q1, T1, S = Qn[good], Tn[good], S[good]
@@ -337,17 +343,22 @@ class _Stepper:
         self._minus_phi = np.arange(sys.m) * w + n
         self._e_rows = np.flatnonzero(e) * w + n + 1
         self._e_values = e[e != 0.0][:, None]
-        self._pattern = np.zeros((sys.m, w), dtype=bool)
-        self._pattern[sys.rows, sys.cols] = True
-        self._pattern[:, n] = True
-        self._pattern[e != 0.0, n + 1] = True
+        pattern = np.zeros((sys.m, w), dtype=bool)
+        pattern[sys.rows, sys.cols] = True
+        pattern[:, n] = True
+        pattern[e != 0.0, n + 1] = True
+        self._masks = row_masks(pattern)
 
     def set_value(self, idx, v) -> None:
         gd, idd, col = self.slot
-        self.P[gd][idx, idd, col] = v
+        self.P[gd][slice(None) if self._every(idx) else idx, idd, col] = v
+
+    def _every(self, idx) -> bool:
+        """Whether the designs ``idx`` (increasing) are all the chunk's."""
+        return len(idx) == len(self.P[self.slot[0]])
 
     def _params(self, idx):
-        return {g: P[idx] for g, P in self.P.items()}
+        return self.P if self._every(idx) else {g: P[idx] for g, P in self.P.items()}
 
     def tangent(self, idx, Q):
         """Tangents ``J t = e`` and signs of ``det J`` at the poses ``Q`` of designs ``idx``."""
@@ -378,7 +389,7 @@ class _Stepper:
         A[self._entries] = V.T
         A[self._minus_phi] = -F.T
         A[self._e_rows] = self._e_values
-        x, sign, ok = lu_solve(A.reshape(n, n + 2, b), n, self._pattern)
+        x, sign, ok = lu_solve(A.reshape(n, n + 2, b), n, self._masks)
         dx, t = x[:, 0].T, x[:, 1].T
         left = np.flatnonzero(~ok)
         if left.size:   # ill-conditioned for the batch's pivots, or singular: one by one
