@@ -343,11 +343,7 @@ class _Stepper:
         self._minus_phi = np.arange(sys.m) * w + n
         self._e_rows = np.flatnonzero(e) * w + n + 1
         self._e_values = e[e != 0.0][:, None]
-        pattern = np.zeros((sys.m, w), dtype=bool)
-        pattern[sys.rows, sys.cols] = True
-        pattern[:, n] = True
-        pattern[e != 0.0, n + 1] = True
-        self._masks = row_masks(pattern)
+        self._bit_values = 1 << np.arange(w, dtype=np.int64) if w < 63 else None
 
     def set_value(self, idx, v) -> None:
         gd, idd, col = self.slot
@@ -389,7 +385,12 @@ class _Stepper:
         A[self._entries] = V.T
         A[self._minus_phi] = -F.T
         A[self._e_rows] = self._e_values
-        x, sign, ok = lu_solve(A.reshape(n, n + 2, b), n, self._masks)
+        # the entries that are nonzero in some item (those of the pattern that are not zero
+        # in the kernels' every evaluation, such as a pin's zero x-rotation cross terms)
+        nonzero = np.logical_or.reduce(A != 0.0, axis=1).reshape(n, n + 2)
+        masks = (row_masks(nonzero) if self._bit_values is None
+                 else (nonzero @ self._bit_values).tolist())
+        x, sign, ok = lu_solve(A.reshape(n, n + 2, b), n, masks)
         dx, t = x[:, 0].T, x[:, 1].T
         left = np.flatnonzero(~ok)
         if left.size:   # ill-conditioned for the batch's pivots, or singular: one by one
