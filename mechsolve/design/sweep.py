@@ -60,6 +60,9 @@ CORRECTION = 0.25
 #: step: a longer turn is retried with shorter steps, and at a crossing of branches it stays
 #: refused however short the step.
 TURN_COS = 0.5
+#: Largest ratio of a Newton step to the one before that the first pose takes undamped (see
+#: :meth:`_Stepper.assemble`).
+START_CONTRACTION = 0.25
 #: The first retried step, as a fraction of the refused one.
 FIRST_RETRY = 0.4142135623730951
 #: Shortest step, relative to the step between two values, that the retry of a refused step
@@ -275,19 +278,14 @@ def _run_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out_s
                 points[idx, k, o, 0] = x + c * pt[0] - s * pt[1]
                 points[idx, k, o, 1] = y + s * pt[0] + c * pt[1]
 
-    # the first value: Newton from the nominal pose, by the Newton core
+    # the first value: Newton from the nominal pose
     all_idx = np.arange(C)
     step.set_value(all_idx, values[0])
-    start = core_newton(sys.problem(params=P), np.repeat(q0[None], C, axis=0), tol=tol,
-                        max_iterations=25)
-    ok = start.success.copy()
-    Q = start.x
-    T, sign = step.tangent(all_idx, Q)
-    ok &= sign != 0.0
+    Q, T, sign, its, ok = step.assemble(q0)
     failed_at[~ok] = 0
     reason[~ok] = "cannot assemble"
     act = np.flatnonzero(ok)
-    store(act, 0, Q[act], start.iterations[act])
+    store(act, 0, Q[act], its[act])
     # the last two poses and tangents of the active designs
     Q1, T1, S = Q[act], T[act], sign[act]
     Q2 = T2 = None
@@ -355,6 +353,50 @@ class _Stepper:
 
     def _params(self, idx):
         return self.P if self._every(idx) else {g: P[idx] for g, P in self.P.items()}
+
+    def assemble(self, q0):
+        """Every design's pose at its current value, by Newton from the nominal pose ``q0``.
+
+        Full Newton steps where they converge at once (each step within a quarter of the one
+        before: where the Newton core's damping takes full steps too, so the same root), the
+        Newton core's damped Newton for the others. Returns the poses, tangents, signs of
+        ``det J``, iterations and which designs assembled (a regular pose within ``tol``).
+        """
+        sys, c = self.sys, self.inv_c
+        C = len(self.P[self.slot[0]])
+        Q = np.repeat(q0[None], C, axis=0)
+        T = np.zeros_like(Q)
+        S = np.zeros(C)
+        its = np.zeros(C, dtype=np.int64)
+        done = np.zeros(C, dtype=bool)
+        last = np.full(C, np.pi)   # the longest step the Newton core takes undamped
+        live = np.arange(C)
+        for it in range(self.max_iterations):
+            F, V = sys.evaluate(Q[live], params=self._params(live))
+            dx, t, sign = self._newton_step(F, V)
+            size = np.max(np.abs(dx) * c, axis=1)
+            full = size <= last[live] * (START_CONTRACTION if it else 1.0)
+            Q[live[full]] += dx[full]
+            its[live[full]] += 1
+            last[live] = size
+            fin = full & (size <= STEP_DONE)
+            at = live[fin]
+            T[at], S[at], done[at] = t[fin], sign[fin], True
+            live = live[full & ~fin]
+            if not live.size:
+                break
+        acc = np.flatnonzero(done)
+        res = np.abs(sys.phi(Q[acc], params=self._params(acc)))
+        done[acc] = np.all(res <= self.tol_abs, axis=1) & (S[acc] != 0.0)
+        rest = np.flatnonzero(~done)
+        if rest.size:   # the Newton core, damped, from the nominal pose
+            start = core_newton(sys.problem(params={g: P[rest] for g, P in self.P.items()}),
+                                np.repeat(q0[None], rest.size, axis=0), tol=self.tol,
+                                max_iterations=25)
+            Q[rest], its[rest] = start.x, start.iterations
+            T[rest], S[rest] = self.tangent(rest, start.x)
+            done[rest] = start.success & (S[rest] != 0.0)
+        return Q, T, S, its, done
 
     def tangent(self, idx, Q):
         """Tangents ``J t = e`` and signs of ``det J`` at the poses ``Q`` of designs ``idx``."""
