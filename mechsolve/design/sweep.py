@@ -43,6 +43,7 @@ from ..analysis.continuation import _hermite
 from ..joints.base import DriverJoint
 from ..newton import Result
 from ..newton import newton as core_newton
+from ._heap import room_for
 from ._lu import lu_solve, row_masks
 
 __all__ = ["DesignSweep", "sweep"]
@@ -241,6 +242,16 @@ def _start_pose(work, driver, v0: float) -> np.ndarray:
 
 def _run_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out_spec):
     """Sweep one chunk of designs (a pure function of its arguments: what a worker runs)."""
+    sys = mech.system()
+    # an iteration's temporaries: a few arrays of the Jacobians' data and states, the
+    # augmented matrices of the LU and its updates, for every design of the chunk
+    temporaries = 16 * len(parts[0][3]) * (sys.n * (sys.n + 2) + sys.nnz + 4 * sys.n)
+    with room_for(temporaries):
+        return _sweep_chunk(mech, parts, driver_index, values, q0, tol, max_iterations,
+                            out_spec)
+
+
+def _sweep_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out_spec):
     sys = mech.system()
     driver = mech.joints[driver_index]
     C = len(parts[0][3])
