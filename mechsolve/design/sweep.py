@@ -2,13 +2,18 @@
 
 ``sweep(mech, {"O4.point2": pivots}, motor, angles)`` solves every design of the family (the
 named parameters of :mod:`mechsolve.design.parameters`, one row per design) at every driver
-value. All designs of a chunk move together: at each value a predictor (cubic Hermite from the
-last two poses and their tangents ``dq/dv``; the tangent step at the first) and a batched
-Newton corrector on the stacked ``(C, n, n)`` Jacobians. A design keeps its assembly branch:
-its step is accepted only if Newton converges, the correction is small next to the predicted
-motion and the sign of ``det J`` is the one it started with. A design whose step is refused is
-retried with shorter steps (still batched, over the refused designs only); one that cannot
-reach the value drops out of the family with its reason, and the others go on:
+value. Every design starts from the nominal pose (full Newton steps where they converge at
+once, the Newton core's damped Newton for the others). Then all designs of a chunk move
+together: at each value a predictor (cubic Hermite from the last two poses and their tangents
+``dq/dv``; the tangent step at the first) and a batched Newton corrector, whose Gaussian
+elimination runs over the batch axis (:func:`~mechsolve.design._lu.lu_solve`): one
+factorization of the chunk's Jacobians gives the corrections, the tangents and the signs of
+``det J`` (LAPACK, one design at a time, for the few whose pivots the chunk's do not suit).
+A design keeps its assembly branch: its step is accepted only if Newton converges, the
+correction is small next to the predicted motion and the sign of ``det J`` is the one it
+started with. A design whose step is refused is retried with shorter steps (still batched,
+over the refused designs only); one that cannot reach the value drops out of the family with
+its reason, and the others go on:
 
 * ``"limit position"``: no assembly on its branch past a value (Newton finds none however short
   the step: a dead centre or the end of a rocker's range);
@@ -18,13 +23,16 @@ reach the value drops out of the family with its reason, and the others go on:
 * ``"cannot assemble"``: the design has no assembly at the first value.
 
 The designs are split into chunks (``chunk`` designs at a time: the memory is a chunk's,
-whatever the family's size). With ``client=`` (a ``dask.distributed`` client: ``pip install
-"mechsolve[dask]"``) the chunks are solved on the cluster's workers, and the results are the
-same bit for bit, as each chunk is the same computation in the same order.
+whatever the family's size; while a chunk is solved, the C heap keeps room for its
+temporaries, see :mod:`mechsolve.design._heap`). With ``client=`` (a ``dask.distributed``
+client: ``pip install "mechsolve[dask]"``) the chunks are solved on the cluster's workers, and
+the results are the same bit for bit, as each chunk is the same computation in the same order
+(the LU's pivot rows are chosen for a whole chunk, so another ``chunk`` may change the last
+bits of a pose).
 
 Several machines: start a scheduler and workers (``dask scheduler`` on one machine, ``dask
-worker tcp://scheduler:8786 --nthreads 1`` on each, one thread a worker as NumPy's batched
-solves are single-threaded) and pass ``Client("tcp://scheduler:8786")``::
+worker tcp://scheduler:8786 --nthreads 1`` on each, one thread a worker as the sweep's NumPy
+calls are single-threaded) and pass ``Client("tcp://scheduler:8786")``::
 
     from dask.distributed import Client
     client = Client("tcp://scheduler:8786")
