@@ -54,14 +54,14 @@ def _glibc():
     global _libc
     if _libc is False:
         _libc = None
-        if sys.platform.startswith("linux") and os.confstr("CS_GNU_LIBC_VERSION"):
-            try:
+        try:
+            if sys.platform.startswith("linux") and os.confstr("CS_GNU_LIBC_VERSION"):
                 libc = ctypes.CDLL("libc.so.6")
                 libc.mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
                 libc.malloc_trim.argtypes = (ctypes.c_size_t,)
                 _libc = libc
-            except (OSError, AttributeError):
-                pass
+        except (OSError, ValueError, AttributeError):   # not glibc
+            pass
     return _libc
 
 
