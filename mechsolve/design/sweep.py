@@ -2,13 +2,18 @@
 
 ``sweep(mech, {"O4.point2": pivots}, motor, angles)`` solves every design of the family (the
 named parameters of :mod:`mechsolve.design.parameters`, one row per design) at every driver
-value. All designs of a chunk move together: at each value a predictor (cubic Hermite from the
-last two poses and their tangents ``dq/dv``; the tangent step at the first) and a batched
-Newton corrector on the stacked ``(C, n, n)`` Jacobians. A design keeps its assembly branch:
-its step is accepted only if Newton converges, the correction is small next to the predicted
-motion and the sign of ``det J`` is the one it started with. A design whose step is refused is
-retried with shorter steps (still batched, over the refused designs only); one that cannot
-reach the value drops out of the family with its reason, and the others go on:
+value. Every design starts from the nominal pose (full Newton steps where they converge at
+once, the Newton core's damped Newton for the others). Then all designs of a chunk move
+together: at each value a predictor (cubic Hermite from the last two poses and their tangents
+``dq/dv``; the tangent step at the first) and a batched Newton corrector, whose Gaussian
+elimination runs over the batch axis (:func:`~mechsolve.design._lu.lu_solve`): one
+factorization of the chunk's Jacobians gives the corrections, the tangents and the signs of
+``det J`` (LAPACK, one design at a time, for the few whose pivots the chunk's do not suit).
+A design keeps its assembly branch: its step is accepted only if Newton converges, the
+correction is small next to the predicted motion and the sign of ``det J`` is the one it
+started with. A design whose step is refused is retried with shorter steps (still batched,
+over the refused designs only); one that cannot reach the value drops out of the family with
+its reason, and the others go on:
 
 * ``"limit position"``: no assembly on its branch past a value (Newton finds none however short
   the step: a dead centre or the end of a rocker's range);
@@ -18,13 +23,16 @@ reach the value drops out of the family with its reason, and the others go on:
 * ``"cannot assemble"``: the design has no assembly at the first value.
 
 The designs are split into chunks (``chunk`` designs at a time: the memory is a chunk's,
-whatever the family's size). With ``client=`` (a ``dask.distributed`` client: ``pip install
-"mechsolve[dask]"``) the chunks are solved on the cluster's workers, and the results are the
-same bit for bit, as each chunk is the same computation in the same order.
+whatever the family's size; while a chunk is solved, the C heap keeps room for its
+temporaries, see :mod:`mechsolve.design._heap`). With ``client=`` (a ``dask.distributed``
+client: ``pip install "mechsolve[dask]"``) the chunks are solved on the cluster's workers, and
+the results are the same bit for bit, as each chunk is the same computation in the same order
+(the LU's pivot rows are chosen for a whole chunk, so another ``chunk`` may change the last
+bits of a pose).
 
 Several machines: start a scheduler and workers (``dask scheduler`` on one machine, ``dask
-worker tcp://scheduler:8786 --nthreads 1`` on each, one thread a worker as NumPy's batched
-solves are single-threaded) and pass ``Client("tcp://scheduler:8786")``::
+worker tcp://scheduler:8786 --nthreads 1`` on each, one thread a worker as the sweep's NumPy
+calls are single-threaded) and pass ``Client("tcp://scheduler:8786")``::
 
     from dask.distributed import Client
     client = Client("tcp://scheduler:8786")
@@ -43,12 +51,17 @@ from ..analysis.continuation import _hermite
 from ..joints.base import DriverJoint
 from ..newton import Result
 from ..newton import newton as core_newton
+from ._heap import room_for
+from ._lu import lu_solve, row_masks
 
 __all__ = ["DesignSweep", "sweep"]
 
 #: Designs solved together in one batch by default: large enough that NumPy's per-call cost
-#: is spread, small enough that a chunk's Jacobians stay in cache (a four-bar's are 0.6 kB).
-CHUNK = 1024
+#: is spread (a four-bar's batched LU is some 60 NumPy calls whatever the batch's size),
+#: small enough that the arrays of an iteration stay in the processor's caches (a four-bar's
+#: augmented Jacobians take 0.8 kB a design). On a 2-core EPYC with 1 MB of L2 a core and
+#: 32 MB of L3, 3000 to 6000 designs were equally fast, 1024 and 8192 15-30 % slower.
+CHUNK = 4096
 #: A Newton correction (in the model's units) below which the next one would be at round-off:
 #: the pose after it is exact to about its square.
 STEP_DONE = 1e-7
@@ -59,6 +72,9 @@ CORRECTION = 0.25
 #: step: a longer turn is retried with shorter steps, and at a crossing of branches it stays
 #: refused however short the step.
 TURN_COS = 0.5
+#: Largest ratio of a Newton step to the one before that the first pose takes undamped (see
+#: :meth:`_Stepper.assemble`).
+START_CONTRACTION = 0.25
 #: The first retried step, as a fraction of the refused one.
 FIRST_RETRY = 0.4142135623730951
 #: Shortest step, relative to the step between two values, that the retry of a refused step
@@ -235,6 +251,16 @@ def _start_pose(work, driver, v0: float) -> np.ndarray:
 def _run_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out_spec):
     """Sweep one chunk of designs (a pure function of its arguments: what a worker runs)."""
     sys = mech.system()
+    # an iteration's temporaries: a few arrays of the Jacobians' data and states, the
+    # augmented matrices of the LU and its updates, for every design of the chunk
+    temporaries = 16 * len(parts[0][3]) * (sys.n * (sys.n + 2) + sys.nnz + 4 * sys.n)
+    with room_for(temporaries):
+        return _sweep_chunk(mech, parts, driver_index, values, q0, tol, max_iterations,
+                            out_spec)
+
+
+def _sweep_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out_spec):
+    sys = mech.system()
     driver = mech.joints[driver_index]
     C = len(parts[0][3])
     N = len(values)
@@ -261,6 +287,8 @@ def _run_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out_s
     reached = np.full(C, np.nan)
 
     def store(idx, k, Q, its):
+        if len(idx) == C:   # every design (idx is all of them, in order): no gathers
+            idx = slice(None)
         success[idx, k] = True
         iterations[idx, k] = its
         if keep_states:
@@ -272,19 +300,14 @@ def _run_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out_s
                 points[idx, k, o, 0] = x + c * pt[0] - s * pt[1]
                 points[idx, k, o, 1] = y + s * pt[0] + c * pt[1]
 
-    # the first value: Newton from the nominal pose, by the Newton core
+    # the first value: Newton from the nominal pose
     all_idx = np.arange(C)
     step.set_value(all_idx, values[0])
-    start = core_newton(sys.problem(params=P), np.repeat(q0[None], C, axis=0), tol=tol,
-                        max_iterations=25)
-    ok = start.success.copy()
-    Q = start.x
-    T, sign = step.tangent(all_idx, Q)
-    ok &= sign != 0.0
+    Q, T, sign, its, ok = step.assemble(q0)
     failed_at[~ok] = 0
     reason[~ok] = "cannot assemble"
     act = np.flatnonzero(ok)
-    store(act, 0, Q[act], start.iterations[act])
+    store(act, 0, Q[act], its[act])
     # the last two poses and tangents of the active designs
     Q1, T1, S = Q[act], T[act], sign[act]
     Q2 = T2 = None
@@ -296,8 +319,8 @@ def _run_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out_s
             Qp = Q1 + (v - v_prev) * T1
         else:
             h = v_prev - values[k - 2]
-            tau = np.full(len(act), (v - values[k - 2]) / h)
-            Qp = Q2 + _hermite(tau, np.full(len(act), h), Q1 - Q2, T2, T1)
+            Qp = Q2 + _hermite(np.array([(v - values[k - 2]) / h]), np.array([h]), Q1 - Q2,
+                               T2, T1)
         step.set_value(act, v)
         Qn, Tn, Sn, its, good = step.correct(act, Qp, Q1, S, T1)
         bad = np.flatnonzero(~good)
@@ -310,6 +333,10 @@ def _run_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out_s
             failed_at[lost] = k
             reason[lost] = why[~okr]
             reached[lost] = got[~okr]
+        if good.all():   # the usual step: no copies
+            store(act, k, Qn, its)
+            Q2, T2, Q1, T1 = Q1, T1, Qn, Tn
+            continue
         store(act[good], k, Qn[good], its[good])
         Q2, T2 = Q1[good], T1[good]
         Q1, T1, S = Qn[good], Tn[good], S[good]
@@ -329,13 +356,69 @@ class _Stepper:
         self.c = sys.col_scale
         self.inv_c = 1.0 / sys.col_scale
         self.tol_abs = tol * sys.eq_scale
+        # where the Jacobian's entries, -Phi and e go in the rows of the augmented matrices
+        # [J | -Phi | e] of lu_solve, flattened to (n * (n + 2), B)
+        n, w = sys.n, sys.n + 2
+        self._entries = sys.rows * w + sys.cols
+        self._minus_phi = np.arange(sys.m) * w + n
+        self._e_rows = np.flatnonzero(e) * w + n + 1
+        self._e_values = e[e != 0.0][:, None]
+        self._bit_values = 1 << np.arange(w, dtype=np.int64) if w < 63 else None
 
     def set_value(self, idx, v) -> None:
         gd, idd, col = self.slot
-        self.P[gd][idx, idd, col] = v
+        self.P[gd][slice(None) if self._every(idx) else idx, idd, col] = v
+
+    def _every(self, idx) -> bool:
+        """Whether the designs ``idx`` (increasing) are all the chunk's."""
+        return len(idx) == len(self.P[self.slot[0]])
 
     def _params(self, idx):
-        return {g: P[idx] for g, P in self.P.items()}
+        return self.P if self._every(idx) else {g: P[idx] for g, P in self.P.items()}
+
+    def assemble(self, q0):
+        """Every design's pose at its current value, by Newton from the nominal pose ``q0``.
+
+        Full Newton steps where they converge at once (each step within a quarter of the one
+        before: where the Newton core's damping takes full steps too, so the same root), the
+        Newton core's damped Newton for the others. Returns the poses, tangents, signs of
+        ``det J``, iterations and which designs assembled (a regular pose within ``tol``).
+        """
+        sys, c = self.sys, self.inv_c
+        C = len(self.P[self.slot[0]])
+        Q = np.repeat(q0[None], C, axis=0)
+        T = np.zeros_like(Q)
+        S = np.zeros(C)
+        its = np.zeros(C, dtype=np.int64)
+        done = np.zeros(C, dtype=bool)
+        last = np.full(C, np.pi)   # the longest step the Newton core takes undamped
+        live = np.arange(C)
+        for it in range(self.max_iterations):
+            F, V = sys.evaluate(Q[live], params=self._params(live))
+            dx, t, sign = self._newton_step(F, V)
+            size = np.max(np.abs(dx) * c, axis=1)
+            full = size <= last[live] * (START_CONTRACTION if it else 1.0)
+            Q[live[full]] += dx[full]
+            its[live[full]] += 1
+            last[live] = size
+            fin = full & (size <= STEP_DONE)
+            at = live[fin]
+            T[at], S[at], done[at] = t[fin], sign[fin], True
+            live = live[full & ~fin]
+            if not live.size:
+                break
+        acc = np.flatnonzero(done)
+        res = np.abs(sys.phi(Q[acc], params=self._params(acc)))
+        done[acc] = np.all(res <= self.tol_abs, axis=1) & (S[acc] != 0.0)
+        rest = np.flatnonzero(~done)
+        if rest.size:   # the Newton core, damped, from the nominal pose
+            start = core_newton(sys.problem(params={g: P[rest] for g, P in self.P.items()}),
+                                np.repeat(q0[None], rest.size, axis=0), tol=self.tol,
+                                max_iterations=25)
+            Q[rest], its[rest] = start.x, start.iterations
+            T[rest], S[rest] = self.tangent(rest, start.x)
+            done[rest] = start.success & (S[rest] != 0.0)
+        return Q, T, S, its, done
 
     def tangent(self, idx, Q):
         """Tangents ``J t = e`` and signs of ``det J`` at the poses ``Q`` of designs ``idx``."""
@@ -357,6 +440,38 @@ class _Stepper:
                         sign[r] = 0.0
         return T, sign
 
+    def _newton_step(self, F, V):
+        """The Newton corrections ``J dx = -F``, the tangents ``J t = e`` and the signs of
+        ``det J`` of a batch, from its residuals ``F (b, m)`` and Jacobian data ``V (b, nnz)``:
+        one factorization of each ``J`` by :func:`lu_solve`, LAPACK for the items it leaves."""
+        n, b = self.sys.n, len(F)
+        A = np.zeros((n * (n + 2), b))
+        A[self._entries] = V.T
+        A[self._minus_phi] = -F.T
+        A[self._e_rows] = self._e_values
+        # the entries that are nonzero in some item (those of the pattern that are not zero
+        # in the kernels' every evaluation, such as a pin's zero x-rotation cross terms)
+        nonzero = np.logical_or.reduce(A != 0.0, axis=1).reshape(n, n + 2)
+        masks = (row_masks(nonzero) if self._bit_values is None
+                 else (nonzero @ self._bit_values).tolist())
+        x, sign, ok = lu_solve(A.reshape(n, n + 2, b), n, masks)
+        dx, t = x[:, 0].T, x[:, 1].T
+        left = np.flatnonzero(~ok)
+        if left.size:   # ill-conditioned for the batch's pivots, or singular: one by one
+            J = self.sys.jacobian_dense(V[left])
+            rhs = np.empty((left.size, n, 2))
+            rhs[..., 0] = -F[left]
+            rhs[..., 1] = self.e
+            X = np.full_like(rhs, np.nan)
+            for r in range(left.size):
+                try:
+                    X[r] = np.linalg.solve(J[r], rhs[r])
+                except np.linalg.LinAlgError:
+                    pass
+            dx[left], t[left] = X[..., 0], X[..., 1]
+            sign[left] = np.sign(np.linalg.det(J))
+        return dx, t, sign
+
     def correct(self, idx, Qp, Qa, Sa, Ta):
         """Newton from the predicted poses ``Qp`` of designs ``idx`` (their current value set);
         ``Qa``, ``Sa``, ``Ta`` the poses before the step, their signs of ``det J`` and
@@ -374,48 +489,33 @@ class _Stepper:
         its = np.zeros(B, dtype=np.int32)
         done = np.zeros(B, dtype=bool)
         live = np.arange(B)
-        Pl = self._params(idx)
-        e = self.e
-        for it in range(self.max_iterations):
-            F, V = sys.evaluate(Q[live], params=Pl)
-            J = sys.jacobian_dense(V)
-            # the tangent comes with the last correction; the first is hardly ever the last
-            # (a predictor is not within 1e-7), so it solves for the correction only
-            rhs = np.empty((len(live), len(e), 1 if it == 0 else 2))
-            rhs[..., 0] = -F
-            if it:
-                rhs[..., 1] = e
-            try:
-                X = np.linalg.solve(J, rhs)
-            except np.linalg.LinAlgError:   # a singular item: solve the others one by one
-                X = np.full_like(rhs, np.nan)
-                for r in range(len(live)):
-                    try:
-                        X[r] = np.linalg.solve(J[r], rhs[r])
-                    except np.linalg.LinAlgError:
-                        pass
-            dx = X[..., 0]
-            Q[live] += dx
-            its[live] += 1
+        P0 = Pl = self._params(idx)
+        for _ in range(self.max_iterations):
+            every = live.size == B   # no subsets while every design is still iterating
+            F, V = sys.evaluate(Q if every else Q[live], params=Pl)
+            dx, t, sign = self._newton_step(F, V)
+            if every:
+                Q += dx
+                its += 1
+            else:
+                Q[live] += dx
+                its[live] += 1
             size = np.max(np.abs(dx) * c, axis=1)
             fin = size <= STEP_DONE
-            gone = ~np.isfinite(size) | (size > np.pi)
-            if fin.any():
-                if it:
-                    T[live[fin]] = X[fin, :, 1]
-                else:
-                    T[live[fin]] = np.linalg.solve(J[fin], np.broadcast_to(
-                        e, (int(fin.sum()), len(e)))[..., None])[..., 0]
-                S[live[fin]] = np.sign(np.linalg.det(J[fin]))
-                done[live[fin]] = True
-            keep = ~(fin | gone)
-            live = live[keep]
-            if not live.size:
+            if fin.any():   # the tangent and sign of J come with the correction that ends
+                at = live[fin]
+                T[at], S[at], done[at] = t[fin], sign[fin], True
+            keep = ~fin & (size <= np.pi)   # neither converged nor gone (too far, NaN)
+            if not keep.any():
                 break
-            Pl = {g: P[keep] for g, P in Pl.items()}
+            if not keep.all():
+                live = live[keep]
+                Pl = {g: P[keep] for g, P in Pl.items()}
         acc = np.flatnonzero(done)
         if acc.size:
-            res = np.abs(sys.phi(Q[acc], params=self._params(idx[acc])))
+            every = acc.size == B
+            res = np.abs(sys.phi(Q if every else Q[acc],
+                                 params=P0 if every else self._params(idx[acc])))
             done[acc] = np.all(res <= self.tol_abs, axis=1)
         # the correction small next to the predicted motion (else Newton may have jumped)
         pred = np.max(np.abs(Qp - Qa) * c, axis=1)
