@@ -725,6 +725,8 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
     """
     X = np.array(x0, dtype=float)
     B = len(X)
+    if B == 1 and hard is None:
+        return _lm_one(problem, X[0], tol, max_iterations, weights, goal, project)
     c = problem.col_scale
     m = None
     status = np.full(B, RUNNING)
@@ -828,3 +830,77 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
     return NewtonResult(x=X, status=status, success=status == CONVERGED, iterations=iters,
                         residual=res, F=F_out, jacobian=D_out, least_squares=np.ones(B, bool),
                         history=history, weights=W)
+
+
+def _lm_one(problem, x, tol, max_iterations, weights, goal, project) -> NewtonResult:
+    """:func:`levenberg_marquardt` for one item without hard rows: the same steps with scalar
+    bookkeeping (a batch's masks and index arrays cost more than the arithmetic on a small
+    system; see :func:`_newton_one`)."""
+    c = problem.col_scale
+    idx = np.zeros(1, dtype=np.intp)
+    F, D = problem.evaluate(x[None], idx)
+    F, D = F[0], D[0]
+    m = len(F)
+    goal = np.arange(m) if goal is None else np.asarray(goal, dtype=np.intp)
+    if weights is None:
+        W = 1.0 / problem.eq_scale
+    else:
+        W = np.array(np.broadcast_to(weights, (1, m))[0], dtype=float)
+    Wg = W[goal]
+    inv_state = 1.0 / problem.state_scale
+    status = RUNNING if _finite(F) and np.isfinite(D).all() else NOT_FINITE
+    F_out, D_out = F, D
+    it, mu, nu, res = 0, math.nan, 2.0, math.inf
+    history = []
+    while status == RUNNING:
+        _check_time()
+        g_res = F[goal] * Wg
+        res = _maxabs(g_res)
+        history.append(res)
+        A = problem.matrix(D[None])[0][goal] * Wg[:, None] * c
+        AtA = A.T @ A
+        grad = A.T @ g_res
+        f0 = float(g_res @ g_res)
+        dmax = float(np.max(AtA.diagonal(), initial=0.0))
+        flat = A.shape[1] == 0 or _maxabs(grad) <= 1e-13 * max(math.sqrt(dmax * f0), 1e-300)
+        if res <= tol or flat or it >= max_iterations:
+            status = CONVERGED if res <= tol else STATIONARY if flat else MAX_ITERATIONS
+            F_out, D_out = F, D
+            break
+        if math.isnan(mu):
+            mu = 1e-3 * max(dmax, 1e-300)
+        h = np.linalg.solve(AtA + mu * np.eye(len(grad)), -grad)
+        # no step turns a body more than a half turn (as in Newton)
+        h *= min(1.0, MAX_STEP / max(_maxabs(h), 1e-300))
+        if project is not None:
+            h = project(x[None], (h * c)[None], idx)[0] / c
+        # a step at round-off of the state: a least-squares point (the goals cannot be met)
+        mag = _magnitude(problem, x[None], inv_state)[0]
+        still = bool(np.all(np.abs(h) <= 4 * EPS * mag))
+        if still:
+            status = STATIONARY
+            F_out, D_out = F, D
+        xt = problem.retract(x[None], (h * c)[None])[0]
+        Ft, Dt = problem.evaluate(xt[None], idx)
+        Ft, Dt = Ft[0], Dt[0]
+        gt = Ft[goal] * Wg
+        ft = float(gt @ gt)
+        # decrease of |W F|^2 that the linear model predicts
+        predicted = -(2.0 * float(grad @ h) + float(h @ AtA @ h))
+        rho = (f0 - ft) / predicted if math.isfinite(ft) and predicted > 0 else -1.0
+        it += 1
+        if rho > 0 and not still:
+            x, F, D = xt, Ft, Dt
+            mu *= max(1.0 / 3.0, 1.0 - (2.0 * rho - 1.0) ** 3)
+            nu = 2.0
+            if f0 - ft <= 4 * EPS * f0:   # no decrease left to gain: a least-squares point
+                status = STATIONARY
+                F_out, D_out = Ft, Dt
+        else:
+            mu *= nu
+            nu *= 2.0
+    return NewtonResult(x=x[None], status=np.array([status]),
+                        success=np.array([status == CONVERGED]), iterations=np.array([it]),
+                        residual=np.array([res]), F=F_out[None], jacobian=D_out[None],
+                        least_squares=np.ones(1, bool),
+                        history=[np.array([r]) for r in history], weights=W[None])

@@ -457,3 +457,32 @@ def test_the_ik_problem_jacobian_matches_finite_differences(arm_name):
             fp = problem.residual((q[k] + dq)[None], idx[k:k + 1])[0]
             fm = problem.residual((q[k] - dq)[None], idx[k:k + 1])[0]
             np.testing.assert_allclose(J[k][:, i], (fp - fm) / (2 * h), atol=1e-7)
+
+
+def test_levenberg_marquardt_one_item_path_takes_the_batch_steps():
+    # one item (no hard rows) runs on scalar bookkeeping: from starts near the solution it takes
+    # the same steps as the batch path (the item twice in a batch) and lands on the same pose;
+    # from far starts both stop at the same least-squares points, where round-off in the
+    # products may end the stall a few steps apart
+    from mechsolve._ik import _IKProblem
+    from mechsolve.newton import CONVERGED, levenberg_marquardt
+
+    arm = ms.robots.ur5()
+    rng = np.random.default_rng(11)
+    q = rng.uniform(-np.pi, np.pi, size=(40, 6))
+    frames = arm.forward(q)
+    targets = np.concatenate([frames.translation, frames.quaternion], axis=1)
+    for i in range(40):
+        base = arm._fast.start(targets[i:i + 1])
+        one = _IKProblem(arm._fast, base, arm._col_scale, arm._length)
+        two = _IKProblem(arm._fast, np.repeat(base, 2, axis=0), arm._col_scale, arm._length)
+        x0 = q[i] + rng.uniform(-0.3, 0.3, 6) if i < 20 else rng.uniform(-np.pi, np.pi, 6)
+        a = levenberg_marquardt(one, x0[None], tol=1e-10, max_iterations=50)
+        b = levenberg_marquardt(two, np.stack([x0, x0]), tol=1e-10, max_iterations=50)
+        assert a.success[0] == b.success[0] == b.success[1]
+        if a.status[0] == CONVERGED:
+            assert a.iterations[0] == b.iterations[0]
+            np.testing.assert_allclose(a.x[0], b.x[0], rtol=0, atol=1e-12)
+        else:
+            assert a.residual[0] == pytest.approx(b.residual[0], rel=1e-6)
+        assert len(a.history) == a.iterations[0] + 1 or a.status[0] != CONVERGED
