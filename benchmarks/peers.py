@@ -29,8 +29,10 @@ forward kinematics; a row says how many answers met the check):
    of the target (every entry of the 4x4 matrix) by mechsolve's forward kinematics.
 4. 1000 four-bar designs (each link of the nominal four-bar scaled by U(0.9, 1.1), all
    Grashof crank-rockers) x 36 crank angles: one ``mech.solve_batch`` of 36,000 items (joint
-   points and driver value per item, starts from the nominal design's pose at that angle) vs
-   pyslvs' closed form. Check: pins within 1e-9 of the closed form.
+   points and driver value per item, starts from the nominal design's pose at that angle), and
+   ``ms.design.sweep`` of the same family as named parameters (one row per design, each
+   followed over the angles on its branch) vs pyslvs' closed form. Check: pins within 1e-9 of
+   the closed form.
 
 Each solver runs once untimed first (first-call caches; that answer is the one checked). The
 machine is shared and has two cores, so mechsolve and each peer are then run in alternation,
@@ -507,7 +509,8 @@ def pinocchio_ik(M):
 # --------------------------------------------------------------------------- problem 4
 
 
-def designs_problem(n_designs: int, n_angles: int, repeats: int, versions: dict) -> list[dict]:
+def designs_problem(n_designs: int, n_angles: int, repeats: int, versions: dict,
+                    how: str = "solve_batch") -> list[dict]:
     rng = np.random.default_rng(7)
     L = np.array(LINKS) * rng.uniform(0.9, 1.1, size=(n_designs, 4))
     g, c, k, r = L.T
@@ -534,8 +537,26 @@ def designs_problem(n_designs: int, n_angles: int, repeats: int, versions: dict)
         u = np.stack([np.cos(S[:, 2]), np.sin(S[:, 2])], 1) * (kk[:, None] / 2)
         return S[:, :2] - u, S[:, :2] + u
 
-    runners = {"mechsolve": run_ms}
-    notes = {"mechsolve": f"one solve_batch of {n_designs * n_angles} items"}
+    # the same family as named design parameters, one row per design, followed over the
+    # angles by ms.design.sweep (each design's branch kept, the batch axis over designs)
+    designs = {"O2.point2": np.stack([-c / 2, z], 1), "A.point1": np.stack([c / 2, z], 1),
+               "A.point2": np.stack([-k / 2, z], 1), "B.point1": np.stack([k / 2, z], 1),
+               "B.point2": np.stack([-r / 2, z], 1), "O4.point1": np.stack([r / 2, z], 1),
+               "O4.point2": np.stack([g, z], 1)}
+    half = np.repeat(k[:, None], n_angles, axis=1)[..., None] / 2
+
+    def run_design_sweep():
+        out = ms.design.sweep(mech, designs, model.driver, t)
+        S = out.states[..., 3 * coupler.index: 3 * coupler.index + 3]    # (D, N, 3)
+        u = np.stack([np.cos(S[..., 2]), np.sin(S[..., 2])], -1) * half
+        return (S[..., :2] - u).reshape(-1, 2), (S[..., :2] + u).reshape(-1, 2)
+
+    if how == "design.sweep":
+        runners = {"mechsolve": run_design_sweep}
+        notes = {"mechsolve": f"ms.design.sweep of {n_designs} designs over {n_angles} angles"}
+    else:
+        runners = {"mechsolve": run_ms}
+        notes = {"mechsolve": f"one solve_batch of {n_designs * n_angles} items"}
     if versions["pyslvs"]:
         runners["pyslvs"] = pyslvs_designs(L, t)
         notes["pyslvs"] = "expr_solving per design (all angles), closed form"
@@ -547,7 +568,8 @@ def designs_problem(n_designs: int, n_angles: int, repeats: int, versions: dict)
         err = np.where(np.isfinite(err), err, np.inf)
         return int(np.sum(err <= TOL)), float(np.max(err))
 
-    return rows_for(f"{n_designs} four-bar designs x {n_angles} angles", "ms", 1e3, runners,
+    return rows_for(f"{n_designs} four-bar designs x {n_angles} angles ({how})", "ms", 1e3,
+                    runners,
                     notes, check, n_designs * n_angles, repeats, ["pyslvs"], versions)
 
 
@@ -685,7 +707,8 @@ def main() -> None:
     rows = fourbar_problem(repeats, versions)
     rows += chain_problem(1000 if args.quick else 10000, repeats, versions)
     rows += ik_problem(repeats, versions)
-    rows += designs_problem(100 if args.quick else 1000, 36, repeats, versions)
+    for how in ("solve_batch", "design.sweep"):
+        rows += designs_problem(100 if args.quick else 1000, 36, repeats, versions, how)
     print("\n" + markdown(rows))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"machine": info, "repeats": repeats, "tolerance": TOL,
