@@ -618,6 +618,11 @@ class SerialArm:
         # 1. Newton from the given starts
         r = newton(prob, Q0, tol=tol, max_iterations=max_iterations, max_step=max_step,
                    lambda_min=_NEWTON_LAMBDA_MIN, transform=project)
+        if B == 1:   # one target met at once (the common case): its errors in floats
+            F = r.F[0].tolist()
+            pos, ang = math.hypot(*F[:3]), math.hypot(*F[3:])
+            if pos <= tol * L and ang <= tol:
+                return r.x, np.array([pos]), np.array([ang]), r.iterations
         Q = r.x.copy()
         its += r.iterations
         F_at = r.F.copy()   # the rows at the returned joint values (the core evaluated them)
