@@ -1319,13 +1319,9 @@ class SpatialDriver(Driver, variant_of=Driver):
         J[..., 0, :3] = P[..., :3]
         return phi, [J]
 
-    @classmethod
-    def _phi_p(cls, P, X):
-        shape = np.broadcast_shapes(P.shape[:-1], X.shape[:-1])
-        out = np.empty(shape + (1, 4))
-        out[..., 0, :3] = X[..., :3]
-        out[..., 0, 3] = -1.0
-        return out
+    # Phi = n . r - value in the position's components, as for the planar driver (a twin
+    # names its own kernel: it does not inherit its planar class's)
+    _phi_p = Driver.__dict__["_phi_p"]
 
     @classmethod
     def _gamma(cls, P, X, V):
