@@ -77,10 +77,6 @@ class CoordinateCoupling(Joint):
     def _coord_refs(self):
         return self._refs
 
-    @property
-    def dim(self) -> int:
-        return self._refs[0][0].dim
-
     def describe(self) -> str:
         names = " and ".join(j.name or type(j).__name__ for j, _ in self._refs)
         return f"{self.label} of {names}"

@@ -1381,10 +1381,6 @@ class _CoordinateEndEffector(EndEffector):
     def _coord_refs(self):
         return self._refs
 
-    @property
-    def dim(self) -> int:
-        return self._refs[0][0].dim
-
     def _names(self) -> str:
         return ", ".join(j.name or f"{type(j).__name__}" if j.n_coordinates == 1
                          else f"{j.name or type(j).__name__}[{c}]" for j, c in self._refs)
