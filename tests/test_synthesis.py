@@ -198,6 +198,15 @@ def test_arguments_are_checked():
                                          "\\('O4.point2\\[1\\]'\\); leave a parameter out"):
         ms.design.synthesize(m.mechanism, ["O4.point2[1]"], driver="motor", body="coupler",
                              path=[[0.0, 0.0]], point=(0, 1), bounds={"O4.point2[1]": (0, 0)})
+    with pytest.raises(TypeError, match="parameter names are strings such as 'O4.point2', "
+                                        "got 3"):
+        ms.design.synthesize(m.mechanism, [3], driver="motor", body="coupler",
+                             path=[[0.0, 0.0]], point=(0, 1))
+    slider = ms.models.slider_crank()
+    with pytest.raises(ValueError, match="'rail.axis\\[0\\]': a component of a unit vector "
+                                         "cannot be chosen alone; give 'rail.axis'"):
+        ms.design.synthesize(slider.mechanism, ["rail.axis[0]"], driver="motor", body="rod",
+                             path=[[0.0, 0.0]], point=(0, 0))
     with pytest.raises(ValueError, match="bounds: 'motor.value' is not among params"):
         ms.design.synthesize(m.mechanism, ["O4.point2"], driver="motor", body="coupler",
                              path=[[0.0, 0.0]], point=(0, 1), free_timing=False,
