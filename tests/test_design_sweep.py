@@ -181,3 +181,27 @@ def test_design_sweep_on_a_dask_local_cluster_is_identical(family_result):
     for key in ("states", "success", "iterations", "failed_at", "reason", "reached"):
         assert np.array_equal(np.asarray(remote[key]), np.asarray(res[key]),
                               equal_nan=key in ("states", "reached")), key
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1e-3, 1.0, 1e3, 1e6])
+def test_design_sweep_is_exact_in_any_length_unit(scale):
+    # a family of ground lengths d, the whole model in micrometres ... kilometres: every coupler
+    # pin against the four-bar's closed form, to 1e-12 of the model's size
+    from closed_form import fourbar as fourbar_exact
+
+    model = ms.models.fourbar()
+    mech = model.mechanism
+    p = mech.parameters()
+    mech.set_parameters({k: v * scale for k, v in p.items() if k.endswith(("point1", "point2"))})
+    for b in mech.bodies:
+        b.position = b.position * scale
+    mech.solve()
+    d = np.linspace(3.8, 4.2, 7)
+    angles = np.radians(np.arange(0.0, 360.0, 10.0))
+    out = ms.design.sweep(mech, {"O4.point2": np.c_[d * scale, np.zeros_like(d)]},
+                          model.driver, angles, outputs=[(model.output, (1.5 * scale, 0.0))],
+                          chunk=3)
+    assert np.all(out.failed_at == -1) and out.success.all()
+    for k, dk in enumerate(d):
+        _, B, _, _ = fourbar_exact(angles, d=dk)
+        np.testing.assert_allclose(out.points[k, :, 0] / scale, B, rtol=0, atol=1e-12)

@@ -523,3 +523,26 @@ def test_one_matrix_target_matches_the_stacked_conversion():
     flipped = np.diag([1.0, 1.0, -1.0, 1.0])
     with pytest.raises(ValueError, match="determinant"):
         arm._targets(flipped)
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1e-3, 1.0, 1e3, 1e6])
+def test_ik_is_exact_in_any_length_unit(scale):
+    # the PUMA 560 of the issue in micrometres ... kilometres: targets from its forward
+    # kinematics (the closed form), reached from the zero start one at a time (Newton, then
+    # Levenberg-Marquardt and restarts) and from near starts in a batch; the tool lands on
+    # every target to round-off of the arm's size, and the rotation to round-off
+    table = [(0, 0, np.pi / 2), (0, .4318, 0), (.15005, .0203, -np.pi / 2), (.4318, 0, np.pi / 2),
+             (0, 0, -np.pi / 2), (0, 0, 0)]
+    arm = ms.robots.dh_arm([(d * scale, a * scale, alpha) for d, a, alpha in table])
+    rng = np.random.default_rng(4)
+    q = rng.uniform(-np.pi, np.pi, size=(6, 6))
+    targets = arm.forward_matrix(q)
+
+    def check(qs):
+        M = arm.forward_matrix(qs)
+        pos = np.linalg.norm(M[..., :3, 3] - targets[..., :3, 3], axis=-1)
+        assert np.all(pos <= 1e-12 * scale), pos / scale
+        np.testing.assert_allclose(M[..., :3, :3], targets[..., :3, :3], rtol=0, atol=1e-12)
+
+    check(np.array([arm.ik(targets[k], np.zeros(6)).q for k in range(len(q))]))
+    check(arm.ik(targets, q + rng.uniform(-0.2, 0.2, size=q.shape)).q)
