@@ -131,6 +131,11 @@ def _unknowns(mech, params, *, dim: int, traced: bool) -> list:
     return out
 
 
+#: A column of the residuals' Jacobian below this fraction of the largest is round-off (the
+#: columns of lengths and of angles differ by the model's size, at most 1e6 in practice).
+_ROUND_OFF_COLUMN = 1e-13
+
+
 def synthesize(mech, params, *, driver, path=None, point=None, body=None, function=None,
                poses=None, driver_values=None, free_timing: bool = True,
                free_offset: bool = True, bounds=None, starts: int = 8, spread: float = 0.2,
@@ -366,7 +371,13 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
                 J[order, :, i] = motion.point(wbody, e) - base
         if function is not None and free_offset:
             J[:, 0, nP] = -1.0
-        return R.ravel(), (J / unit[None, :, None]).reshape(K * per, len(x))
+        J = (J / unit[None, :, None]).reshape(K * per, len(x))
+        # an unknown the residuals do not depend on to first order (a pin's position along
+        # its link's line, often) has a column of round-off: zero it, so that the solver's
+        # column scaling does not blow that noise up into a step of 1e10 model sizes
+        norms = np.sqrt(np.einsum("ij,ij->j", J, J))
+        J[:, norms <= _ROUND_OFF_COLUMN * np.max(norms, initial=0.0)] = 0.0
+        return R.ravel(), J
 
     cache = {}
 
