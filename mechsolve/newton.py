@@ -72,6 +72,14 @@ EPS = float(np.finfo(float).eps)
 #: linear directions can underestimate by orders of magnitude) is also confirmed by the
 #: simplified correction there (one more solve with the same factorization).
 QUICK = 0.1
+#: Simplified Newton steps (the last factorization again) that may finish a one-item solve whose
+#: last full step contracted enough for them to reach ``pose_rtol``: each costs a residual and a
+#: solve where a Newton step costs a Jacobian and a factorization (on the 10^4-loop chain a
+#: quarter of a Newton step).
+_SIMPLIFIED_STEPS = 2
+#: What a simplified finish must reach, relative to ``pose_rtol``: its steps contract only
+#: linearly, so they stop well inside the bound a quadratic Newton step ends far below.
+_SIMPLIFIED_MARGIN = 0.1
 #: Items left in a batch below which each is finished by the one-item path.
 _FEW = 8
 #: Smallest damping factor before Newton gives up (Deuflhard's lambda_min).
@@ -530,6 +538,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
                        np.full(len(c), max(1.0, float(np.max(np.abs(x * inv_state))))))
     quick = _bounds(mag * (QUICK / math.sqrt(pose_rtol)))
     min_mag = float(np.min(mag)) if mag.size else 0.0
+    fine = _bounds(mag * _SIMPLIFIED_MARGIN)
     mag = _bounds(mag)
 
     def step_of(x, fac, rhs):
@@ -666,12 +675,61 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
                 D = Dt
                 status = CONVERGED
                 break
+            if th < 1.0 and _within(gain * th * th * sb_abs, fine):
+                # two more contractions by theta leave the pose exact: simplified Newton steps
+                # (this factorization again, residuals only) instead of a new Jacobian and LU
+                done = _simplified_finish(problem, xt, sb, nb, th, step_of, fac, c, idx,
+                                          inv_e, tol, fine, mag)
+                if done is not None:
+                    x, F, res, D = done
+                    status = CONVERGED
+                    break
         F, D = Ft, Dt
         nd_prev, sbar_prev, lam_prev, has_prev = nd, sb, lam, True
     return NewtonResult(crossed=np.array([crossed]), x=x[None], status=np.array([status]),
                         success=np.array([status == CONVERGED]), iterations=np.array([it]),
                         residual=np.array([res]), F=F[None], jacobian=D[None],
                         least_squares=np.array([lsq]), history=[np.array([h]) for h in history])
+
+
+def _simplified_finish(problem, x, s, ns, theta, step_of, fac, c, idx, inv_e, tol, fine, mag):
+    """Finish a converging Newton solve by at most :data:`_SIMPLIFIED_STEPS` simplified
+    Newton steps from ``x`` (after a full step with contraction ``theta``; ``s`` its simplified
+    correction in scaled units, ``ns`` that correction's norm): each costs a residual and a
+    solve with the last factorization ``fac``, where a Newton step costs a Jacobian and a new
+    factorization.
+
+    The steps contract only linearly, so the pose is taken once the estimated error after the
+    last correction is within ``fine`` (:data:`_SIMPLIFIED_MARGIN` of the bounds ``mag``), or
+    within ``mag`` where the corrections have stopped shrinking (they are round-off of the
+    residual then). Returns ``(x, F, residual, Jacobian data)`` of that pose, or None where the
+    steps do not contract as the full step predicted (the caller goes on with Newton from the
+    first ``x``).
+    """
+    before = math.inf
+    for _ in range(_SIMPLIFIED_STEPS):
+        x = problem.retract(x[None], (s * c)[None])[0]
+        F = problem.residual(x[None], idx)[0]
+        if not _finite(F):
+            return None
+        s = step_of(x, fac, -F)[1]
+        n2 = _nrm(s)
+        th = n2 / max(ns, 1e-300)
+        res = _maxabs(F * inv_e)
+        if res <= tol and th < 1.0:
+            est = th / (1.0 - th) * np.abs(s)
+            if _within(est, fine) or (th >= before and _within(est, mag)):
+                # the Jacobian too at the pose returned: callers take sensitivities from it
+                xf = problem.retract(x[None], (s * c)[None])[0]
+                Ff, Df = problem.evaluate(xf[None], idx)
+                Ff, Df = Ff[0], Df[0]
+                if _finite(Ff) and _finite(Df) and _maxabs(Ff * inv_e) <= max(res, tol):
+                    return xf, Ff, _maxabs(Ff * inv_e), Df
+                return None
+        if not th <= 4.0 * theta:
+            return None        # the linear model of the last factorization is not good enough
+        before, ns = th, n2
+    return None
 
 
 # -- Levenberg–Marquardt -----------------------------------------------------------------------

@@ -146,6 +146,63 @@ def test_the_loop_chain_takes_undamped_newton_steps(n_loops):
     assert result.iterations <= 4        # independent of the length of the chain
 
 
+def _chain_rocker_angles(phi0, n_loops):
+    """The rocker angles of :func:`ms.models.fourbar_chain` in closed form, loop by loop:
+    rocker ``i - 1`` carries its pin at 1 from its pivot ``(i - 1, 0)``, rocker ``i`` at 1.2
+    from ``(i, 0)``, the coupler is sqrt(1.04) long, and each rocker stays near upright. With
+    ``a = 1 - cos(phi')`` and ``b = sin(phi')`` of the rocker before, the closure is
+    ``2.4 (a cos(phi) - b sin(phi)) = -0.4 - a^2 - b^2``."""
+    phis = [phi0]
+    for _ in range(n_loops):
+        a, b = 1.0 - np.cos(phis[-1]), np.sin(phis[-1])
+        beta = np.arctan2(b, a)
+        gamma = np.arccos((-0.4 - a * a - b * b) / (2.4 * np.hypot(a, b)))
+        phis.append(min((-beta + gamma, -beta - gamma),
+                        key=lambda p: abs(np.angle(np.exp(1j * (p - np.pi / 2))))))
+    return np.array(phis)
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1.0, 1e3])
+def test_the_chain_is_finished_by_simplified_steps_and_exact(scale, monkeypatch):
+    # the 10^3-loop chain, driver moved by 0.1: two Newton steps (two Jacobians and LUs) and
+    # simplified steps with the second LU leave every rocker at its closed-form angle
+    from test_units import scaled_copy
+
+    import mechsolve._linear as linear
+
+    n_loops = 1000
+    model = ms.models.fourbar_chain(n_loops)
+    mech, drive = scaled_copy(model, scale)
+    mech.solve()
+    drive.value = drive.value + 0.1
+    factorizations = []
+    original = linear._SparseFactor.__init__
+
+    def counted(self, *args, **kwargs):
+        factorizations.append(1)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(linear._SparseFactor, "__init__", counted)
+    result = mech.solve()
+    assert result.success and result.iterations == len(factorizations) == 2
+    exact = _chain_rocker_angles(drive.value, n_loops)
+    angles = np.array([mech.body(f"A{i}").angle for i in range(n_loops + 1)])
+    # (a rocker 10^3 links down the chain sits where its position is known to 10^3 eps links)
+    np.testing.assert_allclose(angles, exact, rtol=0, atol=1e-12)
+    # the pins meet: every coupler's ends on its rockers' pins to round-off of the size
+    for i in (1, n_loops // 2, n_loops):
+        for joint in mech.joints[3 * i - 1: 3 * i + 1]:
+            b1, b2 = joint.bodies
+            gap = b1.to_global(joint.point1) - b2.to_global(joint.point2)
+            assert np.max(np.abs(gap)) <= 1e-13 * n_loops * scale
+    # the core returns the Jacobian at the pose it returns (sensitivities are taken from it)
+    problem = mech.system().problem()
+    drive.value = drive.value - 0.05
+    out = newton(problem, mech.state[None])
+    assert out.success[0] and out.iterations[0] == 2
+    np.testing.assert_array_equal(out.jacobian[0], problem.evaluate(out.x, np.arange(1))[1][0])
+
+
 def test_readme_iterations_are_counted_over_every_phase():
     mech, _ = readme_fourbar()
     result = mech.solve()
