@@ -428,6 +428,23 @@ def _within(v: np.ndarray, bound) -> bool:
     return bool(np.all(np.abs(v) <= bound))
 
 
+def _size(v: np.ndarray, bound) -> tuple[float, float, bool]:
+    """``(_nrm(v), _maxabs(v), _within(v, bound))`` from one pass over a short vector."""
+    if type(bound) is list:
+        a = list(map(abs, v.tolist()))
+        return (math.hypot(*a), max(a, default=0.0),
+                all(map(float.__le__, a, bound)))
+    return _nrm(v), _maxabs(v), _within(v, bound)
+
+
+def _max_nrm(v: np.ndarray) -> tuple[float, float]:
+    """``(_maxabs(v), _nrm(v))``, from one conversion of a short vector."""
+    if v.size <= 32:
+        a = list(map(abs, v.tolist()))
+        return max(a, default=0.0), math.hypot(*a)
+    return _maxabs(v), _nrm(v)
+
+
 def _bounds(bound: np.ndarray):
     """``bound`` in the form :func:`_within` is fastest with: a list for short vectors."""
     return bound.tolist() if bound.size <= 32 else bound

@@ -51,9 +51,11 @@ from ._linear import (
     RANK_RTOL,
     LinearStrategy,
     _bounds,
+    _max_nrm,
     _maxabs,
     _nrm,
     _OneFactor,
+    _size,
     _SparseOne,
     _within,
 )
@@ -72,10 +74,10 @@ EPS = float(np.finfo(float).eps)
 #: linear directions can underestimate by orders of magnitude) is also confirmed by the
 #: simplified correction there (one more solve with the same factorization).
 QUICK = 0.1
-#: Simplified Newton steps (the last factorization again) that may finish a one-item solve whose
-#: last full step contracted enough for them to reach ``pose_rtol``: each costs a residual and a
-#: solve where a Newton step costs a Jacobian and a factorization (on the 10^4-loop chain a
-#: quarter of a Newton step).
+#: Simplified Newton steps (the last factorization again) that may finish a one-item sparse
+#: solve whose last full step contracted enough for them to reach ``pose_rtol``: each costs a
+#: residual and a solve where a Newton step costs a Jacobian and a factorization (on the
+#: 10^4-loop chain about a quarter of a Newton step).
 _SIMPLIFIED_STEPS = 2
 #: What a simplified finish must reach, relative to ``pose_rtol``: its steps contract only
 #: linearly, so they stop well inside the bound a quadratic Newton step ends far below.
@@ -559,7 +561,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
     res = math.inf
     if not (np.isfinite(F).all() and np.isfinite(D).all()):
         status = NOT_FINITE
-    nd_prev = lam_prev = 0.0
+    nd_prev = lam_prev = nb_prev = 0.0
     sbar_prev = None
     sign0 = None
     crossed = False
@@ -572,15 +574,11 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
             if sign0 is None:
                 sign0 = sign
             crossed |= sign * sign0 < 0
-        Fe = F * inv_e
-        res = _maxabs(Fe)
-        f_norm = _nrm(Fe)
+        res, f_norm = _max_nrm(F * inv_e)
         history.append(res)
         dx, s = step_of(x, fac, -F)
         lsq = fac.lsq
-        nd = _nrm(s)
-        big = _maxabs(s)
-        tiny = _within(s, mag)
+        nd, big, tiny = _size(s, mag)
         if tiny or not math.isfinite(nd) or it >= max_iterations:
             if tiny:
                 status = CONVERGED if res <= tol else STATIONARY
@@ -592,7 +590,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
         by_size = _within(s, quick)
         if by_size or (
                 has_prev and lam_prev >= 1.0
-                and _nrm(sbar_prev) / nd_prev**2 * nd * nd <= min_mag):
+                and nb_prev / nd_prev**2 * nd * nd <= min_mag):
             # the last step Newton needs: see QUICK, and Deuflhard's estimate of the error a
             # full step leaves, omega/2 |dx|^2 with omega/2 = |dxbar| / |dx|^2 of the last one
             xq = problem.retract(x[None], dx[None])[0]
@@ -609,11 +607,11 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
             lam = min(1.0, max_step / max(big, 1e-300))
             if has_prev:   # the damping factor predicted from the last step (NLEQ-ERR)
                 d = _nrm(sbar_prev - s) * nd
-                mu = nd_prev * _nrm(sbar_prev) / d * lam_prev if d > 0 else 1.0
+                mu = nd_prev * nb_prev / d * lam_prev if d > 0 else 1.0
                 lam = min(lam, max(mu, lambda_min))
         raised = failed = False
         while True:
-            xt = problem.retract(x[None], lam * dx[None])[0]
+            xt = problem.retract(x[None], (dx if lam == 1.0 else lam * dx)[None])[0]
             Ft, Dt = problem.evaluate(xt[None], idx)
             Ft, Dt = Ft[0], Dt[0]
             good = _finite(Ft)
@@ -628,7 +626,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
                     failed = True
                     break
                 continue
-            dd = _nrm(sb - (1.0 - lam) * s)
+            dd = nb if lam == 1.0 else _nrm(sb - (1.0 - lam) * s)
             mu2 = 0.5 * nd * lam * lam / dd if dd > 0 else math.inf
             mu2 = min(mu2, max_step / max(big, 1e-300))
             # Deuflhard's natural monotonicity test, or (where a nearly singular Jacobian makes
@@ -659,11 +657,10 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
         x = xt
         if lam >= 1.0:   # converged: the residual met and the pose exact after dxbar
             r_acc = _maxabs(Ft * inv_e)
-            sb_abs = np.abs(sb)
             gain = th / max(1.0 - th, 1e-300) if th < 1.0 else math.inf
-            est = gain * sb_abs if math.isfinite(gain) else np.full(len(sb), math.inf)
-            exact = _within(est, mag) or _within(sb_abs, mag)
-            if r_acc <= tol and (exact or (th > 0.5 and float(np.max(est)) <= tol)):
+            # the estimated error after dxbar, gain |dxbar|, or |dxbar| itself within mag
+            exact = _within(sb * min(gain, 1.0), mag)
+            if r_acc <= tol and (exact or (th > 0.5 and gain * _maxabs(sb) <= tol)):
                 xf = problem.retract(xt[None], (sb * c)[None])[0]
                 Ff = problem.residual(xf[None], idx)[0]
                 rf = _maxabs(Ff * inv_e) \
@@ -675,9 +672,10 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
                 D = Dt
                 status = CONVERGED
                 break
-            if th < 1.0 and _within(gain * th * th * sb_abs, fine):
+            if type(fac) is _SparseOne and th < 1.0 and _within(gain * th * th * sb, fine):
                 # two more contractions by theta leave the pose exact: simplified Newton steps
-                # (this factorization again, residuals only) instead of a new Jacobian and LU
+                # (this sparse LU again, residuals only) instead of a new Jacobian and LU; a
+                # small dense system's LU costs no more than its residual, so it takes Newton
                 done = _simplified_finish(problem, xt, sb, nb, th, step_of, fac, c, idx,
                                           inv_e, tol, fine, mag)
                 if done is not None:
@@ -685,7 +683,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
                     status = CONVERGED
                     break
         F, D = Ft, Dt
-        nd_prev, sbar_prev, lam_prev, has_prev = nd, sb, lam, True
+        nd_prev, sbar_prev, nb_prev, lam_prev, has_prev = nd, sb, nb, lam, True
     return NewtonResult(crossed=np.array([crossed]), x=x[None], status=np.array([status]),
                         success=np.array([status == CONVERGED]), iterations=np.array([it]),
                         residual=np.array([res]), F=F[None], jacobian=D[None],
@@ -808,6 +806,16 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
     idx, F, D = idx[keep], F[keep], D[keep]
     while idx.size:
         _check_time()
+        if hard is None and idx.size <= _FEW:
+            # a few items (left): each goes on alone, from its state (see newton; their
+            # iteration counts differ widely, so the batch would run for the slowest)
+            for k in idx:
+                one = _lm_one(problem, X[k], tol, max_iterations - iters[k], W[k], goal,
+                              project, item=int(k), mu=float(mu[k]), nu=float(nu[k]))
+                X[k], F_out[k], D_out[k] = one.x[0], one.F[0], one.jacobian[0]
+                status[k], res[k] = one.status[0], one.residual[0]
+                iters[k] += one.iterations[0]
+            break
         g_res = F[:, goal] * W[idx][:, goal]
         res[idx] = np.max(np.abs(g_res), axis=1)
         history.append(res[idx].copy())
@@ -890,12 +898,14 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
                         history=history, weights=W)
 
 
-def _lm_one(problem, x, tol, max_iterations, weights, goal, project) -> NewtonResult:
-    """:func:`levenberg_marquardt` for one item without hard rows: the same steps with scalar
-    bookkeeping (a batch's masks and index arrays cost more than the arithmetic on a small
-    system; see :func:`_newton_one`)."""
+def _lm_one(problem, x, tol, max_iterations, weights, goal, project, item: int = 0,
+            mu: float = math.nan, nu: float = 2.0) -> NewtonResult:
+    """:func:`levenberg_marquardt` for item ``item`` without hard rows: the same steps with
+    scalar bookkeeping (a batch's masks and index arrays cost more than the arithmetic on a
+    small system; see :func:`_newton_one`). ``mu``, ``nu``: the damping state of a batch run
+    it takes over."""
     c = problem.col_scale
-    idx = np.zeros(1, dtype=np.intp)
+    idx = np.array([item], dtype=np.intp)
     F, D = problem.evaluate(x[None], idx)
     F, D = F[0], D[0]
     m = len(F)
@@ -908,7 +918,7 @@ def _lm_one(problem, x, tol, max_iterations, weights, goal, project) -> NewtonRe
     inv_state = 1.0 / problem.state_scale
     status = RUNNING if _finite(F) and np.isfinite(D).all() else NOT_FINITE
     F_out, D_out = F, D
-    it, mu, nu, res = 0, math.nan, 2.0, math.inf
+    it, res = 0, math.inf
     history = []
     while status == RUNNING:
         _check_time()

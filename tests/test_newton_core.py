@@ -518,28 +518,73 @@ def test_the_ik_problem_jacobian_matches_finite_differences(arm_name):
 
 def test_levenberg_marquardt_one_item_path_takes_the_batch_steps():
     # one item (no hard rows) runs on scalar bookkeeping: from starts near the solution it takes
-    # the same steps as the batch path (the item twice in a batch) and lands on the same pose;
+    # the same steps as the batch path (the item _FEW + 1 times in a batch, which they all
+    # leave together) and lands on the same pose;
     # from far starts both stop at the same least-squares points, where round-off in the
     # products may end the stall a few steps apart
     from mechsolve._ik import _IKProblem
-    from mechsolve.newton import CONVERGED, levenberg_marquardt
+    from mechsolve.newton import _FEW, CONVERGED, levenberg_marquardt
 
     arm = ms.robots.ur5()
     rng = np.random.default_rng(11)
+    copies = _FEW + 1
     q = rng.uniform(-np.pi, np.pi, size=(40, 6))
     frames = arm.forward(q)
     targets = np.concatenate([frames.translation, frames.quaternion], axis=1)
     for i in range(40):
         base = arm._fast.start(targets[i:i + 1])
         one = _IKProblem(arm._fast, base, arm._col_scale, arm._length)
-        two = _IKProblem(arm._fast, np.repeat(base, 2, axis=0), arm._col_scale, arm._length)
+        many = _IKProblem(arm._fast, np.repeat(base, copies, axis=0), arm._col_scale,
+                          arm._length)
         x0 = q[i] + rng.uniform(-0.3, 0.3, 6) if i < 20 else rng.uniform(-np.pi, np.pi, 6)
         a = levenberg_marquardt(one, x0[None], tol=1e-10, max_iterations=50)
-        b = levenberg_marquardt(two, np.stack([x0, x0]), tol=1e-10, max_iterations=50)
-        assert a.success[0] == b.success[0] == b.success[1]
+        b = levenberg_marquardt(many, np.repeat(x0[None], copies, axis=0), tol=1e-10,
+                                max_iterations=50)
+        assert a.success[0] == b.success[0] and np.all(b.success == b.success[0])
         if a.status[0] == CONVERGED:
             assert a.iterations[0] == b.iterations[0]
             np.testing.assert_allclose(a.x[0], b.x[0], rtol=0, atol=1e-12)
         else:
             assert a.residual[0] == pytest.approx(b.residual[0], rel=1e-6)
         assert len(a.history) == a.iterations[0] + 1 or a.status[0] != CONVERGED
+
+
+def test_levenberg_marquardt_hands_the_last_few_items_of_a_batch_to_the_one_item_path(
+        monkeypatch):
+    # a batch of 12 targets: the near starts finish first, and the stragglers (far starts) go
+    # on one at a time from their state and damping; each lands where it lands alone
+    import mechsolve.newton as core
+    from mechsolve._ik import _IKProblem
+    from mechsolve.newton import _FEW, CONVERGED, levenberg_marquardt
+
+    handed = []
+    one_item = core._lm_one
+
+    def spy(*args, **kwargs):
+        handed.append(kwargs.get("item", 0))
+        return one_item(*args, **kwargs)
+
+    monkeypatch.setattr(core, "_lm_one", spy)
+
+    arm = ms.robots.ur5()
+    rng = np.random.default_rng(12)
+    q = rng.uniform(-np.pi, np.pi, size=(12, 6))
+    frames = arm.forward(q)
+    targets = np.concatenate([frames.translation, frames.quaternion], axis=1)
+    x0 = q + rng.uniform(-0.05, 0.05, q.shape)
+    x0[9:] = rng.uniform(-np.pi, np.pi, (3, 6))
+    assert len(x0) > _FEW
+    batch = levenberg_marquardt(
+        _IKProblem(arm._fast, arm._fast.start(targets), arm._col_scale, arm._length), x0,
+        tol=1e-10, max_iterations=60)
+    assert 0 < len(handed) <= _FEW and any(k >= 9 for k in handed)
+    for i in range(12):
+        one = levenberg_marquardt(
+            _IKProblem(arm._fast, arm._fast.start(targets[i:i + 1]), arm._col_scale,
+                       arm._length), x0[i:i + 1], tol=1e-10, max_iterations=60)
+        assert one.status[0] == batch.status[i]
+        if one.status[0] == CONVERGED:
+            assert one.iterations[0] == batch.iterations[i]
+            np.testing.assert_allclose(batch.x[i], one.x[0], rtol=0, atol=1e-12)
+        else:
+            assert batch.residual[i] == pytest.approx(one.residual[0], rel=1e-6)
