@@ -46,6 +46,7 @@ from contextvars import ContextVar
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.linalg import lapack
 
 from ._linear import (
     RANK_RTOL,
@@ -898,6 +899,19 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
                         history=history, weights=W)
 
 
+def _damped_solve(AtA: np.ndarray, mu: float, grad: np.ndarray) -> np.ndarray:
+    """The Levenberg–Marquardt step ``h`` of ``(AtA + mu I) h = -grad``: Cholesky (LAPACK
+    directly, the matrix is symmetric positive definite for ``mu > 0``), LU where round-off
+    left it indefinite."""
+    M = AtA.copy()
+    M.flat[:: len(M) + 1] += mu
+    _, h, info = _posv(M, -grad)
+    return h if info == 0 else np.linalg.solve(AtA + mu * np.eye(len(grad)), -grad)
+
+
+_posv = lapack.dposv
+
+
 def _lm_one(problem, x, tol, max_iterations, weights, goal, project, item: int = 0,
             mu: float = math.nan, nu: float = 2.0) -> NewtonResult:
     """:func:`levenberg_marquardt` for item ``item`` without hard rows: the same steps with
@@ -914,7 +928,9 @@ def _lm_one(problem, x, tol, max_iterations, weights, goal, project, item: int =
         W = 1.0 / problem.eq_scale
     else:
         W = np.array(np.broadcast_to(weights, (1, m))[0], dtype=float)
+    every = len(goal) == m and bool(np.all(goal == np.arange(m)))
     Wg = W[goal]
+    Wc = Wg[:, None] * c
     inv_state = 1.0 / problem.state_scale
     status = RUNNING if _finite(F) and np.isfinite(D).all() else NOT_FINITE
     F_out, D_out = F, D
@@ -922,14 +938,15 @@ def _lm_one(problem, x, tol, max_iterations, weights, goal, project, item: int =
     history = []
     while status == RUNNING:
         _check_time()
-        g_res = F[goal] * Wg
+        g_res = (F if every else F[goal]) * Wg
         res = _maxabs(g_res)
         history.append(res)
-        A = problem.matrix(D[None])[0][goal] * Wg[:, None] * c
+        J = problem.matrix(D[None])[0]
+        A = (J if every else J[goal]) * Wc
         AtA = A.T @ A
         grad = A.T @ g_res
         f0 = float(g_res @ g_res)
-        dmax = float(np.max(AtA.diagonal(), initial=0.0))
+        dmax = max(AtA.diagonal().tolist(), default=0.0)
         flat = A.shape[1] == 0 or _maxabs(grad) <= 1e-13 * max(math.sqrt(dmax * f0), 1e-300)
         if res <= tol or flat or it >= max_iterations:
             status = CONVERGED if res <= tol else STATIONARY if flat else MAX_ITERATIONS
@@ -937,14 +954,18 @@ def _lm_one(problem, x, tol, max_iterations, weights, goal, project, item: int =
             break
         if math.isnan(mu):
             mu = 1e-3 * max(dmax, 1e-300)
-        h = np.linalg.solve(AtA + mu * np.eye(len(grad)), -grad)
+        h = _damped_solve(AtA, mu, grad)
         # no step turns a body more than a half turn (as in Newton)
         h *= min(1.0, MAX_STEP / max(_maxabs(h), 1e-300))
         if project is not None:
             h = project(x[None], (h * c)[None], idx)[0] / c
-        # a step at round-off of the state: a least-squares point (the goals cannot be met)
-        mag = _magnitude(problem, x[None], inv_state)[0]
-        still = bool(np.all(np.abs(h) <= 4 * EPS * mag))
+        # a step at round-off of the state: a least-squares point (the goals cannot be met);
+        # every coordinate's size is at most the largest scaled state entry (and at least 1),
+        # so only a step below that bound needs the sizes themselves
+        still = False
+        if _maxabs(h) <= 4 * EPS * max(1.0, _maxabs(x * inv_state)):
+            mag = _magnitude(problem, x[None], inv_state)[0]
+            still = bool(np.all(np.abs(h) <= 4 * EPS * mag))
         if still:
             status = STATIONARY
             F_out, D_out = F, D
