@@ -170,13 +170,30 @@ class _DenseFactor:
                 else:
                     self._lu = (lu, piv)
 
-    def _svd_of(self, i: int):
-        f = self._svd.get(i)
-        if f is None:
-            U, s, Vt = np.linalg.svd(self.Js[i], full_matrices=False)
-            k = int(np.count_nonzero(s > RANK_RTOL * s[0])) if s.size and s[0] > 0 else 0
-            f = self._svd[i] = (U[:, :k], s[:k], Vt[:k])
-        return f
+    def _svds(self, items: np.ndarray) -> None:
+        """Cache the SVDs of ``items``, those not yet known in one batched call, each as
+        ``(U, 1/s with the singular values below the rank cut set to 0, Vt)``."""
+        todo = [i for i in items.tolist() if i not in self._svd]
+        if not todo:
+            return
+        U, s, Vt = np.linalg.svd(self.Js[todo], full_matrices=False)
+        if s.shape[1]:
+            keep = s > RANK_RTOL * s[:, :1]
+            s_inv = np.divide(1.0, s, out=np.zeros_like(s), where=keep & (s > 0.0))
+        else:
+            s_inv = s
+        for j, i in enumerate(todo):
+            self._svd[i] = (U[j], s_inv[j], Vt[j])
+
+    def _lsq_solve(self, items: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Minimum-norm least-squares solutions ``(len(items), n[, r])`` for scaled right-hand
+        sides ``y (len(items), m[, r])``, by the truncated SVDs."""
+        self._svds(items)
+        U, s_inv, Vt = (np.stack([self._svd[i][k] for i in items.tolist()]) for k in range(3))
+        if y.ndim == 2:
+            return np.einsum("bpn,bp->bn", Vt, s_inv * np.einsum("bmp,bm->bp", U, y))
+        return np.einsum("bpn,bpr->bnr", Vt,
+                         s_inv[..., None] * np.einsum("bmp,bmr->bpr", U, y))
 
     def solve(self, rhs: np.ndarray, sub: np.ndarray | None = None) -> np.ndarray:
         """Solutions for right-hand sides ``rhs (b', m)`` of the items ``sub`` (increasing item
@@ -208,9 +225,9 @@ class _DenseFactor:
             if bad.any():   # numerically singular: least squares from now on
                 self.lsq[idx[lu_items[bad]]] = True
                 lsq = self.lsq[idx]
-        for k in np.flatnonzero(lsq):
-            U, s, Vt = self._svd_of(int(idx[k]))
-            out[k] = Vt.T @ ((U.T @ y[k]) / s) if s.size else 0.0
+        at = np.flatnonzero(lsq)
+        if at.size:
+            out[at] = self._lsq_solve(idx[at], y[at])
         return out * self.c
 
 
@@ -236,9 +253,9 @@ class _DenseFactor:
                     out[lu_items] = np.nan
             bad = ~(np.max(np.abs(out[lu_items]), axis=(1, 2), initial=0.0) < HUGE_STEP)
             self.lsq[lu_items[bad]] = True
-        for k in np.flatnonzero(self.lsq):
-            U, s, Vt = self._svd_of(int(k))
-            out[k] = Vt.T @ ((U.T @ Y[k]) / s[:, None]) if s.size else 0.0
+        at = np.flatnonzero(self.lsq)
+        if at.size:
+            out[at] = self._lsq_solve(at, Y[at])
         return out * size * self.c[:, None]
 
 

@@ -546,3 +546,22 @@ def test_ik_is_exact_in_any_length_unit(scale):
 
     check(np.array([arm.ik(targets[k], np.zeros(6)).q for k in range(len(q))]))
     check(arm.ik(targets, q + rng.uniform(-0.2, 0.2, size=q.shape)).q)
+
+
+def test_shepperd_quaternions_match_scipy_at_half_turns_and_everywhere():
+    # the IK rows' quaternion of an error frame near a half turn: Shepperd's method in NumPy
+    # agrees with scipy's from_matrix (and its sign convention) to round-off, including
+    # rotations exactly a half turn about an axis, where the sign is decided by x, y, z
+    from mechsolve._ik import _shepperd
+    from mechsolve.spatial._quat import quat_from_matrix, quat_to_matrix
+
+    rng = np.random.default_rng(20)
+    q = rng.standard_normal((600, 4))
+    q[:200, 0] = rng.uniform(-1e-3, 1e-3, 200)      # near half turns
+    q[200:220, 0] = 0.0                             # half turns
+    q[220:226] = np.vstack([np.eye(4)[1:], -np.eye(4)[1:]])
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    R = quat_to_matrix(q)
+    w, v = _shepperd(R)
+    np.testing.assert_allclose(np.column_stack([w, v]), quat_from_matrix(R), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(quat_to_matrix(np.column_stack([w, v])), R, rtol=0, atol=1e-15)
