@@ -18,7 +18,9 @@ steps are taken where a line search on ``|F|`` would cut them. The iteration sto
 residual is within ``tol`` *and* the estimated error of the pose after adding the simplified
 correction is at round-off; so a
 regular problem returns its poses exact to round-off, for at most one extra triangular solve
-and residual evaluation.
+and residual evaluation. A large sparse system whose last full step contracted enough finishes
+by up to two simplified Newton steps with its last factorization (a residual and a triangular
+solve each) instead of a new Jacobian and LU.
 
 The linear step is a strategy (:class:`LinearStrategy`): LU (dense LAPACK for one system,
 batched NumPy for many, SciPy's SuperLU with a fixed ordering for large sparse systems) while
