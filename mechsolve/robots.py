@@ -530,7 +530,10 @@ class SerialArm:
         n = self.n_joints
         T2 = T.reshape(-1, 7)
         B = len(T2)
-        Q0 = np.array(np.broadcast_to(self._q(q0), shape + (n,)), dtype=float).reshape(B, n)
+        q0 = self._q(q0)
+        # one target from one start (the common case): no broadcasting machinery
+        Q0 = q0[None].copy() if not shape and q0.ndim == 1 else \
+            np.array(np.broadcast_to(q0, shape + (n,)), dtype=float).reshape(B, n)
         base = self._fast.start_one(T2[0])[None] if B == 1 else self._fast.start(T2)
         box = self._box if limits else None
         if box is not None:
