@@ -48,7 +48,7 @@ from ._end_effectors import (
 )
 from ._phi_p import compose, contract, on_body, rows_p, seed
 from ._spatial import _require_spatial
-from .base import Joint
+from .base import Joint, _richardson_columns
 
 __all__ = ["LinkJoint", "RevoluteLink", "PrismaticLink", "DHLink", "CircleJoint", "SerialChain"]
 
@@ -196,25 +196,8 @@ class LinkJoint(Joint):
         shape = np.broadcast_shapes(L.shape[:-1], np.shape(s))
         dt = np.zeros(shape + (3, L.shape[-1]))
         dq = np.zeros(shape + (4, L.shape[-1]))
-        if not L.shape[-1]:
-            return dt, dq
-        size = np.sqrt(np.mean(L * L, axis=-1, keepdims=True))
-        steps = 1e-3 * np.maximum(np.abs(L), np.where(size > 0.0, size, 1.0))
-        for c in range(L.shape[-1]):
-            def central(h, c=c):
-                Lp = L.copy()
-                Lm = L.copy()
-                Lp[..., c] += h
-                Lm[..., c] -= h
-                tp, qp = cls._transform(Lp, s)[:2]
-                tm, qm = cls._transform(Lm, s)[:2]
-                h2 = 2 * h[..., None]
-                return (tp - tm) / h2, (qp - qm) / h2
-
-            h = steps[..., c]
-            (t1, q1), (t2, q2) = central(h), central(h / 2)
-            dt[..., c] = (4 * t2 - t1) / 3
-            dq[..., c] = (4 * q2 - q1) / 3
+        for c, (t, q) in enumerate(_richardson_columns(L, lambda M: cls._transform(M, s)[:2])):
+            dt[..., c], dq[..., c] = t, q
         return dt, dq
 
     @classmethod

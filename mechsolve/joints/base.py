@@ -224,6 +224,35 @@ def _document_twins(planar: type, spatial: type) -> None:
         "", f"    {planar_call}")))
 
 
+
+def _richardson_columns(P: np.ndarray, f, step: float = 1e-3) -> list:
+    """The derivatives of ``f(P)`` (a tuple of arrays ``(..., k, ...)``) in every column
+    ``P[..., c]`` of stacked parameters ``P (..., k, p)``: one tuple per column, by central
+    differences with Richardson extrapolation (error of order ``h**4``).
+
+    The step of column ``c`` of an instance is ``step`` times the larger of ``|P_c|`` and the
+    root mean square of the instance's parameters (1 when they are all zero): it follows the
+    size (and the unit) of the points and lengths. Two pairs of ``f`` calls per column, over all
+    instances at once.
+    """
+    if not P.shape[-1]:
+        return []
+    size = np.sqrt(np.mean(P * P, axis=-1, keepdims=True))
+    steps = step * np.maximum(np.abs(P), np.where(size > 0.0, size, 1.0))
+
+    def central(c, h):
+        Pp, Pm = P.copy(), P.copy()
+        Pp[..., c] += h
+        Pm[..., c] -= h
+        h2 = 2.0 * h[..., None]
+        return [(a - b) / h2 for a, b in zip(f(Pp), f(Pm))]
+
+    out = []
+    for c in range(P.shape[-1]):
+        d1, d2 = central(c, steps[..., c]), central(c, steps[..., c] / 2)
+        out.append(tuple((4.0 * b - a) / 3.0 for a, b in zip(d1, d2)))
+    return out
+
 class Joint(metaclass=_JointType):
     """Abstract base of every constraint (joints, drivers, end effectors).
 
@@ -652,30 +681,10 @@ class Joint(metaclass=_JointType):
     @classmethod
     def _numeric_phi_p(cls, P: np.ndarray, *X: np.ndarray, step: float = 1e-3) -> np.ndarray:
         """Central differences of :meth:`_phi` in every parameter column, Richardson
-        extrapolated (error of order ``h**4``, about 1e-11 of the derivative's size).
-
-        The step of column ``c`` of an instance is ``step`` (``1e-3``) times the larger of
-        ``|P_c|`` and the root mean square of the instance's parameters (1 when they are all
-        zero), so it follows the size (and the unit) of the joint's points and lengths. One
-        ``_phi`` call per column and step, over all instances at once.
-        """
+        extrapolated (about 1e-11 of the derivative's size), with steps that follow the size
+        and unit of the joint's points and lengths (see :func:`_richardson_columns`)."""
         P = np.asarray(P, dtype=float)
-        size = np.sqrt(np.mean(P * P, axis=-1, keepdims=True)) if P.shape[-1] else P[..., :0]
-        size = np.where(size > 0.0, size, 1.0)
-        steps = step * np.maximum(np.abs(P), size)
-        cols = []
-        for c in range(P.shape[-1]):
-            def central(h, c=c):
-                Pp = P.copy()
-                Pm = P.copy()
-                Pp[..., c] += h
-                Pm[..., c] -= h
-                return (cls._phi(Pp, *X) - cls._phi(Pm, *X)) / (2 * h[..., None])
-
-            h = steps[..., c]
-            d1 = central(h)
-            d2 = central(h / 2)
-            cols.append((4 * d2 - d1) / 3)
+        cols = [d for d, in _richardson_columns(P, lambda Q: (cls._phi(Q, *X),), step)]
         if not cols:
             shape = np.broadcast_shapes(P.shape[:-1], *(x.shape[:-1] for x in X))
             return np.zeros(shape + (cls.n_equations, 0))
