@@ -750,6 +750,18 @@ class Mechanism:
         with time_limited(time_limit, "sweep_time"), self._unchanged_on_failure():
             return analysis.time_sweep(self, times, **options)
 
+    def _own_driver(self, driver) -> DriverJoint:
+        """``driver`` (a driver of this mechanism, or its name) as the joint; a TypeError for
+        anything else, a ValueError for a driver of another mechanism."""
+        if isinstance(driver, str):
+            driver = self.joint(driver)
+        if not isinstance(driver, DriverJoint):
+            raise TypeError(f"driver must be a driver of this mechanism or its name, got "
+                            f"{getattr(driver, 'label', type(driver).__name__)}")
+        if driver.mechanism is not self:
+            raise ValueError(f"{driver.label} is not a driver of this mechanism")
+        return driver
+
     def _own(self, body: Body) -> Body:
         if not isinstance(body, Body):
             raise TypeError(f"body must be a Body, got {type(body).__name__}")

@@ -181,3 +181,31 @@ def test_iteration_caps_and_tolerances_are_checked():
     drive.value = 1.0
     with pytest.raises(ms.SolveError, match="round-off level of this pose: the tolerance 1e-18"):
         mech.solve(tol=1e-18)
+
+
+def test_driver_arguments_are_checked_alike_everywhere():
+    # mech.sweep, design.sweep, design.synthesize and design.rotation_range take a driver of
+    # the mechanism or its name, and say the same for anything else
+    model = ms.models.fourbar()
+    mech = model.mechanism
+    foreign = ms.models.fourbar().driver
+    calls = {
+        "sweep": lambda d: mech.sweep(d, [0.0, 0.1]),
+        "design.sweep": lambda d: ms.design.sweep(mech, {"O4.point2": [[4.0, 0.0]]}, d,
+                                                  [0.0, 0.1]),
+        "synthesize": lambda d: ms.design.synthesize(mech, ["O4.point2"], driver=d,
+                                                     body="coupler", path=[[0.0, 0.0]],
+                                                     point=(0, 1)),
+        "rotation_range": lambda d: ms.design.rotation_range(mech, d),
+    }
+    for call in calls.values():
+        with pytest.raises(TypeError, match="driver must be a driver of this mechanism or its "
+                                            "name, got Revolute 'O4'"):
+            call("O4")
+        with pytest.raises(TypeError, match="driver must be a driver of this mechanism or its "
+                                            "name, got float"):
+            call(0.5)
+        with pytest.raises(ValueError, match="Driver 'motor' .*is not a driver of this mechanism"):
+            call(foreign)
+        with pytest.raises(KeyError):
+            call("no such driver")

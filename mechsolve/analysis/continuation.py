@@ -25,7 +25,6 @@ from scipy.linalg import lapack
 from .._linear import SINGULAR_RTOL
 from .._validation import MAX_ANGLE, as_count, as_float, as_values
 from .._warnings import check_degrees_span, check_free_motion
-from ..joints.base import DriverJoint
 from ..newton import POSE_RTOL
 from ..newton import newton as core_newton
 from ..solver import (
@@ -498,8 +497,8 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
     Parameters
     ----------
     mech : Mechanism
-    driver : DriverJoint
-        A driver of ``mech`` (its value is changed; it ends at the last value).
+    driver : DriverJoint or str
+        A driver of ``mech`` or its name (its value is changed; it ends at the last value).
     values : array_like, shape (N,)
         Driver values, in sweep order.
     tol : float
@@ -525,11 +524,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
         ``.limit_value`` (the driver value at which it is reached, located to round-off) and
         ``.limit_state`` (the pose there).
     """
-    if not isinstance(driver, DriverJoint):
-        raise TypeError(f"driver must be a driver joint (Driver, AngleDriver, ...), got "
-                        f"{type(driver).__name__}")
-    if driver.mechanism is not mech:
-        raise ValueError(f"{driver.label} is not a driver of this mechanism")
+    driver = mech._own_driver(driver)
     values = as_values(values)
     tol = as_float(tol, "tol", positive=True)
     max_iterations = as_count(max_iterations, "max_iterations")

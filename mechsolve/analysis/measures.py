@@ -31,7 +31,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..joints.base import DriverJoint
 from ..solver import SolveError, SweepError
 
 __all__ = ["grashof", "fourbar_loops", "transmission_angle", "mechanical_advantage",
@@ -246,10 +245,7 @@ def rotation_range(mech, driver, *, points: int = 73) -> RotationRange:
     forward turn that completes means the crank turns fully. Works for any mechanism with
     one degree of freedom left to the driver.
     """
-    if isinstance(driver, str):
-        driver = mech.joint(driver)
-    if not isinstance(driver, DriverJoint) or driver.mechanism is not mech:
-        raise TypeError("driver must be a driver of this mechanism (or its name)")
+    driver = mech._own_driver(driver)
     work = pickle.loads(pickle.dumps(mech))
     d = work.joints[mech.joints.index(driver)]
     v0 = float(d.value)

@@ -48,7 +48,6 @@ import numpy as np
 from .._validation import as_count, as_float, as_values
 from ..analysis.batch import per_item_entries
 from ..analysis.continuation import _hermite
-from ..joints.base import DriverJoint
 from ..newton import Result
 from ..newton import newton as core_newton
 from ._heap import room_for
@@ -154,12 +153,7 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
     """
     from ..body import Body
 
-    if isinstance(driver, str):
-        driver = mech.joint(driver)
-    if not isinstance(driver, DriverJoint):
-        raise TypeError(f"driver must be a driver joint or its name, got {type(driver).__name__}")
-    if driver.mechanism is not mech:
-        raise ValueError(f"{driver.label} is not a driver of this mechanism")
+    driver = mech._own_driver(driver)
     values = as_values(values)
     tol = as_float(tol, "tol", positive=True)
     max_iterations = as_count(max_iterations, "max_iterations")

@@ -203,13 +203,7 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
     tasks = [x is not None for x in (path, function, poses)]
     if sum(tasks) != 1:
         raise ValueError("give exactly one of path=, function= or poses=")
-    from ..joints.base import DriverJoint
-
-    if isinstance(driver, str):
-        driver = mech.joint(driver)
-    if not isinstance(driver, DriverJoint) or driver.mechanism is not mech:
-        raise TypeError(f"driver must be a driver of this mechanism or its name, got "
-                        f"{getattr(driver, 'label', type(driver).__name__)}")
+    driver = mech._own_driver(driver)
     if driver.name is None:
         raise ValueError("the driver must have a name (its value is a design parameter)")
     if body is None:
