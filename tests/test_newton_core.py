@@ -162,7 +162,7 @@ def _chain_rocker_angles(phi0, n_loops):
     return np.array(phis)
 
 
-@pytest.mark.parametrize("scale", [1e-6, 1.0, 1e3])
+@pytest.mark.parametrize("scale", [1e-6, 1e-3, 1.0, 1e3])
 def test_the_chain_is_finished_by_simplified_steps_and_exact(scale, monkeypatch):
     # the 10^3-loop chain, driver moved by 0.1: two Newton steps (two Jacobians and LUs) and
     # simplified steps with the second LU leave every rocker at its closed-form angle
@@ -588,3 +588,30 @@ def test_levenberg_marquardt_hands_the_last_few_items_of_a_batch_to_the_one_item
             np.testing.assert_allclose(batch.x[i], one.x[0], rtol=0, atol=1e-12)
         else:
             assert batch.residual[i] == pytest.approx(one.residual[0], rel=1e-6)
+
+
+def test_batched_least_squares_is_each_items_minimum_norm_solution():
+    # items of different rank, solved together by least squares (their truncated SVDs in one
+    # call): each item's step is the pseudo-inverse solution of its row-scaled matrix, for one
+    # right-hand side and for many, and for a subset of the items
+    from mechsolve._linear import RANK_RTOL, _DenseFactor
+
+    rng = np.random.default_rng(41)
+    J = np.empty((5, 4, 4))
+    for k, rank in enumerate([4, 3, 2, 1, 3]):
+        J[k] = rng.normal(size=(4, rank)) @ rng.normal(size=(rank, 4))
+    rhs = rng.normal(size=(5, 4))
+    R = rng.normal(size=(5, 4, 3))
+    fac = _DenseFactor(J, np.ones(4), np.ones(5, dtype=bool))
+    r = np.linalg.norm(J, axis=2)
+    Js = J / r[..., None]
+    pinv = np.linalg.pinv(Js, rcond=RANK_RTOL)
+    np.testing.assert_allclose(fac.solve(rhs), np.einsum("bij,bj->bi", pinv, rhs / r),
+                               rtol=1e-10, atol=1e-12)
+    sub = np.array([1, 3])
+    np.testing.assert_allclose(fac.solve(rhs[sub], sub),
+                               np.einsum("bij,bj->bi", pinv[sub], rhs[sub] / r[sub]),
+                               rtol=1e-10, atol=1e-12)
+    size = np.max(np.abs(R / r[..., None]), axis=1, keepdims=True)
+    np.testing.assert_allclose(fac.solve_columns(R), pinv @ (R / r[..., None]),
+                               rtol=1e-10, atol=1e-12 * float(np.max(size)))
