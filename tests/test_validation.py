@@ -184,8 +184,8 @@ def test_iteration_caps_and_tolerances_are_checked():
 
 
 def test_driver_arguments_are_checked_alike_everywhere():
-    # mech.sweep, design.sweep, design.synthesize and design.rotation_range take a driver of
-    # the mechanism or its name, and say the same for anything else
+    # mech.sweep, design.sweep, design.synthesize, design.rotation_range and plot.interact
+    # take drivers of the mechanism or their names, and say the same for anything else
     model = ms.models.fourbar()
     mech = model.mechanism
     foreign = ms.models.fourbar().driver
@@ -197,6 +197,7 @@ def test_driver_arguments_are_checked_alike_everywhere():
                                                      body="coupler", path=[[0.0, 0.0]],
                                                      point=(0, 1)),
         "rotation_range": lambda d: ms.design.rotation_range(mech, d),
+        "interact": lambda d: ms.plot.interact(mech, drivers=[d]),
     }
     for call in calls.values():
         with pytest.raises(TypeError, match="driver must be a driver of this mechanism or its "

@@ -85,17 +85,7 @@ def _is_angle(driver: DriverJoint) -> bool:
 def _chosen_drivers(mech, drivers) -> list:
     if drivers is None:
         return list(mech.drivers)
-    out = []
-    for d in drivers:
-        if isinstance(d, str):
-            d = mech.joint(d)
-        if not isinstance(d, DriverJoint):
-            raise TypeError(f"drivers takes drivers of the mechanism (or their names), got "
-                            f"{type(d).__name__}")
-        if d.mechanism is not mech:
-            raise ValueError(f"{d.label} is not part of this mechanism")
-        out.append(d)
-    return out
+    return [mech._own_driver(d) for d in drivers]
 
 
 def _target_effectors(mech) -> list:
