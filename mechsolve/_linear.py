@@ -272,10 +272,13 @@ class _SparseFactor:
             cached = strategy._pattern = (key, c[cols], J.indptr, J.indices)
         _, c_of, indptr, indices = cached
         Jc = J.data * c_of
-        r = np.sqrt(np.bincount(J.indices, weights=Jc * Jc, minlength=J.shape[0]))
+        # the row norms by a sparse product with ones (SciPy's CSC kernel: faster than a
+        # weighted bincount), the rows divided by them through one gather of the inverses
+        r = np.sqrt(sp.csc_matrix((Jc * Jc, J.indices, J.indptr), shape=J.shape)
+                    @ np.ones(J.shape[1]))
         self.r = np.where(r > 0.0, r, 1.0)[None]   # see _row_norms_dense
         self.c = c
-        Jc /= self.r[0][J.indices]
+        Jc *= (1.0 / self.r[0]).take(J.indices)
         self.Js = sp.csc_matrix(J.shape)
         self.Js.data, self.Js.indices, self.Js.indptr = Jc, J.indices, J.indptr
         self.lsq = np.array([lsq or J.shape[0] != J.shape[1]])

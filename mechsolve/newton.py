@@ -50,6 +50,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import lapack
 
+from ._heap import room_for
 from ._linear import (
     RANK_RTOL,
     LinearStrategy,
@@ -85,6 +86,12 @@ _SIMPLIFIED_STEPS = 2
 #: What a simplified finish must reach, relative to ``pose_rtol``: its steps contract only
 #: linearly, so they stop well inside the bound a quadratic Newton step ends far below.
 _SIMPLIFIED_MARGIN = 0.1
+#: Unknowns from which a sparse solve keeps room on the C heap for its temporaries, and the
+#: room per unknown in bytes (about 64 numbers: the band storage of a chain of spatial loops,
+#: the Jacobian's entries and a few vectors of every unknown; capped at glibc's largest
+#: dynamic threshold, see :mod:`mechsolve._heap`).
+_ROOMY = 2000
+_ROOM_PER_UNKNOWN = 512
 #: Items left in a batch below which each is finished by the one-item path.
 _FEW = 8
 #: Smallest damping factor before Newton gives up (Deuflhard's lambda_min).
@@ -290,6 +297,14 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     X = np.array(x0, dtype=float)
     B = len(X)
     if B == 1:
+        if getattr(problem, "sparse", False) and len(problem.col_scale) >= _ROOMY:
+            # a large sparse system: its temporaries (band storage, Jacobian data, vectors of
+            # every unknown) are MBs each; kept on the heap, they are not fresh pages each
+            # iteration (see mechsolve._heap)
+            with room_for(_ROOM_PER_UNKNOWN * len(problem.col_scale)):
+                return _newton_one(problem, X[0], tol, max_iterations, strategy, damped,
+                                   transform, lambda_min, max_step, pose_rtol,
+                                   watch_det_sign=watch_det_sign)
         return _newton_one(problem, X[0], tol, max_iterations, strategy, damped, transform,
                            lambda_min, max_step, pose_rtol, watch_det_sign=watch_det_sign)
     if watch_det_sign:

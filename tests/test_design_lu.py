@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import mechsolve as ms
-from mechsolve.design import _heap
+from mechsolve import _heap
 from mechsolve.design._lu import THRESHOLD, lu_solve, row_masks
 
 
@@ -76,7 +76,7 @@ def test_room_for_raises_fixed_heap_thresholds_only_while_inside():
         a = np.ones(1 << 17)
     assert a.sum() == 1 << 17 and _heap._raised == 0
     code = ("import numpy as np\n"
-            "from mechsolve.design import _heap\n"
+            "from mechsolve import _heap\n"
             "with _heap.room_for(1 << 22):\n"
             "    with _heap.room_for(1 << 22):\n"
             "        inner = _heap._raised\n"

@@ -24,7 +24,7 @@ its reason, and the others go on:
 
 The designs are split into chunks (``chunk`` designs at a time: the memory is a chunk's,
 whatever the family's size; while a chunk is solved, the C heap keeps room for its
-temporaries, see :mod:`mechsolve.design._heap`). With ``client=`` (a ``dask.distributed``
+temporaries, see :mod:`mechsolve._heap`). With ``client=`` (a ``dask.distributed``
 client: ``pip install "mechsolve[dask]"``) the chunks are solved on the cluster's workers, and
 the results are the same bit for bit, as each chunk is the same computation in the same order
 (the LU's pivot rows are chosen for a whole chunk, so another ``chunk`` may change the last
@@ -45,12 +45,12 @@ import pickle
 
 import numpy as np
 
+from .._heap import room_for
 from .._validation import as_count, as_float, as_values
 from ..analysis.batch import per_item_entries
 from ..analysis.continuation import _hermite
 from ..newton import Result
 from ..newton import newton as core_newton
-from ._heap import room_for
 from ._lu import lu_solve, row_masks
 
 __all__ = ["DesignSweep", "sweep"]
