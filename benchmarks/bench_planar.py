@@ -17,6 +17,10 @@ Prints a table and writes JSON to ``--out`` (default outside the source tree; se
    and SuperLU in the natural order (small panels and relaxed supernodes) or with COLAMD.
    ``total/(it*best)`` is the total over undamped Newton's iterations (plain full steps, counted
    until its pose is as exact as the solver's) times the best factorization of its Jacobians.
+   ``plain ms`` times those undamped steps themselves with the solver's kernels and the band
+   LU (evaluation, Jacobian, factorization, solve, update: no scaling, no tests, no last
+   residual), interleaved with the solves: ``plain/(it*best)`` is what the yardstick's own
+   algorithm takes against it, ``total/plain`` the solver against plain Newton.
 """
 
 from __future__ import annotations
@@ -153,6 +157,20 @@ def bench_chain(n_loops: int, repeats: int, build=None) -> dict:
         return scipy.linalg.lapack.dgbtrf(ab.reshape(J.shape[1], band.width).T, band.kl,
                                           band.ku, overwrite_ab=1)
 
+    def plain_newton():
+        # undamped Newton's steps with the solver's own kernels and the band LU (no scaling,
+        # no tests): its iterates' evaluations, Jacobians, factorizations and solves
+        q = np.array(q0, dtype=float)
+        for _ in range(len(undamped)):
+            F, vals = system.evaluate(q)
+            J = system.jacobian_sparse(vals).tocsc()
+            lu, piv, _ = band_lu(J)
+            dq = np.empty_like(F)
+            dq[band.col_order] = scipy.linalg.lapack.dgbtrs(lu, band.kl, band.ku,
+                                                            -F[band.row_order], piv)[0]
+            q = system.retract(q, dq)
+        return q
+
     factorizations = {"band": band_lu} if band is not None else {}
     if not system.dense:
         factorizations["splu/NATURAL"] = lambda J: spla.splu(
@@ -172,12 +190,18 @@ def bench_chain(n_loops: int, repeats: int, build=None) -> dict:
 
     _timed_solve(mech, q0)
     factor_alone()
-    totals, in_solve, alone = [], [], []
+    totals, in_solve, alone, plain = [], [], [], []
+    if band is not None:
+        plain_newton()
     for _ in range(repeats):
         total, lu = _timed_solve(mech, q0)
         totals.append(total)
         in_solve.append(lu)
         alone.append(factor_alone())
+        if band is not None:
+            t0 = time.perf_counter()
+            plain_newton()
+            plain.append(time.perf_counter() - t0)
     each = {name: float(np.median([a[name] for a in alone])) * 1e3 for name in factorizations}
     best = np.array([min(a.values()) for a in alone])
     iterations = max(len(undamped), 1)
@@ -190,6 +214,11 @@ def bench_chain(n_loops: int, repeats: int, build=None) -> dict:
            "factor_alone_ms": float(np.median(alone)) * 1e3,
            "best_factor_ms": float(np.median(best)) * 1e3, "factor_each_ms": each,
            "total_over_iterations_x_best": float(np.median(totals / (iterations * best))),
+           "plain_newton_ms": float(np.median(plain)) * 1e3 if plain else None,
+           "total_over_plain": float(np.median(totals / np.asarray(plain))) if plain else None,
+           "plain_over_iterations_x_best": float(np.median(np.asarray(plain)
+                                                           / (iterations * best)))
+           if plain else None,
            "linear_solver": "dense" if system.dense else (
                f"band {band.kl}/{band.ku}" if band is not None else f"splu/{linear.permc}")}
     if system.dense:   # LAPACK inside np.linalg.solve: only the standalone measure
@@ -206,13 +235,19 @@ def print_chain_table(title: str, chains: list) -> float | None:
     """Print the chain table; return the growth exponent of the total from N=1000 to 10000."""
     print(title)
     print(f"{'N':>6}{'unknowns':>10}{'iters':>6}{'plain':>6}{'total ms':>10}{'LU in solve':>12}"
-          f"{'best LU':>9}{'total/LU':>9}{'total/(it*best)':>16}{'solver':>14}")
+          f"{'best LU':>9}{'total/LU':>9}{'total/(it*best)':>16}{'plain ms':>9}"
+          f"{'plain/(it*best)':>16}{'total/plain':>12}{'solver':>14}")
+
+    def text(value, width, form=".2f"):
+        return f"{'-' if value is None else format(value, form):>{width}}"
+
     for c in chains:
-        lu = c["factor_in_solve_ms"]
-        lu_text = "-" if lu is None else f"{lu:.2f}"
-        print(f"{c['N']:>6}{c['unknowns']:>10}{c['iterations']:>6}{c['undamped_iterations']:>6}{c['total_ms']:>10.2f}"
-              f"{lu_text:>12}{c['best_factor_ms']:>9.2f}{c['ratio']:>9.2f}"
-              f"{c['total_over_iterations_x_best']:>16.2f}{c['linear_solver']:>14}")
+        print(f"{c['N']:>6}{c['unknowns']:>10}{c['iterations']:>6}{c['undamped_iterations']:>6}"
+              f"{c['total_ms']:>10.2f}{text(c['factor_in_solve_ms'], 12)}"
+              f"{c['best_factor_ms']:>9.2f}{c['ratio']:>9.2f}"
+              f"{c['total_over_iterations_x_best']:>16.2f}{text(c['plain_newton_ms'], 9)}"
+              f"{text(c['plain_over_iterations_x_best'], 16)}{text(c['total_over_plain'], 12)}"
+              f"{c['linear_solver']:>14}")
     for c in chains:
         if len(c["factor_each_ms"]) > 1:
             each = ", ".join(f"{k} {v:.2f}" for k, v in c["factor_each_ms"].items())
