@@ -327,6 +327,13 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
         status[~finite] = NOT_FINITE
         keep = finite
         idx, F, D = idx[keep], F[keep], D[keep]
+    # what round-off is relative to, taken at the start as by _newton_one (a Newton solve
+    # moves a coordinate far less than its own size once it is near the solution): the bound
+    # of a correction at round-off, of one that is the last needed (see QUICK), and the
+    # smallest of the former per item
+    tiny_bound = pose_rtol * _magnitude(problem, X, inv_state)
+    quick_bound = (QUICK / math.sqrt(pose_rtol)) * tiny_bound
+    min_bound = np.min(tiny_bound, axis=1) if tiny_bound.shape[1] else np.zeros(B)
     # the last step of every item, for the damping prediction: ||dx||, dxbar (scaled), lambda
     nd_prev = np.zeros(B)
     sbar_prev = None
@@ -356,8 +363,10 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
         lsq[idx] = fac.lsq
         s = dx / c
         nd = _norm2(s)
-        mag = _magnitude(problem, X[idx], inv_state)
-        tiny = np.all(np.abs(s) <= pose_rtol * mag, axis=1)
+        abs_s = np.abs(s)
+        big = np.max(abs_s, axis=1, initial=0.0)
+        tb = tiny_bound[idx]
+        tiny = np.all(abs_s <= tb, axis=1)
         ok_res = res[idx] <= tol
         # an item whose correction is at round-off is done: converged, or stationary
         stop = tiny | ~np.isfinite(nd) | (iters[idx] >= max_iterations)
@@ -371,15 +380,17 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
             D_out[idx[stop]] = D[stop]
         # a correction this small is the last one Newton needs: quadratic convergence leaves
         # an error of the order of its square times the nonlinearity (see QUICK)
-        quick = ~stop & np.all(np.abs(s) <= QUICK * math.sqrt(pose_rtol) * mag, axis=1)
+        quick = ~stop & np.all(abs_s <= quick_bound[idx], axis=1)
         by_size = quick.copy()
-        if damped and has_prev[idx].any():
+        hp = has_prev[idx]
+        prev = damped and hp.any()
+        if prev:
             # Deuflhard's estimate of the error a full step leaves, omega/2 |dx|^2, with
             # omega/2 = |dxbar| / |dx|^2 of the last (full) step
             with np.errstate(divide="ignore", invalid="ignore"):
                 half_omega = _norm2(sbar_prev[idx]) / nd_prev[idx] ** 2
-            quick |= ~stop & has_prev[idx] & (lam_prev[idx] >= 1.0) & (
-                half_omega * nd * nd <= pose_rtol * np.min(mag, axis=1))
+            quick |= ~stop & hp & (lam_prev[idx] >= 1.0) & (
+                half_omega * nd * nd <= min_bound[idx])
         if quick.any():
             q_at = np.flatnonzero(quick)
             q_items = idx[q_at]
@@ -398,7 +409,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
                 sbq = fac.solve(-Fq[check], at)
                 if transform is not None:
                     sbq = transform(Xq[check], sbq, q_items[check])
-                okq[check] = np.all(np.abs(sbq / c) <= pose_rtol * mag[at], axis=1)
+                okq[check] = np.all(np.abs(sbq / c) <= tb[at], axis=1)
             done = q_items[okq]
             X[done], F_out[done], D_out[done] = Xq[okq], Fq[okq], D[q_at[okq]]
             res[done], status[done] = rq[okq], CONVERGED
@@ -408,25 +419,21 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
             break
         # damping factor predicted from the last step (NLEQ-ERR)
         lam[idx] = 1.0
+        cap = max_step / np.maximum(big, 1e-300)
         if damped:
-            lam[idx] = np.minimum(1.0, max_step / np.maximum(np.max(np.abs(s), axis=1), 1e-300))
-        if damped and has_prev[idx].any():
+            lam[idx] = np.minimum(1.0, cap)
+        if prev:
             sp_ = sbar_prev[idx]
             denom = _norm2(sp_ - s) * nd
             with np.errstate(divide="ignore", invalid="ignore"):
                 mu = nd_prev[idx] * _norm2(sp_) / denom * lam_prev[idx]
             mu = np.where(denom > 0, mu, 1.0)
-            lam[idx] = np.minimum(lam[idx], np.where(has_prev[idx], np.maximum(mu, lambda_min),
-                                                     1.0))
+            lam[idx] = np.minimum(lam[idx], np.where(hp, np.maximum(mu, lambda_min), 1.0))
         go = np.flatnonzero(~stop)
         if go.size == 0:
             break
         # trial steps, one damping factor per item
-        X_new = X[idx].copy()
-        F_new = F.copy()
-        D_new = D.copy()
-        sbar = np.zeros_like(s)
-        theta = np.zeros(len(idx))
+        X_new = None    # the new iterates, gathered only where not every item takes its step
         accepted = np.zeros(len(idx), dtype=bool)
         failed = np.zeros(len(idx), dtype=bool)
         raised = np.zeros(len(idx), dtype=bool)
@@ -436,11 +443,17 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
             Xt = problem.retract(X[items], lam[items, None] * dx[pend])
             Ft, Dt = problem.evaluate(Xt, items)
             good = np.isfinite(Ft).all(axis=1)
-            dxb = np.zeros((len(pend), dx.shape[1]))
-            if good.any():
-                dxb[good] = fac.solve(-Ft[good], pend[good])
+            every = good.all()
+            if every:
+                dxb = fac.solve(-Ft, pend)
                 if transform is not None:
-                    dxb[good] = transform(Xt[good], dxb[good], items[good])
+                    dxb = transform(Xt, dxb, items)
+            else:
+                dxb = np.zeros((len(pend), dx.shape[1]))
+                if good.any():
+                    dxb[good] = fac.solve(-Ft[good], pend[good])
+                    if transform is not None:
+                        dxb[good] = transform(Xt[good], dxb[good], items[good])
             sb = dxb / c
             nb = _norm2(sb)
             th = np.where(good, nb / np.maximum(nd[pend], 1e-300), np.inf)
@@ -453,11 +466,10 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
                 # Deuflhard's natural monotonicity test, or (where a nearly singular Jacobian
                 # makes the simplified correction unreliable) a sufficient residual decrease
                 with np.errstate(invalid="ignore"):
-                    decrease = good & (_norm2(np.where(good[:, None], Ft, 0.0) / e)
-                                       <= (1.0 - 1e-4 * lam_t) * f_norm[pend])
+                    decrease = good & (_norm2((Ft if every else np.where(good[:, None], Ft, 0.0))
+                                              / e) <= (1.0 - 1e-4 * lam_t) * f_norm[pend])
                 reject = ~(th < 1.0 - lam_t / 4.0) & ~decrease
-                cap = max_step / np.maximum(np.max(np.abs(s[pend]), axis=1), 1e-300)
-                mu2 = np.minimum(mu2, cap)
+                mu2 = np.minimum(mu2, cap[pend])
                 grow = ~reject & (lam_t < 1.0) & (np.minimum(1.0, mu2) >= 4.0 * lam_t) \
                     & ~raised[pend]
             else:
@@ -465,6 +477,15 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
                 grow = np.zeros(len(pend), dtype=bool)
                 mu2 = np.full(len(pend), np.inf)
             take = ~reject & ~grow
+            if X_new is None and len(pend) == len(idx) and take.all():
+                # every item takes its first trial step (the usual case): no gathering
+                X_new, F_new, D_new, sbar, theta = Xt, Ft, Dt, sb, th
+                accepted[:] = True
+                break
+            if X_new is None:
+                X_new, F_new, D_new = X[idx], F.copy(), D.copy()
+                sbar = np.zeros_like(s)
+                theta = np.zeros(len(idx))
             keep = pend[take]
             X_new[keep] = Xt[take]
             F_new[keep] = Ft[take]
@@ -481,7 +502,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
             failed[pend[low]] = True
             pend = pend[(grow | reject) & ~low]
         # items that could not be damped: LU gave a useless step -> least squares, else fail
-        for k in np.flatnonzero(failed):
+        for k in np.flatnonzero(failed) if failed.any() else ():
             if res[idx[k]] <= tol:
                 # no step reduces the correction further with the residual met: the root is
                 # as exact as it gets (a singular root, where Newton converges only linearly)
@@ -502,15 +523,14 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
         if full.size:
             F_acc = F_new[full]
             r_acc = np.max(np.abs(F_acc) / e, axis=1)
-            mag_acc = _magnitude(problem, X_new[full], inv_state)
             th = theta[full]
             sb_abs = np.abs(sbar[full])
             gain = np.where(th < 1.0, th / np.maximum(1.0 - th, 1e-300), np.inf)
             # the estimated error of every component after the simplified correction
             with np.errstate(invalid="ignore"):
                 est = gain[:, None] * sb_abs
-            exact = np.all(est <= pose_rtol * mag_acc, axis=1) | np.all(
-                sb_abs <= pose_rtol * mag_acc, axis=1)
+            tb_acc = tb[full]
+            exact = np.all(est <= tb_acc, axis=1) | np.all(sb_abs <= tb_acc, axis=1)
             slow = th > 0.5
             done = (r_acc <= tol) & (exact | (slow & (np.max(est, axis=1) <= tol)))
             if done.any():
@@ -534,8 +554,11 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
         sbar_prev[idx] = sbar
         lam_prev[idx] = lam[idx]
         has_prev[idx] = accepted    # items that switched to least squares start afresh
-        F = np.where(accepted[:, None], F_new, F)[active]
-        D = np.where(accepted.reshape((-1,) + (1,) * (D.ndim - 1)), D_new, D)[active]
+        if accepted.all():   # the usual case: no mixing
+            F, D = (F_new, D_new) if active.all() else (F_new[active], D_new[active])
+        else:
+            F = np.where(accepted[:, None], F_new, F)[active]
+            D = np.where(accepted.reshape((-1,) + (1,) * (D.ndim - 1)), D_new, D)[active]
         idx = idx[active]
     success = status == CONVERGED
     return NewtonResult(x=X, status=status, success=success, iterations=iters, residual=res,
