@@ -374,8 +374,12 @@ class _OneFactor:
         if self.lsq or self.lu is None:
             return 0
         lu, piv = self.lu
-        negative = np.count_nonzero(lu.diagonal() < 0.0) + np.count_nonzero(
-            piv != np.arange(len(piv)))
+        if len(piv) <= 32:   # in Python for a small matrix (cheaper than NumPy reductions)
+            negative = sum(d < 0.0 for d in lu.diagonal().tolist()) + sum(
+                p != i for i, p in enumerate(piv.tolist()))
+        else:
+            negative = np.count_nonzero(lu.diagonal() < 0.0) + np.count_nonzero(
+                piv != np.arange(len(piv)))
         return -1 if negative % 2 else 1
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:

@@ -575,13 +575,23 @@ class Mechanism:
             raise TypeError(f"branch must be a callable taking the mechanism, got "
                             f"{type(branch).__name__}")
         sys = self.system()
+        seen = {}
+
+        def mirrored(q) -> bool:
+            """Whether a joint holds at ``q`` only as a mirror image (once per pose: the
+            poses below are not changed in place)."""
+            hit = seen.get(id(q))
+            if hit is None or hit[0] is not q:
+                hit = seen[id(q)] = (q, bool(sys.mirrored(q).any()))
+            return hit[1]
+
         q, result, _ = newton(sys, self._q, tol=tol, max_iterations=max_iterations,
                               lambda_min=NEAR_LAMBDA_MIN, watch_det_sign=True)
         first = result.phases
         # whether the pose found may lie across a singular configuration from the start:
         # Newton's path crossed one, or it failed and the assembly from a rough start runs
         suspect = bool(result.get("crossed")) or not result.success
-        if result.success and result.get("crossed") and not sys.mirrored(q).any():
+        if result.success and result.get("crossed") and not mirrored(q):
             # Newton crossed a singular configuration on its way: the assembly it found may be
             # on another circuit than one nearer the start. The joints-first assembly (which
             # moves the bodies as little as it must) may find that one; the assembly whose
@@ -590,24 +600,24 @@ class Mechanism:
                 q2, other = analysis.assemble(self, tol=tol, max_iterations=max_iterations)
             except SolveError:
                 other = None
-            if other is not None and other.success and not sys.mirrored(q2).any() and (
+            if other is not None and other.success and not mirrored(q2) and (
                     _position_gap(sys, q2, self._q) < _position_gap(sys, q, self._q)):
                 other.phases = first + other.phases
                 other.iterations = sum(n for _, n in other.phases)
                 q, result, first = q2, other, other.phases
         if not result.roundoff and np.isfinite(result.residual) and (
-                not result.success or sys.mirrored(q).any()):
+                not result.success or mirrored(q)):
             # a rough start (or one that Newton took to a mirrored assembly): assemble the
             # joints first, then drive
             q, result = analysis.assemble(self, tol=tol, max_iterations=max_iterations)
             result.phases = first + result.phases
             result.iterations = sum(n for _, n in result.phases)
-        if suspect and result.success and branch is None and not sys.mirrored(q).any():
+        if suspect and result.success and branch is None and not mirrored(q):
             q, result, _ = self._sketched_circuit(sys, q, result, result.phases, tol,
                                                   max_iterations)
-        if result.success and sys.mirrored(q).any():
+        if result.success and mirrored(q):
             q, result = self._unmirror(sys, q, result, branch, tol, max_iterations)
-        if result.success and (sys.mirrored(q).any() or (branch is not None
+        if result.success and (mirrored(q) or (branch is not None
                                                           and not self._holds(branch, q))):
             def condition(m):
                 return not sys.mirrored(m._q).any() and (branch is None or bool(branch(m)))

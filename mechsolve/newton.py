@@ -580,9 +580,10 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
     mag = pose_rtol * (own_magnitude(x[None])[0] if own_magnitude is not None else
                        np.full(len(c), max(1.0, float(np.max(np.abs(x * inv_state))))))
     quick = _bounds(mag * (QUICK / math.sqrt(pose_rtol)))
-    min_mag = float(np.min(mag)) if mag.size else 0.0
     fine = _bounds(mag * _SIMPLIFIED_MARGIN)
     mag = _bounds(mag)
+    min_mag = min(mag, default=0.0) if type(mag) is list else (
+        float(np.min(mag)) if mag.size else 0.0)
 
     def step_of(x, fac, rhs):
         """The correction ``(dx, dx / c)`` of the factorization ``fac`` for ``rhs``."""
@@ -600,7 +601,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
     status = None
     history = []
     res = math.inf
-    if not (np.isfinite(F).all() and np.isfinite(D).all()):
+    if not (_finite(F) and _finite(D)):
         status = NOT_FINITE
     nd_prev = lam_prev = nb_prev = 0.0
     sbar_prev = None

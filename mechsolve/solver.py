@@ -15,8 +15,8 @@ from contextlib import contextmanager
 import numpy as np
 import scipy.linalg as sla
 
-from ._linear import BAND_MAX
-from ._validation import as_float
+from ._linear import BAND_MAX, _maxabs
+from ._validation import _all_finite, as_float
 from .newton import (
     CONVERGED,
     LAMBDA_MIN,
@@ -344,7 +344,7 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, max_iterations: int = 
             message = ("the residual cannot be reduced further, so the constraints are "
                        "inconsistent here (incompatible dimensions, or a driver value the "
                        "linkage cannot reach)")
-    r_abs = float(np.max(np.abs(phi), initial=0.0)) if np.all(np.isfinite(phi)) else float("inf")
+    r_abs = _maxabs(phi) if _all_finite(phi) else float("inf")
     history = [float(h[0]) for h in out.history]
     if success:
         history.append(float(out.residual[0]))
