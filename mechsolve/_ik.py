@@ -19,10 +19,8 @@ import math
 import numpy as np
 
 from .joints._end_effectors import _log_rows, _skew
-from .spatial._quat import cross, quat_canonical, quat_to_matrix
+from .spatial._quat import cross, quat_from_rotation, quat_to_matrix
 
-_I1 = np.array([1, 2, 0])
-_I2 = np.array([2, 0, 1])
 _XYZXY = np.array([0, 1, 2, 0, 1])
 
 
@@ -122,19 +120,8 @@ class _FastChain:
         vector ``theta k`` of the error rotation (``log=True``, the end effectors' rows) or
         ``2 v`` of its quaternion ``(w >= 0, v)``. See :func:`_rotation_rows`.
         """
-        R = tip[..., :3, :3]
-        w = 0.5 * np.sqrt(np.maximum(1.0 + R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2], 0.0))
-        near = w < 0.2
-        if near.all():
-            w, v = _shepperd(R)
-        else:
-            K = R - np.swapaxes(R, -1, -2)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                v = K[..., _I2, _I1] * (0.25 / w)[..., None]
-            if near.any():   # near a half turn: Shepperd's method for those (w >= 0)
-                w = w.copy()
-                w[near], v[near] = _shepperd(R[near])
-        rot, M = _rotation_rows(w, v, log)
+        q = quat_from_rotation(tip[..., :3, :3])
+        rot, M = _rotation_rows(q[..., 0], q[..., 1:], log)
         return np.concatenate([tip[..., :3, 3], rot], axis=-1), M
 
     def jacobian(self, C, tip, M):
@@ -207,31 +194,6 @@ class _FastChain:
         J[:3] = Jv.T
         J[3:] = M.dot(z.T)
         return F, J
-
-
-def _shepperd(R):
-    """Unit quaternions ``(w, v)`` of rotation matrices ``R (..., 3, 3)`` by Shepperd's method:
-    from the largest of the trace and the diagonal entries, so that no division is by a small
-    number (accurate at a half turn, where ``w`` vanishes); in the sign of
-    :func:`~mechsolve.spatial._quat.quat_canonical` (``w >= 0``, ties by ``x, y, z``), as
-    :func:`~mechsolve.spatial._quat.quat_from_matrix` returns them."""
-    d = np.stack([R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2], R[..., 0, 0], R[..., 1, 1],
-                  R[..., 2, 2]], axis=-1)
-    k = np.argmax(d, axis=-1)
-    a = np.sqrt(np.maximum(1.0 + 2.0 * np.take_along_axis(d, k[..., None], -1)[..., 0]
-                           - d[..., 0], 0.0))   # 4 |q_k|, the largest component
-    s21, s02, s10 = R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], \
-        R[..., 1, 0] - R[..., 0, 1]
-    p10, p02, p21 = R[..., 1, 0] + R[..., 0, 1], R[..., 0, 2] + R[..., 2, 0], \
-        R[..., 2, 1] + R[..., 1, 2]
-    # the quaternion times 4 q_k in each case: (w, x, y, z)
-    cases = np.stack([np.stack([a * a, s21, s02, s10], -1),
-                      np.stack([s21, a * a, p10, p02], -1),
-                      np.stack([s02, p10, a * a, p21], -1),
-                      np.stack([s10, p02, p21, a * a], -1)], axis=-2)
-    q = quat_canonical(np.take_along_axis(cases, k[..., None, None], -2)[..., 0, :]
-                       / (2.0 * a)[..., None])
-    return q[..., 0], q[..., 1:]
 
 
 def _rotation_rows(w, v, log=True):

@@ -550,10 +550,16 @@ def test_ik_is_exact_in_any_length_unit(scale):
 
 def test_shepperd_quaternions_match_scipy_at_half_turns_and_everywhere():
     # the IK rows' quaternion of an error frame near a half turn: Shepperd's method in NumPy
-    # agrees with scipy's from_matrix (and its sign convention) to round-off, including
-    # rotations exactly a half turn about an axis, where the sign is decided by x, y, z
-    from mechsolve._ik import _shepperd
-    from mechsolve.spatial._quat import quat_from_matrix, quat_to_matrix
+    # (quat_from_rotation) agrees with scipy's from_matrix (and its sign convention) to
+    # round-off, including rotations exactly a half turn about an axis, where the sign is
+    # decided by x, y, z; quat_from_rotation takes it near half turns, the trace formula
+    # elsewhere (a few ulps of w >= 0.2 divided into each component)
+    from mechsolve.spatial._quat import (
+        _shepperd,
+        quat_from_matrix,
+        quat_from_rotation,
+        quat_to_matrix,
+    )
 
     rng = np.random.default_rng(20)
     q = rng.standard_normal((600, 4))
@@ -562,6 +568,11 @@ def test_shepperd_quaternions_match_scipy_at_half_turns_and_everywhere():
     q[220:226] = np.vstack([np.eye(4)[1:], -np.eye(4)[1:]])
     q /= np.linalg.norm(q, axis=1, keepdims=True)
     R = quat_to_matrix(q)
-    w, v = _shepperd(R)
-    np.testing.assert_allclose(np.column_stack([w, v]), quat_from_matrix(R), rtol=0, atol=1e-15)
-    np.testing.assert_allclose(quat_to_matrix(np.column_stack([w, v])), R, rtol=0, atol=1e-15)
+    wv = _shepperd(R)
+    np.testing.assert_allclose(wv, quat_from_matrix(R), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(quat_to_matrix(wv), R, rtol=0, atol=1e-15)
+    mixed = quat_from_rotation(R)
+    near = 0.5 * np.sqrt(np.maximum(1.0 + np.trace(R, axis1=1, axis2=2), 0.0)) < 0.2
+    assert near[:226].all() and not near.all()
+    np.testing.assert_array_equal(mixed[near], wv[near])
+    np.testing.assert_allclose(mixed, quat_from_matrix(R), rtol=0, atol=1e-14)

@@ -33,6 +33,7 @@ from ..body import Body
 from ..spatial._quat import (
     cross,
     frame_compose,
+    quat_from_rotation,
     quat_log,
     quat_multiply,
     quat_rotate,
@@ -478,20 +479,6 @@ class CircleJoint(LinkJoint):
 
 
 # -- compact serial chain -----------------------------------------------------------------------
-def _quat_of_matrix(R):
-    """Unit quaternions ``(w >= 0)`` of stacked rotation matrices (Shepperd's method)."""
-    tr = R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2]
-    w2 = 1.0 + tr
-    if np.all(w2 > 0.04):  # fast path: rotations below ~157 degrees
-        w = 0.5 * np.sqrt(w2)
-        f = 0.25 / w
-        return np.stack([w, (R[..., 2, 1] - R[..., 1, 2]) * f, (R[..., 0, 2] - R[..., 2, 0]) * f,
-                         (R[..., 1, 0] - R[..., 0, 1]) * f], axis=-1)
-    from ..spatial._quat import quat_from_matrix
-
-    return quat_from_matrix(R.reshape(-1, 3, 3)).reshape(R.shape[:-2] + (4,))
-
-
 def chain_forward(geom, kinds, Q):
     """Forward kinematics of serial chains.
 
@@ -535,7 +522,7 @@ def chain_error(geom, kinds, Q, target, with_jacobian=True):
     RGt = np.swapaxes(RG, -1, -2)
     oE = tip[..., :3, 3]
     Rrel = RGt @ tip[..., :3, :3]
-    qr = _quat_of_matrix(Rrel)
+    qr = quat_from_rotation(Rrel)
     d = oE - oG
     phi = np.concatenate([np.einsum("...ij,...j->...i", RGt, d), 2.0 * qr[..., 1:]], axis=-1)
     if not with_jacobian:

@@ -48,6 +48,7 @@ __all__ = [
     "quat_left_matrix",
     "quat_right_matrix",
     "quat_from_matrix",
+    "quat_from_rotation",
     "quat_exp",
     "quat_log",
     "quat_rate_local",
@@ -282,6 +283,54 @@ def quat_from_matrix(R) -> np.ndarray:
 
     q = Rotation.from_matrix(R).as_quat(scalar_first=True)
     return quat_canonical(q)
+
+
+def quat_from_rotation(R) -> np.ndarray:
+    """Unit quaternions (``w >= 0``) of stacked rotation matrices, in NumPy, without
+    :func:`quat_from_matrix`'s projection: ``(..., 3, 3) -> (..., 4)``.
+
+    For matrices orthonormal to round-off (products of rotations, as in forward kinematics),
+    where SciPy's projection costs far more than the conversion. The trace formula
+    ``w = sqrt(1 + tr R) / 2``, ``v = (R - R^T)^vee / (4 w)`` where ``w >= 0.2``; Shepperd's
+    method (from the largest of the trace and the diagonal entries, so that no division is by
+    a small number) for the others, near a half turn, in the sign of :func:`quat_canonical`
+    (ties at ``w = 0`` by ``x, y, z``), as :func:`quat_from_matrix` returns them.
+
+    >>> quat_from_rotation(np.diag([1.0, -1.0, -1.0]))   # 180 degrees about x
+    array([0., 1., 0., 0.])
+    """
+    R = _f(R)
+    w = 0.5 * np.sqrt(np.maximum(1.0 + R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2], 0.0))
+    near = w < 0.2
+    if near.all():
+        return _shepperd(R)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = 0.25 / w
+    q = np.stack([w, (R[..., 2, 1] - R[..., 1, 2]) * f, (R[..., 0, 2] - R[..., 2, 0]) * f,
+                  (R[..., 1, 0] - R[..., 0, 1]) * f], axis=-1)
+    if near.any():
+        q[near] = _shepperd(R[near])
+    return q
+
+
+def _shepperd(R: np.ndarray) -> np.ndarray:
+    """:func:`quat_from_rotation` by Shepperd's method for every matrix ``R (..., 3, 3)``."""
+    d = np.stack([R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2], R[..., 0, 0], R[..., 1, 1],
+                  R[..., 2, 2]], axis=-1)
+    k = np.argmax(d, axis=-1)
+    a = np.sqrt(np.maximum(1.0 + 2.0 * np.take_along_axis(d, k[..., None], -1)[..., 0]
+                           - d[..., 0], 0.0))   # 4 |q_k|, the largest component
+    s21, s02, s10 = R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], \
+        R[..., 1, 0] - R[..., 0, 1]
+    p10, p02, p21 = R[..., 1, 0] + R[..., 0, 1], R[..., 0, 2] + R[..., 2, 0], \
+        R[..., 2, 1] + R[..., 1, 2]
+    # the quaternion times 4 q_k in each case: (w, x, y, z)
+    cases = np.stack([np.stack([a * a, s21, s02, s10], -1),
+                      np.stack([s21, a * a, p10, p02], -1),
+                      np.stack([s02, p10, a * a, p21], -1),
+                      np.stack([s10, p02, p21, a * a], -1)], axis=-2)
+    return quat_canonical(np.take_along_axis(cases, k[..., None, None], -2)[..., 0, :]
+                          / (2.0 * a)[..., None])
 
 
 def quat_rotate(q, v) -> np.ndarray:
