@@ -973,7 +973,7 @@ def _lm_one(problem, x, tol, max_iterations, weights, goal, project, item: int =
     Wg = W[goal]
     Wc = Wg[:, None] * c
     inv_state = 1.0 / problem.state_scale
-    status = RUNNING if _finite(F) and np.isfinite(D).all() else NOT_FINITE
+    status = RUNNING if _finite(F) and _finite(D) else NOT_FINITE
     F_out, D_out = F, D
     it, res = 0, math.inf
     history = []
@@ -1007,9 +1007,11 @@ def _lm_one(problem, x, tol, max_iterations, weights, goal, project, item: int =
         if _maxabs(h) <= 4 * EPS * max(1.0, _maxabs(x * inv_state)):
             mag = _magnitude(problem, x[None], inv_state)[0]
             still = bool(np.all(np.abs(h) <= 4 * EPS * mag))
-        if still:
+        if still:   # counted as the batch counts it, without evaluating a step not taken
             status = STATIONARY
             F_out, D_out = F, D
+            it += 1
+            break
         xt = problem.retract(x[None], (h * c)[None])[0]
         Ft, Dt = problem.evaluate(xt[None], idx)
         Ft, Dt = Ft[0], Dt[0]
@@ -1019,7 +1021,7 @@ def _lm_one(problem, x, tol, max_iterations, weights, goal, project, item: int =
         predicted = -(2.0 * float(grad @ h) + float(h @ AtA @ h))
         rho = (f0 - ft) / predicted if math.isfinite(ft) and predicted > 0 else -1.0
         it += 1
-        if rho > 0 and not still:
+        if rho > 0:
             x, F, D = xt, Ft, Dt
             mu *= max(1.0 / 3.0, 1.0 - (2.0 * rho - 1.0) ** 3)
             nu = 2.0
