@@ -304,8 +304,7 @@ def quat_from_rotation(R) -> np.ndarray:
     near = w < 0.2
     if near.all():
         return _shepperd(R)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f = 0.25 / w
+    f = 0.25 / np.where(near, 1.0, w)   # the items near a half turn are replaced below
     q = np.stack([w, (R[..., 2, 1] - R[..., 1, 2]) * f, (R[..., 0, 2] - R[..., 2, 0]) * f,
                   (R[..., 1, 0] - R[..., 0, 1]) * f], axis=-1)
     if near.any():
