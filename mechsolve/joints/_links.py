@@ -599,9 +599,9 @@ class SerialChain(Joint):
         return ~self.coordinate_lengths   # the revolute joints' values
 
     def length_hint(self) -> float:
-        # the arm's reach: the sum of its link offsets
+        # the arm's reach: the sum of its link offsets and the tool's, not the base's placement
         geom = self._p[:(self._n + 2) * 12].reshape(-1, 3, 4)
-        return float(np.sum(np.linalg.norm(geom[:, :, 3], axis=1)))
+        return float(np.sum(np.linalg.norm(geom[1:, :, 3], axis=1)))
 
     @property
     def n_joints(self) -> int:
