@@ -889,8 +889,7 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
         if go.size == 0:
             break
         items = idx[go]
-        eye = np.eye(A.shape[2])
-        h = np.linalg.solve(AtA[go] + mu[items, None, None] * eye, -grad[go][..., None])[..., 0]
+        h = _damped_steps(AtA[go], mu[items], grad[go])
         # no step turns a body more than a half turn (as in Newton)
         big = np.max(np.abs(h), axis=1, initial=0.0)
         h *= np.minimum(1.0, MAX_STEP / np.maximum(big, 1e-300))[:, None]
@@ -942,12 +941,31 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
 
 def _damped_solve(AtA: np.ndarray, mu: float, grad: np.ndarray) -> np.ndarray:
     """The Levenberg–Marquardt step ``h`` of ``(AtA + mu I) h = -grad``: Cholesky (LAPACK
-    directly, the matrix is symmetric positive definite for ``mu > 0``), LU where round-off
-    left it indefinite."""
+    directly, the matrix is symmetric positive definite for ``mu > 0``); where round-off left
+    it indefinite or singular (``mu`` below round-off of ``AtA``'s largest entries), the
+    minimum-norm solution (:func:`_min_norm_step`)."""
     M = AtA.copy()
     M.flat[:: len(M) + 1] += mu
     _, h, info = _posv(M, -grad)
-    return h if info == 0 else np.linalg.solve(AtA + mu * np.eye(len(grad)), -grad)
+    return h if info == 0 else _min_norm_step(M, grad)
+
+
+def _damped_steps(AtA: np.ndarray, mu: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """:func:`_damped_solve` for a batch ``AtA (B, n, n)``, ``mu (B,)``, ``grad (B, n)``: one
+    batched LU; the items whose matrix is exactly singular (LAPACK cannot factor the stack)
+    one by one."""
+    M = AtA + mu[:, None, None] * np.eye(AtA.shape[-1])
+    try:
+        return np.linalg.solve(M, -grad[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        return np.array([_damped_solve(a, u, g) for a, u, g in zip(AtA, mu, grad)])
+
+
+def _min_norm_step(M: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """The minimum-norm least-squares solution of ``M h = -grad`` (``M`` symmetric positive
+    semidefinite to round-off): the Gauss–Newton step in the directions the goals see, none
+    along the others (``grad = A^T r`` has no component there)."""
+    return np.linalg.lstsq(M, -grad, rcond=None)[0]
 
 
 _posv = lapack.dposv

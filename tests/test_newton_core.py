@@ -121,6 +121,35 @@ def test_levenberg_marquardt_stops_at_the_least_squares_point():
     assert 1.0 <= out.x[0, 0] <= 2.0
 
 
+def test_levenberg_marquardt_steps_on_an_exactly_singular_damped_matrix():
+    # mu below round-off of AtA: Cholesky and LU both fail; the step is the minimum-norm one
+    # (no motion along the direction the goals do not see), for one item and in a batch
+    from mechsolve.newton import _damped_solve, _damped_steps
+
+    AtA = np.array([[1e20, 0.0], [0.0, 0.0]])
+    grad = np.array([2e20, 0.0])
+    np.testing.assert_array_equal(_damped_solve(AtA, 1e-300, grad), [-2.0, 0.0])
+    batch = _damped_steps(np.stack([AtA, np.eye(2)]), np.array([1e-300, 1.0]),
+                          np.stack([grad, [1.0, 1.0]]))
+    np.testing.assert_allclose(batch, [[-2.0, 0.0], [-0.5, -0.5]], rtol=1e-15)
+
+
+def test_a_start_far_off_its_assembly_fails_with_a_solve_error_not_linalg():
+    # the README four-bar with the coupler's start at x = 1e6: LM's damped matrix became
+    # exactly singular and numpy's bare LinAlgError("Singular matrix") escaped
+    mech, _ = readme_fourbar()
+    mech.body("coupler").position = (1e6, 1.0)
+    start = mech.state.copy()
+    try:
+        mech.solve()
+    except ms.SolveError as err:
+        assert "between crank and coupler" in str(err)
+        np.testing.assert_array_equal(mech.state, start)   # a failed call leaves the state
+    else:   # assembled: then exactly, from the poses
+        _, B, _, _ = fourbar_exact(0.0)
+        np.testing.assert_allclose(coupler_pin(mech), B, atol=1e-13)
+
+
 def test_lsq_strategy_gives_the_minimum_norm_step_in_the_scaled_coordinates():
     # one equation x + y/L = 1 in two unknowns (a length and an angle): the step that moves
     # least in the scaled coordinates (x/L, y) is symmetric in them whatever L is
