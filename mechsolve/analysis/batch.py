@@ -116,7 +116,16 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
     Returns
     -------
     BatchResult
-        ``states (B, n_state)``, ``success (B,)``, ``iterations (B,)``, ``residuals (B,)``.
+        ``states (B, n_state)``, ``success (B,)``, ``iterations (B,)``, ``residuals (B,)``
+        (each item's largest residual in its unit, as ``tol``).
+
+    Notes
+    -----
+    Every item lands where :meth:`Mechanism.solve` lands from the same start: the batch runs
+    Newton on all items at once, and the items solve() would treat beyond Newton (one that
+    failed, one at a mirror image of a joint, one whose ``det J`` changed sign on the way:
+    Newton crossed a singular configuration) are then solved one at a time by solve()'s
+    pipeline.
     """
     tol = as_float(tol, "tol", positive=True)
     max_iterations = as_count(max_iterations, "max_iterations")
@@ -140,9 +149,14 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
     B = next(iter(sizes.values()))
     Q0 = np.repeat(mech.state[None], B, axis=0) if states is None else states
     stacked = stack_entries(sys, entries, B)
+    square = sys.m == sys.n and sys.verdict in (None, "regular")
     Q, ok, its, _ = batch_newton(sys, Q0, stacked, tol=tol, max_iterations=max_iterations,
-                                 square=sys.m == sys.n and sys.verdict in (None, "regular"))
-    res = np.max(np.abs(sys.phi(Q, params=stacked)), axis=1)
+                                 square=square)
+    # every item where solve() would go beyond plain Newton goes the way solve() goes
+    for b in _beyond_newton(sys, Q0, Q, ok, stacked, square).tolist():
+        Q[b], ok[b], its[b] = _solved_alone(mech, sys, Q0[b], stacked, b, tol, max_iterations)
+    # each equation in its unit (lengths in the model's size), as Newton and solve() judge it
+    res = np.max(np.abs(sys.phi(Q, params=stacked)) / sys.eq_scale, axis=1)
     ok &= res <= tol
     out = BatchResult(states=Q, success=ok, iterations=its, residuals=res)
     limits = sys.limits
@@ -184,6 +198,52 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
         err.batch = out
         raise err
     return out
+
+
+def _beyond_newton(sys, Q0, Q, ok, stacked, square: bool) -> np.ndarray:
+    """The items of a batch Newton run that :meth:`Mechanism.solve` would not have returned as
+    Newton left them: those that failed (solve() assembles the joints first), those at a mirror
+    image of a joint, and, for square systems, those whose ``det J`` has the other sign than
+    at their start (Newton crossed a singular configuration: solve() looks for the assembly
+    on the start's circuit)."""
+    if not len(Q):
+        return np.zeros(0, dtype=np.intp)
+    odd = ~ok
+    if ok.any():
+        odd[ok] |= sys.mirrored(Q[ok], params=_items(stacked, ok)).any(axis=-1)
+    if square and sys.n and ok.any():
+        params = _items(stacked, ok)
+        with np.errstate(all="ignore"):
+            start, end = (np.linalg.slogdet(sys.jacobian_dense(sys.evaluate(X, params)[1]))[0]
+                          for X in (Q0[ok], Q[ok]))
+        odd[ok] |= start * end < 0
+    return np.flatnonzero(odd)
+
+
+def _items(stacked: dict, which) -> dict:
+    """The stacked parameters of the items ``which`` (a mask or indices)."""
+    return {g: P[which] for g, P in stacked.items()}
+
+
+def _solved_alone(mech, sys, q0, stacked, b: int, tol: float, max_iterations: int):
+    """Item ``b`` from ``q0`` through :meth:`Mechanism.solve`'s pipeline (its assembly, circuit
+    and mirror decisions) with the item's parameters: ``(q, success, iterations)``. The
+    mechanism's state and parameters are as they were afterwards."""
+    saved = {g: sys.groups[g].P.copy() for g in stacked}
+    last = mech.last_result
+    try:
+        for g, P in stacked.items():
+            sys.groups[g].P[...] = P[b]
+        with mech.trying_state(q0):
+            try:
+                result = mech.solve(tol=tol, max_iterations=max_iterations)
+            except SolveError as exc:
+                return q0, False, int(exc.result.iterations) if exc.result is not None else 0
+            return mech.state, bool(result.success), int(result.iterations)
+    finally:
+        for g, P in saved.items():
+            sys.groups[g].P[...] = P
+        mech.last_result = last
 
 
 def per_item_entries(mech, values=None, params=None, what: str = "params") -> list:
@@ -306,7 +366,8 @@ def _finite_array(value, name: str) -> np.ndarray:
 
 class BatchResult(Result):
     """Result of :func:`solve_batch`: ``states (B, n_state)``, ``success (B,)``,
-    ``iterations (B,)`` and ``residuals (B,)`` (largest absolute residual of each item).
+    ``iterations (B,)`` and ``residuals (B,)`` (largest residual of each item, a length
+    equation's divided by the model's size, an angle's in radians).
 
     With joint limits also ``reasons`` (per item: why it failed on a limit, else ``None``)
     and ``active_limits`` (per item: the limits its pose sits at)."""
