@@ -151,8 +151,10 @@ def assemble(mech, *, tol: float, max_iterations: int):
 
     Phase 1 (``"joints"``) satisfies the constraints alone with minimum-norm Gauss–Newton
     steps (the pose moves as little as it must). Phase 2 (``"drivers"``) sets each driver to
-    the value it measures there and continues it to its target, so the assembly branch found
-    in phase 1 is kept; an angle driver is continued to the nearest turn of its value and the
+    the value it measures there and continues the drivers to their targets, so the assembly
+    branch found in phase 1 is kept: all together along the straight path between their
+    values (several drivers changed at once), else, where that path meets a limit position,
+    one at a time; an angle driver is continued to the nearest turn of its value and the
     body's angle relabelled by whole turns. Drivers beyond the mechanism's mobility are left
     out of the continuation and must agree at the end (else the error says they
     over-constrain it). Returns ``(q, result)``; on failure ``result.success`` is False and
@@ -195,6 +197,9 @@ def assemble(mech, *, tol: float, max_iterations: int):
     try:
         for d in drivers:
             d._set_raw_value(d.measure())
+        q_together, steps = _straight_path(mech, q, moving, dependent, tol, max_iterations)
+        if q_together is not None:   # every driver reached its value along one straight path
+            q, moving = q_together, []
         for d, v in moving:
             cont = _Continuation(mech, d, tol, max_iterations, excluded=dependent)
             goal = _wrapped_target(d, d.value, v)
@@ -263,6 +268,62 @@ def assemble(mech, *, tol: float, max_iterations: int):
         return finish(*closest_to_goals(sys, q, is_goal, tol=tol,
                                         max_iterations=max_iterations))
     return finish(q, res)
+
+
+class _Together(_Continuation):
+    """Continuation of several drivers at once along the straight path from their measured
+    values ``start`` to ``goal``: the parameter is the distance travelled along it, every
+    driver's change in its unit (radians, model sizes), so that step control means what it
+    does for one driver."""
+
+    def __init__(self, mech, drivers, start, goal, tol, max_iterations, excluded=()):
+        super().__init__(mech, None, tol, max_iterations, excluded=excluded)
+        sys = self.sys
+        self.drivers = drivers
+        self.start = np.asarray(start, dtype=float)
+        self.change = np.asarray(goal, dtype=float) - self.start
+        rows = [sys.row_of(d) for d in drivers]
+        self.length = float(np.linalg.norm(self.change / sys.eq_scale[rows]))
+        e = np.zeros(sys.m)
+        e[rows] = self.change / self.length      # d(value) / d(distance), in the model's units
+        self.e = e if self.rows is None else e[self.rows]
+
+    def set_parameter(self, s) -> None:
+        values = self.start + (float(s) / self.length) * self.change
+        for d, v in zip(self.drivers, values):
+            d._set_raw_value(v)
+
+
+def _straight_path(mech, q, moving, dependent, tol, max_iterations):
+    """Continue every driver of ``moving`` (``[(driver, target)]``) at once, along the straight
+    path from the values they measure at ``q`` to their targets (angle drivers to the turn of
+    the target nearest them): ``(q, iterations)`` at the targets, with driven angles
+    relabelled by whole turns as the targets ask, or ``(None, iterations)`` when fewer than
+    two drivers move, or when the path meets a limit position (the caller then moves them one
+    at a time)."""
+    if len(moving) < 2:
+        return None, 0
+    drivers = [d for d, _ in moving]
+    start = [d.value for d in drivers]
+    goals = [_wrapped_target(d, d.value, v) for d, v in moving]
+    if np.array_equal(start, goals):
+        return None, 0
+    cont = _Together(mech, drivers, start, goals, tol, max_iterations, excluded=dependent)
+    _, vals = cont.sys.evaluate(q)
+    state = cont.make_state(0.0, q, vals)
+    try:
+        state, its = cont.follow(state, cont.length)
+    except _UnreachableError:   # a limit position on the way (or too many steps)
+        for d, v in zip(drivers, start):
+            d._set_raw_value(v)
+        return None, cont.iterations
+    q = state.q.copy()
+    for (d, v), goal in zip(moving, goals):
+        if abs(goal - v) >= np.pi:   # the same pose, the driven angle relabelled by turns
+            index, sign = d._turn_index()
+            q[index] += sign * (v - goal)
+        d._set_raw_value(v)
+    return q, its
 
 
 def closest_to_goals(sys, q0, is_goal, *, tol: float, max_iterations: int):
