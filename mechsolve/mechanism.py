@@ -281,8 +281,9 @@ class Mechanism:
         of cosines. The points' distances are the link's dimensions, so give them exactly.
 
         Planar: the body's origin is the first point and its x axis runs from the first point
-        to the second (``angle=`` overrides it; a single point, or a second point coincident
-        with the first, gives angle 0). Spatial: the origin is the first point and the
+        to the second (``angle=`` overrides it; a single point gives angle 0; a second point
+        coincident with the first gives no direction, and a ValueError says so unless
+        ``angle=`` is given). Spatial: the origin is the first point and the
         orientation the identity unless ``orientation=`` is given.
 
         Parameters
@@ -322,8 +323,13 @@ class Mechanism:
                 angle = 0.0
                 if rest:
                     d = rest[0] - first
-                    if d[0] != 0.0 or d[1] != 0.0:
-                        angle = float(np.arctan2(d[1], d[0]))
+                    if d[0] == 0.0 and d[1] == 0.0:
+                        a, b = list(glob)[:2]
+                        raise ValueError(
+                            f"add_link({name!r}): its first two points {a} and {b} coincide "
+                            f"at {tuple(first.tolist())}, so they give the link no direction "
+                            "for its x axis; put a distinct point second, or give angle=")
+                    angle = float(np.arctan2(d[1], d[0]))
             body = self.add_body(name, first, angle)
         else:
             if angle is not None:

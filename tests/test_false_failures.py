@@ -71,3 +71,28 @@ def test_two_drivers_that_cannot_reach_together_say_so():
     with pytest.raises(ms.SolveError, match="cannot reach"):
         mech.solve()
     np.testing.assert_array_equal(mech.state, start)
+
+
+# -- small gaps: input the solver cannot honour is refused, naming it ---------------------------
+def test_an_angle_driver_value_past_the_angle_bound_is_refused():
+    # drive.value = 1e300 then solve() reported success with the crank "at" 1e300 rad
+    model = ms.models.fourbar()
+    with pytest.raises(ValueError, match=r"value of Driver 'motor' on crank must be within "
+                                         r"\+-1e\+06 rad .* got 1e\+300"):
+        model.driver.value = 1e300
+    with pytest.raises(ValueError, match=r"value of Driver on crank must be within"):
+        joints.Driver(model.mechanism.body("crank"), "angle", -1e300)
+    model.driver.value = ms.profiles.ConstantSpeed(1e299)
+    with pytest.raises(ValueError, match=r"motion profile's value at t = 10"):
+        model.mechanism.set_time(10.0)
+    model.driver.value = 0.3   # lengths are not angles: a far distance driver value is fine
+    assert model.mechanism.solve().success
+
+
+def test_add_link_refuses_coincident_first_and_second_points():
+    mech = ms.Mechanism()
+    with pytest.raises(ValueError, match=r"add_link\('rod'\): its first two points A and B "
+                                         r"coincide at \(1.0, 2.0\).*give angle="):
+        mech.add_link("rod", A=(1.0, 2.0), B=(1.0, 2.0), C=(3.0, 2.0))
+    rod = mech.add_link("rod", A=(1.0, 2.0), B=(1.0, 2.0), angle=0.5)   # direction given
+    assert rod.angle == 0.5

@@ -41,7 +41,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validation import as_float, as_name
+from .._validation import MAX_ANGLE, as_float, as_name
 from .._warnings import check_degrees_value
 from ..body import Body
 
@@ -728,8 +728,10 @@ class DriverJoint(Joint):
 
     def __init__(self, bodies, params, *, name: str | None = None) -> None:
         super().__init__(bodies, params, name=name)
-        if self.profile is None and self.is_angle:
-            check_degrees_value(self, self.value)
+        if self.is_angle:
+            self._angle_in_range(self.value, "value")
+            if self.profile is None:
+                check_degrees_value(self, self.value)
 
     @property
     def is_angle(self) -> bool:
@@ -773,10 +775,19 @@ class DriverJoint(Joint):
             new = value
         else:
             new = as_float(new, f"value of {self.describe()}")
+            if self.is_angle:
+                self._angle_in_range(new, "value")
             self.profile = None
             if check_degrees and self.is_angle:
                 check_degrees_value(self, new)
         self._p[self._value_index] = self._check_value(new)
+
+    def _angle_in_range(self, value: float, what: str) -> None:
+        """An angle value beyond ``MAX_ANGLE`` radians is refused: the spacing of floats there
+        is over 1e-10 rad, so no pose could hold it to round-off (1e300 'succeeded' before)."""
+        if abs(value) > MAX_ANGLE:
+            raise ValueError(f"{what} of {self.describe()} must be within +-{MAX_ANGLE:g} rad "
+                             f"(reduce it by whole turns of 2 pi), got {value:g}")
 
     def _profile_value(self, profile, t: float) -> float:
         """The value ``profile`` gives at time ``t``, which must be finite."""
@@ -784,6 +795,8 @@ class DriverJoint(Joint):
         if not np.isfinite(value):
             raise ValueError(f"the motion profile of {self.describe()} gives {value} at "
                              f"t = {t:g}; a driver value must be finite")
+        if self.is_angle:
+            self._angle_in_range(value, f"the motion profile's value at t = {t:g}")
         return value
 
     def _set_time_value(self, t: float) -> None:
