@@ -37,12 +37,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
 from . import joints as _joints
 from ._ik import _FastChain, _goal_errors, _IKProblem
-from ._validation import as_float
+from ._validation import _all_finite, as_float
 from .io.urdf import read_urdf_chain
 from .io.urdf_loops import URDFModel, load_urdf_mechanism, urdf_joint_values
 from .joints._end_effectors import QUATERNION_TOLERANCE, _as_frame_parts, _unit_quaternions
@@ -85,6 +86,36 @@ def _align_z(u: np.ndarray) -> np.ndarray:
     return np.asarray(R)
 
 
+def _joint_limits(value, where: str) -> tuple | None:
+    """``value`` as ``(lower, upper)`` joint limits (finite floats, or ``None`` for an open
+    side), or ``None`` for none; else a TypeError / ValueError starting with ``where`` (e.g.
+    ``"joint 'elbow': limits"``) and saying what was expected."""
+    if value is None:
+        return None
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise TypeError(f"{where} must be (lower, upper) or None, got {value!r}")
+    lo, hi = (None if v is None else as_float(v, f"{where} {k}")
+              for v, k in zip(value, ("lower", "upper")))
+    if lo is not None and hi is not None and lo > hi:
+        raise ValueError(f"{where}: lower must not exceed upper, got ({lo:g}, {hi:g})")
+    return None if lo is None and hi is None else (lo, hi)
+
+
+def _limits_per_joint(limits, n: int) -> list:
+    """The ``limits=`` of :func:`dh_arm` / :func:`ur5`: ``None``, or one entry per joint,
+    each ``None`` or ``(lower, upper)``; checked, naming ``limits`` and the joint's index."""
+    if limits is None:
+        return [None] * n
+    if isinstance(limits, (str, bytes)) or not hasattr(limits, "__len__"):
+        raise TypeError(f"limits must be a sequence of {n} entries, (lower, upper) or None "
+                        f"for each joint, got {type(limits).__name__} {limits!r}")
+    if len(limits) != n:
+        raise ValueError(f"limits must have one entry per joint, (lower, upper) or None: "
+                         f"expected {n}, got {len(limits)}")
+    return [_joint_limits(v, f"limits[{i}] (joint 'joint{i + 1}')")
+            for i, v in enumerate(limits)]
+
+
 @dataclass
 class ArmJoint:
     """One joint of a serial arm.
@@ -97,12 +128,16 @@ class ArmJoint:
     origin : Frame
         Constant transform from the previous joint's (moved) frame to this joint's frame.
     axis : ndarray (3,)
-        Unit axis of the motion, in this joint's frame.
+        Unit axis of the motion, in this joint's frame (read-only: assign a new axis).
     limits : tuple of float or None
         ``(lower, upper)`` joint limits (radians, or lengths for a prismatic joint; either
         side ``None`` for open; ``lower == upper`` locks the joint): :meth:`SerialArm.ik`
         keeps the joint values within them unless called with ``limits=False``, and
         :meth:`SerialArm.mechanism` puts them on the link joints.
+
+    Every attribute may be assigned after the joint is made, also while it belongs to a
+    :class:`SerialArm` (``arm.joints[2].limits = (-3.0, 0.0)``): the value is checked as at
+    construction, and the arm uses it from its next call on.
     """
 
     name: str
@@ -111,26 +146,32 @@ class ArmJoint:
     axis: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 1.0]))
     limits: tuple | None = None
 
-    def __post_init__(self):
-        if self.kind not in ("revolute", "prismatic"):
-            raise ValueError(f"joint {self.name!r}: kind must be 'revolute' or 'prismatic', "
-                             f"got {self.kind!r}")
-        axis = np.asarray(self.axis, dtype=float)
-        n = np.linalg.norm(axis)
-        if axis.shape != (3,) or not n > 0:
-            raise ValueError(f"joint {self.name!r}: axis must be a non-zero 3-vector, got "
-                             f"{self.axis!r}")
-        self.axis = axis / n
-        if self.limits is not None:
-            if isinstance(self.limits, (str, bytes)) or len(self.limits) != 2:
-                raise TypeError(f"joint {self.name!r}: limits must be (lower, upper), got "
-                                f"{self.limits!r}")
-            lo, hi = (None if v is None else as_float(v, f"joint {self.name!r}: limits {k}")
-                      for v, k in zip(self.limits, ("lower", "upper")))
-            if lo is not None and hi is not None and lo > hi:
-                raise ValueError(f"joint {self.name!r}: limits lower must not exceed upper, "
-                                 f"got ({lo:g}, {hi:g})")
-            self.limits = None if lo is None and hi is None else (lo, hi)
+    #: How many attributes of any ArmJoint were assigned: an arm compares it with the count
+    #: it last saw, so that an unchanged arm pays one comparison per call (see
+    #: :meth:`SerialArm._refresh`).
+    _edits: ClassVar[int] = 0
+
+    def __setattr__(self, key: str, value) -> None:
+        name = self.__dict__.get("name", value if key == "name" else None)
+        if key == "kind":
+            if value not in ("revolute", "prismatic"):
+                raise ValueError(f"joint {name!r}: kind must be 'revolute' or 'prismatic', "
+                                 f"got {value!r}")
+        elif key == "axis":
+            try:
+                axis = np.array(value, dtype=float)
+            except (TypeError, ValueError):
+                axis = np.zeros(0)
+            n = np.linalg.norm(axis) if axis.shape == (3,) else 0.0
+            if not (n > 0 and math.isfinite(n)):
+                raise ValueError(f"joint {name!r}: axis must be a non-zero 3-vector, got "
+                                 f"{value!r}")
+            value = axis / n
+            value.flags.writeable = False
+        elif key == "limits":
+            value = _joint_limits(value, f"joint {name!r}: limits")
+        object.__setattr__(self, key, value)
+        ArmJoint._edits += 1
 
 
 class IKResult(Result):
@@ -140,7 +181,8 @@ class IKResult(Result):
     Attributes
     ----------
     q : ndarray (..., n)
-        Returned joint values (for a missed target the closest pose found).
+        Returned joint values (for a missed target the closest pose found); revolute angles
+        in ``(-pi, pi]``, or within the joint's limits (see :meth:`SerialArm.ik`).
     success : bool or ndarray of bool
         Whether the tool frame at ``q`` is on the target: ``position_error <= tol * L`` and
         ``orientation_error <= tol`` (``L``: :attr:`SerialArm.length_scale`).
@@ -200,6 +242,38 @@ _LM_ITERATIONS = 50
 _NEWTON_LAMBDA_MIN = 0.25
 
 
+_TWO_PI = 2.0 * math.pi
+
+
+def _wrap_pi(q: np.ndarray) -> np.ndarray:
+    """Angles ``q`` moved by whole turns into ``(-pi, pi]`` (those already there unchanged,
+    bit for bit)."""
+    w = q - _TWO_PI * np.ceil((q - math.pi) / _TWO_PI)
+    w = np.where(w <= -math.pi, w + _TWO_PI, np.where(w > math.pi, w - _TWO_PI, w))
+    return np.where((q > -math.pi) & (q <= math.pi), q, w)
+
+
+def _wrap_into(q: np.ndarray, ref: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Angles ``q (B, m)`` moved by whole turns into the limits ``[lo, hi] (m,)`` (either side
+    may be infinite): where the range spans a turn or more, to the angle within it nearest to
+    ``ref (B, m)``; where it is narrower, to its only angle within it, or where there is none
+    to the angle nearest to the range. An angle within a range narrower than a turn is left
+    unchanged, bit for bit, and no angle within the limits is moved out of them."""
+    wide = ~(hi - lo < _TWO_PI)
+    w = q - _TWO_PI * np.where(wide, np.round((q - ref) / _TWO_PI), 0.0)
+    # up to the range by whole turns where below it, then down where above it
+    below = w < lo
+    w = np.where(below, w + _TWO_PI * np.ceil((np.where(below, lo, w) - w) / _TWO_PI), w)
+    above = w > hi
+    w = np.where(above, w - _TWO_PI * np.ceil((w - np.where(above, hi, w)) / _TWO_PI), w)
+    # no angle within a range narrower than a turn: the nearest of the two beside it
+    up = w + _TWO_PI
+    w = np.where((w < lo) & (up - hi < lo - w), up, w)
+    inside = (q >= lo) & (q <= hi)
+    keep = inside & (~wide | (w < lo) | (w > hi))
+    return np.where(keep, q, w)
+
+
 def _one_matrix_target(m: list) -> tuple | None:
     """One 4 x 4 target (nested lists) as ``(tx, ty, tz, w, x, y, z)`` in Python floats, or
     ``None`` where it is not plainly a rigid transform with an orthonormal rotation part (the
@@ -249,29 +323,70 @@ class SerialArm:
     """
 
     def __init__(self, joints, *, base=None, tool=None, name: str | None = None) -> None:
-        self.joints = list(joints)
-        if not self.joints:
+        joints = tuple(joints)
+        if not joints:
             raise ValueError("a serial arm needs at least one moving joint")
-        self.base = Frame() if base is None else base
-        self.tool = Frame() if tool is None else tool
+        for k, j in enumerate(joints):
+            if not isinstance(j, ArmJoint):
+                raise TypeError(f"joints[{k}] must be an ArmJoint, got {type(j).__name__}")
+        self._joints = joints
+        self._base = Frame() if base is None else base
+        self._tool = Frame() if tool is None else tool
         self.name = name
+        self._compile()
+
+    @property
+    def joints(self) -> tuple:
+        """The arm's :class:`ArmJoint` objects, base to tool. Their attributes may be assigned
+        (``arm.joints[2].limits = (-3.0, 0.0)``); the arm uses the new values from its next
+        call on."""
+        return self._joints
+
+    @property
+    def base(self) -> Frame:
+        """Pose of the arm's base in the coordinates of the body it is mounted on."""
+        return self._base
+
+    @base.setter
+    def base(self, value: Frame) -> None:
+        self._base = value
+        self._compile()
+
+    @property
+    def tool(self) -> Frame:
+        """Tool frame on the last link."""
+        return self._tool
+
+    @tool.setter
+    def tool(self, value: Frame) -> None:
+        self._tool = value
         self._compile()
 
     # -- construction ---------------------------------------------------------------------------
     @classmethod
-    def from_dh(cls, params, *, prismatic=None, theta=None, base=None, tool=None,
+    def from_dh(cls, params, *, prismatic=None, theta=None, limits=None, base=None, tool=None,
                 name=None) -> SerialArm:
         """Arm from standard DH rows ``(d, a, alpha)`` (``T_i = Rz(theta) Tz(d) Tx(a) Rx(alpha)``).
 
         Revolute joints move ``theta = theta0_i + q_i``; with ``prismatic[i]`` true joint ``i``
-        moves ``d = d_i + q_i``. ``theta`` gives the offsets ``theta0`` (default 0).
+        moves ``d = d_i + q_i``. ``theta`` gives the offsets ``theta0`` (default 0). ``limits``
+        gives each joint's limits, ``(lower, upper)`` (either side ``None`` for open) or
+        ``None`` (see :attr:`ArmJoint.limits`), one entry per row. The joints are named
+        ``joint1``, ``joint2``, ...
         """
         rows = [tuple(float(x) for x in r) for r in params]
+        if not rows:
+            raise ValueError("params: an arm needs at least one joint, got an empty DH table")
         if any(len(r) != 3 for r in rows):
             raise ValueError("DH rows must be (d, a, alpha)")
         n = len(rows)
+        for arg, given in (("prismatic", prismatic), ("theta", theta)):
+            if given is not None and len(given) != n:
+                raise ValueError(f"{arg} must have one entry per DH row: expected {n}, got "
+                                 f"{len(given)}")
         pris = [False] * n if prismatic is None else [bool(p) for p in prismatic]
         th0 = [0.0] * n if theta is None else [float(t) for t in theta]
+        lims = _limits_per_joint(limits, n)
         consts = []
         for (d, a, alpha), t0 in zip(rows, th0):
             c = Frame((0.0, 0.0, d), Orientation.from_angle_axis(t0, (0, 0, 1))) * \
@@ -281,7 +396,7 @@ class SerialArm:
         for i in range(n):
             origin = Frame() if i == 0 else consts[i - 1]
             arm_joints.append(ArmJoint(f"joint{i + 1}", "prismatic" if pris[i] else "revolute",
-                                       origin))
+                                       origin, limits=lims[i]))
         tool = consts[-1] if tool is None else consts[-1] * tool
         arm = cls(arm_joints, base=base, tool=tool, name=name)
         arm.dh = rows
@@ -296,30 +411,60 @@ class SerialArm:
         """
         return load_urdf(source, tip=tip, name=name)
 
+    def _geometry_key(self) -> tuple:
+        return tuple((j.kind, j.origin, j.axis.tobytes()) for j in self._joints)
+
+    def _limits_key(self) -> tuple:
+        return tuple(j.limits for j in self._joints)
+
+    def _refresh(self) -> None:
+        """Re-read the joints if any :class:`ArmJoint` was assigned to since the arm last
+        looked (one comparison when none was): new geometry recompiles the chain, new limits
+        the quantities made from them (:meth:`_compile_limits`)."""
+        if ArmJoint._edits == self._edits_seen:
+            return
+        self._edits_seen = ArmJoint._edits
+        if self._geometry_key() != self._built_geometry:
+            self._compile()
+        elif self._limits_key() != self._built_limits:
+            self._compile_limits()
+
     def _compile(self) -> None:
-        n = len(self.joints)
+        n = len(self._joints)
         geom = np.empty((n + 2, 3, 4))
-        geom[0] = _matrix(self.base)[:3]
+        geom[0] = _matrix(self._base)[:3]
         prev = np.eye(4)
-        for i, j in enumerate(self.joints):
+        for i, j in enumerate(self._joints):
             A = np.eye(4)
             A[:3, :3] = _align_z(j.axis)
             geom[i + 1] = (np.linalg.inv(prev) @ _matrix(j.origin) @ A)[:3]
             prev = A
-        geom[n + 1] = (np.linalg.inv(prev) @ _matrix(self.tool))[:3]
+        geom[n + 1] = (np.linalg.inv(prev) @ _matrix(self._tool))[:3]
         self._geom = geom
-        self._kinds = np.array([1.0 if j.kind == "prismatic" else 0.0 for j in self.joints])
+        self._kinds = np.array([1.0 if j.kind == "prismatic" else 0.0 for j in self._joints])
         self._fast = _FastChain(geom, self._kinds)
-        # the arm stretched out: the constant offsets from the first joint to the tool, plus
-        # the travel of the prismatic joints (unbounded without limits)
+        self._shoulder = np.append(geom[1][:, 3], 1.0)   # the first joint's origin
+        # the constant offsets from the first joint to the tool
+        self._offsets = float(np.sum(np.linalg.norm(geom[2:, :, 3], axis=1)))
+        self._edits_seen = ArmJoint._edits
+        self._built_geometry = self._geometry_key()
+        self._compile_limits()
+
+    def _compile_limits(self) -> None:
+        """What the joint limits decide: the length scale and reach (the travel of prismatic
+        joints), the box of :meth:`ik`, the box its restarts draw from, and how its answers
+        are wrapped."""
+        n = len(self._joints)
+        self._built_limits = self._limits_key()
+        # the arm stretched out: the constant offsets plus the travel of the prismatic joints
+        # (unbounded without limits)
         pris = self._kinds == 1.0
-        length = float(np.sum(np.linalg.norm(geom[2:, :, 3], axis=1)))
-        reach = length
+        length = reach = self._offsets
         lo = np.where(pris, np.nan, -np.pi)
         hi = np.where(pris, np.nan, np.pi)
         box_lo = np.full(n, -np.inf)
         box_hi = np.full(n, np.inf)
-        for i, j in enumerate(self.joints):
+        for i, j in enumerate(self._joints):
             if j.limits is not None:
                 lo[i], hi[i] = (np.nan if v is None else v for v in j.limits)
                 box_lo[i], box_hi[i] = (b if v is None else v
@@ -331,7 +476,6 @@ class SerialArm:
                 length += travel if travel < np.inf else 0.0
         self._length = length if length > 0.0 else 1.0
         self._reach = reach
-        self._shoulder = np.append(geom[1][:, 3], 1.0)   # the first joint's origin
         lo[np.isnan(lo)] = np.where(pris, -self._length, -np.pi)[np.isnan(lo)]
         hi[np.isnan(hi)] = np.where(pris, self._length, np.pi)[np.isnan(hi)]
         lo, hi = np.minimum(lo, box_hi), np.maximum(hi, box_lo)   # one-sided limits
@@ -341,11 +485,22 @@ class SerialArm:
         self._box = (box_lo, box_hi) if np.isfinite(box_lo).any() or \
             np.isfinite(box_hi).any() else None
         self._col_scale = np.where(pris, self._length, 1.0)
+        # how ik wraps its answers (see _wrap): revolute joints without limits into
+        # (-pi, pi], those with limits into them
+        limited = np.isfinite(box_lo) | np.isfinite(box_hi)
+        self._wrap_free = np.flatnonzero(~pris & ~limited)
+        self._wrap_limited = np.flatnonzero(~pris & limited)
+        # what one joint vector is checked against first (one target: scalar tests)
+        narrow = ~pris & limited & (box_hi - box_lo < _TWO_PI)
+        self._wrap_any_wide = bool(np.any(~pris & limited & ~narrow))
+        self._wrap_checks = ([int(i) for i in self._wrap_free],
+                             [(int(i), float(box_lo[i]), float(box_hi[i]))
+                              for i in np.flatnonzero(narrow)])
 
     # -- description ----------------------------------------------------------------------------
     @property
     def n_joints(self) -> int:
-        return len(self.joints)
+        return len(self._joints)
 
     @property
     def joint_names(self) -> list[str]:
@@ -360,6 +515,7 @@ class SerialArm:
         :meth:`ik` measures position errors in it (a target is met within ``tol * L``) and
         scales prismatic increments by it.
         """
+        self._refresh()
         return self._length
 
     def __repr__(self) -> str:
@@ -367,16 +523,29 @@ class SerialArm:
         return f"SerialArm({self.name or 'arm'!r}, {kinds})"
 
     # -- kinematics -----------------------------------------------------------------------------
-    def _q(self, q) -> np.ndarray:
-        q = np.asarray(q, dtype=float)
+    def _q(self, q, name: str = "q") -> np.ndarray:
+        """Joint values ``q (..., n)`` as a float array, checked (a ValueError or TypeError
+        naming the argument ``name``); first brings the arm up to date with its joints."""
+        self._refresh()
+        try:
+            q = np.asarray(q, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must be joint values, an array of shape (..., "
+                            f"{self.n_joints}), got {type(q).__name__}") from None
         if q.shape[-1:] != (self.n_joints,):
-            raise ValueError(f"joint values must have shape (..., {self.n_joints}), got "
-                             f"{q.shape}")
+            raise ValueError(f"{name}: joint values must have shape (..., {self.n_joints}), "
+                             f"got {q.shape}")
+        if not _all_finite(q):
+            bad = np.argwhere(~np.isfinite(q))[0]
+            where = f"{name}[{', '.join(map(str, bad))}]"
+            raise ValueError(f"{name} must contain only finite joint values, got "
+                             f"{q[tuple(bad)]} at {where}")
         return q
 
     def forward_matrix(self, q) -> np.ndarray:
         """Tool frames as 4x4 matrices ``(..., 4, 4)`` for joint values ``q (..., n)``."""
-        return chain_forward(self._geom, self._kinds, self._q(q))[1]
+        q = self._q(q)   # first: brings the arm up to date with its joints
+        return chain_forward(self._geom, self._kinds, q)[1]
 
     def forward(self, q) -> Frame:
         """Tool frame(s) in the coordinates of the mounting body (a Frame, stacked for a batch)."""
@@ -384,7 +553,8 @@ class SerialArm:
 
     def link_frames(self, q) -> np.ndarray:
         """Frames after each joint's motion, ``(..., n, 4, 4)``."""
-        C = chain_forward(self._geom, self._kinds, self._q(q))[0]
+        q = self._q(q)
+        C = chain_forward(self._geom, self._kinds, q)[0]
         out = C.copy()
         for i, j in enumerate(self.joints):
             A = np.eye(4)
@@ -485,7 +655,12 @@ class SerialArm:
            first joint than the arm's stretched-out reach are not restarted (they cannot be
            reached).
 
-        Every success is polished by Newton to round-off. A target is met when the forward
+        Every success is polished by Newton to round-off. The angles of revolute joints come
+        back moved by whole turns: into ``(-pi, pi]`` for a joint without limits; for a joint
+        with limits to the angle within them (where the limits span a turn or more, the one
+        nearest to the start; where no angle is within them, with ``limits=False`` or on a
+        miss, the one nearest to them). Prismatic joints come back as solved. A target is
+        met when the forward
         kinematics of the returned joint values puts the tool within ``tol * L`` of the
         target's position (the length of the error, ``L`` = :attr:`length_scale`) and within
         the angle ``tol`` of its orientation; success is never reported otherwise. For a
@@ -510,12 +685,14 @@ class SerialArm:
             :class:`~mechsolve.SolveError` says so.
         limits : bool
             Keep the joint values within the joints' limits (:attr:`ArmJoint.limits`, e.g.
-            read from a URDF file; default). The limits are a box on the unknowns, kept by
-            projection: the start is clipped into it and every Newton correction and
-            Levenberg–Marquardt step is cut at its faces (projected Newton / projected
-            Levenberg–Marquardt on the same core); success is reported only within them. A
-            target reachable only outside them fails, naming the joint and its limit.
-            ``False``: ignore the limits.
+            read from a URDF file, given to :func:`dh_arm` / :func:`ur5`, or assigned to
+            ``arm.joints[i].limits`` at any time; default). The limits are a box on the
+            unknowns, kept by projection: the start is moved into it (a revolute joint's
+            angle first by whole turns, where that brings it within its limits, then
+            clipped) and every Newton correction and Levenberg–Marquardt step is cut at its
+            faces (projected Newton / projected Levenberg–Marquardt on the same core);
+            success is reported only within them. A target reachable only outside them
+            fails, naming the joint and its limit. ``False``: ignore the limits.
 
         Returns
         -------
@@ -530,13 +707,20 @@ class SerialArm:
         n = self.n_joints
         T2 = T.reshape(-1, 7)
         B = len(T2)
-        q0 = self._q(q0)
+        q0 = self._q(q0, "q0")
         # one target from one start (the common case): no broadcasting machinery
         Q0 = q0[None].copy() if not shape and q0.ndim == 1 else \
             np.array(np.broadcast_to(q0, shape + (n,)), dtype=float).reshape(B, n)
         base = self._fast.start_one(T2[0])[None] if B == 1 else self._fast.start(T2)
         box = self._box if limits else None
         if box is not None:
+            # into the limits: revolute joints by whole turns where that brings them within
+            limited = self._wrap_limited
+            if limited.size:
+                lo, hi = box[0][limited], box[1][limited]
+                part = Q0[:, limited]
+                if np.any((part < lo) | (part > hi)):
+                    Q0[:, limited] = _wrap_into(part, part, lo, hi)
             Q0 = np.clip(Q0, *box)
         with time_limited(time_limit, "ik"):
             Q, pos, ang, its = self._solve_ik(base, Q0, tol, max_iterations, max_step,
@@ -625,7 +809,11 @@ class SerialArm:
             F = r.F[0].tolist()
             pos, ang = math.hypot(*F[:3]), math.hypot(*F[3:])
             if pos <= tol * L and ang <= tol:
-                return r.x, np.array([pos]), np.array([ang]), r.iterations
+                Q = self._wrap(r.x, Q0)
+                if Q is not r.x:   # the errors of the joint values returned
+                    F = prob.residual(Q, np.zeros(1, dtype=np.intp))[0].tolist()
+                    pos, ang = math.hypot(*F[:3]), math.hypot(*F[3:])
+                return Q, np.array([pos]), np.array([ang]), r.iterations
         Q = r.x.copy()
         its += r.iterations
         F_at = r.F.copy()   # the rows at the returned joint values (the core evaluated them)
@@ -666,11 +854,42 @@ class SerialArm:
                 todo = todo[~won]
                 if todo.size == 0:
                     break
+        Q = self._wrap(Q, Q0)
         changed = np.flatnonzero(~np.all(Q == r.x, axis=1))
         if changed.size:
             F_at[changed] = prob.residual(Q[changed], changed)
         pos, ang = _goal_errors(F_at)
         return Q, pos, ang, its
+
+    def _wrap(self, Q, ref):
+        """The joint values ``Q (B, n)`` with every revolute joint's angle moved by whole turns:
+        into ``(-pi, pi]`` for a joint without limits, and for one with limits to the angle
+        within them (the one nearest to ``ref (B, n)``, the start, where the range spans a
+        turn or more; where none is within them, the one nearest to them). Prismatic joints
+        and angles already where they belong are left as they are. Returns ``Q`` itself when
+        nothing moved."""
+        if len(Q) == 1 and not self._wrap_any_wide:   # one vector, most often already there
+            row = Q[0].tolist()
+            free, narrow = self._wrap_checks
+            if all(-math.pi < row[i] <= math.pi for i in free) and \
+                    all(lo <= row[i] <= hi for i, lo, hi in narrow):
+                return Q
+        free, limited = self._wrap_free, self._wrap_limited
+        W = Q
+        if free.size:
+            part = Q[:, free]
+            moved = _wrap_pi(part)
+            if not np.array_equal(moved, part):
+                W = Q.copy()
+                W[:, free] = moved
+        if limited.size:
+            lo, hi = self._box[0][limited], self._box[1][limited]
+            part = Q[:, limited]
+            moved = _wrap_into(part, ref[:, limited], lo, hi)
+            if not np.array_equal(moved, part):
+                W = Q.copy() if W is Q else W
+                W[:, limited] = moved
+        return W
 
     def _restart_starts(self, count: int) -> np.ndarray:
         """The first ``count`` restart vectors ``(count, n)`` (see :meth:`ik`)."""
@@ -701,6 +920,7 @@ class SerialArm:
     # -- mechanisms -----------------------------------------------------------------------------
     def chain_joint(self, base, target=None, *, q0=None, name=None):
         """A :class:`~mechsolve.joints.SerialChain` joint of this arm mounted on ``base``."""
+        self._refresh()
         return _joints.SerialChain(base, self._geom, self._kinds, target, q0=q0,
                                    name=name or self.name)
 
@@ -725,6 +945,7 @@ class SerialArm:
         joints' limits (:attr:`ArmJoint.limits`) become the link joints' ``limits=`` (a locked
         joint, ``lower == upper``, gets none), unless ``limits=False``.
         """
+        self._refresh()
         q = np.zeros(self.n_joints) if q is None else self._q(q)
         mech = Mechanism(dim=3, name=self.name) if mech is None else mech
         mount = mech.ground if mount is None else mount
@@ -753,13 +974,22 @@ class SerialArm:
 
 
 def dh_arm(params, **options) -> SerialArm:
-    """:meth:`SerialArm.from_dh`: an arm from standard DH rows ``(d, a, alpha)``."""
+    """:meth:`SerialArm.from_dh`: an arm from standard DH rows ``(d, a, alpha)``; its options
+    (``prismatic``, ``theta``, ``limits``, ``base``, ``tool``, ``name``) as there."""
     return SerialArm.from_dh(params, **options)
 
 
-def ur5() -> SerialArm:
-    """The Universal Robots UR5 from its published DH parameters (:data:`UR5_DH`)."""
-    return SerialArm.from_dh(UR5_DH, name="ur5")
+def ur5(limits=None) -> SerialArm:
+    """The Universal Robots UR5 from its published DH parameters (:data:`UR5_DH`).
+
+    Parameters
+    ----------
+    limits : sequence of 6 entries, optional
+        Each joint's limits, ``(lower, upper)`` in radians (either side ``None`` for open) or
+        ``None``, base to wrist (see :attr:`ArmJoint.limits`); default none. The real UR5
+        turns every joint through +-2 pi: ``limits=[(-2 * np.pi, 2 * np.pi)] * 6``.
+    """
+    return SerialArm.from_dh(UR5_DH, limits=limits, name="ur5")
 
 
 def load_urdf(source, *, tip: str | None = None, name: str | None = None) -> SerialArm:
