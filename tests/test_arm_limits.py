@@ -326,7 +326,6 @@ PARALLEL_SLIDERS = [(-0.079, 0.347, -np.pi / 2), (0.234, -0.165, 0.0), (0.070, 0
                     (-0.012, -0.369, np.pi / 2)]
 SLIDERS_TARGET = np.array([[0.0, 0.0, -1.0, -0.64], [1.0, 0.0, 0.0, 0.45],
                            [0.0, -1.0, 0.0, -0.46], [0.0, 0.0, 0.0, 1.0]])
-CORE_FIX = "needs newton._damped_solve fix from main (LinAlgError: Singular matrix)"
 
 
 def parallel_sliders_arm():
@@ -342,7 +341,6 @@ def test_parallel_sliders_really_are_parallel():
     assert np.array_equal(J[:, 1], J[:, 2])
 
 
-@pytest.mark.xfail(strict=True, reason=CORE_FIX)
 def test_ik_with_parallel_sliders_reports_and_never_raises_linalg_error():
     arm = parallel_sliders_arm()
     out = arm.ik(SLIDERS_TARGET, np.zeros(7), raise_on_failure=False)
@@ -379,7 +377,6 @@ def random_arms_with_limits(count, seed=0):
         yield arm, arm.forward_matrix(rng.uniform(lo, hi))
 
 
-@pytest.mark.xfail(strict=True, reason=CORE_FIX)
 def test_ik_on_random_arms_with_limits_never_raises_linalg_error():
     reached = 0
     for arm, T in random_arms_with_limits(30):

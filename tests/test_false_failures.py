@@ -53,9 +53,9 @@ def test_two_drivers_changed_at_once_move_along_the_straight_path(scale, offset)
     mech, m1, m2, b = _five_bar_two_drivers(scale, offset)
     ta, td = 1.7774311505033806, 3.0968866440649605
     s = np.linspace(0.0, 1.0, 201)
-    A = np.stack([np.cos(np.pi / 2 + s * (ta - np.pi / 2)), np.sin(np.pi / 2 + s * (ta - np.pi / 2))])
-    D = np.stack([3 + np.cos(np.pi / 2 + s * (td - np.pi / 2)),
-                  np.sin(np.pi / 2 + s * (td - np.pi / 2))])
+    a, d = np.pi / 2 + s * (ta - np.pi / 2), np.pi / 2 + s * (td - np.pi / 2)
+    A = np.stack([np.cos(a), np.sin(a)])
+    D = np.stack([3 + np.cos(d), np.sin(d)])
     assert np.linalg.norm(D - A, axis=0).max() <= 3.2 - 0.11   # away from every dead centre
     m1.value, m2.value = ta, td - np.pi
     mech.solve()
