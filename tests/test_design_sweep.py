@@ -160,6 +160,13 @@ def test_design_sweep_leaves_the_mechanism_and_checks_its_arguments():
                           VALUES[:4])
     assert res.failed_at.tolist() == [-1, 0] and res.reason.tolist() == ["", "cannot assemble"]
     assert res.success[0].all() and not res.success[1].any()
+    # a chunk of designs none of which assembles by full Newton steps (it crashed on an empty
+    # batch of residuals), and a reason longer than the reasons of the chunks before it (it
+    # was cut to their length)
+    alone = ms.design.sweep(mech, {"A.point1": [(0.5, 0.0), (11.5, 0.0)]}, model.driver,
+                            VALUES[:4], chunk=1)
+    assert alone.reason.tolist() == ["", "cannot assemble"]
+    np.testing.assert_allclose(alone.states, res.states, rtol=0, atol=1e-12)   # NaN alike
     with pytest.raises(ValueError, match=r"designs\['motor.value'\]: the swept driver's value"):
         ms.design.sweep(mech, {"motor.value": [0.1, 0.2]}, model.driver, VALUES)
     with pytest.raises(ValueError, match="designs disagree on their number"):
@@ -205,3 +212,4 @@ def test_design_sweep_is_exact_in_any_length_unit(scale):
     for k, dk in enumerate(d):
         _, B, _, _ = fourbar_exact(angles, d=dk)
         np.testing.assert_allclose(out.points[k, :, 0] / scale, B, rtol=0, atol=1e-12)
+

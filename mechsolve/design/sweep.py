@@ -206,8 +206,9 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
     def take(a, b, piece):
         """Copy a chunk's results into the family's arrays (each chunk's freed at once)."""
         for key, arr in piece.items():
-            if key not in merged:
-                merged[key] = np.empty((D,) + arr.shape[1:], dtype=arr.dtype)
+            if key not in merged:   # strings as objects: another chunk's may be longer
+                merged[key] = np.empty((D,) + arr.shape[1:],
+                                       dtype=object if arr.dtype.kind == "U" else arr.dtype)
             merged[key][a:b] = arr
         if progress is not None:
             progress(b, D)
@@ -226,7 +227,7 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
     return DesignSweep(values=values, designs=designs, states=merged.get("states"),
                        points=merged.get("points"), success=merged["success"],
                        iterations=merged["iterations"], failed_at=merged["failed_at"],
-                       reason=merged["reason"], reached=merged["reached"])
+                       reason=merged["reason"].astype(str), reached=merged["reached"])
 
 
 def _start_pose(work, driver, v0: float) -> np.ndarray:
@@ -402,8 +403,9 @@ class _Stepper:
             if not live.size:
                 break
         acc = np.flatnonzero(done)
-        res = np.abs(sys.phi(Q[acc], params=self._params(acc)))
-        done[acc] = np.all(res <= self.tol_abs, axis=1) & (S[acc] != 0.0)
+        if acc.size:   # (none where every design of the chunk needs damping)
+            res = np.abs(sys.phi(Q[acc], params=self._params(acc)))
+            done[acc] = np.all(res <= self.tol_abs, axis=1) & (S[acc] != 0.0)
         rest = np.flatnonzero(~done)
         if rest.size:   # the Newton core, damped, from the nominal pose
             start = core_newton(sys.problem(params={g: P[rest] for g, P in self.P.items()}),
