@@ -3,12 +3,15 @@
 ``sweep(mech, {"O4.point2": pivots}, motor, angles)`` solves every design of the family (the
 named parameters of :mod:`mechsolve.design.parameters`, one row per design) at every driver
 value. Every design starts from the nominal pose (full Newton steps where they converge at
-once, the Newton core's damped Newton for the others). Then all designs of a chunk move
-together: at each value a predictor (cubic Hermite from the last two poses and their tangents
-``dq/dv``; the tangent step at the first) and a batched Newton corrector, whose Gaussian
-elimination runs over the batch axis (:func:`~mechsolve.design._lu.lu_solve`): one
+once, the Newton core's damped Newton for the others). Then all designs of a
+chunk move together: at each value a predictor (cubic Hermite from the last two poses and
+their tangents ``dq/dv``; the tangent step at the first) and a batched Newton corrector, whose
+Gaussian elimination runs over the batch axis (:func:`~mechsolve.design._lu.lu_solve`): one
 factorization of the chunk's Jacobians gives the corrections, the tangents and the signs of
 ``det J`` (LAPACK, one design at a time, for the few whose pivots the chunk's do not suit).
+Predictors and corrections live in the Newton increment's space and every state is updated
+by :meth:`System.retract <mechsolve._system.System.retract>` (a spatial body's quaternion
+through the exponential map, its differences through the logarithm); planar states add.
 A design keeps its assembly branch: its step is accepted only if Newton converges, the
 correction is small next to the predicted motion and the sign of ``det J`` is the one it
 started with. A design whose step is refused is retried with shorter steps (still batched,
@@ -310,12 +313,14 @@ def _sweep_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out
         if not len(act):
             break
         v_prev, v = values[k - 1], values[k]
+        # the predictors in the increment space (the tangent space of the state's manifold:
+        # spatial bodies' rotations through the exponential map; planar states add)
         if Q2 is None:
-            Qp = Q1 + (v - v_prev) * T1
+            Qp = sys.retract(Q1, (v - v_prev) * T1)
         else:
             h = v_prev - values[k - 2]
-            Qp = Q2 + _hermite(np.array([(v - values[k - 2]) / h]), np.array([h]), Q1 - Q2,
-                               T2, T1)
+            Qp = sys.retract(Q2, _hermite(np.array([(v - values[k - 2]) / h]), np.array([h]),
+                                          sys.difference(Q1, Q2), T2, T1))
         step.set_value(act, v)
         Qn, Tn, Sn, its, good = step.correct(act, Qp, Q1, S, T1)
         bad = np.flatnonzero(~good)
@@ -382,7 +387,7 @@ class _Stepper:
         sys, c = self.sys, self.inv_c
         C = len(self.P[self.slot[0]])
         Q = np.repeat(q0[None], C, axis=0)
-        T = np.zeros_like(Q)
+        T = np.zeros((C, sys.n))
         S = np.zeros(C)
         its = np.zeros(C, dtype=np.int64)
         done = np.zeros(C, dtype=bool)
@@ -393,7 +398,8 @@ class _Stepper:
             dx, t, sign = self._newton_step(F, V)
             size = np.max(np.abs(dx) * c, axis=1)
             full = size <= last[live] * (START_CONTRACTION if it else 1.0)
-            Q[live[full]] += dx[full]
+            at = live[full]
+            Q[at] = sys.retract(Q[at], dx[full])
             its[live[full]] += 1
             last[live] = size
             fin = full & (size <= STEP_DONE)
@@ -421,7 +427,7 @@ class _Stepper:
         _, V = self.sys.evaluate(Q, params=self._params(idx))
         J = self.sys.jacobian_dense(V)
         sign = np.sign(np.linalg.det(J))
-        T = np.zeros_like(Q)
+        T = np.zeros((len(Q), self.sys.n))
         fine = np.isfinite(sign) & (sign != 0.0)
         sign[~fine] = 0.0
         for k in ([np.flatnonzero(fine)] if fine.any() else []):
@@ -480,7 +486,7 @@ class _Stepper:
         sys, c = self.sys, self.inv_c
         B = len(idx)
         Q = Qp.copy()
-        T = np.zeros_like(Q)
+        T = np.zeros((B, sys.n))
         S = np.zeros(B)
         its = np.zeros(B, dtype=np.int32)
         done = np.zeros(B, dtype=bool)
@@ -491,10 +497,13 @@ class _Stepper:
             F, V = sys.evaluate(Q if every else Q[live], params=Pl)
             dx, t, sign = self._newton_step(F, V)
             if every:
-                Q += dx
+                if sys.spatial:
+                    Q = sys.retract(Q, dx)
+                else:   # planar states add: in place
+                    Q += dx
                 its += 1
             else:
-                Q[live] += dx
+                Q[live] = sys.retract(Q[live], dx)
                 its[live] += 1
             size = np.max(np.abs(dx) * c, axis=1)
             fin = size <= STEP_DONE
@@ -514,8 +523,8 @@ class _Stepper:
                                  params=P0 if every else self._params(idx[acc])))
             done[acc] = np.all(res <= self.tol_abs, axis=1)
         # the correction small next to the predicted motion (else Newton may have jumped)
-        pred = np.max(np.abs(Qp - Qa) * c, axis=1)
-        corr = np.max(np.abs(Q - Qp) * c, axis=1)
+        pred = np.max(np.abs(sys.difference(Qp, Qa)) * c, axis=1)
+        corr = np.max(np.abs(sys.difference(Q, Qp)) * c, axis=1)
         with np.errstate(invalid="ignore"):
             ta, tb = Ta * c, T * c
             turn = np.einsum("ij,ij->i", ta, tb) >= TURN_COS * np.sqrt(
@@ -541,7 +550,7 @@ class _Stepper:
         shortest = MIN_FRACTION * abs(vb - va)
         while live.size:
             target = np.where(np.abs(vb - v[live]) <= np.abs(h[live]), vb, v[live] + h[live])
-            Qp = Q[live] + (target - v[live])[:, None] * T[live]
+            Qp = self.sys.retract(Q[live], (target - v[live])[:, None] * T[live])
             self.set_value(idx[live], target)
             Qn, Tn, Sn, itn, good = self.correct(idx[live], Qp, Q[live], Sa[live], T[live])
             its[live] += itn
