@@ -385,6 +385,35 @@ def test_rssr_design_sweep_matches_the_single_design_sweep():
 
 
 
+def test_spatial_design_sweep_never_returns_a_mirrored_assembly():
+    # a design whose rocker hinge is turned a half turn on ground: the nominal pose holds it
+    # with the hinge's axes antiparallel (its equations hold, its meaning does not). The
+    # design is assembled as Mechanism.solve assembles it, and swept from there.
+    from mechsolve.spatial._quat import quat_multiply
+
+    model = ms.models.spatial.rssr()
+    frame = model.mechanism.parameters()["output.frame1"]
+    flipped = quat_multiply(frame, [0.0, 1.0, 0.0, 0.0])
+    res = ms.design.sweep(model.mechanism, {"output.frame1": np.array([frame, flipped])},
+                          model.driver, RSSR_ANGLES)
+    assert res.success.all()
+    one = ms.models.spatial.rssr()
+    one.mechanism.set_parameters({"output.frame1": flipped})
+    motion = one.mechanism.sweep(one.driver, RSSR_ANGLES)
+    sys = one.mechanism.system()
+    assert not sys.mirrored(res.states[1]).any()
+    gap = sys.difference(res.states[1], motion.states) / sys.col_scale
+    assert np.max(np.abs(gap)) <= 1e-12
+    # the rocker's ball on one of the two closed-form assemblies (the hinge axis reversed,
+    # the rocker's angle is measured the other way round: e2 -> -e2)
+    ball = one.mechanism.joint("rod").point2
+    for k, t in enumerate(RSSR_ANGLES):
+        q = res.states[1, k]
+        got = q[7:10] + ms.Orientation.from_quaternion(q[10:14]).as_matrix() @ ball
+        C = [RSSR_P2 + RSSR_R * (np.cos(p) * RSSR_E1 + np.sin(p) * RSSR_E2)
+             for p in (_rssr_phi(t, 2.5, 1), _rssr_phi(t, 2.5, -1))]
+        assert min(np.max(np.abs(got - c)) for c in C) <= 1e-12, k
+
 
 # ms.models.spatial.slider_crank_3d(): a crank of length a about z, its ball at
 # B = a (cos t, sin t, 0); a rod of length 3 from the ball to a Hooke joint on a slider that

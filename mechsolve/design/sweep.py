@@ -3,7 +3,8 @@
 ``sweep(mech, {"O4.point2": pivots}, motor, angles)`` solves every design of the family (the
 named parameters of :mod:`mechsolve.design.parameters`, one row per design) at every driver
 value. Every design starts from the nominal pose (full Newton steps where they converge at
-once, the Newton core's damped Newton for the others). Then all designs of a
+once, the Newton core's damped Newton for the others; a design whose pose holds a joint only
+as its mirror image is assembled alone by :meth:`Mechanism.solve`). Then all designs of a
 chunk move together: at each value a predictor (cubic Hermite from the last two poses and
 their tangents ``dq/dv``; the tangent step at the first) and a batched Newton corrector, whose
 Gaussian elimination runs over the batch axis (:func:`~mechsolve.design._lu.lu_solve`): one
@@ -302,6 +303,18 @@ def _sweep_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out
     all_idx = np.arange(C)
     step.set_value(all_idx, values[0])
     Q, T, sign, its, ok = step.assemble(q0)
+    # a pose that holds a joint only as its mirror image (a hinge's axes antiparallel) is no
+    # assembly: such a design is assembled alone, as Mechanism.solve assembles it (rare: the
+    # nominal pose mirrored by a design's frames). The steps that follow are too short to
+    # reach a mirrored pose, a half turn of a body away.
+    for d in step.mirrored(np.flatnonzero(ok), Q[ok]):
+        q, n_it = _assemble_alone(mech, parts, d, driver_index, values[0], tol, max_iterations)
+        ok[d] = q is not None
+        its[d] += n_it
+        if ok[d]:
+            Q[d] = q
+            T[d], sign[d] = (x[0] for x in step.tangent(np.array([d]), q[None]))
+            ok[d] = sign[d] != 0.0
     failed_at[~ok] = 0
     reason[~ok] = "cannot assemble"
     act = np.flatnonzero(ok)
@@ -345,6 +358,26 @@ def _sweep_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out
            "reason": reason.astype(str), "reached": reached}
     out["states" if keep_states else "points"] = states if keep_states else points
     return out
+
+
+def _assemble_alone(mech, parts, d, driver_index, v0, tol, max_iterations):
+    """Design ``d`` of a chunk assembled at ``v0`` by :meth:`Mechanism.solve` from the
+    nominal pose (on a copy of the chunk's mechanism, which stays as it is; the characteristic
+    length stays the nominal design's, as in the batch). Returns its pose and iterations, or
+    ``(None, 0)`` where it cannot be assembled."""
+    from ..solver import SolveError
+
+    one = pickle.loads(pickle.dumps(mech))
+    sys = one.system()
+    for j, s, e, arr in parts:   # the design's parameters, in the joints' stacked rows
+        gi, ii = sys.group_of[id(one.joints[j])]
+        sys.groups[gi].P[ii, s:e] = arr[d]
+    one.joints[driver_index].value = v0
+    try:
+        res = one.solve(tol=tol, max_iterations=max_iterations)
+    except SolveError:
+        return None, 0
+    return one.state, int(res.iterations)
 
 
 class _Stepper:
@@ -421,6 +454,13 @@ class _Stepper:
             T[rest], S[rest] = self.tangent(rest, start.x)
             done[rest] = start.success & (S[rest] != 0.0)
         return Q, T, S, its, done
+
+    def mirrored(self, idx, Q) -> np.ndarray:
+        """Which of the designs ``idx`` (poses ``Q``) hold a joint only as its mirror image
+        (see :meth:`System.mirrored`): their indices."""
+        if not len(idx) or not any(g.cls._checks_mirror() for g in self.sys.groups):
+            return np.zeros(0, dtype=np.intp)
+        return idx[self.sys.mirrored(Q, params=self._params(idx)).any(axis=1)]
 
     def tangent(self, idx, Q):
         """Tangents ``J t = e`` and signs of ``det J`` at the poses ``Q`` of designs ``idx``."""
