@@ -384,6 +384,28 @@ def test_rssr_design_sweep_matches_the_single_design_sweep():
         assert np.max(np.abs(gap), initial=0.0) <= 1e-12, L
 
 
+def test_spatial_design_sweep_keeps_points_like_the_states():
+    model = ms.models.spatial.rssr()
+    rocker = model.mechanism.body("rocker")
+    pin = model.mechanism.joint("rod").point2   # the rocker's ball, in its frame
+    full = ms.design.sweep(model.mechanism, {"rod.length": RSSR_RODS}, model.driver,
+                           RSSR_ANGLES)
+    kept = ms.design.sweep(model.mechanism, {"rod.length": RSSR_RODS}, model.driver,
+                           RSSR_ANGLES, outputs=[(rocker, pin)])
+    assert kept.states is None and kept.points.shape == (7, len(RSSR_ANGLES), 1, 3)
+    assert np.array_equal(kept.success, full.success)
+    # the ball's path on the rocker's circle, from the closed form
+    branch = _rssr_branch()
+    for d, L in enumerate(RSSR_RODS):
+        ok = full.success[d]
+        phi = _rssr_phi(RSSR_ANGLES[ok], L, branch)
+        C = RSSR_P2 + RSSR_R * (np.cos(phi)[:, None] * RSSR_E1 + np.sin(phi)[:, None] * RSSR_E2)
+        assert np.max(np.abs(kept.points[d, ok, 0] - C), initial=0.0) <= 1e-12, L
+        assert np.isnan(kept.points[d, ~ok]).all()
+    with pytest.raises(ValueError, match=r"outputs point of rocker must have shape \(3,\)"):
+        ms.design.sweep(model.mechanism, {"rod.length": RSSR_RODS}, model.driver,
+                        RSSR_ANGLES, outputs=[(rocker, (1.0, 2.0))])
+
 
 def test_spatial_design_sweep_never_returns_a_mirrored_assembly():
     # a design whose rocker hinge is turned a half turn on ground: the nominal pose holds it

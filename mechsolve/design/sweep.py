@@ -50,11 +50,12 @@ import pickle
 import numpy as np
 
 from .._heap import room_for
-from .._validation import as_count, as_float, as_values
+from .._validation import as_count, as_float, as_values, as_vector
 from ..analysis.batch import per_item_entries
 from ..analysis.continuation import _hermite
 from ..newton import Result
 from ..newton import newton as core_newton
+from ..spatial._quat import quat_rotate
 from ._lu import lu_solve, row_masks
 
 __all__ = ["DesignSweep", "sweep"]
@@ -192,11 +193,11 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
             if not isinstance(body, Body) or body.mechanism is not mech:
                 raise ValueError("outputs must be (body, point) pairs of this mechanism's "
                                  "bodies")
-            out_spec.append((body.index, None if body.is_ground else np.asarray(
-                point, dtype=float).reshape(mech.dim)))
-        if mech.dim != 2 or any(i is None for i, _ in out_spec):
-            raise NotImplementedError("outputs= takes moving bodies of planar mechanisms; "
-                                      "keep the states for others")
+            if body.is_ground:
+                raise NotImplementedError("outputs= takes moving bodies (a point of ground "
+                                          "does not move)")
+            out_spec.append((body.index, as_vector(point, f"outputs point of {body.name}",
+                                                   mech.dim)))
     work = pickle.loads(pickle.dumps(mech))   # the nominal start, leaving mech as it is
     q0 = _start_pose(work, work.joints[index[id(driver)]], float(values[0]))
     job = (index[id(driver)], values, q0, tol, max_iterations, out_spec)
@@ -278,7 +279,7 @@ def _sweep_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out
 
     keep_states = out_spec is None
     states = np.full((C, N, sys.n_state), np.nan) if keep_states else None
-    points = None if keep_states else np.full((C, N, len(out_spec), 2), np.nan)
+    points = None if keep_states else np.full((C, N, len(out_spec), mech.dim), np.nan)
     success = np.zeros((C, N), dtype=bool)
     iterations = np.zeros((C, N), dtype=np.int32)
     failed_at = np.full(C, -1, dtype=np.int64)
@@ -292,6 +293,10 @@ def _sweep_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out
         iterations[idx, k] = its
         if keep_states:
             states[idx, k] = Q
+        elif sys.spatial:   # position + rotated point of each body (x, y, z, quaternion)
+            for o, (bi, pt) in enumerate(out_spec):
+                points[idx, k, o] = Q[:, 7 * bi:7 * bi + 3] + quat_rotate(
+                    Q[:, 7 * bi + 3:7 * bi + 7], pt)
         else:
             for o, (bi, pt) in enumerate(out_spec):
                 x, y, th = Q[:, 3 * bi], Q[:, 3 * bi + 1], Q[:, 3 * bi + 2]
