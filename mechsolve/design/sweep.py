@@ -3,12 +3,16 @@
 ``sweep(mech, {"O4.point2": pivots}, motor, angles)`` solves every design of the family (the
 named parameters of :mod:`mechsolve.design.parameters`, one row per design) at every driver
 value. Every design starts from the nominal pose (full Newton steps where they converge at
-once, the Newton core's damped Newton for the others). Then all designs of a chunk move
-together: at each value a predictor (cubic Hermite from the last two poses and their tangents
-``dq/dv``; the tangent step at the first) and a batched Newton corrector, whose Gaussian
-elimination runs over the batch axis (:func:`~mechsolve.design._lu.lu_solve`): one
+once, the Newton core's damped Newton for the others; a design whose pose holds a joint only
+as its mirror image is assembled alone by :meth:`Mechanism.solve`). Then all designs of a
+chunk move together: at each value a predictor (cubic Hermite from the last two poses and
+their tangents ``dq/dv``; the tangent step at the first) and a batched Newton corrector, whose
+Gaussian elimination runs over the batch axis (:func:`~mechsolve.design._lu.lu_solve`): one
 factorization of the chunk's Jacobians gives the corrections, the tangents and the signs of
 ``det J`` (LAPACK, one design at a time, for the few whose pivots the chunk's do not suit).
+Predictors and corrections live in the Newton increment's space and every state is updated
+by :meth:`System.retract <mechsolve._system.System.retract>` (a spatial body's quaternion
+through the exponential map, its differences through the logarithm); planar states add.
 A design keeps its assembly branch: its step is accepted only if Newton converges, the
 correction is small next to the predicted motion and the sign of ``det J`` is the one it
 started with. A design whose step is refused is retried with shorter steps (still batched,
@@ -46,11 +50,12 @@ import pickle
 import numpy as np
 
 from .._heap import room_for
-from .._validation import as_count, as_float, as_values
+from .._validation import as_count, as_float, as_values, as_vector
 from ..analysis.batch import per_item_entries
 from ..analysis.continuation import _hermite
 from ..newton import Result
 from ..newton import newton as core_newton
+from ..spatial._quat import quat_rotate
 from ._lu import lu_solve, row_masks
 
 __all__ = ["DesignSweep", "sweep"]
@@ -188,11 +193,11 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
             if not isinstance(body, Body) or body.mechanism is not mech:
                 raise ValueError("outputs must be (body, point) pairs of this mechanism's "
                                  "bodies")
-            out_spec.append((body.index, None if body.is_ground else np.asarray(
-                point, dtype=float).reshape(mech.dim)))
-        if mech.dim != 2 or any(i is None for i, _ in out_spec):
-            raise NotImplementedError("outputs= takes moving bodies of planar mechanisms; "
-                                      "keep the states for others")
+            if body.is_ground:
+                raise NotImplementedError("outputs= takes moving bodies (a point of ground "
+                                          "does not move)")
+            out_spec.append((body.index, as_vector(point, f"outputs point of {body.name}",
+                                                   mech.dim)))
     work = pickle.loads(pickle.dumps(mech))   # the nominal start, leaving mech as it is
     q0 = _start_pose(work, work.joints[index[id(driver)]], float(values[0]))
     job = (index[id(driver)], values, q0, tol, max_iterations, out_spec)
@@ -206,8 +211,9 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
     def take(a, b, piece):
         """Copy a chunk's results into the family's arrays (each chunk's freed at once)."""
         for key, arr in piece.items():
-            if key not in merged:
-                merged[key] = np.empty((D,) + arr.shape[1:], dtype=arr.dtype)
+            if key not in merged:   # strings as objects: another chunk's may be longer
+                merged[key] = np.empty((D,) + arr.shape[1:],
+                                       dtype=object if arr.dtype.kind == "U" else arr.dtype)
             merged[key][a:b] = arr
         if progress is not None:
             progress(b, D)
@@ -226,7 +232,7 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
     return DesignSweep(values=values, designs=designs, states=merged.get("states"),
                        points=merged.get("points"), success=merged["success"],
                        iterations=merged["iterations"], failed_at=merged["failed_at"],
-                       reason=merged["reason"], reached=merged["reached"])
+                       reason=merged["reason"].astype(str), reached=merged["reached"])
 
 
 def _start_pose(work, driver, v0: float) -> np.ndarray:
@@ -273,7 +279,7 @@ def _sweep_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out
 
     keep_states = out_spec is None
     states = np.full((C, N, sys.n_state), np.nan) if keep_states else None
-    points = None if keep_states else np.full((C, N, len(out_spec), 2), np.nan)
+    points = None if keep_states else np.full((C, N, len(out_spec), mech.dim), np.nan)
     success = np.zeros((C, N), dtype=bool)
     iterations = np.zeros((C, N), dtype=np.int32)
     failed_at = np.full(C, -1, dtype=np.int64)
@@ -287,6 +293,10 @@ def _sweep_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out
         iterations[idx, k] = its
         if keep_states:
             states[idx, k] = Q
+        elif sys.spatial:   # position + rotated point of each body (x, y, z, quaternion)
+            for o, (bi, pt) in enumerate(out_spec):
+                points[idx, k, o] = Q[:, 7 * bi:7 * bi + 3] + quat_rotate(
+                    Q[:, 7 * bi + 3:7 * bi + 7], pt)
         else:
             for o, (bi, pt) in enumerate(out_spec):
                 x, y, th = Q[:, 3 * bi], Q[:, 3 * bi + 1], Q[:, 3 * bi + 2]
@@ -298,6 +308,18 @@ def _sweep_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out
     all_idx = np.arange(C)
     step.set_value(all_idx, values[0])
     Q, T, sign, its, ok = step.assemble(q0)
+    # a pose that holds a joint only as its mirror image (a hinge's axes antiparallel) is no
+    # assembly: such a design is assembled alone, as Mechanism.solve assembles it (rare: the
+    # nominal pose mirrored by a design's frames). The steps that follow are too short to
+    # reach a mirrored pose, a half turn of a body away.
+    for d in step.mirrored(np.flatnonzero(ok), Q[ok]):
+        q, n_it = _assemble_alone(mech, parts, d, driver_index, values[0], tol, max_iterations)
+        ok[d] = q is not None
+        its[d] += n_it
+        if ok[d]:
+            Q[d] = q
+            T[d], sign[d] = (x[0] for x in step.tangent(np.array([d]), q[None]))
+            ok[d] = sign[d] != 0.0
     failed_at[~ok] = 0
     reason[~ok] = "cannot assemble"
     act = np.flatnonzero(ok)
@@ -309,12 +331,14 @@ def _sweep_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out
         if not len(act):
             break
         v_prev, v = values[k - 1], values[k]
+        # the predictors in the increment space (the tangent space of the state's manifold:
+        # spatial bodies' rotations through the exponential map; planar states add)
         if Q2 is None:
-            Qp = Q1 + (v - v_prev) * T1
+            Qp = sys.retract(Q1, (v - v_prev) * T1)
         else:
             h = v_prev - values[k - 2]
-            Qp = Q2 + _hermite(np.array([(v - values[k - 2]) / h]), np.array([h]), Q1 - Q2,
-                               T2, T1)
+            Qp = sys.retract(Q2, _hermite(np.array([(v - values[k - 2]) / h]), np.array([h]),
+                                          sys.difference(Q1, Q2), T2, T1))
         step.set_value(act, v)
         Qn, Tn, Sn, its, good = step.correct(act, Qp, Q1, S, T1)
         bad = np.flatnonzero(~good)
@@ -339,6 +363,26 @@ def _sweep_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out
            "reason": reason.astype(str), "reached": reached}
     out["states" if keep_states else "points"] = states if keep_states else points
     return out
+
+
+def _assemble_alone(mech, parts, d, driver_index, v0, tol, max_iterations):
+    """Design ``d`` of a chunk assembled at ``v0`` by :meth:`Mechanism.solve` from the
+    nominal pose (on a copy of the chunk's mechanism, which stays as it is; the characteristic
+    length stays the nominal design's, as in the batch). Returns its pose and iterations, or
+    ``(None, 0)`` where it cannot be assembled."""
+    from ..solver import SolveError
+
+    one = pickle.loads(pickle.dumps(mech))
+    sys = one.system()
+    for j, s, e, arr in parts:   # the design's parameters, in the joints' stacked rows
+        gi, ii = sys.group_of[id(one.joints[j])]
+        sys.groups[gi].P[ii, s:e] = arr[d]
+    one.joints[driver_index].value = v0
+    try:
+        res = one.solve(tol=tol, max_iterations=max_iterations)
+    except SolveError:
+        return None, 0
+    return one.state, int(res.iterations)
 
 
 class _Stepper:
@@ -381,7 +425,7 @@ class _Stepper:
         sys, c = self.sys, self.inv_c
         C = len(self.P[self.slot[0]])
         Q = np.repeat(q0[None], C, axis=0)
-        T = np.zeros_like(Q)
+        T = np.zeros((C, sys.n))
         S = np.zeros(C)
         its = np.zeros(C, dtype=np.int64)
         done = np.zeros(C, dtype=bool)
@@ -392,7 +436,8 @@ class _Stepper:
             dx, t, sign = self._newton_step(F, V)
             size = np.max(np.abs(dx) * c, axis=1)
             full = size <= last[live] * (START_CONTRACTION if it else 1.0)
-            Q[live[full]] += dx[full]
+            at = live[full]
+            Q[at] = sys.retract(Q[at], dx[full])
             its[live[full]] += 1
             last[live] = size
             fin = full & (size <= STEP_DONE)
@@ -402,8 +447,9 @@ class _Stepper:
             if not live.size:
                 break
         acc = np.flatnonzero(done)
-        res = np.abs(sys.phi(Q[acc], params=self._params(acc)))
-        done[acc] = np.all(res <= self.tol_abs, axis=1) & (S[acc] != 0.0)
+        if acc.size:   # (none where every design of the chunk needs damping)
+            res = np.abs(sys.phi(Q[acc], params=self._params(acc)))
+            done[acc] = np.all(res <= self.tol_abs, axis=1) & (S[acc] != 0.0)
         rest = np.flatnonzero(~done)
         if rest.size:   # the Newton core, damped, from the nominal pose
             start = core_newton(sys.problem(params={g: P[rest] for g, P in self.P.items()}),
@@ -414,12 +460,19 @@ class _Stepper:
             done[rest] = start.success & (S[rest] != 0.0)
         return Q, T, S, its, done
 
+    def mirrored(self, idx, Q) -> np.ndarray:
+        """Which of the designs ``idx`` (poses ``Q``) hold a joint only as its mirror image
+        (see :meth:`System.mirrored`): their indices."""
+        if not len(idx) or not any(g.cls._checks_mirror() for g in self.sys.groups):
+            return np.zeros(0, dtype=np.intp)
+        return idx[self.sys.mirrored(Q, params=self._params(idx)).any(axis=1)]
+
     def tangent(self, idx, Q):
         """Tangents ``J t = e`` and signs of ``det J`` at the poses ``Q`` of designs ``idx``."""
         _, V = self.sys.evaluate(Q, params=self._params(idx))
         J = self.sys.jacobian_dense(V)
         sign = np.sign(np.linalg.det(J))
-        T = np.zeros_like(Q)
+        T = np.zeros((len(Q), self.sys.n))
         fine = np.isfinite(sign) & (sign != 0.0)
         sign[~fine] = 0.0
         for k in ([np.flatnonzero(fine)] if fine.any() else []):
@@ -478,7 +531,7 @@ class _Stepper:
         sys, c = self.sys, self.inv_c
         B = len(idx)
         Q = Qp.copy()
-        T = np.zeros_like(Q)
+        T = np.zeros((B, sys.n))
         S = np.zeros(B)
         its = np.zeros(B, dtype=np.int32)
         done = np.zeros(B, dtype=bool)
@@ -489,10 +542,13 @@ class _Stepper:
             F, V = sys.evaluate(Q if every else Q[live], params=Pl)
             dx, t, sign = self._newton_step(F, V)
             if every:
-                Q += dx
+                if sys.spatial:
+                    Q = sys.retract(Q, dx)
+                else:   # planar states add: in place
+                    Q += dx
                 its += 1
             else:
-                Q[live] += dx
+                Q[live] = sys.retract(Q[live], dx)
                 its[live] += 1
             size = np.max(np.abs(dx) * c, axis=1)
             fin = size <= STEP_DONE
@@ -512,8 +568,8 @@ class _Stepper:
                                  params=P0 if every else self._params(idx[acc])))
             done[acc] = np.all(res <= self.tol_abs, axis=1)
         # the correction small next to the predicted motion (else Newton may have jumped)
-        pred = np.max(np.abs(Qp - Qa) * c, axis=1)
-        corr = np.max(np.abs(Q - Qp) * c, axis=1)
+        pred = np.max(np.abs(sys.difference(Qp, Qa)) * c, axis=1)
+        corr = np.max(np.abs(sys.difference(Q, Qp)) * c, axis=1)
         with np.errstate(invalid="ignore"):
             ta, tb = Ta * c, T * c
             turn = np.einsum("ij,ij->i", ta, tb) >= TURN_COS * np.sqrt(
@@ -539,7 +595,7 @@ class _Stepper:
         shortest = MIN_FRACTION * abs(vb - va)
         while live.size:
             target = np.where(np.abs(vb - v[live]) <= np.abs(h[live]), vb, v[live] + h[live])
-            Qp = Q[live] + (target - v[live])[:, None] * T[live]
+            Qp = self.sys.retract(Q[live], (target - v[live])[:, None] * T[live])
             self.set_value(idx[live], target)
             Qn, Tn, Sn, itn, good = self.correct(idx[live], Qp, Q[live], Sa[live], T[live])
             its[live] += itn
