@@ -521,7 +521,10 @@ class Mechanism:
             Time; drivers with motion profiles take their values at ``t`` first.
         tol : float
             Largest residual accepted, every equation in its unit: a length equation's
-            residual divided by :attr:`length_scale`, an angle's in radians. Newton also
+            residual divided by :attr:`length_scale`, an angle's in radians, on top of the
+            round-off of the coordinates (a few units in the last place of the largest, which
+            matters only far from the origin: see :func:`mechsolve.newton.residual_tolerance`).
+            Newton also
             requires its estimate of the pose's error to be at round-off, so a regular pose
             is returned exact to about 1e-14 of the model's size.
         max_iterations : int

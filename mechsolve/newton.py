@@ -105,6 +105,25 @@ MAX_STEP = np.pi
 #: this small at the start means the start is the solution already.
 POSE_RTOL = 1e-14
 
+#: A residual is met within ``tol`` plus its round-off: a pose's coordinates rounded to double
+#: precision leave residuals of a few units in the last place of its largest coordinate, in the
+#: model's units (a mechanism drawn 1e6 of its size from the origin has residuals of 2e-10 of
+#: its size at the representable pose nearest its exact one, whatever Newton does). This many
+#: units, times the largest scaled coordinate (at least 1), are added to ``tol``.
+RESIDUAL_ROUNDOFF = 8
+
+
+def residual_tolerance(tol: float, X: np.ndarray, inv_state: np.ndarray) -> np.ndarray:
+    """The residual bound of states ``X (..., n_state)`` for the tolerance ``tol``: ``tol``
+    plus the round-off of their coordinates (see :data:`RESIDUAL_ROUNDOFF`), ``(...)``.
+
+    >>> float(residual_tolerance(1e-10, np.array([3e6, 0.0, 0.5]), np.ones(3)))
+    5.4290705182007515e-09
+    """
+    big = np.maximum(1.0, np.max(np.abs(X * inv_state), axis=-1, initial=0.0))
+    return tol + RESIDUAL_ROUNDOFF * EPS * big
+
+
 #: The wall-clock deadline of the solves in progress, if any: ``(time.perf_counter() at
 #: which to stop, the budget in seconds it came from)``.
 _DEADLINE: ContextVar[tuple[float, float] | None] = ContextVar("mechsolve_deadline",
@@ -263,7 +282,8 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     x0 : ndarray (B, n_state)
         Start states.
     tol : float
-        Largest residual accepted, every equation in its unit (``|F_i| / eq_scale_i``).
+        Largest residual accepted, every equation in its unit (``|F_i| / eq_scale_i``), on top
+        of the round-off of the coordinates (:func:`residual_tolerance`).
     max_iterations : int
         Newton steps per item.
     strategy : LinearStrategy, optional
@@ -332,6 +352,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     # of a correction at round-off, of one that is the last needed (see QUICK), and the
     # smallest of the former per item
     tiny_bound = pose_rtol * _magnitude(problem, X, inv_state)
+    tol_b = residual_tolerance(tol, X, inv_state)   # tol plus the coordinates' round-off
     quick_bound = (QUICK / math.sqrt(pose_rtol)) * tiny_bound
     min_bound = np.min(tiny_bound, axis=1) if tiny_bound.shape[1] else np.zeros(B)
     # the last step of every item, for the damping prediction: ||dx||, dxbar (scaled), lambda
@@ -347,7 +368,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
             for k in idx:
                 one = _newton_one(problem, X[k], tol, max(0, max_iterations - iters[k]),
                                   strategy, damped, transform, lambda_min, max_step, pose_rtol,
-                                  item=int(k), lsq=bool(lsq[k]))
+                                  item=int(k), lsq=bool(lsq[k]), res_tol=float(tol_b[k]))
                 X[k], F_out[k], D_out[k] = one.x[0], one.F[0], one.jacobian[0]
                 status[k], res[k], lsq[k] = one.status[0], one.residual[0], one.least_squares[0]
                 iters[k] += one.iterations[0]
@@ -367,7 +388,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
         big = np.max(abs_s, axis=1, initial=0.0)
         tb = tiny_bound[idx]
         tiny = np.all(abs_s <= tb, axis=1)
-        ok_res = res[idx] <= tol
+        ok_res = res[idx] <= tol_b[idx]
         # an item whose correction is at round-off is done: converged, or stationary
         stop = tiny | ~np.isfinite(nd) | (iters[idx] >= max_iterations)
         if stop.any():
@@ -399,7 +420,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
             with np.errstate(invalid="ignore"):
                 rq = np.where(np.isfinite(Fq).all(axis=1), np.max(np.abs(Fq) / e, axis=1),
                               np.inf)
-            okq = rq <= tol
+            okq = rq <= tol_b[q_items]
             check = okq & ~by_size[q_at]
             if check.any():
                 # an item taken by the estimate from the last step, a lower bound of the
@@ -503,7 +524,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
             pend = pend[(grow | reject) & ~low]
         # items that could not be damped: LU gave a useless step -> least squares, else fail
         for k in np.flatnonzero(failed) if failed.any() else ():
-            if res[idx[k]] <= tol:
+            if res[idx[k]] <= tol_b[idx[k]]:
                 # no step reduces the correction further with the residual met: the root is
                 # as exact as it gets (a singular root, where Newton converges only linearly)
                 status[idx[k]] = CONVERGED
@@ -532,13 +553,14 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
             tb_acc = tb[full]
             exact = np.all(est <= tb_acc, axis=1) | np.all(sb_abs <= tb_acc, axis=1)
             slow = th > 0.5
-            done = (r_acc <= tol) & (exact | (slow & (np.max(est, axis=1) <= tol)))
+            tol_acc = tol_b[idx[full]]
+            done = (r_acc <= tol_acc) & (exact | (slow & (np.max(est, axis=1) <= tol)))
             if done.any():
                 items = idx[full[done]]
                 Xf = problem.retract(X_new[full[done]], sbar[full[done]] * c)
                 Ff = problem.residual(Xf, items)
                 better = np.isfinite(Ff).all(axis=1) & (
-                    np.max(np.abs(Ff) / e, axis=1) <= np.maximum(r_acc[done], tol))
+                    np.max(np.abs(Ff) / e, axis=1) <= np.maximum(r_acc[done], tol_acc[done]))
                 X[items[better]] = Xf[better]
                 F_out[items[better]] = Ff[better]
                 F_out[items[~better]] = F_acc[done][~better]
@@ -567,12 +589,15 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
 
 def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, lambda_min,
                 max_step, pose_rtol, item: int = 0, lsq: bool = False,
-                watch_det_sign: bool = False) -> NewtonResult:
+                watch_det_sign: bool = False, res_tol: float | None = None) -> NewtonResult:
     """:func:`newton` for one item: the same algorithm with scalar bookkeeping (a batch's
-    masks and index arrays cost more than the arithmetic on a small system)."""
+    masks and index arrays cost more than the arithmetic on a small system). ``res_tol``: the
+    residual bound (``tol`` plus the coordinates' round-off) a batch run took at its start."""
     c = problem.col_scale
     inv_e = 1.0 / problem.eq_scale
     inv_state = 1.0 / problem.state_scale
+    error_tol = tol   # the bound of an estimated error, in the scaled units
+    tol = float(residual_tolerance(tol, x, inv_state)) if res_tol is None else res_tol
     idx = np.array([item], dtype=np.intp)
     own_magnitude = getattr(problem, "magnitude", None)
     # what round-off is relative to, taken at the start (a Newton solve moves a coordinate
@@ -702,7 +727,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
             gain = th / max(1.0 - th, 1e-300) if th < 1.0 else math.inf
             # the estimated error after dxbar, gain |dxbar|, or |dxbar| itself within mag
             exact = _within(sb * min(gain, 1.0), mag)
-            if r_acc <= tol and (exact or (th > 0.5 and gain * _maxabs(sb) <= tol)):
+            if r_acc <= tol and (exact or (th > 0.5 and gain * _maxabs(sb) <= error_tol)):
                 xf = problem.retract(xt[None], (sb * c)[None])[0]
                 Ff = problem.residual(xf[None], idx)[0]
                 rf = _maxabs(Ff * inv_e) \
@@ -839,6 +864,7 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
         W = np.array(np.broadcast_to(weights, (B, m)), dtype=float)
     F_out, D_out = np.array(F), np.array(D)
     res = np.full(B, np.inf)
+    tol_b = residual_tolerance(tol, X, 1.0 / problem.state_scale)   # plus round-off
     bad = ~(np.isfinite(F).all(axis=1) & np.isfinite(D.reshape(B, -1)).all(axis=1))
     status[bad] = NOT_FINITE
     mu = np.full(B, np.nan)
@@ -853,7 +879,8 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
             # iteration counts differ widely, so the batch would run for the slowest)
             for k in idx:
                 one = _lm_one(problem, X[k], tol, max_iterations - iters[k], W[k], goal,
-                              project, item=int(k), mu=float(mu[k]), nu=float(nu[k]))
+                              project, item=int(k), mu=float(mu[k]), nu=float(nu[k]),
+                              res_tol=float(tol_b[k]))
                 X[k], F_out[k], D_out[k] = one.x[0], one.F[0], one.jacobian[0]
                 status[k], res[k] = one.status[0], one.residual[0]
                 iters[k] += one.iterations[0]
@@ -870,7 +897,7 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
         AtA = np.einsum("bki,bkj->bij", A, A)
         grad = np.einsum("bki,bk->bi", A, g_res)
         f0 = np.einsum("bk,bk->b", g_res, g_res)
-        met = res[idx] <= tol
+        met = res[idx] <= tol_b[idx]
         gnorm = np.max(np.abs(grad), axis=1, initial=0.0)
         scale = np.sqrt(np.max(np.diagonal(AtA, axis1=1, axis2=2), axis=1, initial=0.0) * f0)
         flat = (A.shape[2] == 0) | (gnorm <= 1e-13 * np.maximum(scale, 1e-300))
@@ -972,11 +999,11 @@ _posv = lapack.dposv
 
 
 def _lm_one(problem, x, tol, max_iterations, weights, goal, project, item: int = 0,
-            mu: float = math.nan, nu: float = 2.0) -> NewtonResult:
+            mu: float = math.nan, nu: float = 2.0, res_tol: float | None = None) -> NewtonResult:
     """:func:`levenberg_marquardt` for item ``item`` without hard rows: the same steps with
     scalar bookkeeping (a batch's masks and index arrays cost more than the arithmetic on a
-    small system; see :func:`_newton_one`). ``mu``, ``nu``: the damping state of a batch run
-    it takes over."""
+    small system; see :func:`_newton_one`). ``mu``, ``nu``, ``res_tol``: the damping state and
+    residual bound of a batch run it takes over."""
     c = problem.col_scale
     idx = np.array([item], dtype=np.intp)
     F, D = problem.evaluate(x[None], idx)
@@ -995,6 +1022,8 @@ def _lm_one(problem, x, tol, max_iterations, weights, goal, project, item: int =
     F_out, D_out = F, D
     it, res = 0, math.inf
     history = []
+    # plus the coordinates' round-off (as a batch run took it at its start)
+    tol = float(residual_tolerance(tol, x, inv_state)) if res_tol is None else res_tol
     while status == RUNNING:
         _check_time()
         g_res = (F if every else F[goal]) * Wg

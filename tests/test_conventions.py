@@ -114,7 +114,7 @@ def test_lengths_and_radians_do_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         motor = mech.add(joints.Driver(arm, "angle", 0.5))
-        for v in (0.5, 1, 6, -6, 3 * np.pi, 7.5, ms.rad(45), 1e6 + 0.5):
+        for v in (0.5, 1, 6, -6, 3 * np.pi, 7.5, ms.rad(45), 1e6 - 0.5):
             motor.value = v   # radians, or no whole number above 2 pi
         motor.value = ms.profiles.ConstantSpeed(speed=100.0)   # a profile: a time's angle
         other = ms.Mechanism()

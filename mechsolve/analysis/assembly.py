@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..joints.base import DriverJoint
-from ..newton import levenberg_marquardt
+from ..newton import levenberg_marquardt, residual_tolerance
 from ..newton import newton as core_newton
 from ..solver import (
     DENSE_ANALYSIS_LIMIT,
@@ -240,7 +240,8 @@ def assemble(mech, *, tol: float, max_iterations: int):
     phases.append(("drivers", steps))
     q_driven = q
     phi = sys.phi(q_driven)
-    conflict = any(abs(phi[sys.row_of(d)]) > tol * sys.eq_scale[sys.row_of(d)]
+    bound = residual_tolerance(tol, q_driven, 1.0 / sys.state_scale)
+    conflict = any(abs(phi[sys.row_of(d)]) > bound * sys.eq_scale[sys.row_of(d)]
                    for d in dependent)
     if conflict:   # the excess drivers disagree with the others: no need to polish
         res = SolveResult(success=False, status="failed", iterations=0, history=[],
@@ -368,7 +369,8 @@ def closest_to_goals(sys, q0, is_goal, *, tol: float, max_iterations: int):
         q = lm.x[0]
         its = int(lm.iterations[0])
     phi = sys.phi(q)
-    if float(np.max(np.abs(phi), initial=0.0)) <= tol:
+    if float(np.max(np.abs(phi) / sys.eq_scale, initial=0.0)) <= residual_tolerance(
+            tol, q, 1.0 / sys.state_scale):
         # Levenberg-Marquardt reached the goals where Newton's line search had stalled (a start
         # near a singular pose): the mechanism is assembled after all
         q_done, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, analyse=True)
@@ -411,7 +413,8 @@ def _nearest_turns(sys, q, q0, tol: float) -> np.ndarray:
     moved[at] = q0[at] + _wrap(q[at] - q0[at])
     if np.array_equal(moved, q):
         return q
-    ok = np.max(np.abs(sys.phi(moved)) / sys.eq_scale, initial=0.0) <= tol
+    ok = np.max(np.abs(sys.phi(moved)) / sys.eq_scale, initial=0.0) <= residual_tolerance(
+        tol, moved, 1.0 / sys.state_scale)
     return moved if ok else q
 
 

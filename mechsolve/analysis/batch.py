@@ -6,7 +6,7 @@ import numpy as np
 
 from .._validation import as_count, as_float
 from ..joints.base import DriverJoint, Joint
-from ..newton import LinearStrategy, Result
+from ..newton import LinearStrategy, Result, residual_tolerance
 from ..newton import newton as core_newton
 from ..solver import SolveError, SolveResult
 
@@ -157,7 +157,7 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
         Q[b], ok[b], its[b] = _solved_alone(mech, sys, Q0[b], stacked, b, tol, max_iterations)
     # each equation in its unit (lengths in the model's size), as Newton and solve() judge it
     res = np.max(np.abs(sys.phi(Q, params=stacked)) / sys.eq_scale, axis=1)
-    ok &= res <= tol
+    ok &= res <= residual_tolerance(tol, Q, 1.0 / sys.state_scale)   # tol plus round-off
     out = BatchResult(states=Q, success=ok, iterations=its, residuals=res)
     limits = sys.limits
     if limits is not None:

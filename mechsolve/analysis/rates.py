@@ -103,12 +103,17 @@ def _motion_key(mech) -> tuple:
             tuple((id(d.profile), d.value) for d in mech.drivers))
 
 
+#: Largest residual (every equation in its unit: a length's in model sizes) at which a pose
+#: counts as assembled for velocity and acceleration analysis.
+ASSEMBLED_TOL = 1e-6
+
+
 def _check_assembled(system, q):
-    phi = system.phi(q)
-    worst = float(np.max(np.abs(phi), initial=0.0))
-    if worst > 1e-6:
+    worst = float(np.max(np.abs(system.phi(q)) / system.eq_scale, initial=0.0))
+    if worst > ASSEMBLED_TOL:
         raise SolveError("velocity and acceleration analysis needs an assembled mechanism; the "
-                         f"largest residual is {worst:.3g}: call mech.solve() first")
+                         f"largest residual is {worst:.3g} (in units of the model's size): "
+                         "call mech.solve() first")
 
 
 def _solve_with_goals(system, vals, rhs, goals, mech) -> np.ndarray:
