@@ -209,8 +209,8 @@ def _value(node, values: dict, symbols):
     if isinstance(node, ast.BinOp):
         a, b = values.get(id(node.left)), values.get(id(node.right))
         if isinstance(node.op, ast.Pow) and b is not None and abs(b) > MAX_EXPONENT:
-            raise ValueError(f"an exponent of {b:g} (at most {MAX_EXPONENT:g} in magnitude "
-                             "where the exponent is a constant)")
+            raise ValueError(f"the constant exponent {b:g} is beyond {MAX_EXPONENT:g} in "
+                             "magnitude")
         if isinstance(node.op, ast.Div) and b == 0.0:
             raise ValueError("a division by zero in the expression")
         if a is None or b is None:
@@ -270,7 +270,7 @@ def check(text: str, symbols=()) -> int:
     >>> check("x - 9**9**9", {"x"})
     Traceback (most recent call last):
     ...
-    ValueError: an exponent of 3.8742e+08 (at most 100 in magnitude where the exponent is a constant)
+    ValueError: the constant exponent 3.8742e+08 is beyond 100 in magnitude
     """
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"expected an expression, found {text!r}")

@@ -74,8 +74,16 @@ import sys
 import numpy as np
 
 from ._files import allowed_roots, confine, read_bytes
-from ._writer import (FORMAT_VERSION, MAX_MAGNITUDE, MAX_SWEEP_VALUES, PROFILES, NamedSweep,
-                      RobotEntry, dumps, save)
+from ._writer import (
+    FORMAT_VERSION,
+    MAX_MAGNITUDE,
+    MAX_SWEEP_VALUES,
+    PROFILES,
+    NamedSweep,
+    RobotEntry,
+    dumps,
+    save,
+)
 
 __all__ = ["load", "loads", "save", "dumps", "ModelFileError", "FORMAT_VERSION",
            "SCHEMA_PATH", "MAX_CHARACTERS", "MAX_MAGNITUDE", "MAX_SWEEP_VALUES",
