@@ -31,7 +31,6 @@ from ._cli_common import _agg, _progress_bar
 from .io.model import ModelFileError, NamedSweep, load
 from .solver import SolveError
 
-
 #: Most poses ``mechsolve sweep`` computes unless ``--max-poses`` says more.
 MAX_POSES = 100_000
 

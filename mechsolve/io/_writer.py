@@ -326,8 +326,8 @@ def _check_readable(doc: dict) -> None:
     from ._expressions import check
 
     def fail(path, what):
-        return ValueError(f"cannot save the mechanism: {path}: {what}, which a model file "
-                          "cannot hold (mechsolve.io.model.load would refuse it)")
+        return ValueError(f"cannot save the mechanism: {path}: {what} (mechsolve.io.model."
+                          "load would refuse the file)")
 
     stack = [(k, v, True) for k, v in doc.items()]
     while stack:
