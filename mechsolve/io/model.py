@@ -62,6 +62,15 @@ Every fault of a file raises :class:`ModelFileError` (a ValueError) whose messag
 file, the key path (``joints[3].point1``, with the joint's type and name) or the line and
 column of a syntax error, what was found and what was expected. A mechanism is only returned
 whole: nothing is built from a file with a fault.
+
+Reading is bounded whoever wrote the file: at most ``max_bytes`` bytes are read
+(:data:`MAX_CHARACTERS` by default), numbers are finite and within :data:`MAX_MAGNITUDE`,
+sweeps hold at most :data:`MAX_SWEEP_VALUES` values together, and expressions are checked
+against the bounds of :mod:`mechsolve.io._expressions` before SymPy sees them, with at most
+:data:`MAX_FILE_EQUATIONS` equations of joint types and :data:`MAX_FILE_TOKENS` expression
+tokens per file. A file the model names (a robot's ``urdf``) is read only from the model
+file's folder and below, symbolic links resolved, unless ``allow_paths`` names another place
+(:func:`load`). Saving refuses what loading would refuse, so a saved file always loads.
 """
 
 from __future__ import annotations
