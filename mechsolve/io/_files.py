@@ -30,13 +30,13 @@ def read_bytes(path, limit: int) -> bytes:
     Raises OSError where the file cannot be opened or read, IsADirectoryError for a folder.
     A named pipe is opened without waiting for a writer.
     """
-    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(os.fspath(path), flags)
+    nonblock = getattr(os, "O_NONBLOCK", 0)         # POSIX: open a pipe without a writer
+    fd = os.open(os.fspath(path), os.O_RDONLY | getattr(os, "O_BINARY", 0) | nonblock)
     try:
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(21, "Is a directory", os.fspath(path))
-        if hasattr(os, "set_blocking"):
+        if nonblock:
             os.set_blocking(fd, True)       # a pipe with a writer: wait for its data
         chunks, n = [], 0
         while n <= limit:

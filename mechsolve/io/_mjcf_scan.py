@@ -47,11 +47,11 @@ _NAME_ATTRIBUTES = frozenset((
 
 
 class _Scan:
-    def __init__(self, base: str, allow: tuple, limit: int) -> None:
+    def __init__(self, base: str, allow: tuple, limit: int, used: int) -> None:
         self.base = base
         self.allow = allow
-        self.left = limit               # bytes that may still be read
         self.limit = limit
+        self.left = limit - used        # bytes that may still be read
         self.files = 0
         self.dirs = [""]               # the folders file names are taken from
         self.files_named = []           # (where, line, element, attribute, value)
@@ -149,7 +149,6 @@ def scan(data: bytes, where: str, base, allow: tuple, limit: int) -> None:
     file names taken from the folder ``base``; ValueError naming the file, line, element and
     attribute at fault (see the module's docstring). ``limit`` bounds the bytes of ``data``
     and of every included file together."""
-    s = _Scan(os.path.abspath(os.fspath(base)), allow, limit - len(data))
-    s.limit = limit
+    s = _Scan(os.path.abspath(os.fspath(base)), allow, limit, len(data))
     s.text(data, where, 0)
     s.check_files()

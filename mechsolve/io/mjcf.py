@@ -276,9 +276,9 @@ def _compile(source, allow: tuple, limit: int):
                     f"{type(source).__name__}")
 
 
-def _check_numbers(m, where: str, body_names, joint_names, mujoco) -> None:
-    """Refuse a compiled model whose placements are not finite or beyond
-    :data:`MAX_MAGNITUDE`, naming the body, joint or equality and the attribute."""
+def _check_numbers(m, d, where: str, body_names, joint_names, mujoco) -> None:
+    """Refuse a compiled model whose placements (``d``: its data at ``qpos0``) are not finite
+    or beyond :data:`MAX_MAGNITUDE`, naming the body, joint or equality and the attribute."""
     def bad(values, length=True) -> bool:
         v = np.asarray(values, dtype=float)
         return not np.all(np.isfinite(v)) or (length and np.max(np.abs(v)) > MAX_MAGNITUDE)
@@ -287,9 +287,6 @@ def _check_numbers(m, where: str, body_names, joint_names, mujoco) -> None:
         return "[" + ", ".join(f"{x:g}" for x in np.asarray(values, dtype=float)) + "]"
 
     bound = f"finite and at most {MAX_MAGNITUDE:g} in magnitude (metres, radians)"
-    d = mujoco.MjData(m)
-    d.qpos[:] = m.qpos0
-    mujoco.mj_kinematics(m, d)
     for i in range(1, m.nbody):
         if bad(d.xpos[i]) or bad(d.xquat[i], length=False):
             raise ValueError(f"{where}: body {body_names[i]!r}: placed at "
@@ -358,6 +355,8 @@ def load_mjcf(source, *, actuated=None, name: str | None = None, allow_paths=Non
         other than connect, weld and joint; a connect or weld between sites; a joint equality
         on a ball or free joint; a free joint that is not its body's only joint; an
         ``actuated`` name that is no hinge or slide).
+    FileNotFoundError, OSError
+        Where the file is missing or cannot be read.
     ModuleNotFoundError
         Where the ``mujoco`` package is not installed.
     """
@@ -372,7 +371,7 @@ def load_mjcf(source, *, actuated=None, name: str | None = None, allow_paths=Non
     BODY, JOINT = mujoco.mjtObj.mjOBJ_BODY, mujoco.mjtObj.mjOBJ_JOINT
     body_names = ["world"] + [_name(m, mujoco, BODY, i, "body") for i in range(1, m.nbody)]
     joint_names = [_name(m, mujoco, JOINT, j, "joint") for j in range(m.njnt)]
-    _check_numbers(m, where, body_names, joint_names, mujoco)
+    _check_numbers(m, d, where, body_names, joint_names, mujoco)
     mech = Mechanism(dim=3, name=name or _name(m, mujoco, mujoco.mjtObj.mjOBJ_MODEL, 0, "mjcf"))
     bodies = {"world": mech.ground}
     joint_map, steps = {}, []
