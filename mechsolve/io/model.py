@@ -98,8 +98,9 @@ __all__ = ["load", "loads", "save", "dumps", "ModelFileError", "FORMAT_VERSION",
            "SCHEMA_PATH", "MAX_CHARACTERS", "MAX_MAGNITUDE", "MAX_SWEEP_VALUES",
            "MAX_FILE_EQUATIONS", "MAX_FILE_TOKENS", "NamedSweep", "RobotEntry"]
 
-#: Longest model file read by default, in bytes (4 MiB: some 20 000 bodies and joints; TOML
-#: reads about 1.5 MiB a second here). ``load(path, max_bytes=...)`` reads longer ones.
+#: Longest model file read by default, in bytes (4 MiB: some 20 000 bodies, each with a
+#: joint; TOML reads about 1.5 MiB a second here). ``load(path, max_bytes=...)`` reads longer
+#: ones.
 MAX_CHARACTERS = 4 * 2**20
 #: Most equations (``phi`` entries) of all the ``joint_types`` of a file together. Each is
 #: differentiated twice by SymPy when its type is built, which takes up to a second or two
@@ -404,8 +405,8 @@ def loads(text: str, *, source: str = "<string>", base_dir=None, allow_paths=Non
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
     if len(text) > limit:
-        raise r.fail("", f"longer than {limit} characters (max_bytes=, default "
-                         f"MAX_CHARACTERS, reads longer texts)")
+        raise r.fail("", f"longer than {limit} characters (loads(text, max_bytes=...) reads "
+                         "longer texts)")
     return _build(_parse(text.lstrip("\ufeff"), r), r)
 
 
