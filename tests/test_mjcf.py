@@ -304,7 +304,9 @@ def test_mjcf_reading_is_bounded(model_dir):
      r"joint 'swing': range \[-1e\+300, 1e\+300\]"),
     ({"pos": "2e6 0 0"}, r"body 'arm': placed at \[2e\+06, 0, 0\].*at most 1e\+06"),
 ])
-def test_nan_and_huge_numbers_name_the_file_and_the_element(tmp_path, kw, message):
+def test_nan_and_huge_numbers_name_the_file_and_the_element(tmp_path, monkeypatch, kw,
+                                                           message):
+    monkeypatch.chdir(tmp_path)                 # MuJoCo logs its warnings in MUJOCO_LOG.TXT
     path = tmp_path / "pendulum.xml"
     path.write_text(pendulum(**kw))
     with pytest.raises(ValueError, match=rf"^MJCF file {re.escape(repr(str(path)))}: {message}"):
