@@ -11,6 +11,11 @@
 Values on the command line and in the tables are in the file's units (degrees for the angles
 of a file with ``units.angle = "deg"``). Faults of the file or the command are reported in one
 message on standard error with exit status 1 (2 for wrong arguments), not a traceback.
+
+A sweep keeps every pose in memory (and ``--json`` every state), so ``sweep`` refuses more
+than ``--max-poses`` poses (:data:`MAX_POSES` by default) before it starts, naming the count
+and the option. Files a model refers to are read from its folder unless ``--allow-path``
+names another (see :func:`mechsolve.io.model.load`).
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ from ._cli_common import _agg, _progress_bar
 from .io.model import ModelFileError, NamedSweep, load
 from .solver import SolveError
 
+#: Most poses ``mechsolve sweep`` computes unless ``--max-poses`` says more.
+MAX_POSES = 100_000
+
 
 class _UserError(Exception):
     """A fault of the command's input, reported in one line."""
@@ -36,9 +44,9 @@ def _fail(msg: str) -> int:
     return 1
 
 
-def _load(path: str):
+def _load(path: str, args=None):
     try:
-        return load(path)
+        return load(path, allow_paths=getattr(args, "allow_path", None))
     except ModelFileError as exc:
         raise _UserError(str(exc)) from None
 
@@ -77,7 +85,7 @@ def _table(header: list[str], rows: np.ndarray, stream=None) -> None:
 
 # -- the commands -------------------------------------------------------------------------------
 def _solve(args) -> int:
-    mech = _load(args.file)
+    mech = _load(args.file, args)
     t0 = time.perf_counter()
     try:
         result = mech.solve()
@@ -100,9 +108,10 @@ def _solve(args) -> int:
     return 0
 
 
-def _values(text: str, deg: bool) -> np.ndarray:
+def _values(text: str, deg: bool, most: int) -> np.ndarray:
     """``START:STOP:STEP`` (STOP included when a whole number of steps reaches it) or a comma
-    list, in the file's units, as the driver's values (radians for angles)."""
+    list, in the file's units, as the driver's values (radians for angles); more than
+    ``most`` values are refused before they are made."""
     try:
         if ":" in text:
             parts = [float(p) for p in text.split(":")]
@@ -111,10 +120,11 @@ def _values(text: str, deg: bool) -> np.ndarray:
             start, stop, step = parts
             if step == 0 or not np.all(np.isfinite(parts)) or (stop - start) / step < 0:
                 raise ValueError
-            n = int(np.floor((stop - start) / step + 1e-9)) + 1
-            if n > 10**7:
-                raise _UserError(f"--values {text}: {n} values, more than 10000000")
-            vals = start + step * np.arange(n)
+            count = np.floor((stop - start) / step + 1e-9) + 1
+            if count > most:
+                raise _UserError(f"--values {text}: {count:.0f} values, more than --max-poses "
+                                 f"{most} (give a larger --max-poses to sweep them)")
+            vals = start + step * np.arange(int(count))
         else:
             vals = np.array([float(p) for p in text.split(",")])
             if not np.all(np.isfinite(vals)):
@@ -129,14 +139,14 @@ def _sweep_of(mech, args) -> tuple:
     """The driver, its values and the output bodies of the sweep the arguments ask for."""
     from .io._joint_codecs import driver_is_angle
 
-    named = None
+    named, named_as = None, args.sweep
     if args.sweep is not None:
         named = mech.sweeps.get(args.sweep)
         if named is None:
             known = ", ".join(mech.sweeps) or "none"
             raise _UserError(f"{args.file}: no sweep named {args.sweep!r} (sweeps: {known})")
     elif args.driver is None and args.values is None and mech.sweeps:
-        named = next(iter(mech.sweeps.values()))
+        named_as, named = next(iter(mech.sweeps.items()))
     if named is None and (args.driver is None and args.values is None):
         raise _UserError(f"{args.file} names no sweep: give --driver NAME --values "
                          "START:STOP:STEP")
@@ -156,11 +166,16 @@ def _sweep_of(mech, args) -> tuple:
     if not hasattr(driver, "value"):
         raise _UserError(f"{args.file}: {driver.describe()} is not a driver")
     if args.values is not None:
-        values = _values(args.values, _deg(mech) and driver_is_angle(driver))
+        values = _values(args.values, _deg(mech) and driver_is_angle(driver), args.max_poses)
     elif named is not None and named.driver == driver_name:
         values = named.values
     else:
         raise _UserError(f"give --values for driver {driver_name!r}")
+    if len(values) > args.max_poses:
+        which = "--values" if args.values is not None else f"sweep {named_as!r}"
+        raise _UserError(f"{args.file}: {which} has {len(values)} poses, more than --max-poses "
+                         f"{args.max_poses} (give a larger --max-poses to sweep them; every "
+                         "pose is kept in memory)")
     outputs = named.output if named is not None and named.output else ()
     bodies = [mech.body(n) for n in outputs] or list(mech.bodies)
     return driver, values, bodies
@@ -169,7 +184,7 @@ def _sweep_of(mech, args) -> tuple:
 def _sweep(args) -> int:
     from .io._joint_codecs import driver_is_angle
 
-    mech = _load(args.file)
+    mech = _load(args.file, args)
     driver, values, bodies = _sweep_of(mech, args)
     show = args.progress or sys.stderr.isatty()
     update, close = _progress_bar(show and len(values) > 50, len(values), "sweeping")
@@ -256,13 +271,13 @@ def _pictures(args, mech, motion) -> int:
 
 
 def _dof(args) -> int:
-    mech = _load(args.file)
+    mech = _load(args.file, args)
     print(mech.dof())
     return 0
 
 
 def _check(args) -> int:
-    mech = _load(args.file)
+    mech = _load(args.file, args)
     try:
         result = mech.solve()
     except SolveError as exc:
@@ -311,6 +326,10 @@ def add_commands(sub) -> None:
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.add_argument("file", help="model file (.toml)" if name != "convert" else
                        "URDF file (.urdf)")
+        if name != "convert":
+            p.add_argument("--allow-path", action="append", metavar="DIR",
+                           help="a folder outside the model file's own that files it names "
+                                "(a robot's urdf) may be read from; repeatable")
         p.set_defaults(func=_guarded(func))
         return p
 
@@ -325,6 +344,9 @@ def add_commands(sub) -> None:
     p.add_argument("--values", metavar="START:STOP:STEP",
                    help="driver values in the file's units, e.g. 0:360:1, or a,b,c")
     p.add_argument("--rows", type=int, default=13, help="table rows to print (default 13)")
+    p.add_argument("--max-poses", type=_positive, default=MAX_POSES, metavar="N",
+                   help=f"refuse sweeps of more than N poses (default {MAX_POSES}; every pose "
+                        "is kept in memory)")
     p.add_argument("--csv", metavar="PATH", help="write every pose as CSV")
     p.add_argument("--json", metavar="PATH", help="write every pose and state as JSON")
     p.add_argument("--gif", metavar="PATH", help="write an animation (.gif)")
@@ -340,6 +362,18 @@ def add_commands(sub) -> None:
                                                           "URDF's name with .toml)")
     p.add_argument("--tip", metavar="LINK", help="the chain's last link (default: the only "
                                                  "leaf)")
+
+
+def _positive(text: str) -> int:
+    import argparse
+
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return n
 
 
 def _guarded(func):

@@ -4,7 +4,9 @@ checked by MuJoCo's forward kinematics. Skipped without the optional ``mujoco`` 
 
 from __future__ import annotations
 
+import os
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -192,3 +194,120 @@ def test_delta_mjcf_hinges_closed_by_two_connects_match_the_closed_form():
     d = mujoco_poses(robot.model, robot.qpos())
     np.testing.assert_allclose(d.xpos[robot.model.body("platform").id], platform.position,
                                atol=1e-10)
+
+
+# -- bounded and confined reading (issue 26) ----------------------------------------------------
+PENDULUM = """<mujoco model="pendulum">
+  {head}
+  <worldbody>
+    <body name="arm" pos="{pos}">
+      <joint name="swing" type="hinge" axis="{axis}" range="{range}" limited="true"/>
+      <geom type="sphere" size="0.01" mass="0.1"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def pendulum(head="", pos="0 0 1", axis="0 1 0", range="-1 1"):
+    return PENDULUM.format(head=head, pos=pos, axis=axis, range=range)
+
+
+@pytest.fixture
+def model_dir(tmp_path):
+    """A model folder, and beside it a secret MJCF, a non-XML file and a mesh."""
+    d = tmp_path / "model"
+    (d / "sub").mkdir(parents=True)
+    (tmp_path / "secret.xml").write_text('<mujoco><worldbody><body name="hidden_treasure"/>'
+                                         '</worldbody></mujoco>')
+    (tmp_path / "notxml.txt").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    (d / "sub" / "part.xml").write_text('<mujoco><worldbody><body name="inside"/></worldbody>'
+                                        '</mujoco>')
+    return d
+
+
+def _refused(path, **kw) -> str:
+    with pytest.raises(ValueError) as info:
+        load_mjcf(path, **kw)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("name", ["../secret.xml", "../missing.xml", "../notxml.txt",
+                                  "sub/../../secret.xml", "/etc/passwd", "/nonexistent.xml"])
+def test_an_include_outside_the_models_folder_is_refused_alike(model_dir, name):
+    path = model_dir / "model.xml"
+    path.write_text(pendulum(head=f'<include file="{name}"/>'))
+    msg = _refused(path)
+    assert f"MJCF file {str(path)!r}: line 2: <include> file={name!r}: outside the model's " \
+           "folder" in msg and "allow_paths" in msg
+    path.write_text(pendulum(head='<include file="../never-there.xml"/>'))
+    assert msg.replace(repr(name), "NAME") == _refused(path).replace(
+        repr("../never-there.xml"), "NAME")
+    for word in ("hidden_treasure", "root:", "Error opening", "XML Error", "parse error"):
+        assert word not in msg
+
+
+def test_includes_and_assets_inside_or_allowed(model_dir, monkeypatch):
+    path = model_dir / "model.xml"
+    path.write_text(pendulum(head='<include file="sub/part.xml"/>'))
+    assert "inside" in load_mjcf(path).bodies
+    path.write_text(pendulum(head='<include file="../secret.xml"/>'))
+    assert "hidden_treasure" in load_mjcf(path, allow_paths=[model_dir.parent]).bodies
+    # meshes, textures and the compiler's folders are confined the same way
+    for head in ('<asset><mesh name="m" file="../secret.stl"/></asset>',
+                 '<asset><texture name="t" type="2d" file="/etc/hostname"/></asset>',
+                 '<compiler meshdir="/etc"/>', '<compiler assetdir="../"/>',
+                 '<compiler meshdir="sub"/><asset><mesh name="m" file="../../x.stl"/></asset>'):
+        path.write_text(pendulum(head=head))
+        assert "outside the model's folder" in _refused(path)
+    # XML text: names are taken from the current folder
+    monkeypatch.chdir(model_dir)
+    assert "outside the model's folder" in _refused(pendulum(head='<include '
+                                                                  'file="../secret.xml"/>'))
+    assert "inside" in load_mjcf(pendulum(head='<include file="sub/part.xml"/>')).bodies
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+def test_an_include_through_a_link_out_of_the_folder_is_refused(model_dir):
+    try:
+        (model_dir / "link.xml").symlink_to(model_dir.parent / "secret.xml")
+    except OSError:                                     # pragma: no cover
+        pytest.skip("symbolic links not allowed here")
+    path = model_dir / "model.xml"
+    path.write_text(pendulum(head='<include file="link.xml"/>'))
+    assert "<include> file='link.xml': outside the model's folder" in _refused(path)
+
+
+def test_mjcf_reading_is_bounded(model_dir):
+    path = model_dir / "model.xml"
+    path.write_text(pendulum())
+    size = path.stat().st_size
+    assert "more than 100 bytes" in _refused(path, max_bytes=100)
+    assert load_mjcf(path, max_bytes=size).bodies["arm"]
+    (model_dir / "loop.xml").write_text('<mujoco><include file="loop.xml"/></mujoco>')
+    path.write_text(pendulum(head='<include file="loop.xml"/>'))
+    assert "includes nested more than 16 deep" in _refused(path)
+    path.write_text('<?xml version="1.0"?><!DOCTYPE mujoco [<!ENTITY x "../secret.xml">]>'
+                    '<mujoco><include file="&x;"/></mujoco>')
+    assert "a document type declaration" in _refused(path)
+    if os.path.exists("/dev/zero"):
+        with pytest.raises(ValueError, match="MJCF file '/dev/zero': more than 16777216 bytes"):
+            load_mjcf("/dev/zero")
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"pos": "nan 0 0"}, r"line 4: <body> pos='nan 0 0': a number that is not finite"),
+    ({"axis": "0 inf 0"}, r"line 5: <joint> axis='0 inf 0': a number that is not finite"),
+    ({"pos": "1e300 0 0"}, r"body 'arm': placed at \[1e\+300, 0, 0\]"),
+    ({"axis": "1e300 0 0"}, r"joint 'swing': axis compiles to \[0, 0, 0\], not a unit vector"),
+    ({"range": "-1e300 1e300", "head": '<compiler angle="radian"/>'},
+     r"joint 'swing': range \[-1e\+300, 1e\+300\]"),
+    ({"pos": "2e6 0 0"}, r"body 'arm': placed at \[2e\+06, 0, 0\].*at most 1e\+06"),
+])
+def test_nan_and_huge_numbers_name_the_file_and_the_element(tmp_path, monkeypatch, kw,
+                                                           message):
+    monkeypatch.chdir(tmp_path)                 # MuJoCo logs its warnings in MUJOCO_LOG.TXT
+    path = tmp_path / "pendulum.xml"
+    path.write_text(pendulum(**kw))
+    with pytest.raises(ValueError, match=rf"^MJCF file {re.escape(repr(str(path)))}: {message}"):
+        load_mjcf(path)

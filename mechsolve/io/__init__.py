@@ -12,7 +12,10 @@
 * :mod:`mechsolve.io.urdf_loops` -- :func:`~mechsolve.io.urdf_loops.load_urdf_mechanism`,
   a URDF robot with loops as a mechanism, and the joint values written back by name;
 * :mod:`mechsolve.io.mjcf` -- :func:`~mechsolve.io.mjcf.load_mjcf`, an MJCF model compiled by
-  MuJoCo (the optional ``mujoco`` package) as a mechanism, and its ``qpos`` written back.
+  MuJoCo (the optional ``mujoco`` package) as a mechanism, and its ``qpos`` written back; the
+  files it names checked first by :mod:`mechsolve.io._mjcf_scan`;
+* :mod:`mechsolve.io._files` -- reading files up to a byte limit, and confining the files a
+  description names to its folder (or the places the caller allows).
 
 The URDF reader parses files into plain data and imports nothing of mechsolve, so the model
 classes build on it; the model-file reader builds mechanisms, and its writer reads only the

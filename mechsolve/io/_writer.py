@@ -13,11 +13,17 @@ import pathlib
 
 import numpy as np
 
-__all__ = ["dumps", "save", "NamedSweep", "RobotEntry", "FORMAT_VERSION"]
+__all__ = ["dumps", "save", "NamedSweep", "RobotEntry", "FORMAT_VERSION", "MAX_MAGNITUDE",
+           "MAX_SWEEP_VALUES"]
 
 #: The format version this module writes and :mod:`mechsolve.io.model` reads (the file's
 #: ``mechsolve`` key).
 FORMAT_VERSION = 1
+#: Bound on the magnitude of every number in a model file: the reader refuses larger ones,
+#: so the writer refuses to write them.
+MAX_MAGNITUDE = 1e15
+#: Most sweep values a model file holds, all its sweeps together.
+MAX_SWEEP_VALUES = 10**7
 #: Motion profiles a model file holds, by class name (:mod:`mechsolve.profiles`).
 PROFILES = ("ConstantSpeed", "Cubic", "Quintic", "Cycloidal", "Expression")
 
@@ -292,11 +298,69 @@ def _sweep_values(values: np.ndarray, angle: bool, w: _Writer):
 def dumps(mech) -> str:
     """The model file of a mechanism, as text (see :func:`save`).
 
+    Raises ValueError for what the reader would refuse (see :func:`save`).
+
     >>> import mechsolve as ms
     >>> print(ms.io.model.dumps(ms.models.fourbar().mechanism).splitlines()[0])
     mechsolve = 1
     """
-    return _toml(_document(mech))
+    doc = _document(mech)
+    _check_readable(doc)
+    return _toml(doc)
+
+
+def _label(key: str, i: int, item) -> str:
+    """``joints[3] (Revolute 'O2')``, as the reader names an entry in its messages."""
+    if not isinstance(item, dict):
+        return f"{key}[{i}]"
+    name = item.get("name")
+    if key == "joints":
+        return f"{key}[{i}] ({item.get('type')}{' ' + repr(name) if name else ''})"
+    return f"{key}[{i}] ({name!r})" if isinstance(name, str) else f"{key}[{i}]"
+
+
+def _check_readable(doc: dict) -> None:
+    """Refuse a document the reader would refuse: a number beyond :data:`MAX_MAGNITUDE` (or
+    not finite), sweeps of more than :data:`MAX_SWEEP_VALUES` values, an expression beyond
+    the bounds of :mod:`mechsolve.io._expressions`; the message names the key."""
+    from ._expressions import check
+
+    def fail(path, what):
+        return ValueError(f"cannot save the mechanism: {path}: {what} (mechsolve.io.model."
+                          "load would refuse the file)")
+
+    stack = [(k, v, True) for k, v in doc.items()]
+    while stack:
+        path, v, top = stack.pop()
+        if isinstance(v, dict):
+            stack.extend((f"{path}.{k}", x, False) for k, x in v.items())
+        elif isinstance(v, list):
+            stack.extend((_label(path, i, x) if top else f"{path}[{i}]", x, False)
+                         for i, x in enumerate(v))
+        elif isinstance(v, float) and not (math.isfinite(v) and abs(v) <= MAX_MAGNITUDE):
+            raise fail(path, f"{v!r} is beyond the bound of {MAX_MAGNITUDE:g} on the "
+                             "magnitude of a model file's numbers")
+    total = 0
+    for i, s in enumerate(doc.get("sweeps", [])):
+        vals = s["values"]
+        total += vals["num"] if isinstance(vals, dict) else len(vals)
+        if total > MAX_SWEEP_VALUES:
+            raise fail(_label("sweeps", i, s) + ".values", f"the sweeps up to this one have "
+                       f"{total} values, more than {MAX_SWEEP_VALUES}")
+    for i, t in enumerate(doc.get("joint_types", [])):
+        for k, text in enumerate(t["phi"]):
+            try:
+                check(text, None)
+            except ValueError as exc:
+                raise fail(f"{_label('joint_types', i, t)}.phi[{k}]", str(exc)) from None
+    for i, j in enumerate(doc.get("joints", [])):
+        prof = j.get("profile") if isinstance(j, dict) else None
+        if isinstance(prof, dict) and prof.get("type") == "Expression":
+            try:
+                check(prof["expression"], None)
+            except ValueError as exc:
+                raise fail(f"{_label('joints', i, j)}.profile.expression", str(exc)) \
+                    from None
 
 
 _BARE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
@@ -450,7 +514,10 @@ def save(mech, path) -> None:
     placement, its joints, drivers (with their values or profiles), end effectors with their
     targets, joint coordinates, time and named sweeps, in :attr:`Mechanism.units`.
     A joint that another joint refers to must have a name; classes that cannot be written yet
-    raise a ValueError naming the joint.
+    raise a ValueError naming the joint. What the reader would refuse is not written either:
+    a ValueError names the key of a number beyond :data:`MAX_MAGNITUDE` (a body placed at
+    ``1.0000000000000002e15``), of sweeps of more than :data:`MAX_SWEEP_VALUES` values, or
+    of an expression beyond the bounds of :mod:`mechsolve.io._expressions`.
     """
     text = dumps(mech)
     pathlib.Path(os.fspath(path)).write_text(text, encoding="utf-8")

@@ -40,6 +40,16 @@ without measuring an angle.
 its ``qpos0`` orientation, free 7, position then quaternion); :meth:`MJCFModel.from_qpos`
 places the bodies from a ``qpos`` vector by forward kinematics (loops closed only if the
 vector closes them: call ``mechanism.solve()`` after it).
+
+Reading is bounded and confined: a file (and its included files, all together) is read up to
+``max_bytes`` (:data:`MAX_BYTES`); before MuJoCo sees the model, every file it names
+(``<include>``, meshes, textures, the ``<compiler>`` folders) must lie in the model's folder
+(for XML text, the current folder) or in ``allow_paths``, symbolic links resolved; numbers
+that are not finite are refused with the file, line, element and attribute
+(:mod:`mechsolve.io._mjcf_scan`). After compiling, every placement the mechanism takes from
+the model (body poses, joint anchors, axes, ranges and references, equality anchors) must be
+finite and, for lengths and angles, of magnitude at most :data:`MAX_MAGNITUDE`; the message
+names the file and the body, joint or equality.
 """
 
 from __future__ import annotations
@@ -53,8 +63,17 @@ from .. import joints as _joints
 from ..mechanism import Mechanism
 from ..spatial import Frame, Orientation
 from ..spatial._quat import quat_from_matrix
+from ._files import allowed_roots, read_bytes
+from ._mjcf_scan import scan
 
-__all__ = ["MJCFModel", "load_mjcf"]
+__all__ = ["MJCFModel", "load_mjcf", "MAX_BYTES", "MAX_MAGNITUDE"]
+
+#: Longest MJCF read by default, in bytes: a file and the files it includes together (16
+#: MiB; ``load_mjcf(..., max_bytes=...)`` reads longer ones).
+MAX_BYTES = 16 * 2**20
+#: Bound on the magnitude of the lengths (metres) and angles (radians) a mechanism takes
+#: from an MJCF model, as for URDF (:data:`mechsolve.io.urdf.MAX_MAGNITUDE`).
+MAX_MAGNITUDE = 1e6
 
 # MuJoCo's enumerations (mjtJoint, mjtEq, mjtObj, mjtTrn), as the compiled model stores them
 _FREE, _BALL, _SLIDE, _HINGE = 0, 1, 2, 3
@@ -216,23 +235,39 @@ def _name(m, mujoco, obj, i: int, fallback: str) -> str:
     return name if name else f"{fallback}{i}"
 
 
-def _compile(source):
-    """``(MjModel, message prefix)`` of a path, XML text or compiled model."""
+def _compile(source, allow: tuple, limit: int):
+    """``(MjModel, message prefix)`` of a path, XML text or compiled model, the files it
+    names checked first (:func:`mechsolve.io._mjcf_scan.scan`)."""
     mujoco = _mujoco()
     if isinstance(source, mujoco.MjModel):
         return source, "MJCF model"
     if isinstance(source, (bytes, bytearray)):
-        source = bytes(source).decode("utf-8")
+        try:
+            source = bytes(source).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"MJCF: not UTF-8 text (byte {exc.start})") from None
     if isinstance(source, str) and "<" in source:
         where = "MJCF"
+        data = source.encode("utf-8")
+        if len(data) > limit:
+            raise ValueError(f"{where}: more than {limit} bytes (max_bytes=...)")
+        scan(data, where, os.getcwd(), allow, limit)     # MuJoCo takes names from there
         try:
             return mujoco.MjModel.from_xml_string(source), where
         except ValueError as err:
             raise ValueError(f"{where}: {err}") from None
     if isinstance(source, (str, os.PathLike)):
         where = f"MJCF file {str(source)!r}"
-        if not os.path.isfile(source):
-            raise FileNotFoundError(f"{where}: no such file")
+        try:
+            data = read_bytes(source, limit)
+        except IsADirectoryError:
+            raise ValueError(f"{where}: is a directory, not a file") from None
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{where}: no such file") from None
+        if len(data) > limit:
+            raise ValueError(f"{where}: more than {limit} bytes, the most an MJCF model may "
+                             "have (max_bytes=... reads longer ones)")
+        scan(data, where, os.path.dirname(os.path.abspath(os.fspath(source))), allow, limit)
         try:
             return mujoco.MjModel.from_xml_path(os.fspath(source)), where
         except ValueError as err:
@@ -241,7 +276,53 @@ def _compile(source):
                     f"{type(source).__name__}")
 
 
-def load_mjcf(source, *, actuated=None, name: str | None = None) -> MJCFModel:
+def _check_numbers(m, d, where: str, body_names, joint_names, mujoco) -> None:
+    """Refuse a compiled model whose placements (``d``: its data at ``qpos0``) are not finite
+    or beyond :data:`MAX_MAGNITUDE`, naming the body, joint or equality and the attribute."""
+    def bad(values, length=True) -> bool:
+        v = np.asarray(values, dtype=float)
+        return not np.all(np.isfinite(v)) or (length and np.max(np.abs(v)) > MAX_MAGNITUDE)
+
+    def shown(values) -> str:
+        return "[" + ", ".join(f"{x:g}" for x in np.asarray(values, dtype=float)) + "]"
+
+    bound = f"finite and at most {MAX_MAGNITUDE:g} in magnitude (metres, radians)"
+    for i in range(1, m.nbody):
+        if bad(d.xpos[i]) or bad(d.xquat[i], length=False):
+            raise ValueError(f"{where}: body {body_names[i]!r}: placed at "
+                             f"{shown(d.xpos[i])} (orientation {shown(d.xquat[i])}) from its "
+                             f"pos / quat and its parents'; expected numbers {bound}")
+    for j in range(m.njnt):
+        at = f"{where}: joint {joint_names[j]!r}"
+        if bad(m.jnt_pos[j]):
+            raise ValueError(f"{at}: pos {shown(m.jnt_pos[j])}; expected numbers {bound}")
+        if bad(m.jnt_axis[j], length=False) or abs(np.linalg.norm(m.jnt_axis[j]) - 1) > 1e-6:
+            raise ValueError(f"{at}: axis compiles to {shown(m.jnt_axis[j])}, not a unit "
+                             "vector (expected a finite, non-zero axis)")
+        adr = int(m.jnt_qposadr[j])
+        if int(m.jnt_type[j]) in (_HINGE, _SLIDE):
+            if bad(m.qpos0[adr:adr + 1]):
+                raise ValueError(f"{at}: ref (qpos0) {m.qpos0[adr]:g}; expected a number "
+                                 f"{bound}")
+            if bool(m.jnt_limited[j]) and bad(m.jnt_range[j]):
+                raise ValueError(f"{at}: range {shown(m.jnt_range[j])}; expected numbers "
+                                 f"{bound}")
+    for e in range(m.neq):
+        if not bool(m.eq_active0[e]):
+            continue
+        et = int(m.eq_type[e])
+        data = np.asarray(m.eq_data[e], dtype=float)
+        used = data[0:6] if et == _CONNECT else data[0:10] if et == _WELD else data[0:5]
+        if bad(used, length=et != _JOINT):
+            ename = _name(m, mujoco, mujoco.mjtObj.mjOBJ_EQUALITY, e, "equality")
+            what = {_CONNECT: "anchor", _WELD: "anchor / relpose", _JOINT: "polycoef"}.get(
+                et, "data")
+            raise ValueError(f"{where}: equality {ename!r} ({_EQ_NAMES.get(et, et)}): {what} "
+                             f"compiles to {shown(used)}; expected numbers {bound}")
+
+
+def load_mjcf(source, *, actuated=None, name: str | None = None, allow_paths=None,
+              max_bytes: int = MAX_BYTES) -> MJCFModel:
     """A mechanism from an MJCF file path, XML text or compiled ``mujoco.MjModel``.
 
     Parameters
@@ -251,6 +332,13 @@ def load_mjcf(source, *, actuated=None, name: str | None = None) -> MJCFModel:
         Joint names to drive instead of the model's actuators (hinges and slides).
     name : str, optional
         The mechanism's name (default the model's).
+    allow_paths : path-like or sequence of path-likes, optional
+        Folders (or files) outside the model's folder that its ``<include>``, mesh, texture
+        and other file names may lie in. Without them a model reads only files in its folder
+        and below (the current folder for XML text), symbolic links resolved.
+    max_bytes : int
+        Most bytes read, the model and its included files together (default
+        :data:`MAX_BYTES`).
 
     Returns
     -------
@@ -259,22 +347,31 @@ def load_mjcf(source, *, actuated=None, name: str | None = None) -> MJCFModel:
     Raises
     ------
     ValueError
-        Where MuJoCo's compiler rejects the model (its message, prefixed ``MJCF:`` or ``MJCF
+        Where the model names a file outside the allowed folders, has more than
+        ``max_bytes`` bytes, or a number that is not finite (or, where the mechanism takes
+        it, beyond :data:`MAX_MAGNITUDE`), naming the file and the element; where MuJoCo's
+        compiler rejects the model (its message, prefixed ``MJCF:`` or ``MJCF
         file '<path>':``), or the model uses what the mapping does not cover (an equality
         other than connect, weld and joint; a connect or weld between sites; a joint equality
         on a ball or free joint; a free joint that is not its body's only joint; an
         ``actuated`` name that is no hinge or slide).
+    FileNotFoundError, OSError
+        Where the file is missing or cannot be read.
     ModuleNotFoundError
         Where the ``mujoco`` package is not installed.
     """
     mujoco = _mujoco()
-    m, where = _compile(source)
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+        raise TypeError(f"max_bytes must be a positive int, got {type(max_bytes).__name__} "
+                        f"{max_bytes!r}")
+    m, where = _compile(source, allowed_roots(allow_paths), max_bytes)
     d = mujoco.MjData(m)
     d.qpos[:] = m.qpos0
     mujoco.mj_kinematics(m, d)
     BODY, JOINT = mujoco.mjtObj.mjOBJ_BODY, mujoco.mjtObj.mjOBJ_JOINT
     body_names = ["world"] + [_name(m, mujoco, BODY, i, "body") for i in range(1, m.nbody)]
     joint_names = [_name(m, mujoco, JOINT, j, "joint") for j in range(m.njnt)]
+    _check_numbers(m, d, where, body_names, joint_names, mujoco)
     mech = Mechanism(dim=3, name=name or _name(m, mujoco, mujoco.mjtObj.mjOBJ_MODEL, 0, "mjcf"))
     bodies = {"world": mech.ground}
     joint_map, steps = {}, []

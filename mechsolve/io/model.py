@@ -62,6 +62,15 @@ Every fault of a file raises :class:`ModelFileError` (a ValueError) whose messag
 file, the key path (``joints[3].point1``, with the joint's type and name) or the line and
 column of a syntax error, what was found and what was expected. A mechanism is only returned
 whole: nothing is built from a file with a fault.
+
+Reading is bounded whoever wrote the file: at most ``max_bytes`` bytes are read
+(:data:`MAX_CHARACTERS` by default), numbers are finite and within :data:`MAX_MAGNITUDE`,
+sweeps hold at most :data:`MAX_SWEEP_VALUES` values together, and expressions are checked
+against the bounds of :mod:`mechsolve.io._expressions` before SymPy sees them, with at most
+:data:`MAX_FILE_EQUATIONS` equations of joint types and :data:`MAX_FILE_TOKENS` expression
+tokens per file. A file the model names (a robot's ``urdf``) is read only from the model
+file's folder and below, symbolic links resolved, unless ``allow_paths`` names another place
+(:func:`load`). Saving refuses what loading would refuse, so a saved file always loads.
 """
 
 from __future__ import annotations
@@ -73,15 +82,33 @@ import sys
 
 import numpy as np
 
-from ._writer import FORMAT_VERSION, PROFILES, NamedSweep, RobotEntry, dumps, save
+from ._files import allowed_roots, confine, read_bytes
+from ._writer import (
+    FORMAT_VERSION,
+    MAX_MAGNITUDE,
+    MAX_SWEEP_VALUES,
+    PROFILES,
+    NamedSweep,
+    RobotEntry,
+    dumps,
+    save,
+)
 
 __all__ = ["load", "loads", "save", "dumps", "ModelFileError", "FORMAT_VERSION",
-           "SCHEMA_PATH", "MAX_CHARACTERS", "MAX_MAGNITUDE", "NamedSweep", "RobotEntry"]
+           "SCHEMA_PATH", "MAX_CHARACTERS", "MAX_MAGNITUDE", "MAX_SWEEP_VALUES",
+           "MAX_FILE_EQUATIONS", "MAX_FILE_TOKENS", "NamedSweep", "RobotEntry"]
 
-#: Longest model file read, in bytes (16 MiB).
-MAX_CHARACTERS = 16 * 2**20
-#: Bound on the magnitude of every number in a model file.
-MAX_MAGNITUDE = 1e15
+#: Longest model file read by default, in bytes (4 MiB: some 20 000 bodies, each with a
+#: joint; TOML reads about 1.5 MiB a second here). ``load(path, max_bytes=...)`` reads longer
+#: ones.
+MAX_CHARACTERS = 4 * 2**20
+#: Most equations (``phi`` entries) of all the ``joint_types`` of a file together. Each is
+#: differentiated twice by SymPy when its type is built, which takes up to a second or two
+#: for an expression at the bounds of :mod:`mechsolve.io._expressions`.
+MAX_FILE_EQUATIONS = 64
+#: Most tokens of all the expressions of a file together (``phi`` and ``Expression``
+#: profiles; the spatial circle joint of :mod:`mechsolve.symbolic.catalog` has 16 368).
+MAX_FILE_TOKENS = 50000
 #: The JSON Schema of the format.
 SCHEMA_PATH = pathlib.Path(__file__).with_name("model.schema.json")
 
@@ -104,9 +131,13 @@ class ModelFileError(ValueError):
 class _Reader:
     """One file being read: its name for messages, its units, and what is built so far."""
 
-    def __init__(self, source: str, base_dir=None) -> None:
+    def __init__(self, source: str, base_dir=None, allow=()) -> None:
         self.source = source
         self.base_dir = None if base_dir is None else pathlib.Path(os.fspath(base_dir))
+        self.allow = allow       # absolute paths outside base_dir that files may be read from
+        self.tokens = 0          # the tokens of the expressions read so far
+        self.equations = 0       # the equations of the joint types read so far
+        self.sweep_values = 0    # the values of the sweeps read so far
         self.deg = False
         self.dim = 2
         self.mech = None
@@ -324,7 +355,8 @@ def _parse(text: str, r: _Reader) -> dict:
         raise r.fail("", "not valid TOML: nested too deeply") from None
 
 
-def loads(text: str, *, source: str = "<string>", base_dir=None):
+def loads(text: str, *, source: str = "<string>", base_dir=None, allow_paths=None,
+          max_bytes: int = MAX_CHARACTERS):
     """Build a mechanism from the text of a model file (see :mod:`mechsolve.io.model`).
 
     Parameters
@@ -334,8 +366,13 @@ def loads(text: str, *, source: str = "<string>", base_dir=None):
     source : str
         What messages call the file.
     base_dir : path-like, optional
-        The directory that relative file names in the text (a robot's ``urdf``) are taken
-        from (default: the current directory).
+        The directory that file names in the text (a robot's ``urdf``) are taken from, and
+        that they must lie in (default: the current directory).
+    allow_paths : path-like or sequence of path-likes, optional
+        Folders (or files) outside ``base_dir`` that the text may refer to too (see
+        :func:`load`).
+    max_bytes : int
+        Longest text read, in characters (default :data:`MAX_CHARACTERS`).
 
     Returns
     -------
@@ -362,42 +399,71 @@ def loads(text: str, *, source: str = "<string>", base_dir=None):
     >>> [b.name for b in mech.bodies], mech.joint("motor").value
     (['arm'], 0.0)
     """
-    r = _Reader(repr(str(source)), base_dir)
+    limit = _max_bytes(max_bytes)
+    allow = allowed_roots(allow_paths)
+    r = _Reader(repr(str(source)), os.getcwd() if base_dir is None else base_dir, allow)
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, got {type(text).__name__}")
-    if len(text) > MAX_CHARACTERS:
-        raise r.fail("", f"longer than {MAX_CHARACTERS} characters")
+    if len(text) > limit:
+        raise r.fail("", f"longer than {limit} characters (loads(text, max_bytes=...) reads "
+                         "longer texts)")
     return _build(_parse(text.lstrip("\ufeff"), r), r)
 
 
-def load(path):
+def _max_bytes(max_bytes) -> int:
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+        raise TypeError(f"max_bytes must be a positive int, got {type(max_bytes).__name__} "
+                        f"{max_bytes!r}")
+    return max_bytes
+
+
+def load(path, *, allow_paths=None, max_bytes: int = MAX_CHARACTERS):
     """Build a mechanism from a model file (TOML, see :mod:`mechsolve.io.model`).
 
     ``ms.load(path)`` is this function. The mechanism keeps the file's units
     (:attr:`Mechanism.units`) and named sweeps (:attr:`Mechanism.sweeps`) for
     :meth:`Mechanism.save`.
 
-    Raises :class:`ModelFileError` (a ValueError) naming the file and the key at fault.
+    Parameters
+    ----------
+    path : path-like
+    allow_paths : path-like or sequence of path-likes, optional
+        Folders (or files) outside the model file's folder that the file may refer to. A
+        file the model names (a robot's ``urdf``) is read only from the model file's folder
+        and below, symbolic links resolved, unless it lies in one of these.
+    max_bytes : int
+        Longest file read, in bytes (default :data:`MAX_CHARACTERS`); reading stops after
+        ``max_bytes + 1`` bytes.
+
+    Raises
+    ------
+    ModelFileError
+        (a ValueError) naming the file and the key at fault; a file longer than
+        ``max_bytes``; a file named outside the allowed folders (the message does not say
+        whether it exists).
+    TypeError
+        For ``allow_paths`` or ``max_bytes`` of the wrong type.
     """
+    limit = _max_bytes(max_bytes)
+    allow = allowed_roots(allow_paths)
     p = pathlib.Path(os.fspath(path))
     source = repr(str(path))
     try:
-        size = p.stat().st_size
-        if p.is_dir():
-            raise ModelFileError(f"model file {source}: is a directory, not a file")
-        if size > MAX_CHARACTERS:
-            raise ModelFileError(f"model file {source}: {size} bytes, more than the "
-                                 f"{MAX_CHARACTERS} a model file may have")
-        data = p.read_bytes()
+        data = read_bytes(p, limit)
+    except IsADirectoryError:
+        raise ModelFileError(f"model file {source}: is a directory, not a file") from None
     except OSError as exc:
         raise ModelFileError(f"model file {source}: cannot be read ({exc.strerror or exc})") \
             from None
+    if len(data) > limit:
+        raise ModelFileError(f"model file {source}: more than {limit} bytes, the most a model "
+                             f"file may have (load(path, max_bytes=...) reads longer files)")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ModelFileError(f"model file {source}: not UTF-8 text (byte {exc.start})") \
             from None
-    r = _Reader(source, p.parent)
+    r = _Reader(source, p.parent, allow)
     return _build(_parse(text.lstrip("\ufeff"), r), r)
 
 
@@ -631,9 +697,13 @@ def _read_robot(t: dict, path: str, r: _Reader) -> None:
                     name=name)
     else:
         rel = r.string(t["urdf"], f"{path}.urdf")
-        where = pathlib.Path(rel)
-        if not where.is_absolute() and r.base_dir is not None:
-            where = r.base_dir / where
+        where = confine(rel, r.base_dir, r.allow)
+        if where is None:
+            # the same words whether or not the file exists: nothing outside is looked at
+            raise r.fail(f"{path}.urdf", f"{rel!r} is outside the model file's folder; a "
+                                         "model file refers only to files in its folder and "
+                                         "below (ms.load(path, allow_paths=[...]) allows "
+                                         "other places)")
         tip = r.string(t["tip"], f"{path}.tip") if "tip" in t else None
         try:
             arm = _call(r, f"{path}.urdf", load_urdf, where, tip=tip, name=name)
@@ -728,7 +798,15 @@ def _read_joint_type(t: dict, path: str, r: _Reader) -> None:
     if not isinstance(phi, list) or not phi or len(phi) > 64:
         raise r.fail(f"{path}.phi", f"expected an array of 1 to 64 expressions, found "
                                     f"{_shown(phi)}")
-    exprs = [_call(r, f"{path}.phi[{i}]", parse, e, symbols) for i, e in enumerate(phi)]
+    r.equations += len(phi)
+    if r.equations > MAX_FILE_EQUATIONS:
+        raise r.fail(f"{path}.phi", f"the joint types up to this one have {r.equations} "
+                                    f"equations, more than the {MAX_FILE_EQUATIONS} a model "
+                                    "file may define (each is derived symbolically)")
+    exprs = []
+    for i, e in enumerate(phi):
+        _expression_tokens(r, f"{path}.phi[{i}]", e, symbols)
+        exprs.append(_call(r, f"{path}.phi[{i}]", parse, e, symbols))
     labels = t.get("labels")
     if labels is not None and (not isinstance(labels, list)
                                or not all(isinstance(x, str) for x in labels)):
@@ -743,6 +821,17 @@ def _read_joint_type(t: dict, path: str, r: _Reader) -> None:
     # expressions may order or group terms differently)
     cls.phi_text = tuple(phi)
     r.types[name] = (cls, symbolic_spec(cls))
+
+
+def _expression_tokens(r: _Reader, path: str, text, symbols) -> None:
+    """Check an expression's text against the bounds of :mod:`mechsolve.io._expressions`
+    before SymPy sees it, and add its tokens to the file's (:data:`MAX_FILE_TOKENS`)."""
+    from ._expressions import check
+
+    r.tokens += _call(r, path, check, text, symbols)
+    if r.tokens > MAX_FILE_TOKENS:
+        raise r.fail(path, f"the expressions up to this one have {r.tokens} tokens, more than "
+                           f"the {MAX_FILE_TOKENS} a model file may have")
 
 
 def _construct(cls, first: str, kwargs: dict, name):
@@ -806,6 +895,7 @@ def _read_profile(t, path: str, r: _Reader, angle: bool):
             raise r.fail(f"{path}.t", f"expected a name, found {_shown(tname)}")
         ts = sp.Symbol(tname, real=True)
         text = r.string(t["expression"], f"{path}.expression")
+        _expression_tokens(r, f"{path}.expression", text, {tname: ts})
         expr = _call(r, f"{path}.expression", parse, text, {tname: ts})
         if angle and r.deg:
             expr = expr * sp.pi / 180
@@ -848,15 +938,22 @@ def _read_sweep(t: dict, path: str, r: _Reader) -> None:
         if set(v) != {"start", "stop", "num"}:
             raise r.fail(f"{path}.values", "expected a table {start, stop, num} or an array")
         num = v["num"]
-        if isinstance(num, bool) or not isinstance(num, int) or not 2 <= num <= 10**7:
-            raise r.fail(f"{path}.values.num", f"expected an integer from 2 to 10000000, "
-                                               f"found {_shown(num)}")
+        if isinstance(num, bool) or not isinstance(num, int) or \
+                not 2 <= num <= MAX_SWEEP_VALUES:
+            raise r.fail(f"{path}.values.num", f"expected an integer from 2 to "
+                                               f"{MAX_SWEEP_VALUES}, found {_shown(num)}")
+        r.sweep_values += num
+        if r.sweep_values > MAX_SWEEP_VALUES:
+            raise r.fail(f"{path}.values.num", f"the sweeps up to this one have "
+                                               f"{r.sweep_values} values, more than the "
+                                               f"{MAX_SWEEP_VALUES} a model file may have")
         values = np.linspace(r.number(v["start"], f"{path}.values.start", unit),
                              r.number(v["stop"], f"{path}.values.stop", unit), num)
     else:
         values = r.vector(v, None, f"{path}.values", unit)
         if values.size == 0:
             raise r.fail(f"{path}.values", "expected at least one value")
+        r.sweep_values += values.size
     output = ()
     if "output" in t:
         out = t["output"]

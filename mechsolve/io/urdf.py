@@ -39,6 +39,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ._files import read_bytes
+
 __all__ = ["read_urdf_chain", "read_urdf_graph", "URDFGraph", "LOOP_KINDS", "MAX_MAGNITUDE",
            "MAX_CHARACTERS"]
 
@@ -148,8 +150,7 @@ def _parse(source) -> tuple[ET.Element, str]:
     elif isinstance(source, (str, os.PathLike)):
         path = pathlib.Path(source)
         where = f"URDF file {str(path)!r}"
-        with open(path, "rb") as f:
-            data = f.read(MAX_CHARACTERS + 1)
+        data = read_bytes(path, MAX_CHARACTERS)      # at most that, also from /dev/zero
     else:
         raise TypeError("URDF: source must be a file path (str or os.PathLike) or URDF XML "
                         f"(str or bytes), got {type(source).__name__}")
