@@ -257,8 +257,9 @@ class Orientation(FrozenSlots):
         angles = np.stack([np.broadcast_to(v, shape) for v in arrays.values()], axis=-1)
         from scipy.spatial.transform import Rotation
 
-        q = Rotation.from_euler(seq, angles).as_quat(scalar_first=True)
-        return cls._new(q)
+        # flat for SciPy (before 1.17 it takes at most one stack axis), then reshaped
+        q = Rotation.from_euler(seq, angles.reshape(-1, 3)).as_quat(scalar_first=True)
+        return cls._new(q.reshape(shape + (4,)))
 
     @classmethod
     def from_euler321(cls, psi, theta, phi) -> Orientation:

@@ -281,8 +281,9 @@ def quat_from_matrix(R) -> np.ndarray:
     R = _f(R)
     from scipy.spatial.transform import Rotation  # lazy: scipy.spatial is slow to import
 
-    q = Rotation.from_matrix(R).as_quat(scalar_first=True)
-    return quat_canonical(q)
+    # flat for SciPy (before 1.17 it takes at most one stack axis), then reshaped
+    q = Rotation.from_matrix(R.reshape(-1, 3, 3)).as_quat(scalar_first=True)
+    return quat_canonical(q.reshape(R.shape[:-2] + (4,)))
 
 
 def quat_from_rotation(R) -> np.ndarray:
