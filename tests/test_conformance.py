@@ -270,24 +270,81 @@ def test_every_concrete_joint_class_has_a_builder():
     assert symbolic <= covered | set(SKIPPED)
 
 
-# Classes whose parameter vector has a variable length (a serial chain's joints, the bodies of a
-# centre of mass, the coordinates a coordinated goal reads): no fixed layout to name.
-VARIABLE_LAYOUT = {"SerialChain", "CenterOfMassEndEffector", "ProjectedCenterOfMassEndEffector",
-                   "SewAngleEndEffector", "CoordinatedJointEndEffector",
-                   "OneDofGripperEndEffector"}
-
-
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_parameter_layout_names_every_parameter(case):
+    """Every class declares a layout whose parts tile its parameter vector in order (a part
+    of variable size, a serial chain's joints or a centre of mass's bodies, takes what the
+    fixed parts leave), and each part reads back through ``param()`` and ``cls.sl``."""
     joint = CASES[case](np.random.default_rng(1))
     cls = type(joint)
-    if cls.__name__ in VARIABLE_LAYOUT:
-        return
-    assert sum(size for _, size in cls.layout) == len(joint._p), cls.layout
-    for name, size in cls.layout:   # each part reads back through param()
+    assert cls.layout, f"{cls.__name__} declares no parameter layout"
+    n = len(joint._p)
+    covered = []
+    for name, size in cls.layout:
+        sl = cls._slices[name]
+        indices = list(range(n))[sl]
+        if size is not None:
+            assert len(indices) == size, (name, sl)
+        covered += indices
         part = np.atleast_1d(joint.param(name))
-        assert part.shape == (size,)
-        np.testing.assert_array_equal(part, joint._p[cls._slices[name]])
+        np.testing.assert_array_equal(part, joint._p[sl])
+        # the kernels' accessor: an index for a one-number part, else the same slice
+        np.testing.assert_array_equal(np.atleast_1d(joint._p[getattr(cls.sl, name)]), part)
+        assert isinstance(getattr(cls.sl, name), int) == (size == 1)
+    assert covered == list(range(n)), cls.layout
+
+
+def test_parameter_slices_of_a_layout_with_a_part_of_variable_size():
+    from mechsolve.joints.base import ParameterSlices
+
+    sl = ParameterSlices((("head", 2), ("rest", None), ("target", 3), ("value", 1)))
+    v = np.arange(12.0)
+    np.testing.assert_array_equal(v[sl.head], [0, 1])
+    np.testing.assert_array_equal(v[sl.rest], np.arange(2, 8))
+    np.testing.assert_array_equal(v[sl.target], [8, 9, 10])
+    assert v[sl.value] == 11 and sl.check(6) and not sl.check(5)
+    with pytest.raises(TypeError, match="variable size"):
+        len(sl)
+    with pytest.raises(TypeError, match="one part of variable size"):
+        ParameterSlices((("a", None), ("b", None)))
+    fixed = ParameterSlices((("p", 2), ("L", 1)))
+    assert len(fixed) == 3 and fixed.check(3) and not fixed.check(4)
+
+
+def test_a_joint_whose_parameters_do_not_fit_its_layout_is_refused():
+    import mechsolve as ms
+
+    class Misfit(Joint):
+        n_equations = 1
+        layout = (("point", 2), ("radius", 1))
+
+        def __init__(self, body, *, name=None):
+            super().__init__((body,), [0.0, 0.0], name=name)
+
+        @classmethod
+        def _phi(cls, P, X):
+            return X[..., :1]
+
+    mech = ms.Mechanism()
+    with pytest.raises(TypeError, match=r"Misfit: 2 parameters do not fit the class's layout"):
+        Misfit(mech.add_body("b"))
+
+
+def test_kernels_read_parameters_by_name():
+    """No built-in joint reads its parameters by raw offset (``P[..., 4]``, ``self._p[14:17]``):
+    they name the part of the layout (``P[..., cls.sl.length]``)."""
+    import pathlib
+    import re
+
+    import mechsolve.joints
+
+    folder = pathlib.Path(mechsolve.joints.__file__).parent
+    raw = re.compile(r"\b(P|_p|L)\[(\.\.\., *)?(None, *)?-?\d")
+    found = [f"{path.name}:{i}: {line.strip()}"
+             for path in sorted(folder.glob("*.py"))
+             for i, line in enumerate(path.read_text().splitlines(), 1)
+             if raw.search(line)]
+    assert not found, "\n".join(found)
 
 
 @pytest.mark.parametrize("case", CASE_IDS)

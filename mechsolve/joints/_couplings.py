@@ -87,14 +87,15 @@ class CoordinateCoupling(Joint):
 
     @classmethod
     def _evaluate(cls, P, S):
-        c = P[..., :N_COEFFICIENTS]
-        s1 = S[..., 0:1] - P[..., N_COEFFICIENTS:N_COEFFICIENTS + 1]
+        sl = cls.sl
+        c = P[..., sl.coefficients]
+        s1 = S[..., 0:1] - P[..., sl.reference1, None]
         shape = np.broadcast_shapes(P.shape[:-1], S.shape[:-1])
         J = np.zeros(shape + (1, S.shape[-1]))
         J[..., 0, 0] = 1.0
         if S.shape[-1] == 1:
             return s1 - c[..., 0:1], [J]
-        x = S[..., 1:2] - P[..., N_COEFFICIENTS + 1:N_COEFFICIENTS + 2]
+        x = S[..., 1:2] - P[..., sl.reference2, None]
         value = c[..., 4:5]
         slope = np.zeros(value.shape)
         for k in range(N_COEFFICIENTS - 2, -1, -1):     # Horner, with the derivative
@@ -107,20 +108,23 @@ class CoordinateCoupling(Joint):
     def _phi_p(cls, P, S):
         # Phi = s1 - r1 - sum_k c_k x^k with x = s2 - r2: d/dc_k = -x^k, d/dr1 = -1,
         # d/dr2 = sum_k k c_k x^(k-1) (the slope); without s2, Phi = s1 - r1 - c0
+        sl = cls.sl
         n = N_COEFFICIENTS
         shape = np.broadcast_shapes(P.shape[:-1], S.shape[:-1])
-        out = np.zeros(shape + (1, n + 2))
-        out[..., 0, n] = -1.0
+        out = np.zeros(shape + (1, P.shape[-1]))
+        dc = out[..., 0, sl.coefficients]
+        out[..., 0, sl.reference1] = -1.0
         if S.shape[-1] == 1:
-            out[..., 0, 0] = -1.0
+            dc[..., 0] = -1.0
             return out
-        x = S[..., 1] - P[..., n + 1]
+        c = P[..., sl.coefficients]
+        x = S[..., 1] - P[..., sl.reference2]
         power = np.ones(shape)
         slope = np.zeros(shape)
         for k in range(n):
-            out[..., 0, k] = -power
+            dc[..., k] = -power
             if k + 1 < n:
-                slope = slope + (k + 1) * P[..., k + 1] * power
+                slope = slope + (k + 1) * c[..., k + 1] * power
             power = power * x
-        out[..., 0, n + 1] = slope
+        out[..., 0, sl.reference2] = slope
         return out

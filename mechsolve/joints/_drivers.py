@@ -11,7 +11,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..body import Body
-from ._planar import Distance, Prismatic, Revolute, _projection, _projection_gamma, _projection_p
+from ._planar import (
+    Distance,
+    Prismatic,
+    Revolute,
+    _projection,
+    _projection_gamma,
+    _projection_p,
+    _shape,
+)
 from .base import DriverJoint
 
 __all__ = ["Driver", "AngleDriver", "SlideDriver", "DistanceDriver", "CoordinateDriver"]
@@ -46,7 +54,6 @@ class Driver(DriverJoint):
     design_parameters = ("value",)   # the weights select the coordinate
     n_equations = 1
     layout = (("weights", 3), ("value", 1))
-    _value_index = 3
     # No mirror: linear in the coordinate.
 
     def __init__(self, body: Body, coordinate: str, value: float = 0.0, *,
@@ -68,7 +75,7 @@ class Driver(DriverJoint):
         return self.coordinate == "angle"
 
     def _turn_index(self):
-        if self.dim != 2 or not np.array_equal(self._p[:3], (0.0, 0.0, 1.0)):
+        if self.dim != 2 or not np.array_equal(self._p[self.sl.weights], (0.0, 0.0, 1.0)):
             return None
         return 3 * self.bodies[0].index + 2, 1.0
 
@@ -78,22 +85,23 @@ class Driver(DriverJoint):
 
     @classmethod
     def _phi(cls, P, X):
-        return (X[..., 0] * P[..., 0] + X[..., 1] * P[..., 1] + X[..., 2] * P[..., 2]
-                - P[..., 3])[..., None]
+        w = P[..., cls.sl.weights]
+        return (X[..., 0] * w[..., 0] + X[..., 1] * w[..., 1] + X[..., 2] * w[..., 2]
+                - P[..., cls.sl.value])[..., None]
 
     @classmethod
     def _evaluate(cls, P, X):
         phi = cls._phi(P, X)
         J = np.empty(phi.shape + (3,))
-        J[...] = P[..., None, :3]
+        J[...] = P[..., None, cls.sl.weights]
         return phi, [J]
 
     @classmethod
     def _phi_p(cls, P, X):
         shape = np.broadcast_shapes(P.shape[:-1], X.shape[:-1])
-        out = np.empty(shape + (1, 4))
-        out[..., 0, :3] = X[..., :3]
-        out[..., 0, 3] = -1.0
+        out = np.empty(shape + (1, P.shape[-1]))
+        out[..., 0, cls.sl.weights] = X[..., :3]
+        out[..., 0, cls.sl.value] = -1.0
         return out
 
     @classmethod
@@ -118,7 +126,6 @@ class AngleDriver(DriverJoint):
     n_equations = 1
     layout = (("value", 1),)
     equation_labels = ("angle",)
-    _value_index = 0
     # No mirror: linear in the angles.
 
     is_angle = True
@@ -137,7 +144,7 @@ class AngleDriver(DriverJoint):
 
     @classmethod
     def _phi(cls, P, X1, X2):
-        return (X2[..., 2] - X1[..., 2] - P[..., 0])[..., None]
+        return (X2[..., 2] - X1[..., 2] - P[..., cls.sl.value])[..., None]
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
@@ -176,13 +183,13 @@ class SlideDriver(DriverJoint):
     n_equations = 1
     layout = (("point1", 2), ("point2", 2), ("axis", 2), ("value", 1))
     equation_labels = ("slide",)
-    _value_index = 6
     # No mirror: a signed slide along the axis (no rotation row).
 
     def __init__(self, joint: Prismatic, value: float = 0.0, *, name: str | None = None) -> None:
         if not isinstance(joint, Prismatic):
             raise TypeError(f"SlideDriver: joint must be a Prismatic, got {type(joint).__name__}")
-        params = np.concatenate([joint._p[:6], [self._take_value(value)]])
+        params = np.concatenate([joint._p[joint.sl.point1], joint._p[joint.sl.point2],
+                                 joint._p[joint.sl.axis], [self._take_value(value)]])
         super().__init__(joint.bodies, params, name=name)
         self.joint = joint
 
@@ -192,21 +199,19 @@ class SlideDriver(DriverJoint):
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
-        s, J1, J2 = _projection(P, X1, X2, P[..., 4], P[..., 5], normal=False)
-        return (s - P[..., 6])[..., None], [J1[..., None, :], J2[..., None, :]]
+        s, J1, J2 = _projection(cls.sl, P, X1, X2, normal=False)
+        return (s - P[..., cls.sl.value])[..., None], [J1[..., None, :], J2[..., None, :]]
 
     @classmethod
     def _phi_p(cls, P, X1, X2):
-        row = _projection_p(P, X1, X2, normal=False)
-        out = np.empty(row.shape[:-1] + (1, 7))
-        out[..., 0, :6] = row
-        out[..., 0, 6] = -1.0
+        out = np.empty(_shape(P, X1, X2) + (1, P.shape[-1]))
+        _projection_p(cls.sl, P, X1, X2, False, out[..., 0, :])
+        out[..., 0, cls.sl.value] = -1.0
         return out
 
     @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
-        return _projection_gamma(P, X1, X2, V1, V2, P[..., 4], P[..., 5],
-                                 normal=False)[..., None]
+        return _projection_gamma(cls.sl, P, X1, X2, V1, V2, normal=False)[..., None]
 
 
 class DistanceDriver(Distance, DriverJoint):
@@ -222,7 +227,6 @@ class DistanceDriver(Distance, DriverJoint):
     name : str, optional
     """
 
-    _value_index = 4
     # No mirror: a distance, as Distance.
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
@@ -262,7 +266,6 @@ class CoordinateDriver(DriverJoint):
     equation_labels = ("coordinate",)
     dims = (2, 3)
     _coordinate_slot = True
-    _value_index = 0
     # No mirror: linear in the coordinate.
 
     def __init__(self, joint, value: float = 0.0, index: int = 0, *, name=None) -> None:
@@ -292,7 +295,7 @@ class CoordinateDriver(DriverJoint):
 
     @classmethod
     def _phi(cls, P, S):
-        return S - P[..., 0:1]
+        return S - P[..., cls.sl.value, None]
 
     @classmethod
     def _evaluate(cls, P, S):

@@ -319,11 +319,12 @@ class EndEffector(Joint):
         and point kinds an array ``(B, 7)`` (translation, quaternion of norm 1 within
         ``1e-6``, then normalized) or ``(B, 3)`` (points).
         """
-        if (isinstance(targets, np.ndarray) and targets.ndim == 2 and hasattr(self, "_T")
-                and targets.shape[1] in (3, 7)):
+        if (isinstance(targets, np.ndarray) and targets.ndim == 2
+                and hasattr(self.sl, "target_translation") and targets.shape[1] in (3, 7)):
             arr = _frame_target_rows(targets, f"{self._kind}.params_for targets")
             out = np.repeat(self._p[None], len(arr), axis=0)
-            out[:, self._T:self._T + arr.shape[1]] = arr
+            start = self.sl.target_translation.start   # the target quaternion follows
+            out[:, start:start + arr.shape[1]] = arr
             return out
         saved = self._p.copy()
         rows = []
@@ -347,7 +348,6 @@ class _LinkEndEffector(EndEffector):
     _target_kind: ClassVar[str] = "frame"   # "frame", "point", "orientation" or "scalar"
     layout = (("reference_point", 3), ("reference_frame", 4), ("point", 3), ("frame", 4),
               ("target_translation", 3), ("target_quaternion", 4))
-    _T = 14   # index of the target translation in the parameters
 
     def __init__(self, link, frame=None, target=None, *, relative_to=None, reference=None,
                  name=None, extra=()) -> None:
@@ -382,7 +382,8 @@ class _LinkEndEffector(EndEffector):
         """The goal placement in the reference frame (a Frame, a point or a number by kind)."""
         from ..spatial import Frame, Orientation
 
-        t, q = self._p[14:17].copy(), self._p[17:21].copy()
+        t = self._p[self.sl.target_translation].copy()
+        q = self._p[self.sl.target_quaternion].copy()
         if self._target_kind == "point":
             return t
         if self._target_kind == "orientation":
@@ -400,37 +401,53 @@ class _LinkEndEffector(EndEffector):
             t, q = _as_frame_parts(value, name)
         if self._target_kind == "orientation":
             t = np.zeros(3)
-        self._p[14:17] = t
-        self._p[17:21] = q
+        self._p[self.sl.target_translation] = t
+        self._p[self.sl.target_quaternion] = q
 
     @property
     def target_frame(self):
         """The full target placement (translation and orientation) as a Frame."""
         from ..spatial import Frame, Orientation
 
-        return Frame(self._p[14:17].copy(), Orientation(self._p[17:21].copy(), normalize=True))
+        return Frame(self._p[self.sl.target_translation].copy(),
+                     Orientation(self._p[self.sl.target_quaternion].copy(), normalize=True))
 
     def _target_text(self) -> str:
-        return _frame_text(self._p[14:17], self._p[17:21])
+        return _frame_text(self._p[self.sl.target_translation],
+                           self._p[self.sl.target_quaternion])
 
     # -- kernels --------------------------------------------------------------------------------
     @classmethod
     def _frames(cls, P, X1, X2):
-        pg, fg = frame_compose(P[..., 0:3], P[..., 3:7], P[..., 14:17], P[..., 17:21])
+        sl = cls.sl
+        pg, fg = frame_compose(P[..., sl.reference_point], P[..., sl.reference_frame],
+                               P[..., sl.target_translation], P[..., sl.target_quaternion])
         G = _frame_on(X1, pg, fg)
-        E = _frame_on(X2, P[..., 7:10], P[..., 10:14])
+        E = _frame_on(X2, P[..., sl.point], P[..., sl.frame])
         return G, E
 
     @classmethod
     def _frames_p(cls, P, X1, X2):
         """The frames of :meth:`_frames` and their derivatives in the parameter columns:
         ``(G, E, (do_G, dq_G), (do_E, dq_E))``, each ``do (..., 3, p)``, ``dq (..., 4, p)``."""
+        sl = cls.sl
         n = P.shape[-1]
-        pg, fg, dpg, dfg = compose(P[..., 0:3], P[..., 3:7], seed(n, 0, 3), seed(n, 3, 4),
-                                   P[..., 14:17], P[..., 17:21], seed(n, 14, 3), seed(n, 17, 4))
+        pg, fg, dpg, dfg = compose(P[..., sl.reference_point], P[..., sl.reference_frame],
+                                   seed(n, sl.reference_point), seed(n, sl.reference_frame),
+                                   P[..., sl.target_translation], P[..., sl.target_quaternion],
+                                   seed(n, sl.target_translation), seed(n, sl.target_quaternion))
         G, dG = on_body(X1, pg, fg, dpg, dfg)
-        E, dE = on_body(X2, P[..., 7:10], P[..., 10:14], seed(n, 7, 3), seed(n, 10, 4))
+        E, dE = on_body(X2, P[..., sl.point], P[..., sl.frame], seed(n, sl.point),
+                        seed(n, sl.frame))
         return G, E, dG, dE
+
+    @classmethod
+    def _end_frame_p(cls, P, X2):
+        """The end-effector frame on the link and its derivatives in the parameter columns."""
+        sl = cls.sl
+        n = P.shape[-1]
+        return on_body(X2, P[..., sl.point], P[..., sl.frame], seed(n, sl.point),
+                       seed(n, sl.frame))
 
     @classmethod
     def _error(cls, P, G, E):
@@ -462,18 +479,18 @@ class _LinkEndEffector(EndEffector):
 
 
 class _ScalarTarget:
-    """Mixin: the target is a number stored at parameter ``_scalar``."""
+    """Mixin: the target is a number, the parameter ``target_value`` of the layout."""
 
     _target_kind = "scalar"
-    _scalar = 21
 
     @property
     def target(self) -> float:
-        return float(self._p[self._scalar])
+        return float(self._p[self.sl.target_value])
 
     @target.setter
     def target(self, value) -> None:
-        self._p[self._scalar] = self._check_target(as_float(value, f"{self._kind} target"))
+        self._p[self.sl.target_value] = self._check_target(as_float(value,
+                                                                    f"{self._kind} target"))
 
     def _check_target(self, value: float | np.ndarray) -> float | np.ndarray:
         """Hook: validate a target value (a float, or an array of them); return it."""
@@ -487,7 +504,7 @@ class _ScalarTarget:
         if not np.all(np.isfinite(vals)):
             raise ValueError(f"{self._kind}.params_for targets must be finite numbers")
         out = np.repeat(self._p[None], len(vals), axis=0)
-        out[:, self._scalar] = self._check_target(vals)
+        out[:, self.sl.target_value] = self._check_target(vals)
         return out
 
 
@@ -649,24 +666,27 @@ class LinearConstraintEndEffector(_ScalarTarget, _LinkEndEffector):
 
     @classmethod
     def _frames(cls, P, X1, X2):
+        sl = cls.sl
         t = np.zeros(P.shape[:-1] + (3,))
-        t[..., 2] = P[..., 21]
-        pg = P[..., 0:3] + quat_rotate(P[..., 3:7], t)
-        G = _frame_on(X1, pg, P[..., 3:7])
-        return G, _frame_on(X2, P[..., 7:10], P[..., 10:14])
+        t[..., 2] = P[..., sl.target_value]
+        pg = P[..., sl.reference_point] + quat_rotate(P[..., sl.reference_frame], t)
+        G = _frame_on(X1, pg, P[..., sl.reference_frame])
+        return G, _frame_on(X2, P[..., sl.point], P[..., sl.frame])
 
     @classmethod
     def _frames_p(cls, P, X1, X2):
         # G = F * (0, 0, target): the target translation and quaternion are not read
+        sl = cls.sl
         n = P.shape[-1]
         t = np.zeros(P.shape[:-1] + (3,))
-        t[..., 2] = P[..., 21]
+        t[..., 2] = P[..., sl.target_value]
         dt = np.zeros((3, n))
-        dt[2, 21] = 1.0
-        pg, fg, dpg, dfg = compose(P[..., 0:3], P[..., 3:7], seed(n, 0, 3), seed(n, 3, 4),
+        dt[2, sl.target_value] = 1.0
+        pg, fg, dpg, dfg = compose(P[..., sl.reference_point], P[..., sl.reference_frame],
+                                   seed(n, sl.reference_point), seed(n, sl.reference_frame),
                                    t, _IDENTITY_Q, dt, np.zeros((4, n)))
         G, dG = on_body(X1, pg, fg, dpg, dfg)
-        E, dE = on_body(X2, P[..., 7:10], P[..., 10:14], seed(n, 7, 3), seed(n, 10, 4))
+        E, dE = cls._end_frame_p(P, X2)
         return G, E, dG, dE
 
 
@@ -692,28 +712,32 @@ class AxisRotateEndEffector(_ScalarTarget, _LinkEndEffector):
 
     @classmethod
     def _frames(cls, P, X1, X2):
-        half = 0.5 * P[..., 21]
+        sl = cls.sl
+        half = 0.5 * P[..., sl.target_value]
         qz = np.zeros(P.shape[:-1] + (4,))
         qz[..., 0] = np.cos(half)
         qz[..., 3] = np.sin(half)
-        G = _frame_on(X1, P[..., 0:3], quat_multiply(P[..., 3:7], qz))
-        return G, _frame_on(X2, P[..., 7:10], P[..., 10:14])
+        G = _frame_on(X1, P[..., sl.reference_point],
+                      quat_multiply(P[..., sl.reference_frame], qz))
+        return G, _frame_on(X2, P[..., sl.point], P[..., sl.frame])
 
     @classmethod
     def _frames_p(cls, P, X1, X2):
         # G = F * Rz(target): dqz/dtarget = (-sin, 0, 0, cos)(target / 2) / 2
+        sl = cls.sl
         n = P.shape[-1]
-        half = 0.5 * P[..., 21]
+        half = 0.5 * P[..., sl.target_value]
         qz = np.zeros(P.shape[:-1] + (4,))
         qz[..., 0] = np.cos(half)
         qz[..., 3] = np.sin(half)
         dqz = np.zeros(P.shape[:-1] + (4, n))
-        dqz[..., 0, 21] = -0.5 * qz[..., 3]
-        dqz[..., 3, 21] = 0.5 * qz[..., 0]
-        pg, fg, dpg, dfg = compose(P[..., 0:3], P[..., 3:7], seed(n, 0, 3), seed(n, 3, 4),
+        dqz[..., 0, sl.target_value] = -0.5 * qz[..., 3]
+        dqz[..., 3, sl.target_value] = 0.5 * qz[..., 0]
+        pg, fg, dpg, dfg = compose(P[..., sl.reference_point], P[..., sl.reference_frame],
+                                   seed(n, sl.reference_point), seed(n, sl.reference_frame),
                                    np.zeros(3), qz, np.zeros((3, n)), dqz)
         G, dG = on_body(X1, pg, fg, dpg, dfg)
-        E, dE = on_body(X2, P[..., 7:10], P[..., 10:14], seed(n, 7, 3), seed(n, 10, 4))
+        E, dE = cls._end_frame_p(P, X2)
         return G, E, dG, dE
 
 
@@ -741,11 +765,11 @@ class PointDistanceEndEffector(_ScalarTarget, _LinkEndEffector):
     @property
     def center(self) -> np.ndarray:
         """The fixed point, reference-frame coordinates."""
-        return self._p[14:17].copy()
+        return self._p[self.sl.target_translation].copy()
 
     @center.setter
     def center(self, value) -> None:
-        self._p[14:17] = as_vector(value, f"{self._kind} center", 3)
+        self._p[self.sl.target_translation] = as_vector(value, f"{self._kind} center", 3)
 
     def _check_target(self, value: float | np.ndarray) -> float | np.ndarray:
         bad = np.asarray(value) < 0.0
@@ -759,7 +783,7 @@ class PointDistanceEndEffector(_ScalarTarget, _LinkEndEffector):
         d = E[0] - G[0]
         L = np.linalg.norm(d, axis=-1)
         u = d / np.where(L > 0.0, L, 1.0)[..., None]
-        phi = (L - P[..., 21])[..., None]
+        phi = (L - P[..., cls.sl.target_value])[..., None]
         z = np.zeros(u.shape[:-1] + (1, 3))
         return phi, -u[..., None, :], z, u[..., None, :], z
 
@@ -768,7 +792,7 @@ class PointDistanceEndEffector(_ScalarTarget, _LinkEndEffector):
         _, DoG, _, DoE, _ = cls._error(P, G, E)
         z = np.zeros(DoG.shape[:-1] + (4,))
         extra = np.zeros(DoG.shape[:-1] + (P.shape[-1],))
-        extra[..., 0, 21] = -1.0
+        extra[..., 0, cls.sl.target_value] = -1.0
         return DoG, z, DoE, z, extra
 
 
@@ -1025,7 +1049,11 @@ class CenterOfMassEndEffector(EndEffector):
     # No mirror: position rows only.
     n_equations = 3
     _rows_spec: ClassVar[tuple[str, ...]] = ("x", "y", "z")
-    _T = 7
+    #: ``body_masses``: four numbers per body, its mass then its centre of mass (body
+    #: coordinates).
+    layout = (("reference_point", 3), ("reference_frame", 4), ("target_translation", 3),
+              ("target_quaternion", 4), ("body_masses", None))
+    design_parameters = ()   # (the targets are goals, the masses are given as objects)
 
     def __init__(self, bodies, target=(0.0, 0.0, 0.0), *, masses=None, relative_to=None,
                  reference=None, name=None) -> None:
@@ -1076,16 +1104,17 @@ class CenterOfMassEndEffector(EndEffector):
     @property
     def target(self) -> np.ndarray:
         """The target point (reference-frame coordinates)."""
-        return self._p[7:10].copy()
+        return self._p[self.sl.target_translation].copy()
 
     @target.setter
     def target(self, value) -> None:
         t, q = _as_frame_parts(value, f"{self._kind} target")
-        self._p[7:10] = t
-        self._p[10:14] = q
+        self._p[self.sl.target_translation] = t
+        self._p[self.sl.target_quaternion] = q
 
     def _target_text(self) -> str:
-        return _frame_text(self._p[7:10], self._p[10:14])
+        return _frame_text(self._p[self.sl.target_translation],
+                           self._p[self.sl.target_quaternion])
 
     def describe(self) -> str:
         names = ", ".join(b.name for b in self._bodies[1:])
@@ -1100,16 +1129,19 @@ class CenterOfMassEndEffector(EndEffector):
 
     @classmethod
     def _evaluate(cls, P, X0, *Xs):
-        pg, fg = frame_compose(P[..., 0:3], P[..., 3:7], P[..., 7:10], P[..., 10:14])
+        sl = cls.sl
+        pg, fg = frame_compose(P[..., sl.reference_point], P[..., sl.reference_frame],
+                               P[..., sl.target_translation], P[..., sl.target_quaternion])
         oG, _, RG, aG = _frame_on(X0, pg, fg)
         n = len(Xs)
-        M = sum(P[..., 14 + 4 * i] for i in range(n))
+        mass = P[..., sl.body_masses]
+        M = sum(mass[..., 4 * i] for i in range(n))
         c = 0.0
         levers = []
         for i, X in enumerate(Xs):
-            a = quat_rotate(X[..., 3:], P[..., 15 + 4 * i:18 + 4 * i])
+            a = quat_rotate(X[..., 3:], mass[..., 4 * i + 1:4 * i + 4])
             levers.append(a)
-            c = c + P[..., 14 + 4 * i, None] * (X[..., :3] + a)
+            c = c + mass[..., 4 * i, None] * (X[..., :3] + a)
         c = c / M[..., None]
         d = c - oG
         m = len(cls._rows_spec)
@@ -1119,7 +1151,7 @@ class CenterOfMassEndEffector(EndEffector):
         blocks = [J0]
         zero = np.zeros_like(G)
         for i, a in enumerate(levers):
-            w = (P[..., 14 + 4 * i] / M)[..., None, None]
+            w = (mass[..., 4 * i] / M)[..., None, None]
             blocks.append(_lift(w * G, zero, a))
         return phi, blocks
 
@@ -1131,19 +1163,24 @@ class CenterOfMassEndEffector(EndEffector):
     def _phi_p(cls, P, X0, *Xs):
         # the goal frame's rows x, y(, z) with the centre of mass c as the end-effector
         # origin: dc/dm_i = (r_i + R_i c_i - c) / M, dc/dc_i = (m_i / M) R_i
+        sl = cls.sl
         n = P.shape[-1]
-        pg, fg, dpg, dfg = compose(P[..., 0:3], P[..., 3:7], seed(n, 0, 3), seed(n, 3, 4),
-                                   P[..., 7:10], P[..., 10:14], seed(n, 7, 3), seed(n, 10, 4))
+        pg, fg, dpg, dfg = compose(P[..., sl.reference_point], P[..., sl.reference_frame],
+                                   seed(n, sl.reference_point), seed(n, sl.reference_frame),
+                                   P[..., sl.target_translation], P[..., sl.target_quaternion],
+                                   seed(n, sl.target_translation), seed(n, sl.target_quaternion))
         (oG, qG, RG, _), (doG, dqG) = on_body(X0, pg, fg, dpg, dfg)
-        M = sum(P[..., 14 + 4 * i] for i in range(len(Xs)))[..., None]
-        points = [X[..., :3] + quat_rotate(X[..., 3:], P[..., 15 + 4 * i:18 + 4 * i])
+        mass = P[..., sl.body_masses]
+        M = sum(mass[..., 4 * i] for i in range(len(Xs)))[..., None]
+        points = [X[..., :3] + quat_rotate(X[..., 3:], mass[..., 4 * i + 1:4 * i + 4])
                   for i, X in enumerate(Xs)]
-        c = sum(P[..., 14 + 4 * i, None] * pt for i, pt in enumerate(points)) / M
+        c = sum(mass[..., 4 * i, None] * pt for i, pt in enumerate(points)) / M
         dc = np.zeros(c.shape + (n,))
+        dmass = dc[..., sl.body_masses]
         for i, (X, pt) in enumerate(zip(Xs, points)):
-            dc[..., 14 + 4 * i] = (pt - c) / M
-            dc[..., 15 + 4 * i:18 + 4 * i] = (P[..., 14 + 4 * i, None, None] / M[..., None]
-                                              * quat_to_matrix(X[..., 3:]))
+            dmass[..., 4 * i] = (pt - c) / M
+            dmass[..., 4 * i + 1:4 * i + 4] = (mass[..., 4 * i, None, None] / M[..., None]
+                                               * quat_to_matrix(X[..., 3:]))
         DoG, DqG, Dc, _ = rows_p(cls._rows_spec, oG, qG, RG, c, qG, RG)
         return contract([(DoG, doG), (DqG, dqG), (Dc, dc)])
 
@@ -1157,7 +1194,8 @@ class CenterOfMassEndEffector(EndEffector):
                     for t in targets]
             arr = np.array(rows).reshape(len(rows), 7)
         out = np.repeat(self._p[None], len(arr), axis=0)
-        out[:, 7:7 + arr.shape[1]] = arr
+        start = self.sl.target_translation.start   # the target quaternion follows
+        out[:, start:start + arr.shape[1]] = arr
         return out
 
 
@@ -1227,6 +1265,9 @@ class SewAngleEndEffector(EndEffector):
     n_equations = 1
     equation_lengths = (False,)   # an angle computed from positions
     _rows_spec = ("sew angle",)
+    layout = (("shoulder_point", 3), ("elbow_point", 3), ("wrist_point", 3), ("reference", 3),
+              ("target_value", 1))
+    design_parameters = ()   # not among the design parameters (as before it had a layout)
 
     def __init__(self, shoulder, elbow, wrist, target=0.0, *, points=None, reference=None,
                  name=None) -> None:
@@ -1252,11 +1293,11 @@ class SewAngleEndEffector(EndEffector):
 
     @property
     def target(self) -> float:
-        return float(self._p[12])
+        return float(self._p[self.sl.target_value])
 
     @target.setter
     def target(self, value) -> None:
-        self._p[12] = as_float(value, f"{self._kind} target")
+        self._p[self.sl.target_value] = as_float(value, f"{self._kind} target")
 
     def _target_text(self) -> str:
         return f"{self.target:.6g} rad"
@@ -1269,7 +1310,7 @@ class SewAngleEndEffector(EndEffector):
     def angle(self) -> float:
         """The current arm angle ``psi`` (radians, in ``(-pi, pi]``)."""
         P = self._p[None].copy()
-        P[:, 12] = 0.0
+        P[:, self.sl.target_value] = 0.0
         return float(self._phi(P, *[b.pose[None] for b in self._bodies])[0, 0])
 
     def params_for(self, targets) -> np.ndarray:
@@ -1277,15 +1318,16 @@ class SewAngleEndEffector(EndEffector):
         if not np.all(np.isfinite(vals)):
             raise ValueError(f"{self._kind}.params_for targets must be finite numbers")
         out = np.repeat(self._p[None], len(vals), axis=0)
-        out[:, 12] = vals
+        out[:, self.sl.target_value] = vals
         return out
 
-    @staticmethod
-    def _points(P: np.ndarray, XS: np.ndarray, XE: np.ndarray, XW: np.ndarray) -> tuple:
-        aS = quat_rotate(XS[..., 3:], P[..., 0:3])
-        aE = quat_rotate(XE[..., 3:], P[..., 3:6])
-        aW = quat_rotate(XW[..., 3:], P[..., 6:9])
-        r0 = quat_rotate(XS[..., 3:], P[..., 9:12])
+    @classmethod
+    def _points(cls, P: np.ndarray, XS: np.ndarray, XE: np.ndarray, XW: np.ndarray) -> tuple:
+        sl = cls.sl
+        aS = quat_rotate(XS[..., 3:], P[..., sl.shoulder_point])
+        aE = quat_rotate(XE[..., 3:], P[..., sl.elbow_point])
+        aW = quat_rotate(XW[..., 3:], P[..., sl.wrist_point])
+        r0 = quat_rotate(XS[..., 3:], P[..., sl.reference])
         return XS[..., :3] + aS, XE[..., :3] + aE, XW[..., :3] + aW, r0, aS, aE, aW
 
     @staticmethod
@@ -1301,7 +1343,7 @@ class SewAngleEndEffector(EndEffector):
         c = E - S
         X = np.sum(r0 * c, axis=-1) - np.sum(r0 * w, axis=-1) * np.sum(c * w, axis=-1)
         Y = np.sum(w * cross(r0, c), axis=-1)
-        return cls._error(X, Y, P[..., 12])
+        return cls._error(X, Y, P[..., cls.sl.target_value])
 
     @classmethod
     def _gradients(cls, P, XS, XE, XW):
@@ -1337,7 +1379,7 @@ class SewAngleEndEffector(EndEffector):
         blocks = [_lift(-(g_D + g_c)[..., None, :], cross(r0, g_r0)[..., None, :], aS),
                   _lift(g_c[..., None, :], zero, aE),
                   _lift(g_D[..., None, :], zero, aW)]
-        return cls._error(X[..., 0], Y[..., 0], P[..., 12]), blocks
+        return cls._error(X[..., 0], Y[..., 0], P[..., cls.sl.target_value]), blocks
 
     @classmethod
     def _phi_p(cls, P, XS, XE, XW):
@@ -1345,12 +1387,13 @@ class SewAngleEndEffector(EndEffector):
         # turned by the shoulder body (every point and r0 through its body's rotation)
         _, _, g_D, g_c, g_r0, *_ = cls._gradients(P, XS, XE, XW)
         BS = quat_to_matrix(XS[..., 3:])
-        out = np.empty(g_D.shape[:-1] + (1, 13))
-        out[..., 0, 0:3] = -vecmat(g_D + g_c, BS)
-        out[..., 0, 3:6] = vecmat(g_c, quat_to_matrix(XE[..., 3:]))
-        out[..., 0, 6:9] = vecmat(g_D, quat_to_matrix(XW[..., 3:]))
-        out[..., 0, 9:12] = vecmat(g_r0, BS)
-        out[..., 0, 12] = -1.0
+        sl = cls.sl
+        out = np.empty(g_D.shape[:-1] + (1, P.shape[-1]))
+        out[..., 0, sl.shoulder_point] = -vecmat(g_D + g_c, BS)
+        out[..., 0, sl.elbow_point] = vecmat(g_c, quat_to_matrix(XE[..., 3:]))
+        out[..., 0, sl.wrist_point] = vecmat(g_D, quat_to_matrix(XW[..., 3:]))
+        out[..., 0, sl.reference] = vecmat(g_r0, BS)
+        out[..., 0, sl.target_value] = -1.0
         return out
 
 
@@ -1406,6 +1449,8 @@ class CoordinatedJointEndEffector(_CoordinateEndEffector):
 
     actin_kind = "coordinatedJointEndEffector"
     # No mirror: linear in the coordinates.
+    layout = (("target", None),)   # one value per coordinate
+    design_parameters = ()   # the targets are goals
 
     def __init__(self, joints, target=None, *, name=None) -> None:
         self._refs = _coordinate_refs(joints, type(self).__name__)
@@ -1469,6 +1514,9 @@ class OneDofGripperEndEffector(_CoordinateEndEffector):
 
     actin_kind = "oneDofGripperEndEffector"
     # No mirror: linear in the coordinates.
+    #: the target, then the slaves' ratios, then their offsets
+    layout = (("target", 1), ("ratios_offsets", None))
+    design_parameters = ()   # (as before it had a layout)
 
     def __init__(self, master, slaves=(), target=0.0, *, ratios=None, offsets=None,
                  name=None) -> None:
@@ -1483,11 +1531,11 @@ class OneDofGripperEndEffector(_CoordinateEndEffector):
 
     @property
     def target(self) -> float:
-        return float(self._p[0])
+        return float(self._p[self.sl.target])
 
     @target.setter
     def target(self, value) -> None:
-        self._p[0] = as_float(value, f"{self._kind} target")
+        self._p[self.sl.target] = as_float(value, f"{self._kind} target")
 
     def _target_text(self) -> str:
         return f"{self.target:.6g}"
@@ -1498,7 +1546,7 @@ class OneDofGripperEndEffector(_CoordinateEndEffector):
     def params_for(self, targets) -> np.ndarray:
         vals = np.asarray(targets, dtype=float).reshape(-1)
         out = np.repeat(self._p[None], len(vals), axis=0)
-        out[:, 0] = vals
+        out[:, self.sl.target] = vals
         return out
 
     @classmethod
@@ -1508,10 +1556,12 @@ class OneDofGripperEndEffector(_CoordinateEndEffector):
     @classmethod
     def _evaluate(cls, P, S):
         ns = S.shape[-1] - 1
-        k = P[..., 1:1 + ns]
-        c = P[..., 1 + ns:1 + 2 * ns]
+        kc = P[..., cls.sl.ratios_offsets]
+        k = kc[..., :ns]
+        c = kc[..., ns:]
         sm = S[..., :1]
-        phi = np.concatenate([sm - P[..., :1], S[..., 1:] - (k * sm + c)], axis=-1)
+        phi = np.concatenate([sm - P[..., cls.sl.target, None], S[..., 1:] - (k * sm + c)],
+                             axis=-1)
         J = np.broadcast_to(np.eye(ns + 1), phi.shape + (ns + 1,)).copy()
         J[..., 1:, 0] = -k
         return phi, [J]
@@ -1521,11 +1571,12 @@ class OneDofGripperEndEffector(_CoordinateEndEffector):
         # Phi_0 = s_m - target, Phi_i = s_i - (k_i s_m + c_i)
         ns = S.shape[-1] - 1
         shape = np.broadcast_shapes(P.shape[:-1], S.shape[:-1])
-        out = np.zeros(shape + (ns + 1, 1 + 2 * ns))
-        out[..., 0, 0] = -1.0
+        out = np.zeros(shape + (ns + 1, P.shape[-1]))
+        out[..., 0, cls.sl.target] = -1.0
         rows = np.arange(1, ns + 1)
-        out[..., rows, rows] = -S[..., :1]
-        out[..., rows, ns + rows] = -1.0
+        kc = out[..., cls.sl.ratios_offsets]
+        kc[..., rows, rows - 1] = -S[..., :1]
+        kc[..., rows, ns + rows - 1] = -1.0
         return out
 
     @classmethod

@@ -48,7 +48,7 @@ class DistanceLimit(Joint):
     n_equations = 0
     layout = (("point1", 2), ("point2", 2))
     limit_quantity = "distance"
-    attachment_parameters = ((0, slice(0, 2)), (1, slice(2, 4)))
+    attachment_points = ((0, "point1"), (1, "point2"))
     # No mirror: no equations.
 
     def __init__(self, body1, body2, point1=(0.0, 0.0), point2=(0.0, 0.0), *, limits=None,
@@ -86,7 +86,7 @@ class DistanceLimit(Joint):
             c, s = np.cos(X[..., 2]), np.sin(X[..., 2])
             return np.stack([c * p[..., 0] - s * p[..., 1], s * p[..., 0] + c * p[..., 1]], -1)
 
-        a1, a2 = arm(X1, P[..., 0:2]), arm(X2, P[..., 2:4])
+        a1, a2 = arm(X1, P[..., cls.sl.point1]), arm(X2, P[..., cls.sl.point2])
         d = X2[..., :2] + a2 - X1[..., :2] - a1
         L = np.sqrt(np.sum(d * d, axis=-1))
         u = d / np.maximum(L, 1e-300)[..., None]
@@ -105,7 +105,7 @@ class SpatialDistanceLimit(DistanceLimit, variant_of=DistanceLimit):
 
     dims = (3,)
     layout = (("point1", 3), ("point2", 3))
-    attachment_parameters = ((0, slice(0, 3)), (1, slice(3, 6)))
+    attachment_points = ((0, "point1"), (1, "point2"))
 
     def __init__(self, body1, body2, point1=(0.0, 0.0, 0.0), point2=(0.0, 0.0, 0.0), *,
                  limits=None, name: str | None = None) -> None:
@@ -123,8 +123,8 @@ class SpatialDistanceLimit(DistanceLimit, variant_of=DistanceLimit):
 
     @classmethod
     def _limit_measure(cls, P, X1, X2):
-        a1 = quat_rotate(X1[..., 3:7], P[..., 0:3])
-        a2 = quat_rotate(X2[..., 3:7], P[..., 3:6])
+        a1 = quat_rotate(X1[..., 3:7], P[..., cls.sl.point1])
+        a2 = quat_rotate(X2[..., 3:7], P[..., cls.sl.point2])
         d = X2[..., :3] + a2 - X1[..., :3] - a1
         L = np.sqrt(np.sum(d * d, axis=-1))
         u = d / np.maximum(L, 1e-300)[..., None]

@@ -49,11 +49,18 @@ from ._end_effectors import (
 )
 from ._phi_p import compose, contract, on_body, rows_p, seed
 from ._spatial import _require_spatial
-from .base import Joint, _richardson_columns
+from .base import Joint, ParameterSlices, _richardson_columns
 
 __all__ = ["LinkJoint", "RevoluteLink", "PrismaticLink", "DHLink", "CircleJoint", "SerialChain"]
 
 _FRAME_ROWS = ("x", "y", "z", "rx", "ry", "rz")
+
+#: The parameters every link joint starts with: its inboard frame on body 1, the precursor
+#: frame, its outboard frame on body 2 (each an origin, then a unit quaternion).
+_LINK_LAYOUT = (("point1", 3), ("frame1", 4), ("precursor_point", 3), ("precursor_frame", 4),
+                ("point2", 3), ("frame2", 4))
+#: The link parameters ``L`` that :meth:`LinkJoint._transform` reads: the rest of the layout.
+_LINK_PARAMETERS = slice(len(ParameterSlices(_LINK_LAYOUT)), None)
 
 
 def _axis_quat(axis, angle):
@@ -86,20 +93,27 @@ class LinkJoint(Joint):
         :attr:`Joint.limits`).
     name : str, optional
 
-    Subclasses set ``_n_link_params`` and implement :meth:`_transform`; their parameters
-    follow index 21 of the parameter vector.
+    Subclasses set ``_n_link_params``, append their link parameters to :attr:`layout` and
+    implement :meth:`_transform`, which reads them as ``L (..., p)`` (the parameters after the
+    frames: ``L[..., cls.link_sl.axis]``).
     """
 
     dims = (3,)
     n_equations = 6
-    layout = (("point1", 3), ("frame1", 4), ("precursor_point", 3), ("precursor_frame", 4),
-              ("point2", 3), ("frame2", 4))
+    layout = _LINK_LAYOUT
+    #: Where each link parameter sits in ``L`` (the layout's parts after the frames).
+    link_sl: ClassVar[ParameterSlices] = ParameterSlices()
     n_coordinates = 1
     equation_labels = _FRAME_ROWS
     equation_lengths = (True, True, True, False, False, False)
     _n_link_params: ClassVar[int] = 0
     limit_quantity = "coordinate"
     # No mirror (every subclass): 2 v is zero only at the identity, 2 at a half turn.
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if "layout" in cls.__dict__:
+            cls.link_sl = ParameterSlices(cls.layout[len(_LINK_LAYOUT):])
 
     @property
     def limit_is_length(self) -> bool:
@@ -128,11 +142,11 @@ class LinkJoint(Joint):
                        name=name)
         self._set_limits(limits)
 
-    attachment_parameters = ((0, slice(0, 3)), (1, slice(14, 17)))
+    attachment_points = ((0, "point1"), (1, "point2"))
 
     def length_hint(self) -> float:
         # the precursor's offset (a DH link's a and d are in its link parameters too)
-        return float(np.linalg.norm(self._p[7:10]))
+        return float(np.linalg.norm(self._p[self.sl.precursor_point]))
 
     # -- user-facing ----------------------------------------------------------------------------
     @property
@@ -149,7 +163,7 @@ class LinkJoint(Joint):
         from ..spatial import Frame, Orientation
 
         s = self.value if s is None else as_float(s, "s")
-        t, q, _, _ = type(self)._transform(self._p[None, 21:], np.array([s]))
+        t, q, _, _ = type(self)._transform(self._p[None, _LINK_PARAMETERS], np.array([s]))
         return Frame(t[0], Orientation(q[0], normalize=True))
 
     def relative_velocity(self, sdot: float, s=None):
@@ -160,7 +174,7 @@ class LinkJoint(Joint):
         from ..spatial import GeneralVelocity
 
         s = self.value if s is None else as_float(s, "s")
-        _, _, tp, w = type(self)._transform(self._p[None, 21:], np.array([s]))
+        _, _, tp, w = type(self)._transform(self._p[None, _LINK_PARAMETERS], np.array([s]))
         return GeneralVelocity(tp[0] * sdot, w[0] * sdot)
 
     def describe(self) -> str:
@@ -203,12 +217,14 @@ class LinkJoint(Joint):
 
     @classmethod
     def _evaluate(cls, P, X1, X2, S):
+        sl = cls.sl
         s = S[..., 0]
-        t, q, tp, w = cls._transform(P[..., 21:], s)
-        pa, fa = frame_compose(P[..., 0:3], P[..., 3:7], P[..., 7:10], P[..., 10:14])
+        t, q, tp, w = cls._transform(P[..., _LINK_PARAMETERS], s)
+        pa, fa = frame_compose(P[..., sl.point1], P[..., sl.frame1], P[..., sl.precursor_point],
+                               P[..., sl.precursor_frame])
         pc, fc = frame_compose(pa, fa, t, q)
         oC, qC, RC, aC = _frame_on(X1, pc, fc)
-        oB, qB, RB, aB = _frame_on(X2, P[..., 14:17], P[..., 17:21])
+        oB, qB, RB, aB = _frame_on(X2, P[..., sl.point2], P[..., sl.frame2])
         phi, DoC, DthC, DoB, DthB = _rows(_FRAME_ROWS, oC, qC, RC, oB, qB, RB)
         qA = quat_multiply(X1[..., 3:], fa)
         vel = quat_rotate(qA, tp)
@@ -224,20 +240,24 @@ class LinkJoint(Joint):
     @classmethod
     def _phi_p(cls, P, X1, X2, S):
         # C = frame1 * precursor * T(s) on body 1 against frame2 on body 2 (the rows 2 v);
-        # T(s) depends on the link parameters P[..., 21:] (:meth:`_transform_p`)
+        # T(s) depends on the link parameters L (:meth:`_transform_p`)
+        sl, L = cls.sl, _LINK_PARAMETERS
         n = P.shape[-1]
         s = S[..., 0]
-        t, q, _, _ = cls._transform(P[..., 21:], s)
-        dtL, dqL = cls._transform_p(P[..., 21:], s)
+        t, q, _, _ = cls._transform(P[..., L], s)
+        dtL, dqL = cls._transform_p(P[..., L], s)
         dt = np.zeros(dtL.shape[:-1] + (n,))
         dq = np.zeros(dqL.shape[:-1] + (n,))
-        dt[..., 21:] = dtL
-        dq[..., 21:] = dqL
-        pa, fa, dpa, dfa = compose(P[..., 0:3], P[..., 3:7], seed(n, 0, 3), seed(n, 3, 4),
-                                   P[..., 7:10], P[..., 10:14], seed(n, 7, 3), seed(n, 10, 4))
+        dt[..., L] = dtL
+        dq[..., L] = dqL
+        pa, fa, dpa, dfa = compose(P[..., sl.point1], P[..., sl.frame1], seed(n, sl.point1),
+                                   seed(n, sl.frame1), P[..., sl.precursor_point],
+                                   P[..., sl.precursor_frame], seed(n, sl.precursor_point),
+                                   seed(n, sl.precursor_frame))
         pc, fc, dpc, dfc = compose(pa, fa, dpa, dfa, t, q, dt, dq)
         C, dC = on_body(X1, pc, fc, dpc, dfc)
-        B, dB = on_body(X2, P[..., 14:17], P[..., 17:21], seed(n, 14, 3), seed(n, 17, 4))
+        B, dB = on_body(X2, P[..., sl.point2], P[..., sl.frame2], seed(n, sl.point2),
+                        seed(n, sl.frame2))
         DoC, DqC, DoB, DqB = rows_p(_FRAME_ROWS, *C[:3], *B[:3])
         return contract([(DoC, dC[0]), (DqC, dC[1]), (DoB, dB[0]), (DqB, dB[1])])
 
@@ -271,7 +291,7 @@ class RevoluteLink(LinkJoint):
 
     @classmethod
     def _transform(cls, L, s):
-        axis = L[..., 0:3]
+        axis = L[..., cls.link_sl.axis]
         q = _axis_quat(axis, s)
         zero = np.zeros(q.shape[:-1] + (3,))
         return zero, q, zero, np.broadcast_to(axis, zero.shape)
@@ -307,7 +327,7 @@ class PrismaticLink(LinkJoint):
     @classmethod
     def _transform(cls, L, s):
         shape = np.broadcast_shapes(L.shape[:-1], np.shape(s))  # parameters may be batched
-        axis = np.broadcast_to(L[..., 0:3], shape + (3,))
+        axis = np.broadcast_to(L[..., cls.link_sl.axis], shape + (3,))
         q = np.zeros(shape + (4,))
         q[..., 0] = 1.0
         return s[..., None] * axis, q, axis, np.zeros(axis.shape)
@@ -339,10 +359,12 @@ class DHLink(LinkJoint):
 
     @property
     def coordinate_lengths(self) -> np.ndarray:
-        return np.array([self._p[25] == 1.0])
+        return np.array([self._p[self.sl.prismatic] == 1.0])
 
     def length_hint(self) -> float:
-        return float(np.hypot(self._p[22], self._p[23]) + np.linalg.norm(self._p[7:10]))
+        sl = self.sl
+        return float(np.hypot(self._p[sl.d], self._p[sl.a])
+                     + np.linalg.norm(self._p[sl.precursor_point]))
 
     def __init__(self, body1, body2, d=0.0, a=0.0, alpha=0.0, theta=0.0, *, prismatic=False,
                  frame1=None, frame2=None, precursor=None, s0=0.0, limits=None,
@@ -354,10 +376,11 @@ class DHLink(LinkJoint):
 
     @classmethod
     def _transform(cls, L, s):
-        pris = L[..., 4]
-        theta = L[..., 0] + (1.0 - pris) * s
-        d = L[..., 1] + pris * s
-        a, alpha = L[..., 2], L[..., 3]
+        k = cls.link_sl
+        pris = L[..., k.prismatic]
+        theta = L[..., k.theta] + (1.0 - pris) * s
+        d = L[..., k.d] + pris * s
+        a, alpha = L[..., k.a], L[..., k.alpha]
         c, sn = np.cos(theta), np.sin(theta)
         shape = np.shape(theta)
         t = np.stack(np.broadcast_arrays(a * c, a * sn, d), axis=-1)
@@ -374,25 +397,26 @@ class DHLink(LinkJoint):
     def _transform_p(cls, L, s):
         # theta = theta0 + (1 - prismatic) s and d = d0 + prismatic s: the kind flag enters
         # as d/dprismatic = s (d/dd - d/dtheta)
-        pris = L[..., 4]
-        theta = L[..., 0] + (1.0 - pris) * s
-        a, alpha = L[..., 2], L[..., 3]
+        k = cls.link_sl
+        pris = L[..., k.prismatic]
+        theta = L[..., k.theta] + (1.0 - pris) * s
+        a, alpha = L[..., k.a], L[..., k.alpha]
         c, sn = np.cos(theta), np.sin(theta)
         ca, sa = np.cos(0.5 * alpha), np.sin(0.5 * alpha)
         ch, sh = np.cos(0.5 * theta), np.sin(0.5 * theta)
         shape = np.shape(theta)
-        dt = np.zeros(shape + (3, 5))
-        dq = np.zeros(shape + (4, 5))
-        dt[..., 0, 0] = -a * sn            # theta
-        dt[..., 1, 0] = a * c
-        dq[..., :, 0] = 0.5 * np.stack([-sh * ca, -sh * sa, ch * sa, ch * ca], axis=-1)
-        dt[..., 2, 1] = 1.0                # d
-        dt[..., 0, 2] = c                  # a
-        dt[..., 1, 2] = sn
-        dq[..., :, 3] = 0.5 * np.stack([-ch * sa, ch * ca, sh * ca, -sh * sa], axis=-1)
+        dt = np.zeros(shape + (3, L.shape[-1]))
+        dq = np.zeros(shape + (4, L.shape[-1]))
+        dt[..., 0, k.theta] = -a * sn
+        dt[..., 1, k.theta] = a * c
+        dq[..., :, k.theta] = 0.5 * np.stack([-sh * ca, -sh * sa, ch * sa, ch * ca], axis=-1)
+        dt[..., 2, k.d] = 1.0
+        dt[..., 0, k.a] = c
+        dt[..., 1, k.a] = sn
+        dq[..., :, k.alpha] = 0.5 * np.stack([-ch * sa, ch * ca, sh * ca, -sh * sa], axis=-1)
         s_ = np.asarray(s, dtype=float)[..., None]
-        dt[..., :, 4] = s_ * (dt[..., :, 1] - dt[..., :, 0])
-        dq[..., :, 4] = -s_ * dq[..., :, 0]
+        dt[..., :, k.prismatic] = s_ * (dt[..., :, k.d] - dt[..., :, k.theta])
+        dq[..., :, k.prismatic] = -s_ * dq[..., :, k.theta]
         return dt, dq
 
 
@@ -423,20 +447,16 @@ class CircleJoint(LinkJoint):
         return np.ones(1, dtype=bool)     # the arc length
 
     def length_hint(self) -> float:
-        return 2.0 * abs(float(self._p[21]))
+        return 2.0 * abs(float(self._p[self.sl.radius]))
 
     def __init__(self, body1, body2, radius: float = 1.0, frame1=None, frame2=None, *,
                  precursor=None, s0=0.0, name=None) -> None:
         super().__init__(body1, body2, frame1, frame2, precursor=precursor, s0=s0, name=name,
                          link_params=[as_float(radius, "radius", positive=True)])
 
-    @property
-    def radius(self) -> float:
-        return float(self._p[21])
-
     @classmethod
     def _transform(cls, L, s):
-        R = L[..., 0]
+        R = L[..., cls.link_sl.radius]
         ang = s / R
         c, sn = np.cos(ang), np.sin(ang)
         zero = np.zeros(np.shape(ang))
@@ -449,7 +469,7 @@ class CircleJoint(LinkJoint):
     @classmethod
     def _transform_p(cls, L, s):
         # t = R (cos a, sin a, 0), q = (cos(a/2), 0, 0, sin(a/2)), a = s / R: da/dR = -a / R
-        R = L[..., 0]
+        R = L[..., cls.link_sl.radius]
         ang = s / R
         c, sn = np.cos(ang), np.sin(ang)
         zero = np.zeros(np.shape(ang))
@@ -568,6 +588,10 @@ class SerialChain(Joint):
 
     dims = (3,)
     n_equations = 6
+    #: The chain (its ``(n + 2) * 12`` geometry numbers, then its ``n`` joint kinds), then the
+    #: tip's target (translation, unit quaternion).
+    layout = (("chain", None), ("target_translation", 3), ("target_quaternion", 4))
+    design_parameters = ()   # the chain's numbers have no names (see Joint._phi_p)
     n_coordinates = 1      # per class; instances set their own count
     equation_labels = _FRAME_ROWS
     equation_lengths = (True, True, True, False, False, False)
@@ -592,7 +616,7 @@ class SerialChain(Joint):
     @property
     def coordinate_lengths(self) -> np.ndarray:
         n = self._n
-        return self._p[(n + 2) * 12:(n + 2) * 12 + n] == 1.0
+        return self._p[self.sl.chain][(n + 2) * 12:] == 1.0
 
     @property
     def _coordinate_angles(self) -> np.ndarray:
@@ -600,7 +624,7 @@ class SerialChain(Joint):
 
     def length_hint(self) -> float:
         # the arm's reach: the sum of its link offsets and the tool's, not the base's placement
-        geom = self._p[:(self._n + 2) * 12].reshape(-1, 3, 4)
+        geom = self._p[self.sl.chain][:(self._n + 2) * 12].reshape(-1, 3, 4)
         return float(np.sum(np.linalg.norm(geom[1:, :, 3], axis=1)))
 
     @property
@@ -611,13 +635,15 @@ class SerialChain(Joint):
     def target(self):
         from ..spatial import Frame, Orientation
 
-        return Frame(self._p[-7:-4].copy(), Orientation(self._p[-4:].copy(), normalize=True))
+        sl = self.sl
+        return Frame(self._p[sl.target_translation].copy(),
+                     Orientation(self._p[sl.target_quaternion].copy(), normalize=True))
 
     @target.setter
     def target(self, value) -> None:
         t, q = _as_frame_parts(value, "SerialChain target")
-        self._p[-7:-4] = t
-        self._p[-4:] = q
+        self._p[self.sl.target_translation] = t
+        self._p[self.sl.target_quaternion] = q
 
     def params_for(self, targets) -> np.ndarray:
         """Parameter rows ``(B, p)`` for targets ``(B, 7)`` (translation, quaternion) or Frames.
@@ -631,20 +657,24 @@ class SerialChain(Joint):
             arr = np.array([np.concatenate(_as_frame_parts(t, "SerialChain target"))
                             for t in targets]).reshape(-1, 7)
         out = np.repeat(self._p[None], len(arr), axis=0)
-        out[:, -7:] = arr
+        out[:, self.sl.target_translation.start:] = arr
         return out
 
     def describe(self) -> str:
         from ._end_effectors import _frame_text
 
-        return (f"{self.label} on {self._bodies[0].name} (tip target "
-                f"{_frame_text(self._p[-7:-4], self._p[-4:])})")
+        target = _frame_text(self._p[self.sl.target_translation],
+                             self._p[self.sl.target_quaternion])
+        return f"{self.label} on {self._bodies[0].name} (tip target {target})"
 
     @classmethod
     def _split(cls, P, n):
-        geom = P[..., :(n + 2) * 12].reshape(P.shape[:-1] + (n + 2, 3, 4))
-        kinds = P[..., (n + 2) * 12:(n + 2) * 12 + n]
-        return geom, kinds, P[..., -7:]
+        """``(geometry (..., n + 2, 3, 4), kinds (..., n), target (..., 7))`` of stacked
+        parameters of chains of ``n`` joints."""
+        chain = P[..., cls.sl.chain]
+        geom = chain[..., :(n + 2) * 12].reshape(P.shape[:-1] + (n + 2, 3, 4))
+        kinds = chain[..., (n + 2) * 12:]
+        return geom, kinds, P[..., cls.sl.target_translation.start:]
 
     @classmethod
     def _evaluate(cls, P, Xb, S):

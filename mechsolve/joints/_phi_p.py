@@ -38,8 +38,15 @@ from ..spatial._quat import (
     quat_to_matrix,
     quat_to_matrix_derivative,
 )
+from .base import ParameterSlices
 
 _CONJ = np.array([1.0, -1.0, -1.0, -1.0])
+
+#: The parameters of a frame joint (:mod:`mechsolve.joints._spatial`): a frame on each body,
+#: its origin then its unit quaternion, in that body's coordinates.
+FRAME_LAYOUT = (("point1", 3), ("frame1", 4), ("point2", 3), ("frame2", 4))
+#: Where they sit, for the kernels shared by the frame joints, their drivers and couplers.
+FRAMES = ParameterSlices(FRAME_LAYOUT)
 
 
 def matvec(M, v):
@@ -60,10 +67,12 @@ def rotate_p(q, v):
     return np.einsum("...ikj,...k->...ij", quat_to_matrix_derivative(q), v)
 
 
-def seed(n: int, start: int, size: int) -> np.ndarray:
-    """``d(P[start:start + size])/dP``: ``(size, n)``, an identity block at ``start``."""
+def seed(n: int, part: slice) -> np.ndarray:
+    """``d(P[part])/dP`` for parameter vectors of ``n`` numbers: ``(size, n)``, an identity
+    block in the columns of ``part`` (a slice of a :class:`ParameterSlices`)."""
+    size = len(range(*part.indices(n)))
     out = np.zeros((size, n))
-    out[:, start:start + size] = np.eye(size)
+    out[:, part] = np.eye(size)
     return out
 
 
@@ -111,7 +120,7 @@ def axes_p(X, F):
 # -- the frame joints' components ----------------------------------------------------------------
 def components_p(rows, P, X1, X2):
     """``Phi_p (..., m, p)`` of the components ``rows`` of :mod:`~mechsolve.joints._spatial`
-    (``p1, f1, p2, f2`` in ``P[..., :14]``; further columns get zeros).
+    (the frames of :data:`FRAMES`; further columns get zeros).
 
     * ``g*``: ``Phi = -d_c``, so ``dPhi/dp1 = (B_1)_c``, ``dPhi/dp2 = -(B_2)_c``;
     * ``x, y, z``: ``Phi = u . d`` (``u`` an axis of frame 1): ``-u^T B_1``, ``u^T B_2`` and
@@ -123,60 +132,64 @@ def components_p(rows, P, X1, X2):
     B1 = quat_to_matrix(X1[..., 3:])
     B2 = quat_to_matrix(X2[..., 3:])
     positions = any(r[0] != "r" and r != "perp" for r in rows)
+    F = FRAMES
     if positions:
-        d = X2[..., :3] + matvec(B2, P[..., 7:10]) - X1[..., :3] - matvec(B1, P[..., 0:3])
+        d = (X2[..., :3] + matvec(B2, P[..., F.point2]) - X1[..., :3]
+             - matvec(B1, P[..., F.point1]))
     if any(r[0] != "g" for r in rows):
-        A1, D1 = axes_p(X1, P[..., 3:7])
+        A1, D1 = axes_p(X1, P[..., F.frame1])
     if any(r[0] == "r" or r == "perp" for r in rows):
-        A2, D2 = axes_p(X2, P[..., 10:14])
+        A2, D2 = axes_p(X2, P[..., F.frame2])
     for i, r in enumerate(rows):
         if r[0] == "g":
             c = "xyz".index(r[1])
-            out[..., i, 0:3] = B1[..., c, :]
-            out[..., i, 7:10] = -B2[..., c, :]
+            out[..., i, F.point1] = B1[..., c, :]
+            out[..., i, F.point2] = -B2[..., c, :]
         elif r in ("x", "y", "z"):
             k = "xyz".index(r)
             u = A1[..., :, k]
-            out[..., i, 0:3] = -vecmat(u, B1)
-            out[..., i, 7:10] = vecmat(u, B2)
-            out[..., i, 3:7] = vecmat(d, D1[..., :, k, :])
+            out[..., i, F.point1] = -vecmat(u, B1)
+            out[..., i, F.point2] = vecmat(u, B2)
+            out[..., i, F.frame1] = vecmat(d, D1[..., :, k, :])
         else:
             sign, ku, kv = {"rx": (-1.0, 1, 2), "ry": (1.0, 0, 2), "rz": (1.0, 1, 0),
                             "perp": (1.0, 2, 2)}[r]
-            out[..., i, 3:7] = sign * vecmat(A2[..., :, kv], D1[..., :, ku, :])
-            out[..., i, 10:14] = sign * vecmat(A1[..., :, ku], D2[..., :, kv, :])
+            out[..., i, F.frame1] = sign * vecmat(A2[..., :, kv], D1[..., :, ku, :])
+            out[..., i, F.frame2] = sign * vecmat(A1[..., :, ku], D2[..., :, kv, :])
     return out
 
 
 def distance_p(P, X1, X2, length: int):
     """``Phi_p (..., 1, p)`` of the spatial rod ``Phi = (d . d - L^2) / (2 L)`` between the
-    frame origins (``p1`` at 0, ``p2`` at 7, ``L`` at column ``length``): ``dPhi/dd = d / L``,
-    ``dPhi/dL = -(d . d + L^2) / (2 L^2)``."""
+    frame origins (the points of :data:`FRAMES`, ``L`` at column ``length``): ``dPhi/dd =
+    d / L``, ``dPhi/dL = -(d . d + L^2) / (2 L^2)``."""
+    F = FRAMES
     B1 = quat_to_matrix(X1[..., 3:])
     B2 = quat_to_matrix(X2[..., 3:])
-    d = X2[..., :3] + matvec(B2, P[..., 7:10]) - X1[..., :3] - matvec(B1, P[..., 0:3])
+    d = X2[..., :3] + matvec(B2, P[..., F.point2]) - X1[..., :3] - matvec(B1, P[..., F.point1])
     L = P[..., length]
     g = d / L[..., None]
     out = np.zeros(d.shape[:-1] + (1, P.shape[-1]))
-    out[..., 0, 0:3] = -vecmat(g, B1)
-    out[..., 0, 7:10] = vecmat(g, B2)
+    out[..., 0, F.point1] = -vecmat(g, B1)
+    out[..., 0, F.point2] = vecmat(g, B2)
     out[..., 0, length] = -(np.sum(d * d, axis=-1) + L * L) / (2 * L * L)
     return out
 
 
 def relative_angle_p(P, X1, X2):
     """Derivative of ``theta = atan2(y_1 . x_2, x_1 . x_2)`` (the angle of frame 2's x axis
-    about frame 1's z axis) in ``P[..., :14]``: ``(..., 14)``, non-zero in ``f1`` and ``f2``.
-    ``d theta = (c ds - s dc) / (s^2 + c^2)``."""
-    A1, D1 = axes_p(X1, P[..., 3:7])
-    A2, D2 = axes_p(X2, P[..., 10:14])
+    about frame 1's z axis) in the parameters of :data:`FRAMES`: ``(..., 14)``, non-zero in
+    ``frame1`` and ``frame2``. ``d theta = (c ds - s dc) / (s^2 + c^2)``."""
+    F = FRAMES
+    A1, D1 = axes_p(X1, P[..., F.frame1])
+    A2, D2 = axes_p(X2, P[..., F.frame2])
     x1, y1, x2 = A1[..., :, 0], A1[..., :, 1], A2[..., :, 0]
     s = np.sum(y1 * x2, axis=-1)[..., None]
     c = np.sum(x1 * x2, axis=-1)[..., None]
     r2 = s * s + c * c
-    out = np.zeros(np.broadcast_shapes(s.shape[:-1], P.shape[:-1]) + (14,))
-    out[..., 3:7] = (c * vecmat(x2, D1[..., :, 1, :]) - s * vecmat(x2, D1[..., :, 0, :])) / r2
-    out[..., 10:14] = (c * vecmat(y1, D2[..., :, 0, :]) - s * vecmat(x1, D2[..., :, 0, :])) / r2
+    out = np.zeros(np.broadcast_shapes(s.shape[:-1], P.shape[:-1]) + (len(FRAMES),))
+    out[..., F.frame1] = (c * vecmat(x2, D1[..., :, 1, :]) - s * vecmat(x2, D1[..., :, 0, :])) / r2
+    out[..., F.frame2] = (c * vecmat(y1, D2[..., :, 0, :]) - s * vecmat(x1, D2[..., :, 0, :])) / r2
     return out
 
 

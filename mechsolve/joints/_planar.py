@@ -33,25 +33,29 @@ def _shape(P: np.ndarray, *X: np.ndarray) -> tuple[int, ...]:
     return np.broadcast_shapes(P.shape[:-1], *(x.shape[:-1] for x in X))
 
 
-def _separation(P0: int, X1: np.ndarray, X2: np.ndarray, P: np.ndarray):
-    """``d = r2 + R2 p2 - r1 - R1 p1`` with ``p1 = P[..., P0:P0+2]``, ``p2 = P[..., P0+2:P0+4]``.
+def _separation(sl, P: np.ndarray, X1: np.ndarray, X2: np.ndarray):
+    """``d = r2 + R2 p2 - r1 - R1 p1`` with ``p1 = P[..., sl.point1]``, ``p2 = P[..., sl.point2]``
+    (``sl`` the class's :class:`~mechsolve.joints.base.ParameterSlices`).
 
     Returns ``(dx, dy, a1x, a1y, a2x, a2y)`` where ``a = R p``.
     """
-    a1x, a1y = _rotate(X1, P[..., P0], P[..., P0 + 1])
-    a2x, a2y = _rotate(X2, P[..., P0 + 2], P[..., P0 + 3])
+    p1, p2 = P[..., sl.point1], P[..., sl.point2]
+    a1x, a1y = _rotate(X1, p1[..., 0], p1[..., 1])
+    a2x, a2y = _rotate(X2, p2[..., 0], p2[..., 1])
     dx = X2[..., 0] + a2x - X1[..., 0] - a1x
     dy = X2[..., 1] + a2y - X1[..., 1] - a1y
     return dx, dy, a1x, a1y, a2x, a2y
 
 
-def _projection(P: np.ndarray, X1: np.ndarray, X2: np.ndarray, ux, uy, normal: bool):
-    """Component of ``d`` along the body-1 direction ``u`` (or its normal ``perp(u)``).
+def _projection(sl, P: np.ndarray, X1: np.ndarray, X2: np.ndarray, normal: bool):
+    """Component of ``d`` along the body-1 direction ``u = P[..., sl.axis]`` (or its normal
+    ``perp(u)``).
 
     Returns the value and the Jacobian rows with respect to bodies 1 and 2, shape ``(..., 3)``.
     """
-    dx, dy, a1x, a1y, a2x, a2y = _separation(0, X1, X2, P)
-    wx, wy = _rotate(X1, ux, uy)
+    dx, dy, a1x, a1y, a2x, a2y = _separation(sl, P, X1, X2)
+    u = P[..., sl.axis]
+    wx, wy = _rotate(X1, u[..., 0], u[..., 1])
     if normal:
         wx, wy = -wy, wx
     value = wx * dx + wy * dy
@@ -68,14 +72,14 @@ def _projection(P: np.ndarray, X1: np.ndarray, X2: np.ndarray, ux, uy, normal: b
     return value, J1, J2
 
 
-def _separation_rates(P: np.ndarray, X1, X2, V1, V2):
+def _separation_rates(sl, P: np.ndarray, X1, X2, V1, V2):
     """Motion terms of ``d`` for acceleration right-hand sides.
 
     Returns ``(dx, dy, ddx, ddy, cx, cy, a1x, a1y)``: the separation ``d``, its rate
     ``d' = v2 + w2 perp(a2) - v1 - w1 perp(a1)`` and the part of ``d''`` that does not
     multiply accelerations, ``c = w1**2 a1 - w2**2 a2``.
     """
-    dx, dy, a1x, a1y, a2x, a2y = _separation(0, X1, X2, P)
+    dx, dy, a1x, a1y, a2x, a2y = _separation(sl, P, X1, X2)
     w1 = V1[..., 2]
     w2 = V2[..., 2]
     ddx = V2[..., 0] - w2 * a2y - V1[..., 0] + w1 * a1y
@@ -87,7 +91,7 @@ def _separation_rates(P: np.ndarray, X1, X2, V1, V2):
     return dx, dy, ddx, ddy, cx, cy, a1x, a1y
 
 
-def _projection_gamma(P, X1, X2, V1, V2, ux, uy, normal: bool):
+def _projection_gamma(sl, P, X1, X2, V1, V2, normal: bool):
     """``gamma`` of the projection ``w . d`` of :func:`_projection`.
 
     With ``w = R1 u`` (or ``perp(R1 u)``), ``w' = w1 perp(w)`` and
@@ -95,8 +99,9 @@ def _projection_gamma(P, X1, X2, V1, V2, ux, uy, normal: bool):
     ``(w . d)''`` is ``-w1**2 (w . d) + 2 w1 perp(w) . d' + w . c`` and ``gamma`` is minus it.
     Returns shape ``(...,)``.
     """
-    dx, dy, ddx, ddy, cx, cy, _, _ = _separation_rates(P, X1, X2, V1, V2)
-    wx, wy = _rotate(X1, ux, uy)
+    dx, dy, ddx, ddy, cx, cy, _, _ = _separation_rates(sl, P, X1, X2, V1, V2)
+    u = P[..., sl.axis]
+    wx, wy = _rotate(X1, u[..., 0], u[..., 1])
     if normal:
         wx, wy = -wy, wx
     w1 = V1[..., 2]
@@ -112,44 +117,49 @@ def _point_rows(X: np.ndarray, wx, wy) -> np.ndarray:
     return np.stack([wx * c + wy * s, -wx * s + wy * c], axis=-1)
 
 
-def _projection_p(P: np.ndarray, X1: np.ndarray, X2: np.ndarray, normal: bool) -> np.ndarray:
-    """Derivative of the projection ``w . d`` of :func:`_projection` (with ``u`` the direction
-    ``P[..., 4:6]``) with respect to ``point1``, ``point2`` and ``u``: ``(..., 6)``."""
-    dx, dy, *_ = _separation(0, X1, X2, P)
-    ux, uy = P[..., 4], P[..., 5]
+def _projection_p(sl, P: np.ndarray, X1: np.ndarray, X2: np.ndarray, normal: bool,
+                  out: np.ndarray, sign: float = 1.0) -> None:
+    """Derivative of the projection ``w . d`` of :func:`_projection` (times ``sign``) with
+    respect to ``point1``, ``point2`` and ``axis``: written into those columns of ``out``
+    ``(..., p)``."""
+    dx, dy, *_ = _separation(sl, P, X1, X2)
+    u = P[..., sl.axis]
+    ux, uy = u[..., 0], u[..., 1]
     wx, wy = _rotate(X1, ux, uy)
     if normal:
         wx, wy = -wy, wx
     c = np.cos(X1[..., 2])
     s = np.sin(X1[..., 2])
     ex, ey = c * dx + s * dy, -s * dx + c * dy      # d in body 1's coordinates
-    out = np.empty(dx.shape + (6,))
-    out[..., 0:2] = -_point_rows(X1, wx, wy)
-    out[..., 2:4] = _point_rows(X2, wx, wy)
+    if sign < 0.0:
+        wx, wy, ex, ey = -wx, -wy, -ex, -ey
+    out[..., sl.point1] = -_point_rows(X1, wx, wy)
+    out[..., sl.point2] = _point_rows(X2, wx, wy)
+    axis = out[..., sl.axis]
     if normal:       # w . d = perp(u) . e
-        out[..., 4] = ey
-        out[..., 5] = -ex
+        axis[..., 0] = ey
+        axis[..., 1] = -ex
     else:            # w . d = u . e
-        out[..., 4] = ex
-        out[..., 5] = ey
-    return out
+        axis[..., 0] = ex
+        axis[..., 1] = ey
 
 
-def _pin_p(P: np.ndarray, X1: np.ndarray, X2: np.ndarray) -> np.ndarray:
-    """Derivative of the pin rows ``-d`` with respect to ``point1`` and ``point2``:
-    ``(..., 2, 4)`` (``R1`` and ``-R2``)."""
+def _pin_p(sl, P: np.ndarray, X1: np.ndarray, X2: np.ndarray, rows: int) -> np.ndarray:
+    """Derivative of the pin rows ``-d`` with respect to ``point1`` and ``point2`` (``R1`` and
+    ``-R2``) in the first two of ``rows`` rows of ``(..., rows, p)``, the rest zero."""
     c1, s1 = np.cos(X1[..., 2]), np.sin(X1[..., 2])
     c2, s2 = np.cos(X2[..., 2]), np.sin(X2[..., 2])
     shape = np.broadcast_shapes(P.shape[:-1], c1.shape, c2.shape)
-    out = np.empty(shape + (2, 4))
-    out[..., 0, 0] = c1
-    out[..., 0, 1] = -s1
-    out[..., 1, 0] = s1
-    out[..., 1, 1] = c1
-    out[..., 0, 2] = -c2
-    out[..., 0, 3] = s2
-    out[..., 1, 2] = -s2
-    out[..., 1, 3] = -c2
+    out = np.zeros(shape + (rows, P.shape[-1]))
+    p1, p2 = out[..., sl.point1], out[..., sl.point2]
+    p1[..., 0, 0] = c1
+    p1[..., 0, 1] = -s1
+    p1[..., 1, 0] = s1
+    p1[..., 1, 1] = c1
+    p2[..., 0, 0] = -c2
+    p2[..., 0, 1] = s2
+    p2[..., 1, 0] = -s2
+    p2[..., 1, 1] = -c2
     return out
 
 
@@ -191,10 +201,10 @@ def _relative_angle(body1: Body, body2: Body) -> float:
 
 # -- joints ----------------------------------------------------------------------------------------
 class _TwoPointJoint:
-    """Mixin of planar joints whose parameters start with a point on each of their two bodies
-    (``P[0:2]`` on body 1, ``P[2:4]`` on body 2)."""
+    """Mixin of planar joints with a point on each of their two bodies (``point1`` on body 1,
+    ``point2`` on body 2, named in their layouts), where they attach."""
 
-    attachment_parameters = ((0, slice(0, 2)), (1, slice(2, 4)))
+    attachment_points = ((0, "point1"), (1, "point2"))
 
 
 class Revolute(_TwoPointJoint, Joint):
@@ -286,50 +296,53 @@ class Revolute(_TwoPointJoint, Joint):
         p = as_vector(point, "point", 2)
         return cls(body1, body2, body1.to_local(p), body2.to_local(p), name=name)
 
-    @property
-    def point1(self) -> np.ndarray:
-        return self._p[0:2].copy()
-
-    @property
-    def point2(self) -> np.ndarray:
-        return self._p[2:4].copy()
-
     @classmethod
     def _phi(cls, P, X1, X2):
-        dx, dy, *_ = _separation(0, X1, X2, P)
+        dx, dy, *_ = _separation(cls.sl, P, X1, X2)
         return -np.stack([dx, dy], axis=-1)
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
-        dx, dy, a1x, a1y, a2x, a2y = _separation(0, X1, X2, P)
-        shape = dx.shape
-        phi = np.empty(shape + (2,))
-        phi[..., 0] = -dx
-        phi[..., 1] = -dy
-        J1 = np.zeros(shape + (2, 3))
-        J2 = np.zeros(shape + (2, 3))
-        J1[..., 0, 0] = 1.0
-        J1[..., 1, 1] = 1.0
-        J1[..., 0, 2] = -a1y
-        J1[..., 1, 2] = a1x
-        J2[..., 0, 0] = -1.0
-        J2[..., 1, 1] = -1.0
-        J2[..., 0, 2] = a2y
-        J2[..., 1, 2] = -a2x
-        return phi, [J1, J2]
+        return _pin(cls.sl, P, X1, X2)
 
     @classmethod
     def _phi_p(cls, P, X1, X2):
-        return _pin_p(P, X1, X2)
+        return _pin_p(cls.sl, P, X1, X2, 2)
 
     @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
-        # Phi'' = J q'' - a1 w1^2 + a2 w2^2, so gamma = a1 w1^2 - a2 w2^2.
-        a1x, a1y = _rotate(X1, P[..., 0], P[..., 1])
-        a2x, a2y = _rotate(X2, P[..., 2], P[..., 3])
-        w1 = V1[..., 2] ** 2
-        w2 = V2[..., 2] ** 2
-        return np.stack([a1x * w1 - a2x * w2, a1y * w1 - a2y * w2], axis=-1)
+        return _pin_gamma(cls.sl, P, X1, X2, V1, V2)
+
+
+def _pin(sl, P, X1, X2):
+    """Phi and the Jacobian blocks of the pin rows ``-d`` (:class:`Revolute`)."""
+    dx, dy, a1x, a1y, a2x, a2y = _separation(sl, P, X1, X2)
+    shape = dx.shape
+    phi = np.empty(shape + (2,))
+    phi[..., 0] = -dx
+    phi[..., 1] = -dy
+    J1 = np.zeros(shape + (2, 3))
+    J2 = np.zeros(shape + (2, 3))
+    J1[..., 0, 0] = 1.0
+    J1[..., 1, 1] = 1.0
+    J1[..., 0, 2] = -a1y
+    J1[..., 1, 2] = a1x
+    J2[..., 0, 0] = -1.0
+    J2[..., 1, 1] = -1.0
+    J2[..., 0, 2] = a2y
+    J2[..., 1, 2] = -a2x
+    return phi, [J1, J2]
+
+
+def _pin_gamma(sl, P, X1, X2, V1, V2):
+    """gamma of the pin rows (:class:`Revolute`)."""
+    # Phi'' = J q'' - a1 w1^2 + a2 w2^2, so gamma = a1 w1^2 - a2 w2^2.
+    p1, p2 = P[..., sl.point1], P[..., sl.point2]
+    a1x, a1y = _rotate(X1, p1[..., 0], p1[..., 1])
+    a2x, a2y = _rotate(X2, p2[..., 0], p2[..., 1])
+    w1 = V1[..., 2] ** 2
+    w2 = V2[..., 2] ** 2
+    return np.stack([a1x * w1 - a2x * w2, a1y * w1 - a2y * w2], axis=-1)
 
 
 class Fixed(_TwoPointJoint, Joint):
@@ -401,11 +414,11 @@ class Fixed(_TwoPointJoint, Joint):
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
-        phi_r, (R1, R2) = Revolute._evaluate(P, X1, X2)
+        phi_r, (R1, R2) = _pin(cls.sl, P, X1, X2)
         shape = phi_r.shape[:-1]
         phi = np.empty(shape + (3,))
         phi[..., :2] = phi_r
-        phi[..., 2] = X2[..., 2] - X1[..., 2] - P[..., 4]
+        phi[..., 2] = X2[..., 2] - X1[..., 2] - P[..., cls.sl.angle]
         J1 = np.zeros(shape + (3, 3))
         J2 = np.zeros(shape + (3, 3))
         J1[..., :2, :] = R1
@@ -416,16 +429,14 @@ class Fixed(_TwoPointJoint, Joint):
 
     @classmethod
     def _phi_p(cls, P, X1, X2):
-        pin = _pin_p(P, X1, X2)
-        out = np.zeros(pin.shape[:-2] + (3, 5))
-        out[..., :2, :4] = pin
-        out[..., 2, 4] = -1.0
+        out = _pin_p(cls.sl, P, X1, X2, 3)
+        out[..., 2, cls.sl.angle] = -1.0
         return out
 
     @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
         # the pin rows as Revolute's; the angle row is linear.
-        g = Revolute._gamma(P, X1, X2, V1, V2)
+        g = _pin_gamma(cls.sl, P, X1, X2, V1, V2)
         out = np.zeros(g.shape[:-1] + (3,))
         out[..., :2] = g
         return out
@@ -476,7 +487,7 @@ class Prismatic(_TwoPointJoint, Joint):
     @classmethod
     def _limit_measure(cls, P, X1, X2):
         # the slide u . d, as SlideDriver measures it
-        s, J1, J2 = _projection(P, X1, X2, P[..., 4], P[..., 5], normal=False)
+        s, J1, J2 = _projection(cls.sl, P, X1, X2, normal=False)
         return s, [J1, J2]
 
     @twin_classmethod
@@ -514,12 +525,8 @@ class Prismatic(_TwoPointJoint, Joint):
         u = as_direction(axis, "axis", 2)
         joint = cls(body1, body2, body1.to_local(p), body2.to_local(p),
                     body1.vector_to_local(u), body2.vector_to_local(u), name=name)
-        joint._p[6] = _relative_angle(body1, body2)   # the offset, not reduced modulo a turn
+        joint._p[cls.sl.offset] = _relative_angle(body1, body2)   # not reduced modulo a turn
         return joint
-
-    @property
-    def axis(self) -> np.ndarray:
-        return self._p[4:6].copy()
 
     @classmethod
     def _phi(cls, P, X1, X2):
@@ -527,11 +534,11 @@ class Prismatic(_TwoPointJoint, Joint):
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
-        n, Jn1, Jn2 = _projection(P, X1, X2, P[..., 4], P[..., 5], normal=True)
+        n, Jn1, Jn2 = _projection(cls.sl, P, X1, X2, normal=True)
         shape = n.shape
         phi = np.empty(shape + (2,))
         phi[..., 0] = n
-        phi[..., 1] = X2[..., 2] - X1[..., 2] - P[..., 6]
+        phi[..., 1] = X2[..., 2] - X1[..., 2] - P[..., cls.sl.offset]
         J1 = np.zeros(shape + (2, 3))
         J2 = np.zeros(shape + (2, 3))
         J1[..., 0, :] = Jn1
@@ -542,15 +549,14 @@ class Prismatic(_TwoPointJoint, Joint):
 
     @classmethod
     def _phi_p(cls, P, X1, X2):
-        row = _projection_p(P, X1, X2, normal=True)
-        out = np.zeros(row.shape[:-1] + (2, 7))
-        out[..., 0, :6] = row
-        out[..., 1, 6] = -1.0
+        out = np.zeros(_shape(P, X1, X2) + (2, P.shape[-1]))
+        _projection_p(cls.sl, P, X1, X2, True, out[..., 0, :])
+        out[..., 1, cls.sl.offset] = -1.0
         return out
 
     @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
-        g = _projection_gamma(P, X1, X2, V1, V2, P[..., 4], P[..., 5], normal=True)
+        g = _projection_gamma(cls.sl, P, X1, X2, V1, V2, normal=True)
         out = np.zeros(g.shape + (2,))
         out[..., 0] = g  # the angle row is linear
         return out
@@ -625,16 +631,18 @@ class PointOnLine(_TwoPointJoint, Joint):
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
-        n, J1, J2 = _projection(P, X1, X2, P[..., 4], P[..., 5], normal=True)
+        n, J1, J2 = _projection(cls.sl, P, X1, X2, normal=True)
         return n[..., None], [J1[..., None, :], J2[..., None, :]]
 
     @classmethod
     def _phi_p(cls, P, X1, X2):
-        return _projection_p(P, X1, X2, normal=True)[..., None, :]
+        out = np.empty(_shape(P, X1, X2) + (1, P.shape[-1]))
+        _projection_p(cls.sl, P, X1, X2, True, out[..., 0, :])
+        return out
 
     @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
-        return _projection_gamma(P, X1, X2, V1, V2, P[..., 4], P[..., 5], normal=True)[..., None]
+        return _projection_gamma(cls.sl, P, X1, X2, V1, V2, normal=True)[..., None]
 
 
 class Distance(_TwoPointJoint, Joint):
@@ -657,10 +665,8 @@ class Distance(_TwoPointJoint, Joint):
     layout = (("point1", 2), ("point2", 2), ("length", 1))
     equation_labels = ("length",)
     # No mirror: |d| = L from either side is what a rod means (no rotation row).
-    _length_index = 4
-
     def length_hint(self) -> float:
-        return abs(float(self._p[self._length_index]))
+        return abs(float(self._p[self.sl.length]))
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
                  length: float = 1.0, *, name: str | None = None) -> None:
@@ -707,8 +713,8 @@ class Distance(_TwoPointJoint, Joint):
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
-        dx, dy, a1x, a1y, a2x, a2y = _separation(0, X1, X2, P)
-        L = P[..., 4]
+        dx, dy, a1x, a1y, a2x, a2y = _separation(cls.sl, P, X1, X2)
+        L = P[..., cls.sl.length]
         shape = dx.shape
         phi = ((dx * dx + dy * dy - L * L) / (2 * L))[..., None]
         gx, gy = dx / L, dy / L
@@ -726,20 +732,21 @@ class Distance(_TwoPointJoint, Joint):
     def _phi_p(cls, P, X1, X2):
         # Phi = (d . d - L^2) / (2 L): dPhi/dd = d / L, dd/dp1 = -R1, dd/dp2 = R2, and
         # dPhi/dL = -(d . d + L^2) / (2 L^2).
-        dx, dy, *_ = _separation(0, X1, X2, P)
-        L = P[..., 4]
+        sl = cls.sl
+        dx, dy, *_ = _separation(sl, P, X1, X2)
+        L = P[..., sl.length]
         gx, gy = dx / L, dy / L
-        out = np.empty(dx.shape + (1, 5))
-        out[..., 0, 0:2] = -_point_rows(X1, gx, gy)
-        out[..., 0, 2:4] = _point_rows(X2, gx, gy)
-        out[..., 0, 4] = -(dx * dx + dy * dy + L * L) / (2 * L * L)
+        out = np.empty(dx.shape + (1, P.shape[-1]))
+        out[..., 0, sl.point1] = -_point_rows(X1, gx, gy)
+        out[..., 0, sl.point2] = _point_rows(X2, gx, gy)
+        out[..., 0, sl.length] = -(dx * dx + dy * dy + L * L) / (2 * L * L)
         return out
 
     @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
         # Phi' = d . d' / L, Phi'' = (d' . d' + d . d'') / L; d'' = (accelerations) + c.
-        dx, dy, ddx, ddy, cx, cy, _, _ = _separation_rates(P, X1, X2, V1, V2)
-        return (-(ddx * ddx + ddy * ddy + dx * cx + dy * cy) / P[..., 4])[..., None]
+        dx, dy, ddx, ddy, cx, cy, _, _ = _separation_rates(cls.sl, P, X1, X2, V1, V2)
+        return (-(ddx * ddx + ddy * ddy + dx * cx + dy * cy) / P[..., cls.sl.length])[..., None]
 
 
 class Gear(Joint):
@@ -795,16 +802,18 @@ class Gear(Joint):
     @property
     def ratio(self) -> float:
         """Speed ratio ``|w2 / w1| = radius1 / radius2`` (relative to the carrier)."""
-        return float(self._p[0] / abs(self._p[1]))
+        return float(self._p[self.sl.radius1] / abs(self._p[self.sl.signed_radius2]))
 
     @property
     def internal(self) -> bool:
-        return bool(self._p[1] < 0)
+        return bool(self._p[self.sl.signed_radius2] < 0)
 
     @classmethod
     def _phi(cls, P, X1, X2, Xc):
+        sl = cls.sl
         tc = Xc[..., 2]
-        mesh = P[..., 0] * (X1[..., 2] - tc) + P[..., 1] * (X2[..., 2] - tc) - P[..., 2]
+        mesh = (P[..., sl.radius1] * (X1[..., 2] - tc) + P[..., sl.signed_radius2]
+                * (X2[..., 2] - tc) - P[..., sl.phase])
         return mesh[..., None]
 
     @classmethod
@@ -815,10 +824,10 @@ class Gear(Joint):
     def _phi_p(cls, P, X1, X2, Xc):
         tc = Xc[..., 2]
         shape = np.broadcast_shapes(P.shape[:-1], X1.shape[:-1], X2.shape[:-1], Xc.shape[:-1])
-        out = np.empty(shape + (1, 3))
-        out[..., 0, 0] = X1[..., 2] - tc
-        out[..., 0, 1] = X2[..., 2] - tc
-        out[..., 0, 2] = -1.0
+        out = np.empty(shape + (1, P.shape[-1]))
+        out[..., 0, cls.sl.radius1] = X1[..., 2] - tc
+        out[..., 0, cls.sl.signed_radius2] = X2[..., 2] - tc
+        out[..., 0, cls.sl.phase] = -1.0
         return out
 
     @classmethod
@@ -828,9 +837,10 @@ class Gear(Joint):
         J1 = np.zeros(shape + (1, 3))
         J2 = np.zeros(shape + (1, 3))
         Jc = np.zeros(shape + (1, 3))
-        J1[..., 0, 2] = P[..., 0]
-        J2[..., 0, 2] = P[..., 1]
-        Jc[..., 0, 2] = -(P[..., 0] + P[..., 1])
+        r1, r2 = P[..., cls.sl.radius1], P[..., cls.sl.signed_radius2]
+        J1[..., 0, 2] = r1
+        J2[..., 0, 2] = r2
+        Jc[..., 0, 2] = -(r1 + r2)
         return phi, [J1, J2, Jc]
 
 
@@ -884,9 +894,9 @@ class RackPinion(_TwoPointJoint, Joint):
     @classmethod
     def _evaluate(cls, P, Xr, Xp):
         # _projection gives u . (pinion - rack); the mesh uses u . (rack - pinion).
-        v, Jr, Jp = _projection(P, Xr, Xp, P[..., 4], P[..., 5], normal=False)
-        r = P[..., 6]
-        phi = (-v - r * (Xp[..., 2] - Xr[..., 2]) - P[..., 7])[..., None]
+        v, Jr, Jp = _projection(cls.sl, P, Xr, Xp, normal=False)
+        r = P[..., cls.sl.radius]
+        phi = (-v - r * (Xp[..., 2] - Xr[..., 2]) - P[..., cls.sl.phase])[..., None]
         Jr = -Jr
         Jp = -Jp
         Jr[..., 2] += r
@@ -895,15 +905,13 @@ class RackPinion(_TwoPointJoint, Joint):
 
     @classmethod
     def _phi_p(cls, P, Xr, Xp):
-        row = _projection_p(P, Xr, Xp, normal=False)
-        out = np.empty(row.shape[:-1] + (1, 8))
-        out[..., 0, :6] = -row
-        out[..., 0, 6] = -(Xp[..., 2] - Xr[..., 2])
-        out[..., 0, 7] = -1.0
+        out = np.empty(_shape(P, Xr, Xp) + (1, P.shape[-1]))
+        _projection_p(cls.sl, P, Xr, Xp, False, out[..., 0, :], sign=-1.0)
+        out[..., 0, cls.sl.radius] = -(Xp[..., 2] - Xr[..., 2])
+        out[..., 0, cls.sl.phase] = -1.0
         return out
 
     @classmethod
     def _gamma(cls, P, Xr, Xp, Vr, Vp):
         # Phi = -u . d + (linear in the angles).
-        return -_projection_gamma(P, Xr, Xp, Vr, Vp, P[..., 4], P[..., 5],
-                                  normal=False)[..., None]
+        return -_projection_gamma(cls.sl, P, Xr, Xp, Vr, Vp, normal=False)[..., None]

@@ -55,7 +55,7 @@ from .._validation import as_direction, as_float, as_vector
 from ..body import Body, SpatialBody
 from ..spatial._quat import cross, quat_conjugate, quat_multiply, quat_rotate, quat_to_matrix
 from ._drivers import AngleDriver, DistanceDriver, Driver, SlideDriver
-from ._phi_p import components_p, distance_p, relative_angle_p
+from ._phi_p import FRAME_LAYOUT, FRAMES, components_p, distance_p, relative_angle_p
 from ._planar import Distance, Fixed, PointOnLine, Prismatic, Revolute, _rod_at
 from .base import DriverJoint, Joint
 
@@ -192,10 +192,11 @@ _MIRROR_TEXT = {
 def _opposite_axes(P, X1, X2, axes) -> np.ndarray:
     """Where any listed axis of frame 2 points against the same axis of frame 1, ``(...)``.
 
-    ``P`` has the frame-joint layout (``p1, f1, p2, f2`` first); ``axes`` indexes x, y, z.
+    ``P`` has the frame-joint layout (:data:`~mechsolve.joints._phi_p.FRAMES`); ``axes``
+    indexes x, y, z.
     """
-    A1 = _axes(X1, P[..., 3:7])[..., :, axes]
-    A2 = _axes(X2, P[..., 10:14])[..., :, axes]
+    A1 = _axes(X1, P[..., FRAMES.frame1])[..., :, axes]
+    A2 = _axes(X2, P[..., FRAMES.frame2])[..., :, axes]
     return np.any(np.sum(A1 * A2, axis=-2) < _OPPOSITE, axis=-1)
 
 
@@ -206,8 +207,8 @@ def _frame_mirrored(cls, P, X1, X2):
 
 def _components(rows, P, X1, X2):
     """Values and Jacobian blocks of the listed components for stacked frame joints."""
-    a1 = quat_rotate(X1[..., 3:], P[..., 0:3])
-    a2 = quat_rotate(X2[..., 3:], P[..., 7:10])
+    a1 = quat_rotate(X1[..., 3:], P[..., FRAMES.point1])
+    a2 = quat_rotate(X2[..., 3:], P[..., FRAMES.point2])
     d = X2[..., :3] + a2 - X1[..., :3] - a1
     shape = d.shape[:-1]
     m = len(rows)
@@ -216,8 +217,8 @@ def _components(rows, P, X1, X2):
     J2 = np.zeros(shape + (m, 6))
     need_axes = any(r not in ("gx", "gy", "gz") for r in rows)
     if need_axes:
-        A1 = _axes(X1, P[..., 3:7])
-        A2 = _axes(X2, P[..., 10:14])
+        A1 = _axes(X1, P[..., FRAMES.frame1])
+        A2 = _axes(X2, P[..., FRAMES.frame2])
     for i, r in enumerate(rows):
         if r[0] == "g":  # origins coincide: o1 - o2
             c = "xyz".index(r[1])
@@ -265,8 +266,8 @@ def _motion(P, X1, X2, V1, V2):
     returns ``(d, d', c)``: the separation ``d = o_2 - o_1``, its rate and the part of ``d''``
     that does not multiply accelerations, ``c = w_2 x (w_2 x a_2) - w_1 x (w_1 x a_1)``.
     """
-    a1 = quat_rotate(X1[..., 3:], P[..., 0:3])
-    a2 = quat_rotate(X2[..., 3:], P[..., 7:10])
+    a1 = quat_rotate(X1[..., 3:], P[..., FRAMES.point1])
+    a2 = quat_rotate(X2[..., 3:], P[..., FRAMES.point2])
     w1 = V1[..., 3:]
     w2 = V2[..., 3:]
     wa1 = cross(w1, a1)
@@ -301,9 +302,9 @@ def _components_gamma(rows, P, X1, X2, V1, V2):
     if any(r[0] == "g" or r in ("x", "y", "z") for r in rows):
         d, dd, c = _motion(P, X1, X2, V1, V2)
     if any(r[0] != "g" for r in rows):
-        A1 = _axes(X1, P[..., 3:7])
+        A1 = _axes(X1, P[..., FRAMES.frame1])
     if any(r[0] == "r" or r == "perp" for r in rows):
-        A2 = _axes(X2, P[..., 10:14])
+        A2 = _axes(X2, P[..., FRAMES.frame2])
     for i, r in enumerate(rows):
         if r[0] == "g":
             out[..., i] = c[..., "xyz".index(r[1])]
@@ -346,7 +347,7 @@ class _FrameJoint(Joint):
 
     dims = (3,)
     _rows: tuple[str, ...] = ()
-    layout = (("point1", 3), ("frame1", 4), ("point2", 3), ("frame2", 4))
+    layout = FRAME_LAYOUT
     _hidden_parameters = ("extra",)   # the parameters a subclass appends
     #: The frame axes checked by :meth:`_mirrored` (from :data:`_MIRROR_AXES`; empty: none).
     _mirror_axes: tuple[int, ...] = ()
@@ -396,16 +397,16 @@ class _FrameJoint(Joint):
     def equation_labels(self):
         return self._rows
 
-    attachment_parameters = ((0, slice(0, 3)), (1, slice(7, 10)))
+    attachment_points = ((0, "point1"), (1, "point2"))
 
     @property
     def axis(self) -> np.ndarray:
         """The joint axis: the z axis of the joint frame on body 1, in body 1's coordinates."""
-        return quat_to_matrix(self._p[3:7])[:, 2].copy()
+        return quat_to_matrix(self._p[self.sl.frame1])[:, 2].copy()
 
     def _half_turns(self) -> list:
         out = []
-        for b, f in zip(self.bodies, (self._p[3:7], self._p[10:14])):
+        for b, f in zip(self.bodies, (self._p[self.sl.frame1], self._p[self.sl.frame2])):
             if not b.is_ground:
                 A = _axes(b.pose, f)
                 out += [(b, A[:, k].copy()) for k in range(3)]
@@ -414,12 +415,12 @@ class _FrameJoint(Joint):
     @property
     def point1(self) -> np.ndarray:
         """Origin of the joint frame on body 1, body coordinates."""
-        return self._p[0:3].copy()
+        return self._p[self.sl.point1].copy()
 
     @property
     def point2(self) -> np.ndarray:
         """Origin of the joint frame on body 2, body coordinates."""
-        return self._p[7:10].copy()
+        return self._p[self.sl.point2].copy()
 
     @classmethod
     def _phi(cls, P, X1, X2):
@@ -433,6 +434,12 @@ class _FrameJoint(Joint):
     @classmethod
     def _phi_p(cls, P, X1, X2):
         return components_p(cls._rows, P, X1, X2)
+
+
+def _frame_parameters(joint) -> np.ndarray:
+    """The parameters of a frame joint's two frames (:data:`~mechsolve.joints._phi_p.FRAMES`,
+    the start of its layout), which its drivers and couplers copy."""
+    return joint._p[:len(FRAMES)]
 
 
 def _require_spatial(joint, *bodies) -> None:
@@ -476,8 +483,8 @@ class Spherical(_FrameJoint):
 
     @classmethod
     def _limit_measure(cls, P, X1, X2):
-        q1 = quat_multiply(X1[..., 3:7], P[..., 3:7])
-        q2 = quat_multiply(X2[..., 3:7], P[..., 10:14])
+        q1 = quat_multiply(X1[..., 3:7], P[..., cls.sl.frame1])
+        q2 = quat_multiply(X2[..., 3:7], P[..., cls.sl.frame2])
         rel = quat_multiply(quat_conjugate(q1), q2)
         w, v = rel[..., 0], rel[..., 1:]
         nv = np.sqrt(np.sum(v * v, axis=-1))
@@ -1178,10 +1185,8 @@ class SpatialDistance(_FrameJoint, Distance, variant_of=Distance):
     """Spatial rod: the frame origins stay ``length`` apart; ``Phi = (d.d - L^2) / (2L)``."""
 
     _rows = ("length",)
-    _length_index = 14
     n_equations = 1
-    layout = (("point1", 3), ("frame1", 4), ("point2", 3), ("frame2", 4), ("length", 1))
-    _L = 14
+    layout = FRAME_LAYOUT + (("length", 1),)
     # No mirror: |d| = L from any direction is what a rod means (no rotation rows).
 
     def __init__(self, body1, body2, point1=None, point2=None, length: float = 1.0, *,
@@ -1227,7 +1232,7 @@ class SpatialDistance(_FrameJoint, Distance, variant_of=Distance):
     @classmethod
     def _evaluate(cls, P, X1, X2):
         _, _, d, a1, a2 = _components((), P, X1, X2)
-        L = P[..., 14]
+        L = P[..., cls.sl.length]
         phi = ((np.sum(d * d, axis=-1) - L * L) / (2 * L))[..., None]
         g = d / L[..., None]
         shape = phi.shape
@@ -1241,20 +1246,21 @@ class SpatialDistance(_FrameJoint, Distance, variant_of=Distance):
 
     @classmethod
     def _phi_p(cls, P, X1, X2):
-        return distance_p(P, X1, X2, 14)
+        return distance_p(P, X1, X2, cls.sl.length)
 
     @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
         # Phi' = d . d' / L, Phi'' = (d' . d' + d . d'') / L; d'' = (accelerations) + c.
         d, dd, c = _motion(P, X1, X2, V1, V2)
-        return (-(_dot(dd, dd) + _dot(d, c)) / P[..., 14])[..., None]
+        return (-(_dot(dd, dd) + _dot(d, c)) / P[..., cls.sl.length])[..., None]
 
 
 # -- drivers ---------------------------------------------------------------------------------
 def _relative_angle(P, X1, X2):
-    """Angle of x_2 about z_1 measured from x_1: ``atan2(y1.x2, x1.x2)``, and its gradient."""
-    A1 = _axes(X1, P[..., 3:7])
-    A2 = _axes(X2, P[..., 10:14])
+    """Angle of x_2 about z_1 measured from x_1: ``atan2(y1.x2, x1.x2)``, and its gradient
+    (``P`` with the frame layout :data:`~mechsolve.joints._phi_p.FRAMES` first)."""
+    A1 = _axes(X1, P[..., FRAMES.frame1])
+    A2 = _axes(X2, P[..., FRAMES.frame2])
     x1, y1, x2 = A1[..., :, 0], A1[..., :, 1], A2[..., :, 0]
     s = np.sum(y1 * x2, axis=-1)
     c = np.sum(x1 * x2, axis=-1)
@@ -1272,8 +1278,8 @@ def _angle_gamma(P, X1, X2, V1, V2):
     ``theta'' = (c s'' - s c'') / r2 - 2 (c s' - s c') (s s' + c c') / r2^2``; ``gamma`` is
     minus its velocity-only part (``s''`` and ``c''`` through :func:`_quadratic`). Shape ``(...)``.
     """
-    A1 = _axes(X1, P[..., 3:7])
-    A2 = _axes(X2, P[..., 10:14])
+    A1 = _axes(X1, P[..., FRAMES.frame1])
+    A2 = _axes(X2, P[..., FRAMES.frame2])
     x1, y1, x2 = A1[..., :, 0], A1[..., :, 1], A2[..., :, 0]
     w1 = V1[..., 3:]
     w2 = V2[..., 3:]
@@ -1291,7 +1297,6 @@ class SpatialDriver(Driver, variant_of=Driver):
     """Fix one global coordinate of a spatial body's origin: ``x``, ``y`` or ``z``."""
 
     dims = (3,)
-    _value_index = 3
     # No mirror: linear in the position.
 
     def __init__(self, body, coordinate: str, value: float = 0.0, *, name=None) -> None:
@@ -1309,14 +1314,15 @@ class SpatialDriver(Driver, variant_of=Driver):
 
     @classmethod
     def _phi(cls, P, X):
-        return (X[..., 0] * P[..., 0] + X[..., 1] * P[..., 1] + X[..., 2] * P[..., 2]
-                - P[..., 3])[..., None]
+        w = P[..., cls.sl.weights]
+        return (X[..., 0] * w[..., 0] + X[..., 1] * w[..., 1] + X[..., 2] * w[..., 2]
+                - P[..., cls.sl.value])[..., None]
 
     @classmethod
     def _evaluate(cls, P, X):
         phi = cls._phi(P, X)
         J = np.zeros(phi.shape + (6,))
-        J[..., 0, :3] = P[..., :3]
+        J[..., 0, :3] = P[..., cls.sl.weights]
         return phi, [J]
 
     # Phi = n . r - value in the position's components, as for the planar driver (a twin
@@ -1334,7 +1340,8 @@ def _drive_frame_joint(driver, joint, kinds, kind: str, allowed: str, value, nam
     if not isinstance(joint, kinds):
         raise TypeError(f"{kind}: joint must be {allowed}, got {type(joint).__name__}")
     DriverJoint.__init__(driver, joint.bodies,
-                         np.concatenate([joint._p[:14], [driver._take_value(value)]]), name=name)
+                         np.concatenate([_frame_parameters(joint), [driver._take_value(value)]]),
+                         name=name)
     driver.joint = joint
 
 
@@ -1347,8 +1354,7 @@ class SpatialAngleDriver(AngleDriver, variant_of=AngleDriver):
 
     design_parameters = ("value",)   # the rest copies the revolute's frames
     dims = (3,)
-    layout = _FrameJoint.layout + (("value", 1),)
-    _value_index = 14
+    layout = FRAME_LAYOUT + (("value", 1),)
     # No mirror: wrap(atan2(y_1 . x_2, x_1 . x_2) - value) vanishes only at the angle itself
     # (atan2 tells x_2 from -x_2); a mirrored revolute is reported by the revolute.
 
@@ -1363,12 +1369,12 @@ class SpatialAngleDriver(AngleDriver, variant_of=AngleDriver):
     @classmethod
     def _phi(cls, P, X1, X2):
         theta, _ = _relative_angle(P, X1, X2)
-        return (np.remainder(theta - P[..., 14] + np.pi, 2 * np.pi) - np.pi)[..., None]
+        return (np.remainder(theta - P[..., cls.sl.value] + np.pi, 2 * np.pi) - np.pi)[..., None]
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
         theta, g1 = _relative_angle(P, X1, X2)
-        phi = (np.remainder(theta - P[..., 14] + np.pi, 2 * np.pi) - np.pi)[..., None]
+        phi = (np.remainder(theta - P[..., cls.sl.value] + np.pi, 2 * np.pi) - np.pi)[..., None]
         J1 = np.zeros(phi.shape + (6,))
         J2 = np.zeros(phi.shape + (6,))
         J1[..., 0, 3:] = g1
@@ -1380,8 +1386,8 @@ class SpatialAngleDriver(AngleDriver, variant_of=AngleDriver):
         # the wrap is locally the identity: d theta in the frames, -1 in the value
         d = relative_angle_p(P, X1, X2)
         out = np.zeros(d.shape[:-1] + (1, P.shape[-1]))
-        out[..., 0, :14] = d
-        out[..., 0, 14] = -1.0
+        out[..., 0, :len(FRAMES)] = d
+        out[..., 0, cls.sl.value] = -1.0
         return out
 
     @classmethod
@@ -1393,8 +1399,7 @@ class SpatialSlideDriver(SlideDriver, variant_of=SlideDriver):
     """Drive a spatial prismatic's (or cylindrical's) slide ``z_1 . d``."""
 
     dims = (3,)
-    layout = _FrameJoint.layout + (("value", 1),)
-    _value_index = 14
+    layout = FRAME_LAYOUT + (("value", 1),)
     # No mirror: z_1 . d - value is a signed length along z_1 (no rotation row).
 
     def __init__(self, joint, value: float = 0.0, *, name=None) -> None:
@@ -1408,12 +1413,12 @@ class SpatialSlideDriver(SlideDriver, variant_of=SlideDriver):
     @classmethod
     def _evaluate(cls, P, X1, X2):
         phi, blocks, *_ = _components(("z",), P, X1, X2)
-        return phi - P[..., 14:15], blocks
+        return phi - P[..., cls.sl.value, None], blocks
 
     @classmethod
     def _phi_p(cls, P, X1, X2):
         out = components_p(("z",), P, X1, X2)
-        out[..., 0, 14] = -1.0
+        out[..., 0, cls.sl.value] = -1.0
         return out
 
     @classmethod
@@ -1425,7 +1430,6 @@ class SpatialSlideDriver(SlideDriver, variant_of=SlideDriver):
 class SpatialDistanceDriver(SpatialDistance, DistanceDriver, variant_of=DistanceDriver):
     """A spatial distance whose length is a driven value (a linear actuator, a Stewart leg)."""
 
-    _value_index = 14
     # No mirror: a distance, as SpatialDistance.
 
     def __init__(self, body1, body2, point1=None, point2=None, value: float = 1.0, *,
@@ -1523,7 +1527,8 @@ class AngleCoupler(Joint):
         off = a2 - ratio * a1 if offset is None else as_float(offset, "offset")
         self._coord_init = np.array([a1, a2])
         self.revolutes = (revolute1, revolute2)
-        params = np.concatenate([revolute1._p[:14], revolute2._p[:14], [ratio, off]])
+        params = np.concatenate([_frame_parameters(revolute1), _frame_parameters(revolute2),
+                                 [ratio, off]])
         super().__init__(self._slots(revolute1, revolute2), params, name=name)
 
     @staticmethod
@@ -1532,7 +1537,7 @@ class AngleCoupler(Joint):
 
     @property
     def ratio(self) -> float:
-        return float(self._p[28])
+        return float(self._p[self.sl.ratio])
 
     @classmethod
     def _split(cls, X):
@@ -1546,11 +1551,12 @@ class AngleCoupler(Joint):
     def _evaluate(cls, P, *XS):
         *X, S = XS
         i1, o1, i2, o2 = cls._split(X)
-        th1, g1 = _relative_angle(P[..., 0:14], i1, o1)
-        th2, g2 = _relative_angle(P[..., 14:28], i2, o2)
+        sl = cls.sl
+        th1, g1 = _relative_angle(P[..., sl.revolute1], i1, o1)
+        th2, g2 = _relative_angle(P[..., sl.revolute2], i2, o2)
         shape = th1.shape
         phi = np.stack([_wrap(th1 - S[..., 0]), _wrap(th2 - S[..., 1]),
-                        S[..., 1] - P[..., 28] * S[..., 0] - P[..., 29]], axis=-1)
+                        S[..., 1] - P[..., sl.ratio] * S[..., 0] - P[..., sl.offset]], axis=-1)
         Ji1 = np.zeros(shape + (3, 6))
         Jo1 = np.zeros(shape + (3, 6))
         Ji2 = np.zeros(shape + (3, 6))
@@ -1562,7 +1568,7 @@ class AngleCoupler(Joint):
         JS = np.zeros(shape + (3, 2))
         JS[..., 0, 0] = -1.0
         JS[..., 1, 1] = -1.0
-        JS[..., 2, 0] = -P[..., 28]
+        JS[..., 2, 0] = -P[..., sl.ratio]
         JS[..., 2, 1] = 1.0
         return phi, cls._merge([Ji1, Jo1, Ji2, Jo2]) + [JS]
 
@@ -1571,14 +1577,15 @@ class AngleCoupler(Joint):
         # the angle rows in their revolute's frames; the mesh row s2 - ratio s1 - offset
         *X, S = XS
         i1, o1, i2, o2 = cls._split(X)
-        d1 = relative_angle_p(P[..., 0:14], i1, o1)
-        d2 = relative_angle_p(P[..., 14:28], i2, o2)
+        sl = cls.sl
+        d1 = relative_angle_p(P[..., sl.revolute1], i1, o1)
+        d2 = relative_angle_p(P[..., sl.revolute2], i2, o2)
         shape = np.broadcast_shapes(d1.shape[:-1], d2.shape[:-1], S.shape[:-1])
-        out = np.zeros(shape + (3, 30))
-        out[..., 0, 0:14] = d1
-        out[..., 1, 14:28] = d2
-        out[..., 2, 28] = -S[..., 0]
-        out[..., 2, 29] = -1.0
+        out = np.zeros(shape + (3, P.shape[-1]))
+        out[..., 0, sl.revolute1] = d1
+        out[..., 1, sl.revolute2] = d2
+        out[..., 2, sl.ratio] = -S[..., 0]
+        out[..., 2, sl.offset] = -1.0
         return out
 
     @classmethod
@@ -1588,8 +1595,8 @@ class AngleCoupler(Joint):
         n = len(XV) // 2
         i1, o1, i2, o2 = cls._split(XV[:n - 1])
         vi1, vo1, vi2, vo2 = cls._split(XV[n:2 * n - 1])
-        g1 = _angle_gamma(P[..., 0:14], i1, o1, vi1, vo1)
-        g2 = _angle_gamma(P[..., 14:28], i2, o2, vi2, vo2)
+        g1 = _angle_gamma(P[..., cls.sl.revolute1], i1, o1, vi1, vo1)
+        g2 = _angle_gamma(P[..., cls.sl.revolute2], i2, o2, vi2, vo2)
         g1, g2 = np.broadcast_arrays(g1, g2)
         return np.stack([g1, g2, np.zeros(g1.shape)], axis=-1)
 

@@ -115,18 +115,77 @@ class twin_classmethod(classmethod):  # noqa: N801 (a decorator, named like clas
         return call
 
 
-def _slices_of(layout) -> dict:
-    """``{name: slice}`` of a parameter layout ``((name, size), ...)``."""
-    out, start = {}, 0
-    for name, size in layout:
-        out[name] = slice(start, start + size)
-        start += size
-    return out
+class ParameterSlices:
+    """Where each named part of a joint class's parameter vector sits: ``cls.sl.point1``.
+
+    Made from the class's :attr:`Joint.layout` ``((name, size), ...)`` when the class is
+    defined, so a kernel reads its parameters by name at the cost of an index:
+    ``P[..., cls.sl.point1]`` is the ``(..., k, 2)`` stack of a planar pin's first points. A
+    part of several numbers is a ``slice``, a part of one number an ``int`` (``P[..., cls.sl.
+    length]`` has shape ``(..., k)``). One part may have a variable size (``None`` in the
+    layout: a centre of mass's bodies, a serial chain's joints); the parts after it are counted
+    from the end of the vector.
+
+    Examples
+    --------
+    >>> from mechsolve import joints
+    >>> joints.Distance.sl.point2, joints.Distance.sl.length
+    (slice(2, 4, None), 4)
+    >>> joints.Distance.sl
+    ParameterSlices(point1=slice(0, 2, None), point2=slice(2, 4, None), length=4)
+    """
+
+    def __init__(self, layout=()) -> None:
+        layout = tuple(layout)
+        variable = [name for name, size in layout if size is None]
+        if len(variable) > 1:
+            raise TypeError(f"a parameter layout may have one part of variable size, got "
+                            f"{variable}")
+        self._layout = layout
+        self._slices: dict[str, slice] = {}
+        sizes = [size for _, size in layout]
+        # the parts after a variable one are counted from the end: they start at -tail
+        tail = sum(sizes[sizes.index(None) + 1:]) if variable else 0
+        start = 0
+        for name, size in layout:
+            if size is None:
+                self._slices[name] = slice(start, -tail or None)
+                start = -tail
+            else:
+                stop = start + size
+                self._slices[name] = slice(start, stop if start >= 0 else stop or None)
+                start = stop
+        #: The number of parameters, ``None`` for a layout with a part of variable size.
+        self._size = None if variable else start
+        for name, sl in self._slices.items():
+            size = dict(layout)[name]
+            setattr(self, name, sl.start if size == 1 else sl)
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{name}={getattr(self, name)!r}" for name, _ in self._layout)
+        return f"ParameterSlices({parts})"
+
+    def __iter__(self):
+        return iter(self._slices)
+
+    def __len__(self) -> int:
+        if self._size is None:
+            raise TypeError("a parameter layout with a part of variable size has no fixed length")
+        return self._size
+
+    def slices(self) -> dict:
+        """``{name: slice}`` of every part (a one-number part as a slice too)."""
+        return dict(self._slices)
+
+    def check(self, n: int) -> bool:
+        """Whether ``n`` parameters fit the layout."""
+        fixed = sum(size for _, size in self._layout if size is not None)
+        return n == fixed if self._size is not None else n >= fixed
 
 
-def _parameter_property(name: str, sl: slice) -> property:
-    """A property reading (a copy of) and setting one part of a joint's parameters."""
-    size = sl.stop - sl.start
+def _parameter_property(name: str, sl: slice, size: int | None) -> property:
+    """A property reading (a copy of) and setting one part of a joint's parameters (``size``
+    numbers, ``None``: as many as the instance has there)."""
 
     def get(self):
         part = self._p[sl]
@@ -135,10 +194,12 @@ def _parameter_property(name: str, sl: slice) -> property:
     def put(self, value):
         from .._validation import as_float, as_vector
 
-        self._p[sl] = as_float(value, name) if size == 1 else as_vector(value, name, size)
+        n = size if size is not None else len(self._p[sl])
+        self._p[sl] = as_float(value, name) if size == 1 else as_vector(value, name, n)
 
-    prop = property(get, put, doc=f"The parameter ``{name}`` ({size} number"
-                                  f"{'s' if size > 1 else ''}), read and set between solves.")
+    count = "a variable number of" if size is None else f"{size}"
+    prop = property(get, put, doc=f"The parameter ``{name}`` ({count} number"
+                                  f"{'s' if size != 1 else ''}), read and set between solves.")
     prop.fget._param_slice = (sl.start, sl.stop)
     return prop
 
@@ -294,6 +355,10 @@ class Joint(metaclass=_JointType):
     #: them): see :meth:`mechsolve.Mechanism.parameters`. A class leaves out parts that select
     #: what it does (a driver's coordinate weights) or copy another joint's parameters.
     design_parameters: ClassVar[tuple[str, ...] | None] = None
+    #: Where each part of :attr:`layout` sits in the parameter vector, by name: kernels read
+    #: ``P[..., cls.sl.point1]`` (see :class:`ParameterSlices`); made from the layout when the
+    #: class is defined.
+    sl: ClassVar[ParameterSlices] = ParameterSlices()
     _slices: ClassVar[dict] = {}
     #: Coordinates the joint carries in the state (a track's arc length, a link's joint value).
     n_coordinates: ClassVar[int] = 0
@@ -328,7 +393,8 @@ class Joint(metaclass=_JointType):
         if variant_of is not None and SPATIAL_VARIANTS.setdefault(variant_of, cls) is cls:
             _document_twins(variant_of, cls)
         if "layout" in cls.__dict__:
-            cls._slices = _slices_of(cls.layout)
+            cls.sl = ParameterSlices(cls.layout)
+            cls._slices = cls.sl.slices()
             for name, sl in cls._slices.items():
                 inherited = getattr(cls, name, None)
                 # a parameter property inherited from a class with another layout (a spatial
@@ -336,7 +402,10 @@ class Joint(metaclass=_JointType):
                 stale = isinstance(inherited, property) and getattr(
                     inherited.fget, "_param_slice", (sl.start, sl.stop)) != (sl.start, sl.stop)
                 if name not in cls.__dict__ and (inherited is None or stale):
-                    setattr(cls, name, _parameter_property(name, sl))
+                    setattr(cls, name, _parameter_property(name, sl, dict(cls.layout)[name]))
+        if cls.attachment_points is not None:
+            cls.attachment_parameters = tuple((slot, cls._slices[name])
+                                              for slot, name in cls.attachment_points)
 
     @classmethod
     def _checks_mirror(cls) -> bool:
@@ -376,6 +445,9 @@ class Joint(metaclass=_JointType):
                              "got only ground")
         self._bodies = bodies
         self._p = np.array(params, dtype=float)
+        if self.layout and not self.sl.check(len(self._p)):
+            raise TypeError(f"{kind}: {len(self._p)} parameters do not fit the class's layout "
+                            f"{self.layout}")
         self._mechanism = None
         self._coord_offset = -1
         if not hasattr(self, "_coord_init"):
@@ -496,19 +568,21 @@ class Joint(metaclass=_JointType):
             raise KeyError(f"{type(self).__name__} has no parameter {name!r}; its parameters "
                            f"are {[n for n, _ in self.layout]}") from None
         part = self._p[sl]
-        return float(part[0]) if sl.stop - sl.start == 1 else part.copy()
+        return float(part[0]) if dict(self.layout)[name] == 1 else part.copy()
 
     # -- geometry ---------------------------------------------------------------------------------
-    #: Where the class's instances attach, as ``((body slot, parameter slice), ...)``: the
+    #: Where the class's instances attach, as ``((body slot, parameter name), ...)``: the
     #: points :meth:`attachments` returns, read for all instances at once when the
     #: characteristic length of a large model is computed. ``None``: ask each instance.
+    attachment_points: ClassVar[tuple[tuple[int, str], ...] | None] = None
+    #: :attr:`attachment_points` with the parameters' slices (made when the class is defined).
     attachment_parameters: ClassVar[tuple[tuple[int, slice], ...] | None] = None
 
     def attachments(self) -> list:
         """Where the joint attaches: ``[(body, local point), ...]``.
 
         The mechanism's characteristic length (which scales the solver's tolerances) is taken
-        from these points. Built-in joints declare them in :attr:`attachment_parameters`;
+        from these points. Built-in joints declare them in :attr:`attachment_points`;
         another class can define ``plot_points(self) -> [(body, point), ...]`` (body
         coordinates), which drawings use too.
         """
@@ -718,11 +792,23 @@ class Joint(metaclass=_JointType):
 class DriverJoint(Joint):
     """Base of constraints of the form ``f(q) - value = 0``; ``value`` can be set between solves.
 
-    Subclasses store the value at parameter index ``_value_index``.
+    Subclasses name the value ``"value"`` in their :attr:`~Joint.layout` (a
+    :class:`~mechsolve.joints.DistanceDriver` names it ``"length"``, the layout of the
+    :class:`~mechsolve.joints.Distance` it is).
     """
 
+    #: The index of the driven value in the parameters (from the layout's ``value`` part, or
+    #: ``length``: set when the class is defined).
     _value_index: ClassVar[int] = -1
     is_goal = True
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in ("value", "length"):
+            index = getattr(cls.sl, name, None)
+            if isinstance(index, int):
+                cls._value_index = index
+                break
     #: A :class:`~mechsolve.profiles.Profile` making the value a function of time, or None.
     profile = None
 

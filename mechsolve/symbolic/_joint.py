@@ -358,7 +358,10 @@ def symbolic_joint(name: str, *, bodies, phi, params=(), coordinates=(), time=No
         "equation_labels": defn.labels,
         "definition": defn,
         "params": tuple(s.name for s in defn.params),
-        "layout": tuple((s.name, 1) for s in defn.params),
+        # a time-dependent Phi carries the time in the last column, not a design parameter
+        "layout": tuple((s.name, 1) for s in defn.params)
+        + (((defn.time.name, 1),) if defn.time is not None else ()),
+        "design_parameters": tuple(s.name for s in defn.params),
         "own_coordinates": tuple(s.name for s in defn.coordinates),
         "n_coordinates": len(defn.coordinates),
         "time_dependent": defn.time is not None,
