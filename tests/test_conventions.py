@@ -1,8 +1,6 @@
 """Conventions said and checked: angles in radians (ms.rad, ms.deg), warnings on input that looks
 like degrees, and on sweeps of mechanisms the drivers do not fully fix."""
 
-import inspect
-import pydoc
 import re
 import warnings
 
@@ -11,8 +9,6 @@ import pytest
 
 import mechsolve as ms
 from mechsolve import joints
-from mechsolve.joints._spatial import _FrameJoint
-from mechsolve.joints.base import SPATIAL_VARIANTS
 
 TURN = np.linspace(0.0, 2 * np.pi, 361)
 
@@ -223,44 +219,6 @@ def test_the_warnings_are_one_family():
         assert name in ms.__all__
     rule = re.sub(r"\s+", " ", ms.DegreesWarning.__doc__)
     assert "whole number larger than ``2 pi``" in rule and "20 turns" in rule
-
-
-# -- help() shows the planar and the spatial forms ----------------------------------------------
-def _call(cls, name):
-    """``name(...)`` with the parameters of ``cls``'s constructor, without annotations."""
-    sig = inspect.signature(cls)
-    return name + str(sig.replace(parameters=[p.replace(annotation=p.empty)
-                                              for p in sig.parameters.values()]))
-
-
-@pytest.mark.parametrize("planar", list(SPATIAL_VARIANTS), ids=lambda c: c.__name__)
-def test_help_on_a_joint_shows_its_planar_and_spatial_calls(planar):
-    spatial = SPATIAL_VARIANTS[planar]
-    name = planar.__name__
-    planar_call, spatial_call = _call(planar, name), _call(spatial, name)
-    assert "self" not in planar_call and "extra" not in spatial_call
-    text = pydoc.render_doc(planar, renderer=pydoc.plaintext)
-    assert f"{name}{inspect.signature(planar)}" in text   # the header, annotated
-    assert spatial_call in text and spatial.__name__ in text
-    text = pydoc.render_doc(spatial, renderer=pydoc.plaintext)
-    assert planar_call in text and spatial_call in text
-    if issubclass(spatial, _FrameJoint) and "frame1" in spatial_call:   # a frame joint
-        assert "point1" in planar_call
-        text = pydoc.render_doc(planar, renderer=pydoc.plaintext)
-        assert f"{name}(body1, body2, frame1=None, frame2=None" in text
-        assert f"{name}(body1: 'Body', body2: 'Body', point1=" in text
-
-
-def test_the_generated_notes_keep_the_docstrings_valid_numpydoc():
-    for planar, spatial in SPATIAL_VARIANTS.items():
-        for cls in (planar, spatial):
-            doc = inspect.cleandoc(cls.__doc__)
-            headers = re.findall(r"^(\w[\w ]*)\n-{3,}$", doc, re.MULTILINE)
-            assert headers.count("Notes") == 1, cls
-            order = ["Parameters", "Notes", "Examples"]
-            present = [h for h in headers if h in order]
-            assert present == sorted(present, key=order.index), (cls, headers)
-            assert "{frame_parameters}" not in doc
 
 
 def test_the_readme_example_runs_without_warnings():

@@ -12,77 +12,48 @@ changed between solves; link joints (:class:`RevoluteLink`, :class:`PrismaticLin
 coordinate of their own.
 
 Spatial joints (bodies of a ``Mechanism(dim=3)``, placed by a Frame on each body whose z axis
-is the joint axis): :class:`Revolute`, :class:`Prismatic`, :class:`Fixed`, :class:`Distance`,
-:class:`PointOnLine` (the same classes: the dimension is taken from the bodies), and
-:class:`Spherical`, :class:`Cylindrical`, :class:`Universal`, :class:`Planar`,
-:class:`PointOnPlane`, :class:`ParallelAxes`, :class:`PerpendicularAxes`,
-:class:`GenericJoint`; the drivers work on spatial joints too. :class:`CoordinateCoupling` ties
-one joint coordinate to a polynomial of another (MuJoCo's joint equality).
+is the joint axis): :class:`Spherical`, :class:`Cylindrical`, :class:`Universal`,
+:class:`Planar`, :class:`PointOnPlane`, :class:`ParallelAxes`, :class:`PerpendicularAxes`,
+:class:`GenericJoint`, and the spatial forms :class:`SpatialRevolute`,
+:class:`SpatialPrismatic`, :class:`SpatialFixed`, :class:`SpatialDistance`,
+:class:`SpatialPointOnLine`, :class:`SpatialDistanceLimit` and the drivers
+:class:`SpatialDriver`, :class:`SpatialAngleDriver`, :class:`SpatialSlideDriver`,
+:class:`SpatialDistanceDriver`. ``Revolute``, ``Prismatic``, ``Fixed``, ``Distance``,
+``PointOnLine``, ``DistanceLimit`` and the four drivers build the joint of their bodies'
+mechanism: the planar class, or its spatial form from the bodies of a spatial mechanism
+(``isinstance`` with the planar name holds for both; each class's docstring gives both calls).
+:class:`CoordinateCoupling` ties one joint coordinate to a polynomial of another (MuJoCo's
+joint equality).
+
+Every public name comes from the ``__all__`` of its module: a joint is added by writing its
+class (and its test builder in ``tests/_joint_cases.py``), nothing else.
 """
 
-from ._couplings import CoordinateCoupling
-from ._drivers import AngleDriver, CoordinateDriver, DistanceDriver, Driver, SlideDriver
-from ._end_effectors import (
-    END_EFFECTOR_KINDS,
-    AccelerometerEndEffector,
-    AxisRotateEndEffector,
-    CenterOfMassEndEffector,
-    CoordinatedJointEndEffector,
-    DirectionalFrameEndEffector,
-    EndEffector,
-    FrameEndEffector,
-    FreeSpinInZEndEffector,
-    GeneralSpatialEndEffector,
-    LinearConstraintEndEffector,
-    LookAtEndEffector,
-    OneDofGripperEndEffector,
-    OrientationEndEffector,
-    PlanarEndEffector,
-    PointDistanceEndEffector,
-    PointEndEffector,
-    PointRotateEndEffector,
-    ProjectedCenterOfMassEndEffector,
-    RcmEndEffector,
-    SewAngleEndEffector,
-    SlideXSpinZEndEffector,
-    SlidingEndEffector,
-    XEndEffector,
-    XYEndEffector,
+from . import (
+    _couplings,
+    _drivers,
+    _end_effectors,
+    _limits_only,
+    _links,
+    _momentum,
+    _planar,
+    _spatial,
+    base,
 )
-from ._limits_only import DistanceLimit
-from ._links import CircleJoint, DHLink, LinkJoint, PrismaticLink, RevoluteLink, SerialChain
-from ._momentum import SpatialMomentumEndEffector
-from ._planar import Distance, Fixed, Gear, PointOnLine, Prismatic, RackPinion, Revolute
-from ._spatial import (
-    AngleCoupler,
-    Cylindrical,
-    GenericJoint,
-    ParallelAxes,
-    PerpendicularAxes,
-    Planar,
-    PointOnPlane,
-    Spherical,
-    Universal,
-)
-from .base import DriverJoint, Joint
+from ._couplings import *  # noqa: F403
+from ._drivers import *  # noqa: F403
+from ._end_effectors import *  # noqa: F403
+from ._limits_only import *  # noqa: F403
+from ._links import *  # noqa: F403
+from ._momentum import *  # noqa: F403
+from ._planar import *  # noqa: F403
+from ._spatial import *  # noqa: F403
+from .base import *  # noqa: F403
 
 # Actin's velocity-level kind: a goal of Mechanism.velocity, not a Joint
-END_EFFECTOR_KINDS["spatialMomentumEndEffector"] = SpatialMomentumEndEffector
+_end_effectors.END_EFFECTOR_KINDS["spatialMomentumEndEffector"] = (
+    _momentum.SpatialMomentumEndEffector)
 
-__all__ = [
-    "Joint", "DriverJoint",
-    "Revolute", "Prismatic", "Fixed", "Distance", "PointOnLine", "Gear", "RackPinion",
-    "DistanceLimit",
-    "Driver", "AngleDriver", "SlideDriver", "DistanceDriver", "CoordinateDriver",
-    "Spherical", "Cylindrical", "Universal", "Planar", "PointOnPlane", "ParallelAxes",
-    "PerpendicularAxes", "GenericJoint", "AngleCoupler", "CoordinateCoupling",
-    "EndEffector", "PointEndEffector", "FrameEndEffector", "DirectionalFrameEndEffector",
-    "OrientationEndEffector", "AccelerometerEndEffector", "XEndEffector", "XYEndEffector",
-    "LinearConstraintEndEffector", "PointDistanceEndEffector", "AxisRotateEndEffector",
-    "LookAtEndEffector", "FreeSpinInZEndEffector", "SlidingEndEffector",
-    "SlideXSpinZEndEffector", "PointRotateEndEffector", "PlanarEndEffector",
-    "GeneralSpatialEndEffector", "RcmEndEffector", "CenterOfMassEndEffector",
-    "ProjectedCenterOfMassEndEffector", "SewAngleEndEffector", "CoordinatedJointEndEffector",
-    "OneDofGripperEndEffector", "SpatialMomentumEndEffector", "END_EFFECTOR_KINDS",
-    "LinkJoint", "RevoluteLink", "PrismaticLink", "DHLink", "CircleJoint", "SerialChain",
-]
+__all__ = [*base.__all__, *_planar.__all__, *_limits_only.__all__, *_drivers.__all__,
+           *_spatial.__all__, *_couplings.__all__, *_end_effectors.__all__, *_momentum.__all__,
+           *_links.__all__]

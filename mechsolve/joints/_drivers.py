@@ -20,7 +20,7 @@ from ._planar import (
     _projection_p,
     _shape,
 )
-from .base import DriverJoint
+from .base import DriverJoint, dimension_dispatch
 
 __all__ = ["Driver", "AngleDriver", "SlideDriver", "DistanceDriver", "CoordinateDriver"]
 
@@ -39,6 +39,16 @@ class Driver(DriverJoint):
     value : float
         Its value (radians for ``"angle"``); settable between solves through ``.value``.
     name : str, optional
+
+    Notes
+    -----
+    ``joints.Driver`` builds the driver of its body's mechanism, with the same arguments: this
+    class in a planar one, a :class:`~mechsolve.joints.SpatialDriver` (``coordinate`` one of
+    ``"x"``, ``"y"``, ``"z"``: a global coordinate of the body's origin) in a spatial one::
+
+        Driver(body, coordinate, value=0.0, *, name=None)
+
+    ``isinstance(driver, joints.Driver)`` holds for both.
 
     Examples
     --------
@@ -69,6 +79,8 @@ class Driver(DriverJoint):
         v = self._take_value(value)
         self.coordinate = coordinate
         super().__init__((body,), np.concatenate([weights, [v]]), name=name)
+
+    __new__ = dimension_dispatch("body", call=__init__)
 
     @property
     def is_angle(self) -> bool:
@@ -121,6 +133,17 @@ class AngleDriver(DriverJoint):
     value : float
         Relative angle ``t2 - t1`` in radians.
     name : str, optional
+
+    Notes
+    -----
+    ``joints.AngleDriver`` builds the driver of its joint's mechanism, with the same
+    arguments: this class for a planar :class:`Revolute`, a
+    :class:`~mechsolve.joints.SpatialAngleDriver` for a spatial revolute or cylindrical joint
+    (the angle of frame 2's x axis about frame 1's z axis)::
+
+        AngleDriver(joint, value=0.0, *, name=None)
+
+    ``isinstance(driver, joints.AngleDriver)`` holds for both.
     """
 
     n_equations = 1
@@ -135,6 +158,8 @@ class AngleDriver(DriverJoint):
             raise TypeError(f"AngleDriver: joint must be a Revolute, got {type(joint).__name__}")
         super().__init__(joint.bodies, [self._take_value(value)], name=name)
         self.joint = joint
+
+    __new__ = dimension_dispatch("joint", call=__init__)
 
     def _turn_index(self):
         if self.dim != 2:
@@ -177,6 +202,17 @@ class SlideDriver(DriverJoint):
     value : float
         Signed slide along the axis (a length).
     name : str, optional
+
+    Notes
+    -----
+    ``joints.SlideDriver`` builds the driver of its joint's mechanism, with the same
+    arguments: this class for a planar :class:`Prismatic`, a
+    :class:`~mechsolve.joints.SpatialSlideDriver` for a spatial prismatic or cylindrical joint
+    (the slide ``z_1 . d``)::
+
+        SlideDriver(joint, value=0.0, *, name=None)
+
+    ``isinstance(driver, joints.SlideDriver)`` holds for both.
     """
 
     design_parameters = ("value",)   # the rest copies the prismatic's parameters
@@ -192,6 +228,8 @@ class SlideDriver(DriverJoint):
                                  joint._p[joint.sl.axis], [self._take_value(value)]])
         super().__init__(joint.bodies, params, name=name)
         self.joint = joint
+
+    __new__ = dimension_dispatch("joint", call=__init__)
 
     @classmethod
     def _phi(cls, P, X1, X2):
@@ -214,25 +252,9 @@ class SlideDriver(DriverJoint):
         return _projection_gamma(cls.sl, P, X1, X2, V1, V2, normal=False)[..., None]
 
 
-class DistanceDriver(Distance, DriverJoint):
-    """A :class:`Distance` whose length is a driven value (a linear actuator).
-
-    Parameters
-    ----------
-    body1, body2 : Body
-    point1, point2 : array_like, shape (2,), or str
-        The ends in local coordinates, or names of points of the bodies.
-    value : float
-        The distance (positive).
-    name : str, optional
-    """
-
-    # No mirror: a distance, as Distance.
-
-    def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
-                 value: float = 1.0, *, name: str | None = None) -> None:
-        length = self._take_value(value, positive=True)
-        super().__init__(body1, body2, point1, point2, length=length, name=name)
+class _DrivenLength:
+    """Mixin of the drivers of a rod's length (planar and spatial): the value is a positive
+    length, measured from the rod's residual."""
 
     def _check_value(self, value: float) -> float:
         if value <= 0.0:
@@ -244,6 +266,44 @@ class DistanceDriver(Distance, DriverJoint):
         L = self.value
         phi = float(self.residual()[0])
         return float(np.sqrt(L * L + 2 * L * phi))
+
+
+class DistanceDriver(_DrivenLength, Distance, DriverJoint):
+    """A :class:`Distance` whose length is a driven value (a linear actuator).
+
+    Parameters
+    ----------
+    body1, body2 : Body
+    point1, point2 : array_like, shape (2,), or str
+        The ends in local coordinates, or names of points of the bodies.
+    value : float
+        The distance (positive).
+    name : str, optional
+
+    Notes
+    -----
+    ``joints.DistanceDriver`` builds the driver of its bodies' mechanism:
+
+    * planar, this class::
+
+        DistanceDriver(body1, body2, point1=(0.0, 0.0), point2=(0.0, 0.0), value=1.0, *,
+                       name=None)
+
+    * spatial, a :class:`~mechsolve.joints.SpatialDistanceDriver` (a spatial rod whose length
+      is driven)::
+
+        DistanceDriver(body1, body2, point1=None, point2=None, value=1.0, *, name=None)
+
+    ``isinstance(driver, joints.DistanceDriver)`` holds for both.
+    """
+
+    # No mirror: a distance, as Distance.
+    __new__ = dimension_dispatch("body1", "body2")
+
+    def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
+                 value: float = 1.0, *, name: str | None = None) -> None:
+        length = self._take_value(value, positive=True)
+        super().__init__(body1, body2, point1, point2, length=length, name=name)
 
 
 class CoordinateDriver(DriverJoint):

@@ -88,7 +88,7 @@ from ._spatial import _require_spatial, placement
 from .base import Joint
 
 __all__ = [
-    "PointEndEffector", "FrameEndEffector", "DirectionalFrameEndEffector",
+    "EndEffector", "PointEndEffector", "FrameEndEffector", "DirectionalFrameEndEffector",
     "OrientationEndEffector", "AccelerometerEndEffector", "XEndEffector", "XYEndEffector",
     "LinearConstraintEndEffector", "PointDistanceEndEffector", "AxisRotateEndEffector",
     "LookAtEndEffector", "FreeSpinInZEndEffector", "SlidingEndEffector",

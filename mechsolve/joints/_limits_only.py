@@ -14,7 +14,7 @@ import numpy as np
 from .._validation import as_vector
 from ..spatial._quat import cross, quat_rotate
 from ._planar import _point
-from .base import Joint, _is_spatial
+from .base import Joint, _is_spatial, dimension_dispatch
 
 __all__ = ["DistanceLimit", "SpatialDistanceLimit"]
 
@@ -31,6 +31,22 @@ class DistanceLimit(Joint):
     limits : (lower, upper)
         Bounds of the distance (either may be None), in the model's length unit.
     name : str, optional
+
+    Notes
+    -----
+    ``joints.DistanceLimit`` builds the limit of its bodies' mechanism:
+
+    * planar, this class::
+
+        DistanceLimit(body1, body2, point1=(0.0, 0.0), point2=(0.0, 0.0), *, limits=None,
+                      name=None)
+
+    * spatial, a :class:`~mechsolve.joints.SpatialDistanceLimit`::
+
+        DistanceLimit(body1, body2, point1=(0.0, 0.0, 0.0), point2=(0.0, 0.0, 0.0), *,
+                      limits=None, name=None)
+
+    ``isinstance(limit, joints.DistanceLimit)`` holds for both.
 
     Examples
     --------
@@ -50,6 +66,7 @@ class DistanceLimit(Joint):
     limit_quantity = "distance"
     attachment_points = ((0, "point1"), (1, "point2"))
     # No mirror: no equations.
+    __new__ = dimension_dispatch("body1", "body2")
 
     def __init__(self, body1, body2, point1=(0.0, 0.0), point2=(0.0, 0.0), *, limits=None,
                  name: str | None = None) -> None:
@@ -100,12 +117,27 @@ class DistanceLimit(Joint):
         return L, [J1, J2]
 
 
-class SpatialDistanceLimit(DistanceLimit, variant_of=DistanceLimit):
-    """:class:`DistanceLimit` between points of two spatial bodies."""
+class SpatialDistanceLimit(Joint, variant_of=DistanceLimit):
+    """Limits on the distance between ``point1`` of ``body1`` and ``point2`` of ``body2``, two
+    bodies of a spatial mechanism; no equations. What ``joints.DistanceLimit`` builds from
+    spatial bodies (see :class:`DistanceLimit`).
 
+    Parameters
+    ----------
+    body1, body2 : SpatialBody
+    point1, point2 : array_like (3,) or str
+        The two points, in their bodies' coordinates (or point names).
+    limits : (lower, upper)
+        Bounds of the distance (either may be None), in the model's length unit.
+    name : str, optional
+    """
+
+    n_equations = 0
     dims = (3,)
     layout = (("point1", 3), ("point2", 3))
+    limit_quantity = "distance"
     attachment_points = ((0, "point1"), (1, "point2"))
+    # No mirror: no equations.
 
     def __init__(self, body1, body2, point1=(0.0, 0.0, 0.0), point2=(0.0, 0.0, 0.0), *,
                  limits=None, name: str | None = None) -> None:
@@ -119,7 +151,10 @@ class SpatialDistanceLimit(DistanceLimit, variant_of=DistanceLimit):
         shape = np.broadcast_shapes(P.shape[:-1], X1.shape[:-1], X2.shape[:-1])
         return np.zeros(shape + (0,)), [np.zeros(shape + (0, 6)), np.zeros(shape + (0, 6))]
 
-    _phi_p = DistanceLimit.__dict__["_phi_p"]   # no equations (its _evaluate would reset it)
+    # no equations: Phi, gamma and Phi_p are empty
+    _phi = DistanceLimit.__dict__["_phi"]
+    _gamma = DistanceLimit.__dict__["_gamma"]
+    _phi_p = DistanceLimit.__dict__["_phi_p"]
 
     @classmethod
     def _limit_measure(cls, P, X1, X2):

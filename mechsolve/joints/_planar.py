@@ -16,7 +16,7 @@ import numpy as np
 
 from .._validation import as_direction, as_float, as_vector
 from ..body import Body
-from .base import Joint, _is_spatial, twin_classmethod
+from .base import Joint, _is_spatial, dimension_dispatch, spatial_form
 
 __all__ = ["Revolute", "Prismatic", "Fixed", "Distance", "PointOnLine", "Gear", "RackPinion"]
 
@@ -194,6 +194,13 @@ def _rod_at(cls, body1, body2, point1, point2, length, name, dim: int):
     return cls(body1, body2, body1.to_local(g1), body2.to_local(g2), length, name=name)
 
 
+def angle_limits_wrap(limits) -> bool:
+    """Whether limits on a relative angle read it in the turn centred on them: limits within a
+    turn (or one-sided), whatever whole turns the bodies took on the way; wider ones read it
+    continuously (:attr:`Joint.limit_wraps`)."""
+    return limits is not None and (None in limits or limits[1] - limits[0] <= 2 * np.pi)
+
+
 def _relative_angle(body1: Body, body2: Body) -> float:
     """``t2 - t1`` at the current placement (ground's angle is 0), not reduced."""
     return float(body2.pose[2] - body1.pose[2])
@@ -228,6 +235,21 @@ class Revolute(_TwoPointJoint, Joint):
     name : str, optional
         Name used in reports and messages.
 
+    Notes
+    -----
+    ``joints.Revolute`` builds the joint of its bodies' mechanism:
+
+    * planar, this class::
+
+        Revolute(body1, body2, point1=(0.0, 0.0), point2=(0.0, 0.0), *, limits=None, name=None)
+
+    * spatial (``ms.Mechanism(dim=3)``), a :class:`~mechsolve.joints.SpatialRevolute` (a
+      hinge placed by a frame on each body, the frames' z axes its axis)::
+
+        Revolute(body1, body2, frame1=None, frame2=None, *, axis=None, limits=None, name=None)
+
+    ``isinstance(joint, joints.Revolute)`` holds for both.
+
     Examples
     --------
     >>> import mechsolve as ms
@@ -243,6 +265,7 @@ class Revolute(_TwoPointJoint, Joint):
     equation_labels = ("x", "y")
     limit_quantity = "angle"
     # No mirror: only points coincide (no rotation row).
+    __new__ = dimension_dispatch("body1", "body2")
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0), *,
                  limits=None, name: str | None = None) -> None:
@@ -253,10 +276,7 @@ class Revolute(_TwoPointJoint, Joint):
 
     @property
     def limit_wraps(self) -> bool:
-        # limits within a turn (or one-sided): read the angle in the turn centred on them,
-        # whatever whole turns the bodies' angles took on the way; wider: continuously
-        lim = self._limits
-        return lim is not None and (None in lim or lim[1] - lim[0] <= 2 * np.pi)
+        return angle_limits_wrap(self._limits)
 
     @classmethod
     def _limit_measure(cls, P, X1, X2):
@@ -268,19 +288,22 @@ class Revolute(_TwoPointJoint, Joint):
         J2[..., 2] = 1.0
         return theta, [J1, J2]
 
-    @twin_classmethod
-    def at(cls, body1: Body, body2: Body, point, *, name: str | None = None):
+    @classmethod
+    def at(cls, body1: Body, body2: Body, point, axis=None, *, name: str | None = None):
         """A pin at the global point ``point`` of the current placement.
 
         Each body's pin is the body point that sits at ``point`` now. With spatial bodies
-        this is :meth:`SpatialRevolute.at <mechsolve.joints._spatial.SpatialRevolute.at>`
-        ``(body1, body2, point, axis)``. The joint is not added to the mechanism.
+        this is :meth:`SpatialRevolute.at <mechsolve.joints.SpatialRevolute.at>`, which needs
+        the hinge's ``axis`` too. The joint is not added to the mechanism.
 
         Parameters
         ----------
         body1, body2 : Body
-        point : array_like, shape (2,)
+        point : array_like, shape (2,) or (3,)
             The pin, in global coordinates.
+        axis : array_like, shape (3,)
+            The hinge's direction, for spatial bodies only (a planar pin turns about the
+            plane's normal).
         name : str, optional
 
         Examples
@@ -292,7 +315,17 @@ class Revolute(_TwoPointJoint, Joint):
         >>> pin.point2, pin.residual() + 0.0
         (array([-0.5,  0. ]), array([0., 0.]))
         """
+        spatial = spatial_form(cls, body1)
+        if spatial is not None:
+            if axis is None:
+                raise TypeError(f"{cls.__name__}.at() missing 1 required positional argument: "
+                                "'axis' (the hinge's direction, with the bodies of a spatial "
+                                "mechanism)")
+            return spatial.at(body1, body2, point, axis, name=name)
         _pair(cls, body1, body2)
+        if axis is not None:
+            raise TypeError(f"{cls.__name__}.at: axis is for the bodies of a spatial mechanism; "
+                            "a planar pin turns about the plane's normal")
         p = as_vector(point, "point", 2)
         return cls(body1, body2, body1.to_local(p), body2.to_local(p), name=name)
 
@@ -360,12 +393,27 @@ class Fixed(_TwoPointJoint, Joint):
     angle : float
         Relative angle ``t2 - t1`` held by the weld (default 0).
     name : str, optional
+
+    Notes
+    -----
+    ``joints.Fixed`` builds the joint of its bodies' mechanism:
+
+    * planar, this class::
+
+        Fixed(body1, body2, point1=(0.0, 0.0), point2=(0.0, 0.0), angle=0.0, *, name=None)
+
+    * spatial, a :class:`~mechsolve.joints.SpatialFixed` (the two joint frames coincide)::
+
+        Fixed(body1, body2, frame1=None, frame2=None, *, axis=None, name=None)
+
+    ``isinstance(joint, joints.Fixed)`` holds for both.
     """
 
     n_equations = 3
     layout = (("point1", 2), ("point2", 2), ("angle", 1))
     equation_labels = ("x", "y", "angle")
     # No mirror: the angle row t2 - t1 - angle is linear, one root.
+    __new__ = dimension_dispatch("body1", "body2")
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
                  angle: float = 0.0, *, name: str | None = None) -> None:
@@ -374,15 +422,15 @@ class Fixed(_TwoPointJoint, Joint):
         a = as_float(angle, "angle")
         super().__init__((body1, body2), np.concatenate([p1, p2, [a]]), name=name)
 
-    @twin_classmethod
+    @classmethod
     def at(cls, body1: Body, body2: Body, point=None, *, name: str | None = None):
         """A weld that keeps the bodies' current relative placement.
 
         The coincident points are the body points at the global ``point`` (default: the
         origin of ``body2``) and the welded angle is the current relative angle ``t2 - t1``
         (not reduced modulo a turn, so the residual is zero now). With spatial bodies this is
-        :meth:`SpatialFixed.at <mechsolve.joints._spatial.SpatialFixed.at>`. The joint is not
-        added to the mechanism.
+        :meth:`SpatialFixed.at <mechsolve.joints.SpatialFixed.at>`. The joint is not added to
+        the mechanism.
 
         Parameters
         ----------
@@ -400,6 +448,9 @@ class Fixed(_TwoPointJoint, Joint):
         >>> weld.point1, weld.angle
         (array([1., 2.]), 0.5)
         """
+        spatial = spatial_form(cls, body1)
+        if spatial is not None:
+            return spatial.at(body1, body2, point, name=name)
         _pair(cls, body1, body2)
         if point is None:
             p1, p2 = body1.to_local(body2.position), np.zeros(2)
@@ -466,6 +517,22 @@ class Prismatic(_TwoPointJoint, Joint):
         Bounds of the slide ``s = u . d`` (lengths), either side ``None`` for open; kept by
         solves and sweeps (see :attr:`Joint.limits`).
     name : str, optional
+
+    Notes
+    -----
+    ``joints.Prismatic`` builds the joint of its bodies' mechanism:
+
+    * planar, this class::
+
+        Prismatic(body1, body2, point1=(0.0, 0.0), point2=(0.0, 0.0), axis=(1.0, 0.0), axis2=None,
+                  *, limits=None, name=None)
+
+    * spatial, a :class:`~mechsolve.joints.SpatialPrismatic` (frame 2's origin slides on
+      frame 1's z axis, rotation locked)::
+
+        Prismatic(body1, body2, frame1=None, frame2=None, *, axis=None, limits=None, name=None)
+
+    ``isinstance(joint, joints.Prismatic)`` holds for both.
     """
 
     n_equations = 2
@@ -473,6 +540,7 @@ class Prismatic(_TwoPointJoint, Joint):
     equation_labels = ("normal", "angle")
     limit_quantity = "slide"
     # No mirror: the angle row is linear, one root; a line has no direction to reverse.
+    __new__ = dimension_dispatch("body1", "body2")
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
                  axis=(1.0, 0.0), axis2=None, *, limits=None, name: str | None = None) -> None:
@@ -490,7 +558,7 @@ class Prismatic(_TwoPointJoint, Joint):
         s, J1, J2 = _projection(cls.sl, P, X1, X2, normal=False)
         return s, [J1, J2]
 
-    @twin_classmethod
+    @classmethod
     def at(cls, body1: Body, body2: Body, point, axis, *, name: str | None = None):
         """A slider through the global point ``point`` along the global direction ``axis``,
         at the current placement.
@@ -499,8 +567,8 @@ class Prismatic(_TwoPointJoint, Joint):
         ``body2`` at ``point`` slides on it (its slide, what
         :class:`~mechsolve.joints.SlideDriver` drives, is 0 now) and the relative angle is
         locked at its current value ``t2 - t1``. With spatial bodies this is
-        :meth:`SpatialPrismatic.at <mechsolve.joints._spatial.SpatialPrismatic.at>`. The joint
-        is not added to the mechanism.
+        :meth:`SpatialPrismatic.at <mechsolve.joints.SpatialPrismatic.at>`. The joint is not
+        added to the mechanism.
 
         Parameters
         ----------
@@ -520,6 +588,9 @@ class Prismatic(_TwoPointJoint, Joint):
         >>> rail.axis.round(6), rail.residual().round(12) + 0.0
         (array([0.707107, 0.707107]), array([0., 0.]))
         """
+        spatial = spatial_form(cls, body1)
+        if spatial is not None:
+            return spatial.at(body1, body2, point, axis, name=name)
         _pair(cls, body1, body2)
         p = as_vector(point, "point", 2)
         u = as_direction(axis, "axis", 2)
@@ -576,12 +647,29 @@ class PointOnLine(_TwoPointJoint, Joint):
     axis : array_like, shape (2,)
         Direction of the slot in body-1 coordinates (non-zero).
     name : str, optional
+
+    Notes
+    -----
+    ``joints.PointOnLine`` builds the joint of its bodies' mechanism:
+
+    * planar, this class::
+
+        PointOnLine(body1, body2, point1=(0.0, 0.0), point2=(0.0, 0.0), axis=(1.0, 0.0), *,
+                    name=None)
+
+    * spatial, a :class:`~mechsolve.joints.SpatialPointOnLine` (frame 2's origin stays on
+      frame 1's z axis)::
+
+        PointOnLine(body1, body2, frame1=None, frame2=None, *, axis=None, name=None)
+
+    ``isinstance(joint, joints.PointOnLine)`` holds for both.
     """
 
     n_equations = 1
     layout = (("point1", 2), ("point2", 2), ("axis", 2))
     equation_labels = ("normal",)
     # No mirror: a point on a line (no rotation row).
+    __new__ = dimension_dispatch("body1", "body2")
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
                  axis=(1.0, 0.0), *, name: str | None = None) -> None:
@@ -590,15 +678,15 @@ class PointOnLine(_TwoPointJoint, Joint):
         u = as_direction(axis, "axis", 2)
         super().__init__((body1, body2), np.concatenate([p1, p2, u]), name=name)
 
-    @twin_classmethod
+    @classmethod
     def at(cls, body1: Body, body2: Body, point, axis, *, name: str | None = None):
         """A pin in a slot through the global point ``point`` along the global direction
         ``axis``, at the current placement.
 
         The slot is the line of ``body1`` through ``point`` along ``axis`` now, and the pin the
         point of ``body2`` at ``point``. With spatial bodies this is
-        :meth:`SpatialPointOnLine.at <mechsolve.joints._spatial.SpatialPointOnLine.at>`. The
-        joint is not added to the mechanism.
+        :meth:`SpatialPointOnLine.at <mechsolve.joints.SpatialPointOnLine.at>`. The joint is
+        not added to the mechanism.
 
         Parameters
         ----------
@@ -619,6 +707,9 @@ class PointOnLine(_TwoPointJoint, Joint):
         >>> slot.residual().round(12) + 0.0
         array([0.])
         """
+        spatial = spatial_form(cls, body1)
+        if spatial is not None:
+            return spatial.at(body1, body2, point, axis, name=name)
         _pair(cls, body1, body2)
         p = as_vector(point, "point", 2)
         u = as_direction(axis, "axis", 2)
@@ -659,12 +750,28 @@ class Distance(_TwoPointJoint, Joint):
     length : float
         Positive rod length.
     name : str, optional
+
+    Notes
+    -----
+    ``joints.Distance`` builds the joint of its bodies' mechanism:
+
+    * planar, this class::
+
+        Distance(body1, body2, point1=(0.0, 0.0), point2=(0.0, 0.0), length=1.0, *, name=None)
+
+    * spatial, a :class:`~mechsolve.joints.SpatialDistance` (a rod between two body points in
+      space)::
+
+        Distance(body1, body2, point1=None, point2=None, length=1.0, *, name=None)
+
+    ``isinstance(joint, joints.Distance)`` holds for both.
     """
 
     n_equations = 1
     layout = (("point1", 2), ("point2", 2), ("length", 1))
     equation_labels = ("length",)
     # No mirror: |d| = L from either side is what a rod means (no rotation row).
+    __new__ = dimension_dispatch("body1", "body2")
     def length_hint(self) -> float:
         return abs(float(self._p[self.sl.length]))
 
@@ -675,7 +782,7 @@ class Distance(_TwoPointJoint, Joint):
         L = as_float(length, "length", positive=True)
         super().__init__((body1, body2), np.concatenate([p1, p2, [L]]), name=name)
 
-    @twin_classmethod
+    @classmethod
     def at(cls, body1: Body, body2: Body, point1, point2, length: float | None = None, *,
            name: str | None = None):
         """A rod between the global points ``point1`` (on ``body1``) and ``point2`` (on
@@ -683,8 +790,8 @@ class Distance(_TwoPointJoint, Joint):
 
         ``length`` defaults to their current distance (so the residual is zero now). With
         spatial bodies this is :meth:`SpatialDistance.at
-        <mechsolve.joints._spatial.SpatialDistance.at>`; ``DistanceDriver.at`` gives the
-        driver, whose value is the length. The joint is not added to the mechanism.
+        <mechsolve.joints.SpatialDistance.at>`; ``DistanceDriver.at`` gives the driver, whose
+        value is the length. The joint is not added to the mechanism.
 
         Parameters
         ----------
@@ -704,6 +811,9 @@ class Distance(_TwoPointJoint, Joint):
         >>> rod.length, rod.point2
         (5.0, array([ 2., -1.]))
         """
+        spatial = spatial_form(cls, body1)
+        if spatial is not None:
+            return spatial.at(body1, body2, point1, point2, length, name=name)
         _pair(cls, body1, body2)
         return _rod_at(cls, body1, body2, point1, point2, length, name, 2)
 

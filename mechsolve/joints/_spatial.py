@@ -54,9 +54,17 @@ import numpy as np
 from .._validation import as_direction, as_float, as_vector
 from ..body import Body, SpatialBody
 from ..spatial._quat import cross, quat_conjugate, quat_multiply, quat_rotate, quat_to_matrix
-from ._drivers import AngleDriver, DistanceDriver, Driver, SlideDriver
+from ._drivers import AngleDriver, DistanceDriver, Driver, SlideDriver, _DrivenLength
 from ._phi_p import FRAME_LAYOUT, FRAMES, components_p, distance_p, relative_angle_p
-from ._planar import Distance, Fixed, PointOnLine, Prismatic, Revolute, _rod_at
+from ._planar import (
+    Distance,
+    Fixed,
+    PointOnLine,
+    Prismatic,
+    Revolute,
+    _rod_at,
+    angle_limits_wrap,
+)
 from .base import DriverJoint, Joint
 
 __all__ = [
@@ -141,10 +149,6 @@ def _axis_at(cls, body1, body2, point, axis, name):
     return cls(body1, body2, frame1, frame2, name=name)
 
 
-_AT_NOTE = """The joint frames on the two bodies are the same global frame now: origin at
-        ``point``, z axis along ``axis``, x axis global x turned onto it by the smallest
-        rotation that takes global z onto ``axis``. So every residual, the joint's angle and
-        its slide are 0 at the current placement. The joint is not added to the mechanism."""
 
 
 def _axes(X, F):
@@ -326,40 +330,17 @@ def _components_gamma(rows, P, X1, X2, V1, V2):
     return out
 
 
-# The parameters every frame joint shares, put into each docstring at ``{frame_parameters}``.
-_FRAME_PARAMETERS = """body1, body2 : SpatialBody
-        The joined bodies (either may be ground).
-    frame1, frame2 : Frame or array_like, shape (3,) or str, optional
-        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
-        a point, or the name of a point of that body (a frame at that point with the body's
-        own orientation). Default: the body's origin.
-    axis : array_like, shape (3,), optional
-        Shorthand for point placements: the joint axis, given in **each body's own
-        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
-        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
-        rotation. Not allowed with Frames.
-    name : str, optional
-        Name used in reports and messages."""
-
-
 class _FrameJoint(Joint):
     """A spatial joint defined by a tuple of components between two joint frames."""
 
     dims = (3,)
     _rows: tuple[str, ...] = ()
     layout = FRAME_LAYOUT
-    _hidden_parameters = ("extra",)   # the parameters a subclass appends
     #: The frame axes checked by :meth:`_mirrored` (from :data:`_MIRROR_AXES`; empty: none).
     _mirror_axes: tuple[int, ...] = ()
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.__doc__ and "{frame_parameters}" in cls.__doc__:
-            cls.__doc__ = cls.__doc__.replace("{frame_parameters}", _FRAME_PARAMETERS)
-        at = cls.__dict__.get("at")
-        doc = at.__func__.__doc__ if isinstance(at, classmethod) else None
-        if doc and "{at_note}" in doc:
-            at.__func__.__doc__ = doc.replace("{at_note}", _AT_NOTE)
         # The mirror check follows from the rotation rows (this also covers every
         # GenericJoint subset); only a class with mirrored roots overrides Joint._mirrored, and
         # a subclass whose rows have none drops the check it would inherit.
@@ -377,7 +358,11 @@ class _FrameJoint(Joint):
                 cls.mirror_description = Joint.mirror_description
 
     def __init__(self, body1: Body, body2: Body, frame1=None, frame2=None, *, axis=None,
-                 name: str | None = None, extra=()) -> None:
+                 name: str | None = None) -> None:
+        self._place(body1, body2, frame1, frame2, axis, name)
+
+    def _place(self, body1, body2, frame1, frame2, axis, name, extra=()) -> None:
+        """Constructor body: the two frames (then ``extra`` parameters a class appends)."""
         _require_spatial(self, body1, body2)
         if frame1 is None:
             frame1 = np.zeros(3)
@@ -385,12 +370,10 @@ class _FrameJoint(Joint):
             frame2 = np.zeros(3)
         p1, f1 = placement(frame1, "frame1", axis, body1)
         p2, f2 = placement(frame2, "frame2", axis, body2)
-        # Joint.__init__ directly: the planar twin (e.g. Revolute) follows in the MRO.
         Joint.__init__(self, (body1, body2), np.concatenate([p1, f1, p2, f2, extra]), name=name)
 
     @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
-        # Overrides the planar twin's closed form (Revolute, Fixed, ... later in the MRO).
         return _components_gamma(cls._rows, P, X1, X2, V1, V2)
 
     @property
@@ -478,7 +461,7 @@ class Spherical(_FrameJoint):
 
     def __init__(self, body1: Body, body2: Body, frame1=None, frame2=None, *, axis=None,
                  name: str | None = None, limits=None) -> None:
-        _FrameJoint.__init__(self, body1, body2, frame1, frame2, axis=axis, name=name)
+        self._place(body1, body2, frame1, frame2, axis, name)
         self._set_limits(limits)
 
     @classmethod
@@ -525,7 +508,7 @@ class Spherical(_FrameJoint):
     # No mirror: only the origins are constrained (no rotation rows).
 
 
-class SpatialRevolute(_FrameJoint, Revolute, variant_of=Revolute):
+class SpatialRevolute(_FrameJoint, variant_of=Revolute):
     """Spatial revolute (hinge): origins coincide, the z axes stay parallel (5 equations).
 
     With ``o_i`` the frame origins and ``x_i, y_i, z_i`` the frame axes in global coordinates
@@ -534,13 +517,26 @@ class SpatialRevolute(_FrameJoint, Revolute, variant_of=Revolute):
         Phi = (o_1 - o_2,  -y_1 . z_2,  x_1 . z_2)
 
     Rotation about the common z axis is free; :meth:`angle` measures it and
-    :class:`~mechsolve.joints.AngleDriver` drives it. Built by ``joints.Revolute`` when the
-    bodies are spatial. Phi also vanishes with ``z_2 = -z_1`` (the hinge upside down), which
-    :meth:`is_mirrored` reports.
+    :class:`~mechsolve.joints.AngleDriver` drives it. What ``joints.Revolute`` builds from the
+    bodies of a spatial mechanism (``isinstance(hinge, joints.Revolute)`` holds; see
+    :class:`~mechsolve.joints.Revolute`). Phi also vanishes with ``z_2 = -z_1`` (the hinge upside
+    down), which :meth:`is_mirrored` reports.
 
     Parameters
     ----------
-    {frame_parameters}
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,) or str, optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        a point, or the name of a point of that body (a frame at that point with the body's
+        own orientation). Default: the body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
     limits : (float or None, float or None), optional
         Bounds of the relative angle (radians; read continuously within the turn centred on
         the limits), kept by solves and sweeps (see :attr:`Joint.limits`).
@@ -563,12 +559,17 @@ class SpatialRevolute(_FrameJoint, Revolute, variant_of=Revolute):
 
     _rows = ("gx", "gy", "gz", "rx", "ry")
     n_equations = 5
+    limit_quantity = "angle"
 
     @classmethod
     def at(cls, body1: Body, body2: Body, point, axis, *, name: str | None = None):
         """A hinge through the global point ``point`` along the global direction ``axis``.
 
-        What ``joints.Revolute.at`` builds from spatial bodies. {at_note}
+        What ``joints.Revolute.at`` builds from spatial bodies. The joint frames on the two
+        bodies are the same global frame now: origin at ``point``, z axis along ``axis``, x
+        axis global x turned onto it by the smallest rotation that takes global z onto
+        ``axis``. So every residual, the joint's angle and its slide are 0 at the current
+        placement. The joint is not added to the mechanism.
 
         Parameters
         ----------
@@ -591,12 +592,14 @@ class SpatialRevolute(_FrameJoint, Revolute, variant_of=Revolute):
         return _axis_at(cls, body1, body2, point, axis, name)
     # Mirror: rx, ry also vanish at z_2 = -z_1 (a hinge upside down); z_1 . z_2 must be > 0.
 
-    _limit_wraps = True
-
     def __init__(self, body1: Body, body2: Body, frame1=None, frame2=None, *, axis=None,
                  limits=None, name: str | None = None) -> None:
-        _FrameJoint.__init__(self, body1, body2, frame1, frame2, axis=axis, name=name)
+        self._place(body1, body2, frame1, frame2, axis, name)
         self._set_limits(limits)
+
+    @property
+    def limit_wraps(self) -> bool:
+        return angle_limits_wrap(self._limits)
 
     @classmethod
     def _limit_measure(cls, P, X1, X2):
@@ -616,7 +619,7 @@ class SpatialRevolute(_FrameJoint, Revolute, variant_of=Revolute):
         return float(_relative_angle(P, *X)[0][0])
 
 
-class SpatialPrismatic(_FrameJoint, Prismatic, variant_of=Prismatic):
+class SpatialPrismatic(_FrameJoint, variant_of=Prismatic):
     """Spatial prismatic (slider): frame 2's origin on frame 1's z axis, rotation locked.
 
     With ``d = o_2 - o_1`` (5 equations)::
@@ -624,13 +627,26 @@ class SpatialPrismatic(_FrameJoint, Prismatic, variant_of=Prismatic):
         Phi = (x_1 . d,  y_1 . d,  -y_1 . z_2,  x_1 . z_2,  y_1 . x_2)
 
     Sliding along the z axis is free; the slide ``z_1 . d`` is what
-    :class:`~mechsolve.joints.SlideDriver` drives. Built by ``joints.Prismatic`` when the bodies
-    are spatial. The rotation rows also vanish with frame 2 turned a half turn about an axis of
-    frame 1, which :meth:`is_mirrored` reports.
+    :class:`~mechsolve.joints.SlideDriver` drives. What ``joints.Prismatic`` builds from the
+    bodies of a spatial mechanism (``isinstance(slider, joints.Prismatic)`` holds; see
+    :class:`~mechsolve.joints.Prismatic`). The rotation rows also vanish with frame 2 turned a
+    half turn about an axis of frame 1, which :meth:`is_mirrored` reports.
 
     Parameters
     ----------
-    {frame_parameters}
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,) or str, optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        a point, or the name of a point of that body (a frame at that point with the body's
+        own orientation). Default: the body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
     limits : (float or None, float or None), optional
         Bounds of the slide ``z_1 . d`` (lengths), kept by solves and sweeps (see
         :attr:`Joint.limits`).
@@ -650,12 +666,17 @@ class SpatialPrismatic(_FrameJoint, Prismatic, variant_of=Prismatic):
 
     _rows = ("x", "y", "rx", "ry", "rz")
     n_equations = 5
+    limit_quantity = "slide"
 
     @classmethod
     def at(cls, body1: Body, body2: Body, point, axis, *, name: str | None = None):
         """A slider through the global point ``point`` along the global direction ``axis``.
 
-        What ``joints.Prismatic.at`` builds from spatial bodies. {at_note}
+        What ``joints.Prismatic.at`` builds from spatial bodies. The joint frames on the two
+        bodies are the same global frame now: origin at ``point``, z axis along ``axis``, x
+        axis global x turned onto it by the smallest rotation that takes global z onto
+        ``axis``. So every residual, the joint's angle and its slide are 0 at the current
+        placement. The joint is not added to the mechanism.
 
         Parameters
         ----------
@@ -679,7 +700,7 @@ class SpatialPrismatic(_FrameJoint, Prismatic, variant_of=Prismatic):
 
     def __init__(self, body1: Body, body2: Body, frame1=None, frame2=None, *, axis=None,
                  limits=None, name: str | None = None) -> None:
-        _FrameJoint.__init__(self, body1, body2, frame1, frame2, axis=axis, name=name)
+        self._place(body1, body2, frame1, frame2, axis, name)
         self._set_limits(limits)
 
     @classmethod
@@ -704,7 +725,19 @@ class Cylindrical(_FrameJoint):
 
     Parameters
     ----------
-    {frame_parameters}
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,) or str, optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        a point, or the name of a point of that body (a frame at that point with the body's
+        own orientation). Default: the body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
 
     Examples
     --------
@@ -727,7 +760,10 @@ class Cylindrical(_FrameJoint):
         """A cylindrical joint through the global point ``point`` along the global direction
         ``axis``.
 
-        {at_note}
+        The joint frames on the two bodies are the same global frame now: origin at ``point``,
+        z axis along ``axis``, x axis global x turned onto it by the smallest rotation that
+        takes global z onto ``axis``. So every residual, the joint's angle and its slide are 0
+        at the current placement. The joint is not added to the mechanism.
 
         Parameters
         ----------
@@ -856,7 +892,19 @@ class Planar(_FrameJoint):
 
     Parameters
     ----------
-    {frame_parameters}
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,) or str, optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        a point, or the name of a point of that body (a frame at that point with the body's
+        own orientation). Default: the body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
 
     Examples
     --------
@@ -878,20 +926,33 @@ class Planar(_FrameJoint):
                           "assembly)")
 
 
-class SpatialFixed(_FrameJoint, Fixed, variant_of=Fixed):
+class SpatialFixed(_FrameJoint, variant_of=Fixed):
     """Spatial weld: the two joint frames coincide (6 equations).
 
     ::
 
         Phi = (o_1 - o_2,  -y_1 . z_2,  x_1 . z_2,  y_1 . x_2)
 
-    With ``body1`` ground this places ``body2`` at a fixed global pose. Built by
-    ``joints.Fixed`` when the bodies are spatial. The rotation rows also vanish with frame 2
-    turned a half turn about an axis of frame 1, which :meth:`is_mirrored` reports.
+    With ``body1`` ground this places ``body2`` at a fixed global pose. What ``joints.Fixed``
+    builds from the bodies of a spatial mechanism (``isinstance(weld, joints.Fixed)`` holds; see
+    :class:`~mechsolve.joints.Fixed`). The rotation rows also vanish with frame 2 turned a half
+    turn about an axis of frame 1, which :meth:`is_mirrored` reports.
 
     Parameters
     ----------
-    {frame_parameters}
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,) or str, optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        a point, or the name of a point of that body (a frame at that point with the body's
+        own orientation). Default: the body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
 
     Examples
     --------
@@ -941,19 +1002,32 @@ class SpatialFixed(_FrameJoint, Fixed, variant_of=Fixed):
     # checked (x_1 . x_2, y_1 . y_2, z_1 . z_2 > 0).
 
 
-class SpatialPointOnLine(_FrameJoint, PointOnLine, variant_of=PointOnLine):
+class SpatialPointOnLine(_FrameJoint, variant_of=PointOnLine):
     """Point on line: frame 2's origin stays on frame 1's z axis (2 equations).
 
     With ``d = o_2 - o_1``::
 
         Phi = (x_1 . d,  y_1 . d)
 
-    Sliding along the line and every rotation are free. Built by ``joints.PointOnLine`` when
-    the bodies are spatial.
+    Sliding along the line and every rotation are free. What ``joints.PointOnLine`` builds from
+    the bodies of a spatial mechanism (``isinstance(joint, joints.PointOnLine)`` holds; see
+    :class:`~mechsolve.joints.PointOnLine`).
 
     Parameters
     ----------
-    {frame_parameters}
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,) or str, optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        a point, or the name of a point of that body (a frame at that point with the body's
+        own orientation). Default: the body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
 
     Examples
     --------
@@ -975,7 +1049,11 @@ class SpatialPointOnLine(_FrameJoint, PointOnLine, variant_of=PointOnLine):
         """The point of ``body2`` at the global ``point`` held on the line of ``body1`` through
         it along the global direction ``axis``.
 
-        What ``joints.PointOnLine.at`` builds from spatial bodies. {at_note}
+        What ``joints.PointOnLine.at`` builds from spatial bodies. The joint frames on the
+        two bodies are the same global frame now: origin at ``point``, z axis along
+        ``axis``, x axis global x turned onto it by the smallest rotation that takes global
+        z onto ``axis``. So every residual, the joint's angle and its slide are 0 at the
+        current placement. The joint is not added to the mechanism.
 
         Parameters
         ----------
@@ -1008,7 +1086,19 @@ class PointOnPlane(_FrameJoint):
 
     Parameters
     ----------
-    {frame_parameters}
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,) or str, optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        a point, or the name of a point of that body (a frame at that point with the body's
+        own orientation). Default: the body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
 
     Examples
     --------
@@ -1045,7 +1135,19 @@ class ParallelAxes(_FrameJoint):
 
     Parameters
     ----------
-    {frame_parameters}
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,) or str, optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        a point, or the name of a point of that body (a frame at that point with the body's
+        own orientation). Default: the body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
 
     Examples
     --------
@@ -1075,7 +1177,19 @@ class PerpendicularAxes(_FrameJoint):
 
     Parameters
     ----------
-    {frame_parameters}
+    body1, body2 : SpatialBody
+        The joined bodies (either may be ground).
+    frame1, frame2 : Frame or array_like, shape (3,) or str, optional
+        The joint frame on each body, in that body's coordinates: a :class:`~mechsolve.Frame`,
+        a point, or the name of a point of that body (a frame at that point with the body's
+        own orientation). Default: the body's origin.
+    axis : array_like, shape (3,), optional
+        Shorthand for point placements: the joint axis, given in **each body's own
+        coordinates** (the same three numbers are read in body 1's frame for ``frame1`` and in
+        body 2's frame for ``frame2``); each frame's z axis is turned onto it by the smallest
+        rotation. Not allowed with Frames.
+    name : str, optional
+        Name used in reports and messages.
 
     Examples
     --------
@@ -1173,7 +1287,7 @@ class GenericJoint(_FrameJoint):
 
     def __init__(self, body1, body2, frame1=None, frame2=None, components=(), *, axis=None,
                  name: str | None = None) -> None:
-        _FrameJoint.__init__(self, body1, body2, frame1, frame2, axis=axis, name=name)
+        self._place(body1, body2, frame1, frame2, axis, name)
 
     def __reduce_ex__(self, protocol):
         """Pickle by the components: the class of a set of components is made at run time and
@@ -1181,8 +1295,21 @@ class GenericJoint(_FrameJoint):
         return (_unpickle_generic, (type(self)._rows, self.__dict__.copy()))
 
 
-class SpatialDistance(_FrameJoint, Distance, variant_of=Distance):
-    """Spatial rod: the frame origins stay ``length`` apart; ``Phi = (d.d - L^2) / (2L)``."""
+class SpatialDistance(_FrameJoint, variant_of=Distance):
+    """Spatial rod: the frame origins stay ``length`` apart; ``Phi = (d.d - L^2) / (2L)``.
+
+    What ``joints.Distance`` builds from the bodies of a spatial mechanism
+    (``isinstance(rod, joints.Distance)`` holds; see :class:`~mechsolve.joints.Distance`).
+
+    Parameters
+    ----------
+    body1, body2 : SpatialBody
+    point1, point2 : array_like, shape (3,), or Frame, or str, optional
+        The rod's ends in their bodies' coordinates (default: the origins).
+    length : float
+        Positive rod length.
+    name : str, optional
+    """
 
     _rows = ("length",)
     n_equations = 1
@@ -1192,7 +1319,10 @@ class SpatialDistance(_FrameJoint, Distance, variant_of=Distance):
     def __init__(self, body1, body2, point1=None, point2=None, length: float = 1.0, *,
                  name: str | None = None) -> None:
         L = as_float(length, "length", positive=True)
-        _FrameJoint.__init__(self, body1, body2, point1, point2, name=name, extra=[L])
+        self._place(body1, body2, point1, point2, None, name, extra=[L])
+
+    def length_hint(self) -> float:
+        return abs(float(self._p[self.sl.length]))
 
     @classmethod
     def at(cls, body1: Body, body2: Body, point1, point2, length: float | None = None, *,
@@ -1293,10 +1423,26 @@ def _angle_gamma(P, X1, X2, V1, V2):
     return 2 * (c * sd - s * cd) * (s * sd + c * cd) / (r2 * r2) - quad
 
 
-class SpatialDriver(Driver, variant_of=Driver):
-    """Fix one global coordinate of a spatial body's origin: ``x``, ``y`` or ``z``."""
+class SpatialDriver(DriverJoint, variant_of=Driver):
+    """Fix one global coordinate of a spatial body's origin: ``x``, ``y`` or ``z``.
+
+    ``Phi = r_c - value``. What ``joints.Driver`` builds for a body of a spatial mechanism
+    (``isinstance(driver, joints.Driver)`` holds; see :class:`~mechsolve.joints.Driver`).
+
+    Parameters
+    ----------
+    body : SpatialBody
+        A moving body.
+    coordinate : {"x", "y", "z"}
+    value : float
+        The coordinate's value (a length), settable between solves.
+    name : str, optional
+    """
 
     dims = (3,)
+    n_equations = 1
+    layout = (("weights", 3), ("value", 1))
+    design_parameters = ("value",)   # the weights select the coordinate
     # No mirror: linear in the position.
 
     def __init__(self, body, coordinate: str, value: float = 0.0, *, name=None) -> None:
@@ -1312,6 +1458,10 @@ class SpatialDriver(Driver, variant_of=Driver):
         DriverJoint.__init__(self, (body,), np.concatenate([weights, [self._take_value(value)]]),
                              name=name)
 
+    @property
+    def equation_labels(self):
+        return (self.coordinate,)
+
     @classmethod
     def _phi(cls, P, X):
         w = P[..., cls.sl.weights]
@@ -1325,8 +1475,7 @@ class SpatialDriver(Driver, variant_of=Driver):
         J[..., 0, :3] = P[..., cls.sl.weights]
         return phi, [J]
 
-    # Phi = n . r - value in the position's components, as for the planar driver (a twin
-    # names its own kernel: it does not inherit its planar class's)
+    # Phi = n . r - value in the position's components: the planar driver's closed form
     _phi_p = Driver.__dict__["_phi_p"]
 
     @classmethod
@@ -1345,14 +1494,26 @@ def _drive_frame_joint(driver, joint, kinds, kind: str, allowed: str, value, nam
     driver.joint = joint
 
 
-class SpatialAngleDriver(AngleDriver, variant_of=AngleDriver):
+class SpatialAngleDriver(DriverJoint, variant_of=AngleDriver):
     """Drive a spatial revolute's (or cylindrical's) relative angle.
 
     The angle of frame 2's x axis about frame 1's z axis; ``Phi = wrap(theta - value)`` to
     ``(-pi, pi]``, so the value is continuous through ``+-pi`` and may take any real value.
+    What ``joints.AngleDriver`` builds for a spatial joint (``isinstance(driver,
+    joints.AngleDriver)`` holds; see :class:`~mechsolve.joints.AngleDriver`).
+
+    Parameters
+    ----------
+    joint : SpatialRevolute or Cylindrical
+    value : float
+        The angle in radians.
+    name : str, optional
     """
 
     design_parameters = ("value",)   # the rest copies the revolute's frames
+    n_equations = 1
+    equation_labels = ("angle",)
+    is_angle = True
     dims = (3,)
     layout = FRAME_LAYOUT + (("value", 1),)
     # No mirror: wrap(atan2(y_1 . x_2, x_1 . x_2) - value) vanishes only at the angle itself
@@ -1395,9 +1556,23 @@ class SpatialAngleDriver(AngleDriver, variant_of=AngleDriver):
         return _angle_gamma(P, X1, X2, V1, V2)[..., None]
 
 
-class SpatialSlideDriver(SlideDriver, variant_of=SlideDriver):
-    """Drive a spatial prismatic's (or cylindrical's) slide ``z_1 . d``."""
+class SpatialSlideDriver(DriverJoint, variant_of=SlideDriver):
+    """Drive a spatial prismatic's (or cylindrical's) slide ``z_1 . d``.
 
+    What ``joints.SlideDriver`` builds for a spatial joint (``isinstance(driver,
+    joints.SlideDriver)`` holds; see :class:`~mechsolve.joints.SlideDriver`).
+
+    Parameters
+    ----------
+    joint : SpatialPrismatic or Cylindrical
+    value : float
+        The signed slide (a length).
+    name : str, optional
+    """
+
+    design_parameters = ("value",)   # the rest copies the prismatic's frames
+    n_equations = 1
+    equation_labels = ("slide",)
     dims = (3,)
     layout = FRAME_LAYOUT + (("value", 1),)
     # No mirror: z_1 . d - value is a signed length along z_1 (no rotation row).
@@ -1423,12 +1598,26 @@ class SpatialSlideDriver(SlideDriver, variant_of=SlideDriver):
 
     @classmethod
     def _gamma(cls, P, X1, X2, V1, V2):
-        # Overrides the planar SlideDriver's closed form.
         return _components_gamma(("z",), P, X1, X2, V1, V2)
 
 
-class SpatialDistanceDriver(SpatialDistance, DistanceDriver, variant_of=DistanceDriver):
-    """A spatial distance whose length is a driven value (a linear actuator, a Stewart leg)."""
+class SpatialDistanceDriver(_DrivenLength, SpatialDistance, DriverJoint,
+                            variant_of=DistanceDriver):
+    """A spatial distance whose length is a driven value (a linear actuator, a Stewart leg).
+
+    What ``joints.DistanceDriver`` builds from the bodies of a spatial mechanism
+    (``isinstance(leg, joints.DistanceDriver)`` holds; see
+    :class:`~mechsolve.joints.DistanceDriver`).
+
+    Parameters
+    ----------
+    body1, body2 : SpatialBody
+    point1, point2 : array_like, shape (3,), or Frame, or str, optional
+        The ends in their bodies' coordinates (default: the origins).
+    value : float
+        The distance (positive).
+    name : str, optional
+    """
 
     # No mirror: a distance, as SpatialDistance.
 

@@ -32,10 +32,7 @@ The leading ``...`` is an optional batch axis (many poses at once). A subclass t
 
 from __future__ import annotations
 
-import functools
 import inspect
-import re
-import textwrap
 from abc import ABCMeta, abstractmethod
 from typing import ClassVar
 
@@ -45,7 +42,7 @@ from .._validation import MAX_ANGLE, as_float, as_name
 from .._warnings import check_degrees_value
 from ..body import Body
 
-__all__ = ["Joint", "DriverJoint"]
+__all__ = ["Joint", "DriverJoint", "ParameterSlices"]
 
 _FD_STEP = 1e-6
 
@@ -85,34 +82,54 @@ def _perturb(X: np.ndarray, c: int, h: float, body: bool = True) -> np.ndarray:
     return out
 
 
-#: The spatial twin of each planar class that has one: ``joints.Revolute(...)`` with spatial
-#: bodies builds a ``SpatialRevolute``. A twin registers itself in its class statement
-#: (``class SpatialRevolute(..., variant_of=Revolute)``); the first definition wins, so that a
-#: module executed again (pytest's doctest import) does not re-point the planar classes.
+#: The spatial class each planar class with a spatial form builds from the bodies of a spatial
+#: mechanism: ``joints.Revolute(...)`` with spatial bodies builds a ``SpatialRevolute``. A spatial
+#: class declares it in its class statement (``class SpatialRevolute(_FrameJoint,
+#: variant_of=Revolute)``), which also registers it as a virtual subclass of the planar class
+#: (``isinstance(hinge, joints.Revolute)`` holds for both forms; nothing is inherited). The
+#: first definition wins, so that a module executed again (pytest's doctest import) does not
+#: re-point the planar classes.
 SPATIAL_VARIANTS: dict[type, type] = {}
 
 
-class twin_classmethod(classmethod):  # noqa: N801 (a decorator, named like classmethod)
-    """A classmethod of a planar joint class that, given spatial bodies, calls the method of
-    the same name of the class's spatial twin (see :data:`SPATIAL_VARIANTS`), as calling the
-    class does: ``joints.Revolute.at(b1, b2, ...)`` with spatial bodies is
-    ``SpatialRevolute.at(b1, b2, ...)``. The first argument (or ``body1=``) decides."""
+def dimension_dispatch(*leading: str, call=None):
+    """The ``__new__`` of a planar joint class with a spatial form (see
+    :data:`SPATIAL_VARIANTS`): called with the bodies of a spatial mechanism it returns the
+    spatial class's joint, built from the same arguments; else a new joint of the class itself
+    (which ``__init__`` then builds).
 
-    def __get__(self, obj, cls=None):
-        bound = super().__get__(obj, cls)
-        twin = SPATIAL_VARIANTS.get(cls if cls is not None else type(obj))
-        if twin is None:
-            return bound
-        name = self.__func__.__name__
+    ``leading`` names the arguments before those the two forms spell differently (the bodies,
+    or the driven joint); the first decides. ``inspect.signature`` of the class then shows
+    ``(leading..., *args, **kwargs)``, and the class's docstring gives both calls. Where both
+    forms take the same arguments, ``call`` (the planar ``__init__``) gives the signature.
+    """
 
-        @functools.wraps(self.__func__)
-        def call(*args, **kwargs):
-            first = args[0] if args else kwargs.get("body1")
-            if _is_spatial(first):
-                return getattr(twin, name)(*args, **kwargs)
-            return bound(*args, **kwargs)
+    def __new__(cls, *args, **kwargs):  # noqa: N807 (it becomes a class's __new__)
+        spatial = SPATIAL_VARIANTS.get(cls)
+        first = args[0] if args else kwargs.get(leading[0])
+        if spatial is not None and _is_spatial(first):
+            return spatial(*args, **kwargs)
+        return object.__new__(cls)
 
-        return call
+    kind = inspect.Parameter
+    if call is not None:
+        sig = inspect.signature(call)
+        params = list(sig.parameters.values())
+        __new__.__signature__ = sig.replace(parameters=[params[0].replace(name="cls")]
+                                            + params[1:])
+    else:
+        __new__.__signature__ = inspect.Signature(
+            [kind("cls", kind.POSITIONAL_OR_KEYWORD)]
+            + [kind(name, kind.POSITIONAL_OR_KEYWORD) for name in leading]
+            + [kind("args", kind.VAR_POSITIONAL), kind("kwargs", kind.VAR_KEYWORD)])
+    return __new__
+
+
+def spatial_form(cls, first):
+    """The spatial class of the planar class ``cls`` when ``first`` (its first argument)
+    belongs to a spatial mechanism, else ``None``: ``at`` constructors dispatch with it."""
+    spatial = SPATIAL_VARIANTS.get(cls)
+    return spatial if spatial is not None and _is_spatial(first) else None
 
 
 class ParameterSlices:
@@ -204,88 +221,6 @@ def _parameter_property(name: str, sl: slice, size: int | None) -> property:
     return prop
 
 
-class _JointType(ABCMeta):
-    """The type of joint classes: a planar class with a spatial twin builds the twin when it is
-    given spatial bodies (see :data:`SPATIAL_VARIANTS`)."""
-
-    def __call__(cls, *args, **kwargs):
-        variant = SPATIAL_VARIANTS.get(cls)
-        if variant is not None and args and _is_spatial(args[0]):
-            return variant(*args, **kwargs)
-        return super().__call__(*args, **kwargs)
-
-    @property
-    def __signature__(cls) -> inspect.Signature:
-        """The constructor's signature (``help()`` and ``inspect.signature`` would otherwise
-        show this metaclass's ``__call__(*args, **kwargs)``), without the parameters the
-        class keeps for its subclasses (``_hidden_parameters``)."""
-        sig = inspect.signature(cls.__init__)
-        return sig.replace(parameters=[p for p in list(sig.parameters.values())[1:]
-                                       if p.name not in cls._hidden_parameters],
-                           return_annotation=inspect.Signature.empty)
-
-
-# -- the planar and spatial forms in each other's docstrings ------------------------------------
-_SECTION = re.compile(r"^([ \t]*)(\w[\w ]*)\n\1-{3,}[ \t]*$", re.MULTILINE)
-
-
-def _call_text(cls, name: str) -> str:
-    """``name(...)``: the call of ``cls`` as a user writes it, without annotations."""
-    sig = cls.__signature__
-    sig = sig.replace(parameters=[p.replace(annotation=p.empty) for p in sig.parameters.values()],
-                      return_annotation=sig.empty)
-    return f"{name}{sig}"
-
-
-def _with_note(doc: str | None, note: str) -> str:
-    """``doc`` with ``note`` (paragraphs, unindented) at the end of its Notes section, which is
-    made (before References or Examples, else at the end) when the docstring has none; the
-    docstring's own indentation is kept (other hooks fill placeholders in it later)."""
-    doc = (doc or "").rstrip()
-    rest = [ln for ln in doc.splitlines()[1:] if ln.strip()]
-    indent = min((ln[:len(ln) - len(ln.lstrip())] for ln in rest), key=len, default="")
-    sections = [(m.start(), m.group(2)) for m in _SECTION.finditer(doc)]
-    names = [n for _, n in sections]
-    if "Notes" in names:
-        k = names.index("Notes")
-        at = sections[k + 1][0] if k + 1 < len(sections) else len(doc)
-        text = note
-    else:
-        later = [i for i, n in sections if n in ("References", "Examples")]
-        at = later[0] if later else len(doc)
-        text = "Notes\n-----\n" + note
-    text = "\n".join(indent + ln if ln else "" for ln in text.splitlines())
-    head, tail = doc[:at].rstrip(), doc[at:]
-    return head + "\n\n" + text + "\n" + ("\n" + tail if tail else indent)
-
-
-def _paragraph(text: str) -> str:
-    return textwrap.fill(text, width=92, break_long_words=False, break_on_hyphens=False)
-
-
-def _document_twins(planar: type, spatial: type) -> None:
-    """Give the planar class's docstring (what ``help()`` shows) the call of its spatial twin
-    and the twin's the planar call; done when the twin registers, so it cannot go stale."""
-    name = planar.__name__
-    planar_call, spatial_call = _call_text(planar, name), _call_text(spatial, name)
-    first = (spatial.__doc__ or "").strip().split("\n\n")[0]
-    summary = f" (*{' '.join(first.split())}*)" if first else ""
-    planar.__doc__ = _with_note(planar.__doc__, "\n".join((
-        _paragraph(f"**Spatial form.** With the bodies of a spatial mechanism "
-                   f"(``ms.Mechanism(dim=3)``) ``{name}`` builds a ``{spatial.__name__}``"
-                   f"{summary}, called as::"),
-        "", f"    {spatial_call}", "",
-        _paragraph(f"Its parameters: ``help({spatial.__module__}.{spatial.__name__})``."))))
-    spatial.__doc__ = _with_note(spatial.__doc__, "\n".join((
-        _paragraph(f"**Planar form.** This is what ``{name}`` builds with the bodies of a "
-                   "spatial mechanism, called as::"),
-        "", f"    {spatial_call}", "",
-        _paragraph(f"In a planar mechanism ``{name}`` builds "
-                   f"``{planar.__module__}.{name}``, called as::"),
-        "", f"    {planar_call}")))
-
-
-
 def _richardson_columns(P: np.ndarray, f, step: float = 1e-3) -> list:
     """The derivatives of ``f(P)`` (a tuple of arrays ``(..., k, ...)``) in every column
     ``P[..., c]`` of stacked parameters ``P (..., k, p)``: one tuple per column, by central
@@ -314,7 +249,7 @@ def _richardson_columns(P: np.ndarray, f, step: float = 1e-3) -> list:
         out.append(tuple((4.0 * b - a) / 3.0 for a, b in zip(d1, d2)))
     return out
 
-class Joint(metaclass=_JointType):
+class Joint(metaclass=ABCMeta):
     """Abstract base of every constraint (joints, drivers, end effectors).
 
     Subclasses set :attr:`n_equations`, optionally :attr:`equation_labels`, pass their bodies and
@@ -333,8 +268,6 @@ class Joint(metaclass=_JointType):
 
     n_equations: ClassVar[int]
     equation_labels: ClassVar[tuple[str, ...] | None] = None
-    #: Constructor parameters kept for subclasses, left out of the signature ``help()`` shows.
-    _hidden_parameters: ClassVar[tuple[str, ...]] = ()
     #: Which equations measure a length (True) rather than an angle or a pure number; the
     #: solver measures the residuals of the former in units of the model's size. ``None``: read
     #: from the Jacobian (the equations that depend on a body's position or a length
@@ -344,8 +277,8 @@ class Joint(metaclass=_JointType):
     #: part of what holds the mechanism together: a solve that cannot meet every goal reports
     #: the pose nearest them that keeps the other joints.
     is_goal: ClassVar[bool] = False
-    #: Mechanism dimensions the class works in; a planar class with a spatial twin builds the
-    #: twin when given spatial bodies (see :data:`SPATIAL_VARIANTS`).
+    #: Mechanism dimensions the class works in; a planar class with a spatial form builds the
+    #: spatial class when given spatial bodies (see :data:`SPATIAL_VARIANTS`).
     dims: ClassVar[tuple[int, ...]] = (2,)
     #: The parameter vector's layout, ``((name, size), ...)`` in order: each name reads (and
     #: sets) its part of the parameters through :meth:`param` and a property of that name
@@ -388,17 +321,17 @@ class Joint(metaclass=_JointType):
         if ("_phi" in cls.__dict__ or "_evaluate" in cls.__dict__) \
                 and "_phi_p" not in cls.__dict__:
             # a class that redefines Phi does not inherit its base's closed-form Phi_p (a
-            # spatial twin of a planar class): finite differences until it gives its own
+            # subclass with equations of its own): finite differences until it gives its own
             cls._phi_p = Joint.__dict__["_phi_p"]
         if variant_of is not None and SPATIAL_VARIANTS.setdefault(variant_of, cls) is cls:
-            _document_twins(variant_of, cls)
+            variant_of.register(cls)
         if "layout" in cls.__dict__:
             cls.sl = ParameterSlices(cls.layout)
             cls._slices = cls.sl.slices()
             for name, sl in cls._slices.items():
                 inherited = getattr(cls, name, None)
-                # a parameter property inherited from a class with another layout (a spatial
-                # twin of a planar class) would read the wrong part of the parameters
+                # a parameter property inherited from a class with another layout (a subclass
+                # that lays its parameters out anew) would read the wrong part of them
                 stale = isinstance(inherited, property) and getattr(
                     inherited.fget, "_param_slice", (sl.start, sl.stop)) != (sl.start, sl.stop)
                 if name not in cls.__dict__ and (inherited is None or stale):
