@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..body import Body
+from ._geometry import Drive, Geometry, driven
 from ._planar import (
     Distance,
     Prismatic,
@@ -19,6 +20,7 @@ from ._planar import (
     _projection_gamma,
     _projection_p,
     _shape,
+    pivot_of,
 )
 from .base import DriverJoint, dimension_dispatch
 
@@ -85,6 +87,17 @@ class Driver(DriverJoint):
     @property
     def is_angle(self) -> bool:
         return self.coordinate == "angle"
+
+    def geometry(self) -> Geometry:
+        """An arc about the body's pivot for an angle, else a double arrow at its origin."""
+        body = self._bodies[0]
+        if self.coordinate == "angle":
+            joints = self._mechanism.joints if self._mechanism is not None else ()
+            at = pivot_of(body, joints)
+            return Geometry(anchor=[at], drive=Drive("angle", at=at))
+        at = (body, np.zeros(2))
+        along = np.array([1.0, 0.0]) if self.coordinate == "x" else np.array([0.0, 1.0])
+        return Geometry(anchor=[at], drive=Drive("coordinate", at=at, along=along))
 
     def _turn_index(self):
         if self.dim != 2 or not np.array_equal(self._p[self.sl.weights], (0.0, 0.0, 1.0)):
@@ -161,6 +174,12 @@ class AngleDriver(DriverJoint):
 
     __new__ = dimension_dispatch("joint", call=__init__)
 
+    def geometry(self) -> Geometry:
+        """An arc about the revolute's first point."""
+        out = driven(self.joint)
+        out.drive = Drive("angle", at=out.anchor[0])
+        return out
+
     def _turn_index(self):
         if self.dim != 2:
             return None
@@ -230,6 +249,12 @@ class SlideDriver(DriverJoint):
         self.joint = joint
 
     __new__ = dimension_dispatch("joint", call=__init__)
+
+    def geometry(self) -> Geometry:
+        """A double arrow along the prismatic's rail, beside its slider."""
+        out = driven(self.joint)
+        out.drive = Drive("slide", rail=self.joint.geometry().rails[0])
+        return out
 
     @classmethod
     def _phi(cls, P, X1, X2):
@@ -348,6 +373,10 @@ class CoordinateDriver(DriverJoint):
     @property
     def _coord_refs(self):
         return ((self.joint, self.index),)
+
+    def geometry(self) -> Geometry:
+        """Where the joint is: an arc about its hinge or an arrow along its rail (spatial)."""
+        return driven(self.joint)
 
     @property
     def dim(self) -> int:

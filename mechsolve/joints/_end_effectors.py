@@ -83,6 +83,7 @@ from ..spatial._quat import (
 )
 from ..spatial._validation import UNIT_TOLERANCE
 from ..spatial._validation import unit_quaternions_checked as _unit_quaternions
+from ._geometry import Geometry
 from ._phi_p import compose, contract, on_body, rows_p, seed, vecmat
 from ._spatial import _require_spatial, placement
 from .base import Joint
@@ -371,6 +372,19 @@ class _LinkEndEffector(EndEffector):
     @property
     def link(self) -> Body:
         return self._bodies[1]
+
+    def geometry(self) -> Geometry:
+        """The end-effector point on the link (a pin mark) and, for a goal point or frame,
+        the target point on the reference body."""
+        sl = self.sl
+        end = (self._bodies[1], self.param("point"))
+        out = Geometry(points=[end], pins=[end])
+        if self._target_kind in ("frame", "point") or isinstance(self, PointDistanceEndEffector):
+            goal, _ = frame_compose(self._p[sl.reference_point], self._p[sl.reference_frame],
+                                    self._p[sl.target_translation],
+                                    self._p[sl.target_quaternion])
+            out.target = (end, (self._bodies[0], goal))
+        return out
 
     @property
     def relative_to(self) -> Body:

@@ -19,7 +19,9 @@ whatever joint gave it, so a joint class is drawn by its ``geometry`` alone:
 * ``housings``: short segments along a joint's axes (drawn with ``joint_axes=True``);
 * ``drive``: what a driver's arrow shows (see :class:`Drive`); ``anchor``: where a note or a
   driver without a drawn arrow is placed;
-* ``chain``: a serial chain's joints as a function of its coordinates.
+* ``chain``: a serial chain's joints as a function of its coordinates, ``(body, function)``;
+* ``mount``: where a link joint sits on its inboard body, ``(body, point, outboard body)``
+  (the first joint of an arm off its mounting body's origin stands on a pedestal).
 
 Planar geometry has 2-vectors, spatial 3-vectors. A joint class of one's own gets the points
 its :meth:`~mechsolve.joints.Joint.attachments` gives (``plot_points``) unless it overrides
@@ -124,6 +126,7 @@ class Geometry:
     drive: Drive | None = None
     anchor: list = field(default_factory=list)
     chain: tuple | None = None
+    mount: tuple | None = None
 
     def where(self) -> list:
         """``[(body, point), ...]`` that locate the joint on a drawing (a note's anchor): its
@@ -136,3 +139,28 @@ class Geometry:
         if not parts:
             parts = [end for rod in self.rods for end in (rod.end1, rod.end2)]
         return parts
+
+
+def perpendicular(u: np.ndarray) -> np.ndarray:
+    """A unit vector perpendicular to the unit 3-vector ``u``."""
+    a = np.array([1.0, 0.0, 0.0]) if abs(u[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    v = np.cross(u, a)
+    return v / np.linalg.norm(v)
+
+
+def driven(joint, motion: str = "angle") -> Geometry:
+    """The geometry of a driver of ``joint``'s free ``motion`` (``"angle"``: hinge first, then
+    rail; ``"slide"``: only the rail): in space, its arrow turns about the joint's hinge or
+    slides along its rail, and is marked at the hinge (or the rail's point); otherwise it is
+    marked where the joint is (:meth:`~mechsolve.joints.Joint.anchor`)."""
+    g = joint.geometry()
+    anchor = joint.anchor() if joint.dim == 2 else None
+    if joint.dim == 3 and g.hinge is not None:
+        anchor = [(g.hinge.body, g.hinge.point)]
+        if motion == "angle":
+            return Geometry(anchor=anchor, drive=Drive("angle", axis=g.hinge))
+    if joint.dim == 3 and g.rails:
+        rail = g.rails[0]
+        return Geometry(anchor=anchor or [(rail.body, rail.point)],
+                        drive=Drive("slide", rail=rail))
+    return Geometry(anchor=anchor or joint.anchor())

@@ -47,6 +47,7 @@ from ._end_effectors import (
     _lift,
     _rows,
 )
+from ._geometry import Axis, Geometry, Rail, perpendicular
 from ._phi_p import compose, contract, on_body, rows_p, seed
 from ._spatial import _require_spatial
 from .base import Joint, ParameterSlices, _richardson_columns
@@ -147,6 +148,45 @@ class LinkJoint(Joint):
     def length_hint(self) -> float:
         # the precursor's offset (a DH link's a and d are in its link parameters too)
         return float(np.linalg.norm(self._p[self.sl.precursor_point]))
+
+    #: The joint's motion for its drawing: ``"turn"`` (about ``_motion_axis`` of frame A, a
+    #: hinge) or ``"slide"`` (along it, a rail), else ``None`` (a circle track).
+    _motion: ClassVar[str | None] = None
+
+    def _motion_axis(self) -> np.ndarray:
+        """The joint's axis in frame A's coordinates (default z)."""
+        return np.array([0.0, 0.0, 1.0])
+
+    def _frames(self) -> list:
+        """``[(body, origin, quaternion), ...]``: frame A (frame1, then the precursor) on body 1
+        and frame B on body 2, in their bodies' coordinates."""
+        p, sl = self._p, self.sl
+        pa, fa = frame_compose(p[sl.point1], p[sl.frame1], p[sl.precursor_point],
+                               p[sl.precursor_frame])
+        return [(self._bodies[0], pa, fa), (self._bodies[1], p[sl.point2].copy(),
+                                            p[sl.frame2].copy())]
+
+    def geometry(self) -> Geometry:
+        """Frames A and B (a pin mark on B's), the hinge or the rail of the joint's motion, and
+        where it is mounted on body 1."""
+        (b1, pa, fa), (b2, pb, fb) = frames = self._frames()
+        points = [(b1, pa), (b2, pb)]
+        out = Geometry(points=points, pins=[points[-1] if not b2.is_ground else points[0]],
+                       mount=(b1, pa, b2))
+        motion = self._motion
+        if motion == "turn":
+            u = quat_rotate(fa, self._motion_axis())
+            out.hinge = Axis(b1, pa, u, perpendicular(u))
+            out.housings = [out.hinge]
+        elif motion == "slide":
+            out.rails = [Rail(b1, pa, quat_rotate(fa, self._motion_axis()), (b2, pb))]
+            out.legs = [tuple(points)]
+        if type(self)._pivots:
+            out.axes = [Axis(b, c, quat_rotate(f, self._motion_axis())) for b, c, f in frames]
+        return out
+
+    #: Whether each body's axis of the joint is drawn (the links of spherical linkages).
+    _pivots: ClassVar[bool] = False
 
     # -- user-facing ----------------------------------------------------------------------------
     @property
@@ -282,12 +322,17 @@ class RevoluteLink(LinkJoint):
 
     _n_link_params = 3
     layout = LinkJoint.layout + (("axis", 3),)
+    _motion = "turn"
+    _pivots = True
     # No mirror: LinkJoint's rows.
 
     def __init__(self, body1, body2, frame1=None, frame2=None, *, axis=(0.0, 0.0, 1.0),
                  precursor=None, s0=0.0, limits=None, name=None) -> None:
         super().__init__(body1, body2, frame1, frame2, precursor=precursor, s0=s0,
                          limits=limits, name=name, link_params=as_direction(axis, "axis", 3))
+
+    def _motion_axis(self) -> np.ndarray:
+        return self.param("axis")
 
     @classmethod
     def _transform(cls, L, s):
@@ -315,9 +360,14 @@ class PrismaticLink(LinkJoint):
     layout = LinkJoint.layout + (("axis", 3),)
     # No mirror: LinkJoint's rows.
 
+    _motion = "slide"
+
     @property
     def coordinate_lengths(self) -> np.ndarray:
         return np.ones(1, dtype=bool)
+
+    def _motion_axis(self) -> np.ndarray:
+        return self.param("axis")
 
     def __init__(self, body1, body2, frame1=None, frame2=None, *, axis=(0.0, 0.0, 1.0),
                  precursor=None, s0=0.0, limits=None, name=None) -> None:
@@ -360,6 +410,11 @@ class DHLink(LinkJoint):
     @property
     def coordinate_lengths(self) -> np.ndarray:
         return np.array([self._p[self.sl.prismatic] == 1.0])
+
+    @property
+    def _motion(self) -> str | None:
+        kind = self.param("prismatic")
+        return "turn" if kind == 0.0 else "slide" if kind == 1.0 else None
 
     def length_hint(self) -> float:
         sl = self.sl
@@ -630,6 +685,17 @@ class SerialChain(Joint):
     @property
     def n_joints(self) -> int:
         return self._n
+
+    def geometry(self) -> Geometry:
+        """The chain: base, joints and tool on the base body, from the joint values."""
+        geom, kinds, _ = SerialChain._split(self._p, self._n)
+
+        def points(Q):
+            C, tip = chain_forward(geom, kinds, Q)
+            return np.concatenate([np.broadcast_to(geom[0, :, 3], (len(Q), 1, 3)),
+                                   C[:, :, :3, 3], tip[:, None, :3, 3]], axis=1)
+
+        return Geometry(chain=(self._bodies[0], points))
 
     @property
     def target(self):

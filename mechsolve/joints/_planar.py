@@ -16,7 +16,8 @@ import numpy as np
 
 from .._validation import as_direction, as_float, as_vector
 from ..body import Body
-from .base import Joint, _is_spatial, dimension_dispatch, spatial_form
+from ._geometry import Circle, Drive, Geometry, Rack, Rail, Rod
+from .base import DriverJoint, Joint, _is_spatial, dimension_dispatch, spatial_form
 
 __all__ = ["Revolute", "Prismatic", "Fixed", "Distance", "PointOnLine", "Gear", "RackPinion"]
 
@@ -213,6 +214,52 @@ class _TwoPointJoint:
 
     attachment_points = ((0, "point1"), (1, "point2"))
 
+    def _ends(self) -> list:
+        """``[(body1, point1), (body2, point2)]``."""
+        return [(self._bodies[0], self.param("point1")), (self._bodies[1], self.param("point2"))]
+
+
+def _ground_side(ends) -> list:
+    """The ground point of a joint between ground and a moving body (where a planar drawing
+    hatches a pivot), else nothing."""
+    (b1, p1), (b2, p2) = ends
+    if b1.is_ground and not b2.is_ground:
+        return [p1]
+    if b2.is_ground and not b1.is_ground:
+        return [p2]
+    return []
+
+
+def _moving_end(ends):
+    """The end of a two-point joint on a moving body (body 2's when body 1 is ground)."""
+    return ends[1] if ends[0][0].is_ground else ends[0]
+
+
+def centre_on(body: Body, carrier: Body, joints) -> np.ndarray:
+    """Where ``body`` turns on ``carrier``: its point of a :class:`Revolute` to the carrier, else
+    of any revolute, else its origin (a gear's centre)."""
+    for j in joints:
+        if isinstance(j, Revolute) and set(map(id, j.bodies)) == {id(body), id(carrier)}:
+            return j._ends()[0 if j.bodies[0] is body else 1][1]
+    for j in joints:
+        if isinstance(j, Revolute) and any(b is body for b in j.bodies):
+            return j._ends()[0 if j.bodies[0] is body else 1][1]
+    return np.zeros(2)
+
+
+def pivot_of(body: Body, joints) -> tuple:
+    """Where a driven angle of ``body`` is marked: its pin to ground, else any pin, else its
+    origin, as ``(body, point)``."""
+    fallback = None
+    for j in joints:
+        if isinstance(j, Revolute) and any(b is body for b in j.bodies):
+            first, second = j._ends()
+            mine, other = (first, second) if first[0] is body else (second, first)
+            if other[0].is_ground:
+                return other
+            fallback = fallback or mine
+    return fallback or (body, np.zeros(2))
+
 
 class Revolute(_TwoPointJoint, Joint):
     """Pin joint: point ``point1`` of ``body1`` coincides with point ``point2`` of ``body2``.
@@ -277,6 +324,11 @@ class Revolute(_TwoPointJoint, Joint):
     @property
     def limit_wraps(self) -> bool:
         return angle_limits_wrap(self._limits)
+
+    def geometry(self) -> Geometry:
+        """A pin: the two points, a pin mark on the moving one, a pivot on ground."""
+        ends = self._ends()
+        return Geometry(points=ends, pins=[_moving_end(ends)], pivots=_ground_side(ends))
 
     @classmethod
     def _limit_measure(cls, P, X1, X2):
@@ -459,6 +511,11 @@ class Fixed(_TwoPointJoint, Joint):
             p1, p2 = body1.to_local(p), body2.to_local(p)
         return cls(body1, body2, p1, p2, _relative_angle(body1, body2), name=name)
 
+    def geometry(self) -> Geometry:
+        """A weld: the two points, a weld mark on the moving one, a pivot on ground."""
+        ends = self._ends()
+        return Geometry(points=ends, welds=[_moving_end(ends)], pivots=_ground_side(ends))
+
     @classmethod
     def _phi(cls, P, X1, X2):
         return cls._evaluate(P, X1, X2)[0]
@@ -599,6 +656,14 @@ class Prismatic(_TwoPointJoint, Joint):
         joint._p[cls.sl.offset] = _relative_angle(body1, body2)   # not reduced modulo a turn
         return joint
 
+    def geometry(self) -> Geometry:
+        """A slider: the two points, the rail of body 1 along ``axis``, a block on body 2."""
+        ends = self._ends()
+        u1 = self.param("axis")
+        a2 = np.arctan2(u1[1], u1[0]) - self.param("offset")
+        block = np.array([np.cos(a2), np.sin(a2)])
+        return Geometry(points=ends, rails=[Rail(ends[0][0], ends[0][1], u1, ends[1], block)])
+
     @classmethod
     def _phi(cls, P, X1, X2):
         return cls._evaluate(P, X1, X2)[0]
@@ -716,6 +781,12 @@ class PointOnLine(_TwoPointJoint, Joint):
         return cls(body1, body2, body1.to_local(p), body2.to_local(p),
                    body1.vector_to_local(u), name=name)
 
+    def geometry(self) -> Geometry:
+        """A pin in a slot: the two points, the slot of body 1 along ``axis``, the pin."""
+        ends = self._ends()
+        return Geometry(points=ends, pins=[ends[1]],
+                        rails=[Rail(ends[0][0], ends[0][1], self.param("axis"), ends[1])])
+
     @classmethod
     def _phi(cls, P, X1, X2):
         return cls._evaluate(P, X1, X2)[0]
@@ -774,6 +845,15 @@ class Distance(_TwoPointJoint, Joint):
     __new__ = dimension_dispatch("body1", "body2")
     def length_hint(self) -> float:
         return abs(float(self._p[self.sl.length]))
+
+    def geometry(self) -> Geometry:
+        """A rod between the two points, pins at its ends, a pivot on ground; a driven rod
+        (:class:`DistanceDriver`) carries its driver's arrow instead of the pivot."""
+        ends = self._ends()
+        if isinstance(self, DriverJoint):
+            return Geometry(points=ends, pins=ends, rods=[Rod(*ends, driven=True)],
+                            drive=Drive("length", ends=tuple(ends)))
+        return Geometry(points=ends, pins=ends, rods=[Rod(*ends)], pivots=_ground_side(ends))
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),
                  length: float = 1.0, *, name: str | None = None) -> None:
@@ -918,6 +998,16 @@ class Gear(Joint):
     def internal(self) -> bool:
         return bool(self._p[self.sl.signed_radius2] < 0)
 
+    def geometry(self) -> Geometry:
+        """The two pitch circles, about where each gear turns on the carrier."""
+        b1, b2, carrier = self._bodies
+        joints = self._mechanism.joints if self._mechanism is not None else ()
+        c1, c2 = centre_on(b1, carrier, joints), centre_on(b2, carrier, joints)
+        r2 = self.param("signed_radius2")
+        return Geometry(circles=[Circle(b1, c1, float(self.param("radius1")), False),
+                                 Circle(b2, c2, float(abs(r2)), r2 < 0)],
+                        anchor=[(b1, c1), (b2, c2)])
+
     @classmethod
     def _phi(cls, P, X1, X2, Xc):
         sl = cls.sl
@@ -996,6 +1086,13 @@ class RackPinion(_TwoPointJoint, Joint):
         ph = as_float(phase, "phase")
         # slots: (rack, pinion); parameters laid out for _projection (point on body 1 first).
         super().__init__((rack, pinion), np.concatenate([rp, pp, u, [r, ph]]), name=name)
+
+    def geometry(self) -> Geometry:
+        """The rack's pitch line with teeth and the pinion's pitch circle."""
+        (rack, rp), (pinion, pp) = self._ends()
+        r = self.param("radius")
+        return Geometry(points=[(rack, rp), (pinion, pp)], circles=[Circle(pinion, pp, r)],
+                        racks=[Rack(rack, rp, self.param("axis"), pinion, pp, r)])
 
     @classmethod
     def _phi(cls, P, Xr, Xp):

@@ -55,6 +55,7 @@ from .._validation import as_direction, as_float, as_vector
 from ..body import Body, SpatialBody
 from ..spatial._quat import cross, quat_conjugate, quat_multiply, quat_rotate, quat_to_matrix
 from ._drivers import AngleDriver, DistanceDriver, Driver, SlideDriver, _DrivenLength
+from ._geometry import Axis, Drive, Geometry, Rail, Rod, driven
 from ._phi_p import FRAME_LAYOUT, FRAMES, components_p, distance_p, relative_angle_p
 from ._planar import (
     Distance,
@@ -66,6 +67,8 @@ from ._planar import (
     angle_limits_wrap,
 )
 from .base import DriverJoint, Joint
+
+_EX, _EZ = np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0])
 
 __all__ = [
     "Spherical", "Cylindrical", "Universal", "Planar", "PointOnPlane", "ParallelAxes",
@@ -380,6 +383,45 @@ class _FrameJoint(Joint):
     def equation_labels(self):
         return self._rows
 
+    def _frames(self) -> list:
+        """``[(body, origin, quaternion), ...]`` of the two joint frames (body coordinates)."""
+        sl = self.sl
+        return [(self._bodies[0], self._p[sl.point1].copy(), self._p[sl.frame1].copy()),
+                (self._bodies[1], self._p[sl.point2].copy(), self._p[sl.frame2].copy())]
+
+    def _z_axes(self) -> list:
+        """The frames' z axes on their bodies, ``[Axis, Axis]`` (x: the frames' x axes)."""
+        return [Axis(b, c, quat_rotate(f, _EZ), quat_rotate(f, _EX)) for b, c, f in self._frames()]
+
+    def geometry(self) -> Geometry:
+        """Where the frames' origins meet (or the point that slides on a line, a plane), a pin
+        mark there, the rail of a joint that slides along frame 1's z axis (with the leg
+        between the origins); the frames' origins locate a joint of axes only."""
+        rows = set(self._rows)
+        ends = [(b, c) for b, c, _ in self._frames()]
+        slides = {"x", "y", "rx"} <= rows
+        if {"gx", "gy", "gz"} <= rows or {"x", "y", "z"} <= rows:
+            points = ends
+        elif rows & {"x", "y", "z"} and not slides and not {"rx", "ry"} <= rows:
+            points = [ends[1]]
+        else:
+            points = []
+        out = Geometry(points=points, anchor=[] if points else ends)
+        if points:
+            out.pins = [points[-1] if not points[-1][0].is_ground else points[0]]
+        if slides:
+            self._slide(out)
+        return out
+
+    def _slide(self, out: Geometry, leg: bool = True) -> None:
+        """Give ``out`` the rail along frame 1's z axis on which frame 2's origin slides (and
+        the leg between the origins)."""
+        z1 = self._z_axes()[0]
+        ends = [(b, c) for b, c, _ in self._frames()]
+        out.rails.append(Rail(z1.body, z1.point, z1.direction, ends[1]))
+        if leg:
+            out.legs.append(tuple(ends))
+
     attachment_points = ((0, "point1"), (1, "point2"))
 
     @property
@@ -601,6 +643,14 @@ class SpatialRevolute(_FrameJoint, variant_of=Revolute):
     def limit_wraps(self) -> bool:
         return angle_limits_wrap(self._limits)
 
+    def geometry(self) -> Geometry:
+        """The pin at the origins, each body's hinge axis, the hinge (frame 1's z) and its
+        housing."""
+        out = super().geometry()
+        axes = self._z_axes()
+        out.axes, out.hinge, out.housings = axes, axes[0], [axes[0]]
+        return out
+
     @classmethod
     def _limit_measure(cls, P, X1, X2):
         # the angle of x_2 about z_1 from x_1 (as AngleDriver measures it), in (-pi, pi]:
@@ -786,6 +836,13 @@ class Cylindrical(_FrameJoint):
         return _axis_at(cls, body1, body2, point, axis, name)
     # Mirror: rx, ry also vanish at z_2 = -z_1; z_1 . z_2 must be > 0.
 
+    def geometry(self) -> Geometry:
+        """The rail (frame 1's z axis, its own housing), each body's axis and the hinge."""
+        out = super().geometry()
+        axes = self._z_axes()
+        out.axes, out.hinge = axes, axes[0]
+        return out
+
 
 class Universal(_FrameJoint):
     """Universal (Hooke) joint: origins coincide, the two z axes stay perpendicular (4).
@@ -877,6 +934,13 @@ class Universal(_FrameJoint):
         return cls(body1, body2, frame1, frame2, name=name)
     # No mirror: z_2 may be anywhere on the circle perpendicular to z_1, one connected set
     # (z_2 = y_1 and z_2 = -y_1 are joined by turning about pin 1, a motion of the joint).
+
+    def geometry(self) -> Geometry:
+        """The cross at the origins: each body's pin (frame z axis), both housed."""
+        out = super().geometry()
+        out.axes = self._z_axes()
+        out.housings = list(out.axes)
+        return out
 
 
 class Planar(_FrameJoint):
@@ -1001,6 +1065,12 @@ class SpatialFixed(_FrameJoint, variant_of=Fixed):
     # Mirror: rx, ry, rz also vanish at a half turn about x_1, y_1 or z_1; all three axes are
     # checked (x_1 . x_2, y_1 . y_2, z_1 . z_2 > 0).
 
+    def geometry(self) -> Geometry:
+        """A weld mark at the origins (on the moving body)."""
+        out = super().geometry()
+        out.welds, out.pins = out.pins, []
+        return out
+
 
 class SpatialPointOnLine(_FrameJoint, variant_of=PointOnLine):
     """Point on line: frame 2's origin stays on frame 1's z axis (2 equations).
@@ -1074,6 +1144,12 @@ class SpatialPointOnLine(_FrameJoint, variant_of=PointOnLine):
         ('SpatialPointOnLine', array([0., 0.]))
         """
         return _axis_at(cls, body1, body2, point, axis, name)
+
+    def geometry(self) -> Geometry:
+        """The point on the line and the line (frame 1's z axis)."""
+        out = super().geometry()
+        self._slide(out, leg=False)
+        return out
     # No mirror: no rotation rows; a line has no direction to reverse.
 
 
@@ -1324,6 +1400,14 @@ class SpatialDistance(_FrameJoint, variant_of=Distance):
     def length_hint(self) -> float:
         return abs(float(self._p[self.sl.length]))
 
+    def geometry(self) -> Geometry:
+        """The rod between the two points and pins at its ends (a driven rod: its driver's
+        arrow)."""
+        ends = [(b, c) for b, c, _ in self._frames()]
+        driven_rod = isinstance(self, DriverJoint)
+        return Geometry(points=ends, pins=ends, rods=[Rod(*ends, driven=driven_rod)],
+                        drive=Drive("length", ends=tuple(ends)) if driven_rod else None)
+
     @classmethod
     def at(cls, body1: Body, body2: Body, point1, point2, length: float | None = None, *,
            name: str | None = None):
@@ -1462,6 +1546,12 @@ class SpatialDriver(DriverJoint, variant_of=Driver):
     def equation_labels(self):
         return (self.coordinate,)
 
+    def geometry(self) -> Geometry:
+        """A double arrow at the body's origin along the driven global axis."""
+        at = (self._bodies[0], np.zeros(3))
+        along = self._p[self.sl.weights].copy()
+        return Geometry(anchor=[at], drive=Drive("coordinate", at=at, along=along))
+
     @classmethod
     def _phi(cls, P, X):
         w = P[..., cls.sl.weights]
@@ -1523,6 +1613,10 @@ class SpatialAngleDriver(DriverJoint, variant_of=AngleDriver):
         _drive_frame_joint(self, joint, (SpatialRevolute, Cylindrical), "AngleDriver",
                            "a Revolute or Cylindrical", value, name)
 
+    def geometry(self) -> Geometry:
+        """An arc about the joint's hinge."""
+        return driven(self.joint)
+
     def measure(self) -> float:
         th = float(_relative_angle(self._p[None], *[b.pose[None] for b in self._bodies])[0][0])
         return self.value + float(np.remainder(th - self.value + np.pi, 2 * np.pi) - np.pi)
@@ -1580,6 +1674,10 @@ class SpatialSlideDriver(DriverJoint, variant_of=SlideDriver):
     def __init__(self, joint, value: float = 0.0, *, name=None) -> None:
         _drive_frame_joint(self, joint, (SpatialPrismatic, Cylindrical), "SlideDriver",
                            "a Prismatic or Cylindrical", value, name)
+
+    def geometry(self) -> Geometry:
+        """A double arrow along the joint's rail, beside its slider."""
+        return driven(self.joint, "slide")
 
     @classmethod
     def _phi(cls, P, X1, X2):
@@ -1723,6 +1821,10 @@ class AngleCoupler(Joint):
     @staticmethod
     def _slots(r1, r2):
         return (*r1.bodies, *r2.bodies)
+
+    def geometry(self) -> Geometry:
+        """Marked where its two revolutes are."""
+        return Geometry(anchor=[p for r in self.revolutes for p in r.anchor()])
 
     @property
     def ratio(self) -> float:

@@ -526,6 +526,43 @@ class Joint(metaclass=ABCMeta):
             return [(b, np.asarray(p, dtype=float)) for b, p in hook()]
         return []
 
+    def geometry(self):
+        """What the joint looks like: a :class:`~mechsolve.joints._geometry.Geometry` of points,
+        axes, rails, circles... in its bodies' coordinates, which the drawings
+        (:mod:`mechsolve.plot`) draw and move with the bodies.
+
+        The default draws the points ``plot_points(self) -> [(body, point), ...]`` gives, if
+        the class defines it (body coordinates); the built-in joints say more.
+        """
+        from ._geometry import Geometry
+
+        hook = getattr(self, "plot_points", None)
+        if not callable(hook):
+            return Geometry()
+        dim = self.dim
+        points = []
+        for b, p in hook():
+            q = np.asarray(p, dtype=float)
+            if q.shape != (dim,) and dim == 3:
+                raise ValueError(f"{type(self).__name__}.plot_points must give (body, (x, y, z)) "
+                                 f"pairs, got a point of shape {q.shape}")
+            points.append((b, q.reshape(dim)))
+        if dim == 2 or not points:
+            return Geometry(points=points)
+        last = points[-1] if not points[-1][0].is_ground else points[0]
+        return Geometry(points=points, pins=[last])
+
+    def anchor(self) -> list:
+        """``[(body, point), ...]`` that locate the joint on a drawing (where a red note or a
+        driver's mark goes): its geometry's (:meth:`Geometry.where
+        <mechsolve.joints._geometry.Geometry.where>`), else the origins of its moving bodies
+        (of its bodies if all are ground; none for a joint without bodies)."""
+        parts = self.geometry().where()
+        if parts:
+            return parts
+        moving = [b for b in self._bodies if not b.is_ground] or list(self._bodies)
+        return [(b, np.zeros(self.dim)) for b in moving]
+
     def length_hint(self) -> float:
         """A length the joint carries itself (a rod's length, an arm's reach), else 0."""
         return 0.0

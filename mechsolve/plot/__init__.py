@@ -33,8 +33,9 @@ The package, one job a module (a module imports only those above it in this list
 * ``_base``: colours, argument checks, the drawing base class both drawings stand on (frames,
   artists, traces, triads, names, red notes on failed joints);
 * ``shapes``: :func:`set_shape`, :func:`get_shape`, :func:`circle`;
-* ``_planar_geometry`` and ``_spatial_geometry``: where joints sit on their bodies, outlines,
-  arrow templates (numbers only);
+* ``_planar_geometry`` and ``_spatial_geometry``: outlines and arrow templates (numbers only;
+  where a joint sits and what draws it is its own
+  :meth:`~mechsolve.joints.Joint.geometry`);
 * ``planar``: :class:`Drawing`; ``spatial``: ``Drawing3D`` and ``fit_figure`` (it imports
   matplotlib as it loads, so it is loaded on the first spatial drawing);
 * ``drawing``: :func:`draw`, :func:`get_drawing`; ``animation``: :func:`animate`,

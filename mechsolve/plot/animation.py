@@ -21,8 +21,6 @@ from ._base import (
     _driver_name,
     _driver_unit,
 )
-from ._planar_geometry import _two_point
-from ._spatial_geometry import _attachments
 from .planar import Drawing, _check_planar_options
 from .shapes import get_shape
 
@@ -339,10 +337,7 @@ def _make_animation(fig, drawing, motion, idx, value_text, texts, *, interval, b
 # -- free motions ------------------------------------------------------------------------------
 def _extent_points(mech) -> list:
     """``[(body, local point), ...]``: where the joints attach and the shapes' vertices."""
-    if mech.dim == 3:
-        points = [pt for j in mech.joints for pt in _attachments(j)]
-    else:
-        points = [pt for j in mech.joints for pt in _two_point(j)]
+    points = [pt for j in mech.joints for pt in j.geometry().points]
     for body in mech.bodies:
         shape = get_shape(body)
         if shape is not None:

@@ -12,8 +12,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..body import Body
-from ..joints._drivers import AngleDriver, DistanceDriver, Driver, SlideDriver
-from ..joints._planar import Distance, Fixed, Gear, PointOnLine, Prismatic, RackPinion, Revolute
 from ..joints.base import DriverJoint, Joint
 from ._base import (
     _NOTE_STYLE,
@@ -27,18 +25,7 @@ from ._base import (
     _nan_join,
     _unique,
 )
-from ._planar_geometry import (
-    _anchor_parts,
-    _arc_arrow,
-    _centre_on,
-    _double_arrow,
-    _ground_points,
-    _outline,
-    _pivot_of,
-    _poses,
-    _transform,
-    _two_point,
-)
+from ._planar_geometry import _arc_arrow, _double_arrow, _outline, _poses, _transform
 from .shapes import Shape, _shape_of, circle
 
 
@@ -137,20 +124,19 @@ class Drawing(_DrawingBase):
                top_margin, body_frames) -> None:
         """Make the artists (bodies, gears, rails, joints, ground, drivers, traces...), then
         set the limits."""
-        joints = self.mechanism.joints
+        self._geometry = geometry = {j: j.geometry() for j in self.mechanism.joints}
         points = self._joint_points(trace)
         gears = self._gear_specs()
-        geared = {b for b, *_ in gears} | {j.bodies[0] for j in joints
-                                            if isinstance(j, RackPinion)}
+        geared = {b for b, *_ in gears} | {r.body for g in geometry.values() for r in g.racks}
         self._symbol_size(self._probe(points, gears, trace_paths))
         self._add_bodies(points, shapes, geared, self._slider_axes())
         self._add_gears(gears)
-        for j in joints:
-            if isinstance(j, RackPinion):
-                self._rack(j)
-        for j in joints:
-            if isinstance(j, (Prismatic, PointOnLine)):
-                self._rail(j, show_ground)
+        for j, g in geometry.items():
+            for rack in g.racks:
+                self._rack(j, rack)
+        for j, g in geometry.items():
+            for rail in g.rails:
+                self._rail(j, rail, show_ground)
         self._add_joint_marks()
         if show_ground:
             self._add_ground_pivots()
@@ -197,7 +183,7 @@ class Drawing(_DrawingBase):
             artist.set_position(c[0])
 
     def _anchor_coords(self, j: Joint) -> np.ndarray:
-        parts = _anchor_parts(j, self.mechanism.joints)
+        parts = j.anchor()
         if not parts:  # a joint with no place on the drawing: label it at the origin
             parts = [(self.mechanism.ground, np.zeros(2))]
         return self._coords(parts)
@@ -223,8 +209,8 @@ class Drawing(_DrawingBase):
     def _joint_points(self, trace) -> dict:
         """``Body -> [local point, ...]``: where the joints attach, and the traced points."""
         points: dict = {b: [] for b in self.mechanism.bodies}
-        for j in self.mechanism.joints:
-            for b, p in _two_point(j):
+        for g in self._geometry.values():
+            for b, p in g.points:
                 if not b.is_ground:
                     points[b].append(p)
         for b, p in trace:
@@ -237,36 +223,26 @@ class Drawing(_DrawingBase):
     def _gear_specs(self) -> list:
         """``(body, centre, radius, internal ring)`` of every pitch circle: gears about their
         pin to the carrier (else their origin), and the pinions of racks."""
-        joints = self.mechanism.joints
-        specs = []
-        for j in joints:
-            if isinstance(j, Gear):
-                b1, b2, carrier = j.bodies
-                r2 = j.param("signed_radius2")   # negative for a ring gear
-                for b, r, ring in ((b1, j.param("radius1"), False), (b2, abs(r2), r2 < 0)):
-                    specs.append((b, _centre_on(b, carrier, joints), float(r), ring))
-            elif isinstance(j, RackPinion):
-                rack, pinion = j.bodies
-                specs.append((pinion, j.param("point2"), j.param("radius"), False))
-        return specs
+        return [(c.body, c.centre, c.radius, c.ring) for g in self._geometry.values()
+                for c in g.circles]
 
     def _slider_axes(self) -> dict:
         """``body 2 of a prismatic -> its axis direction in body-2 coordinates``."""
         axes: dict = {}
-        for j in self.mechanism.joints:
-            if isinstance(j, Prismatic):
-                u1 = j.param("axis")
-                a2 = np.arctan2(u1[1], u1[0]) - j.param("offset")
-                axes.setdefault(j.bodies[1], np.array([np.cos(a2), np.sin(a2)]))
+        for g in self._geometry.values():
+            for rail in g.rails:
+                if rail.block is not None:
+                    axes.setdefault(rail.follower[0], rail.block)
         return axes
 
     def _probe(self, points: dict, gears: list, trace_paths) -> list:
         """Global points over all states whose extent sets the size of the symbols."""
         probe = [self._coords([(b, _unique(p))]).reshape(-1, 2) for b, p in points.items() if p]
         probe += [self._coords([(b, circle(r, c, 8))]).reshape(-1, 2) for b, c, r, _ in gears]
-        probe += [self._coords([(j.bodies[0], j.param("point1"))]).reshape(-1, 2)
-                  for j in self.mechanism.joints
-                  if isinstance(j, (Revolute, Fixed, Distance)) and j.bodies[0].is_ground]
+        ground = self.mechanism.ground   # the pivots, and the ground ends of rods
+        probe += [self._coords([(ground, p)]).reshape(-1, 2) for g in self._geometry.values()
+                  for p in g.pivots + [end[1] for rod in g.rods for end in rod[:2]
+                                       if end[0].is_ground]]
         probe += [np.asarray(p, float) for p in (trace_paths or [])]
         return probe
 
@@ -341,13 +317,11 @@ class Drawing(_DrawingBase):
                                     edgecolor=color, linewidth=3.0 if ring else 2.0, zorder=2)
             self.gears[(b, r)] = art
 
-    def _rack(self, j: RackPinion) -> None:
+    def _rack(self, j: Joint, rack_geometry) -> None:
         """The rack's pitch line with teeth towards the pinion, over the pinion's travel."""
         s = self.size
-        rack, pinion = j.bodies
-        rp, pp, u = j.param("point1"), j.param("point2"), j.param("axis")
+        rack, rp, u, pinion, pp, r = rack_geometry
         u = u / np.linalg.norm(u)
-        r = j.param("radius")
         n = np.array([-u[1], u[0]])
         local = self._in_body(rack, pinion, pp)  # the pinion's centre, in rack coordinates
         t = (local - rp) @ u
@@ -369,17 +343,16 @@ class Drawing(_DrawingBase):
                                           color=self._colors[rack], linewidth=2.0, zorder=3)
 
     # -- joints and ground ---------------------------------------------------------------------
-    def _rail(self, j, show_ground: bool) -> None:
+    def _rail(self, j, rail, show_ground: bool) -> None:
         """A prismatic's or slot's axis over body 2's travel; on ground, a hatched guide."""
         s = self.size
-        b1, b2 = j.bodies[:2]
-        p1, p2, u = j.param("point1"), j.param("point2"), j.param("axis")
+        b1, p1, u, (b2, p2), block = rail
         u = u / np.linalg.norm(u)
         n = np.array([-u[1], u[0]])
         lo, hi = self._add_rail(j, b1, p1, u, (self._in_body(b1, b2, p2) - p1) @ u)
         if b1.is_ground and show_ground:
             # A guide under the block (or under the slot's pin) with hatching below it.
-            off = (0.75 if isinstance(j, Prismatic) else 0.5) * s
+            off = (0.75 if block is not None else 0.5) * s   # under a block, a slot's pin
             base = p1 - off * n
             steps = np.arange(lo, hi + 1e-12, 0.8 * s)
             pieces = [np.array([base + lo * u, base + hi * u])]
@@ -392,28 +365,22 @@ class Drawing(_DrawingBase):
     def _add_joint_marks(self) -> None:
         """Rods (dashed, or orange when driven) and the pin and weld markers."""
         pin_parts, weld_parts = [], []
-        for j in self.mechanism.joints:
-            if isinstance(j, Distance):
-                (b1, p1), (b2, p2) = _two_point(j)
-                style = {"color": DRIVER_COLOR if isinstance(j, DistanceDriver) else
-                         GROUND_COLOR, "linewidth": 2.0, "zorder": 3.5}
-                if not isinstance(j, DistanceDriver):
+        for j, g in self._geometry.items():
+            for rod in g.rods:
+                style = {"color": DRIVER_COLOR if rod.driven else GROUND_COLOR, "linewidth": 2.0,
+                         "zorder": 3.5}
+                if not rod.driven:
                     style["linestyle"] = (0, (4, 2))
-                self.rods[j], _ = self._add_line([(b1, p1), (b2, p2)], **style)
-                pin_parts += [(b1, p1), (b2, p2)]
-            elif isinstance(j, Revolute):
-                pin_parts.append(_two_point(j)[1 if j.bodies[0].is_ground else 0])
-            elif isinstance(j, PointOnLine):
-                pin_parts.append(_two_point(j)[1])
-            elif isinstance(j, Fixed):
-                weld_parts.append(_two_point(j)[1 if j.bodies[0].is_ground else 0])
+                self.rods[j], _ = self._add_line([rod.end1, rod.end2], **style)
+            pin_parts += g.pins
+            weld_parts += g.welds
         self._add_pins(pin_parts, weld_parts)
 
     def _add_ground_pivots(self) -> None:
         """A hatched pivot under every point where a body is pinned or welded to ground."""
         done: list[np.ndarray] = []
-        for j in self.mechanism.joints:
-            for p in _ground_points(j):
+        for g in self._geometry.values():
+            for p in g.pivots:
                 if any(np.max(np.abs(p - q)) < 1e-9 for q in done):
                     continue
                 done.append(p)
@@ -442,32 +409,29 @@ class Drawing(_DrawingBase):
         s = self.size
         rho = 1.8 * s
         head = 0.6 * s
-        if isinstance(j, Driver) and j.coordinate == "angle" or isinstance(j, AngleDriver):
-            if isinstance(j, AngleDriver):
-                anchor = self._coords([_two_point(j.joint)[0]])[:, 0, :]
-            else:
-                anchor = self._coords([_pivot_of(j.bodies[0], self.mechanism.joints)])[:, 0, :]
+        drive = self._geometry[j].drive
+        kind = drive.kind if drive is not None else None
+        if kind == "angle":   # an arc about the pivot
+            anchor = self._coords([drive.at])[:, 0, :]
             template = _arc_arrow(rho, head)
             angle = np.zeros(len(anchor))
-        elif isinstance(j, Driver):
-            anchor = self._coords([(j.bodies[0], np.zeros(2))])[:, 0, :]
+        elif kind == "coordinate":   # a double arrow along a global direction
+            anchor = self._coords([drive.at])[:, 0, :]
             template = _double_arrow(rho, head)
-            angle = np.full(len(anchor), 0.0 if j.coordinate == "x" else np.pi / 2)
-        elif isinstance(j, SlideDriver):
-            (b1, p1), (b2, p2) = _two_point(j.joint)
-            anchor = self._coords([(b2, p2)])[:, 0, :] + 0.0
-            u = j.joint.param("axis")
+            angle = np.full(len(anchor), np.arctan2(drive.along[1], drive.along[0]))
+        elif kind == "slide":   # beside the slider, along the rail of body 1
+            b1, _, u, follower, _ = drive.rail
+            anchor = self._coords([follower])[:, 0, :] + 0.0
             angle = self._poses[b1][:, 2] + np.arctan2(u[1], u[0])
             template = _double_arrow(rho, head) + np.array([0.0, 1.6 * s])
-        elif isinstance(j, DistanceDriver):
-            (b1, p1), (b2, p2) = _two_point(j)
-            ends = self._coords([(b1, p1), (b2, p2)])
+        elif kind == "length":   # beside the rod, along it
+            ends = self._coords(list(drive.ends))
             anchor = ends.mean(axis=1)
             d = ends[:, 1] - ends[:, 0]
             angle = np.arctan2(d[:, 1], d[:, 0])
             template = _double_arrow(rho, head) + np.array([0.0, 1.2 * s])
-        else:  # a driver kind this module does not know: mark where it acts
-            parts = _anchor_parts(j, self.mechanism.joints)
+        else:  # a driver without an arrow: mark where it acts
+            parts = j.anchor()
             if not parts:
                 return
             anchor = self._coords(parts[:1])[:, 0, :]

@@ -32,9 +32,9 @@ mechanism; use them rather than this module. What is drawn, in global coordinate
 
 The axes are scaled equally: the limits cover the drawing (an animation's whole motion, so the
 view does not jump) and the box aspect is set to their ranges. What the planar and spatial
-drawings share is :class:`~mechsolve.plot._base._DrawingBase`; where the joints attach is read
-by :mod:`mechsolve.plot._spatial_geometry`. This module imports matplotlib as it loads: the
-package loads it on the first spatial drawing.
+drawings share is :class:`~mechsolve.plot._base._DrawingBase`; where the joints attach and what
+draws them is the joints' own (:meth:`~mechsolve.joints.Joint.geometry`). This module imports
+matplotlib as it loads: the package loads it on the first spatial drawing.
 
 Examples
 --------
@@ -57,20 +57,6 @@ from matplotlib.transforms import IdentityTransform
 from mpl_toolkits.mplot3d import proj3d
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
-from ..joints._drivers import CoordinateDriver
-from ..joints._end_effectors import _LinkEndEffector
-from ..joints._links import LinkJoint, SerialChain, chain_forward
-from ..joints._spatial import (
-    Cylindrical,
-    SpatialAngleDriver,
-    SpatialDistance,
-    SpatialDistanceDriver,
-    SpatialDriver,
-    SpatialFixed,
-    SpatialPointOnLine,
-    SpatialSlideDriver,
-    Universal,
-)
 from ..joints.base import DriverJoint, Joint
 from ..spatial._quat import quat_conjugate, quat_rotate
 from ._base import (
@@ -87,23 +73,13 @@ from ._base import (
     _unique,
 )
 from ._spatial_geometry import (
-    _EX,
-    _EY,
-    _EZ,
-    _anchor_parts,
     _arc_arrow,
-    _attachments,
-    _axis_of,
     _directions,
     _double_arrow,
-    _joint_frames,
     _outline,
     _perp,
-    _pivot_axes,
     _poses,
-    _rail_of,
     _sector,
-    _target,
     _transform,
 )
 from .shapes import _shape_of
@@ -258,8 +234,10 @@ class Drawing3D(_DrawingBase):
                body_frames, joint_axes, view, zoom) -> None:
         """Make the artists (ground, bodies, joints, drivers, traces...), then set the limits."""
         mech = self.mechanism
+        self._geometry = {j: j.geometry() for j in mech.joints}
         points, traced, pivots, ground_pts = self._attachment_points(trace)
-        chains = {j: self._chain_coords(j) for j in mech.joints if isinstance(j, SerialChain)}
+        chains = {j: self._chain_coords(j) for j, g in self._geometry.items()
+                  if g.chain is not None}
         probe = [self._coords([(b, _unique(points[b] + traced[b], dim=3))]).reshape(-1, 3)
                  for b in mech.bodies if points[b] or traced[b]]
         probe += [self._coords([(b, np.zeros(3))]).reshape(-1, 3) for b in mech.bodies]
@@ -272,10 +250,9 @@ class Drawing3D(_DrawingBase):
             self._add_ground(ground_pts, np.zeros(3) if on_ground else None)
         self._add_bodies(points, traced, self._spherical_links(points, pivots), shapes, span)
         self._add_chains(chains)
-        for j in mech.joints:  # rails of sliding joints, over the travel of the body-2 points
-            rail = _rail_of(j)
-            if rail is not None:
-                self._rail(j, *rail)
+        for j, g in self._geometry.items():  # rails, over the travel of the body-2 points
+            for rail in g.rails:
+                self._rail(j, rail)
         self._add_legs()
         self._add_bases()
         self._add_joint_marks(joint_axes)
@@ -313,9 +290,13 @@ class Drawing3D(_DrawingBase):
             artist.xyz = c[0].copy()
 
     def _anchor_coords(self, j: Joint) -> np.ndarray:
-        if isinstance(j, SerialChain):
+        if self._geometry[j].chain is not None:
             return self._chain_coords(j)[:, -1:, :]  # the tool
-        return self._coords(_anchor_parts(j, self.mechanism.ground))
+        return self._coords(self._anchor(j))
+
+    def _anchor(self, j: Joint) -> list:
+        """Where a joint is marked (its anchor, else ground's origin)."""
+        return j.anchor() or [(self.mechanism.ground, np.zeros(3))]
 
     def _note_place(self, anchor: np.ndarray) -> tuple[np.ndarray, bool]:
         a = self._display(anchor)
@@ -349,16 +330,15 @@ class Drawing3D(_DrawingBase):
         traced: dict = {b: [] for b in mech.bodies}
         pivots: dict = {b: [] for b in mech.bodies}
         ground_pts: list[np.ndarray] = []
-        for j in mech.joints:
-            for b, p in _attachments(j):
+        for g in self._geometry.values():
+            for b, p in g.points:
                 if b.is_ground:
-                    if not isinstance(j, _LinkEndEffector):
-                        ground_pts.append(p)
+                    ground_pts.append(p)
                 else:
                     points[b].append(p)
-            for b, p, u in _pivot_axes(j):
-                if not b.is_ground:
-                    pivots[b].append((p, u))
+            for axis in g.axes:
+                if not axis.body.is_ground:
+                    pivots[axis.body].append((axis.point, axis.direction))
         for b, p in trace:
             if not b.is_ground:
                 traced[b].append(np.asarray(p, float))
@@ -366,16 +346,13 @@ class Drawing3D(_DrawingBase):
             traced[b] += [p for _, p in _named_points(b)]
         return points, traced, pivots, _unique(ground_pts, dim=3)
 
-    def _chain_coords(self, j: SerialChain) -> np.ndarray:
-        """Global points ``(N, n + 2, 3)`` of a serial chain: base, joints, tool."""
-        n = j.n_joints
+    def _chain_coords(self, j: Joint) -> np.ndarray:
+        """Global points ``(N, k, 3)`` of a serial chain (its geometry's ``chain``: base,
+        joints, tool) from its coordinates in the states."""
+        body, points = self._geometry[j].chain
         start = self.mechanism._coord_start + j._coord_offset
-        Q = self.states[:, start:start + n]
-        geom, kinds, _ = SerialChain._split(j._p, n)
-        C, tip = chain_forward(geom, kinds, Q)
-        local = np.concatenate([np.broadcast_to(geom[0, :, 3], (len(Q), 1, 3)),
-                                C[:, :, :3, 3], tip[:, None, :3, 3]], axis=1)
-        X = self._poses[j.bodies[0]]
+        local = points(self.states[:, start:start + j.n_coordinates])
+        X = self._poses[body]
         return X[:, None, :3] + quat_rotate(X[:, None, 3:], local)
 
     def _spherical_links(self, points: dict, pivots: dict) -> dict:
@@ -488,12 +465,12 @@ class Drawing3D(_DrawingBase):
                                         zorder=3)
 
     # -- joints --------------------------------------------------------------------------------
-    def _rail(self, j, b1, c, u) -> None:
+    def _rail(self, j, rail) -> None:
         """A rail along ``u`` through ``c`` (body 1) over where body 2 is drawn."""
-        b2 = j.bodies[1]
+        b1, c, u, (b2, p2), _ = rail
         pts = self.local.get(b2)  # where body 2 is drawn (else its point on the rail)
         if pts is None or not len(pts):
-            pts = _joint_frames(j)[1][1][None]
+            pts = p2[None]
         g = self._coords([(b2, pts)], self._travel)  # (M, k, 3) over the travel
         X1 = self._travel[b1]
         o = X1[:, None, :3] + quat_rotate(X1[:, None, 3:], c[None, None, :])
@@ -502,28 +479,20 @@ class Drawing3D(_DrawingBase):
 
     def _add_legs(self) -> None:
         """A leg between the two frame origins of every sliding joint, whatever the slide."""
-        for j in self.mechanism.joints:
-            if isinstance(j, DriverJoint) or _rail_of(j) is None or \
-                    isinstance(j, SpatialPointOnLine):
-                continue
-            frames = _joint_frames(j)
-            if len(frames) != 2:
-                continue
-            self.legs[j], _ = self._add_line([(b, p) for b, p, _ in frames], color="#555555",
-                                             linewidth=3.0, solid_capstyle="round",
-                                             zorder=2.9)
+        for j, g in self._geometry.items():
+            for leg in g.legs:
+                self.legs[j], _ = self._add_line(list(leg), color="#555555", linewidth=3.0,
+                                                 solid_capstyle="round", zorder=2.9)
 
     def _arm_bases(self) -> list:
         """``[(first link joint, mounting body, its point there), ...]`` of every arm whose
         first joint is away from its mounting body's origin."""
-        links = [j for j in self.mechanism.joints if isinstance(j, LinkJoint)]
-        moved = {id(j.bodies[1]) for j in links}
+        links = [(j, g.mount) for j, g in self._geometry.items() if g.mount is not None]
+        moved = {id(outboard) for _, (_, _, outboard) in links}
         out = []
-        for j in links:
-            mount = j.bodies[0]
+        for j, (mount, first, _) in links:
             if id(mount) in moved:  # not the first joint of its arm
                 continue
-            first = _joint_frames(j)[0][1]
             if np.linalg.norm(first) > 0.0:
                 out.append((j, mount, first))
         return out
@@ -538,48 +507,34 @@ class Drawing3D(_DrawingBase):
     def _add_joint_marks(self, joint_axes: bool) -> None:
         """Rods, the pin and weld markers, and (``joint_axes``) the revolute axes."""
         pin_parts, weld_parts = [], []
-        for j in self.mechanism.joints:
-            parts = _attachments(j)
-            if isinstance(j, SpatialDistance):
-                driven = isinstance(j, SpatialDistanceDriver)
-                style = {"color": DRIVER_COLOR if driven else "#555555",
+        for j, g in self._geometry.items():
+            for rod in g.rods:
+                style = {"color": DRIVER_COLOR if rod.driven else "#555555",
                          "linewidth": 3.0, "zorder": 3.5, "solid_capstyle": "round"}
-                self.rods[j], _ = self._add_line(parts, **style)
-                pin_parts += parts
-            elif isinstance(j, SpatialFixed):
-                weld_parts.append(parts[1] if not parts[1][0].is_ground else parts[0])
-            elif isinstance(j, _LinkEndEffector):
-                pin_parts += parts
-            elif parts:
-                pin_parts.append(parts[-1] if not parts[-1][0].is_ground else parts[0])
-            if joint_axes:
-                self._joint_axis(j)
+                self.rods[j], _ = self._add_line([rod.end1, rod.end2], **style)
+            pin_parts += g.pins
+            weld_parts += g.welds
+            if joint_axes and g.housings:
+                self._joint_axis(j, g.housings)
         self._add_pins(pin_parts, weld_parts)
 
-    def _joint_axis(self, j) -> None:
-        half = 1.6 * self.size  # a short, thick segment: the joint's housing along its axis
+    def _joint_axis(self, j, housings: list) -> None:
+        """Short, thick segments along the joint's axes (its housing; a cross for two)."""
+        half = 1.6 * self.size
         style = {"color": "#444444", "linewidth": 5.0, "alpha": 0.85, "zorder": 4,
                  "solid_capstyle": "butt"}
-        if isinstance(j, Universal):  # the cross: each body's pin
-            parts = [(b, np.array([c - half * quat_rotate(f, _EZ), c + half * quat_rotate(f, _EZ),
-                                   np.full(3, np.nan)]))
-                     for b, c, f in _joint_frames(j)]
-            self.joint_axes[j], _ = self._add_line(parts, **style)
-            return
-        axis = _axis_of(j)
-        if axis is None or isinstance(j, Cylindrical):  # a cylindrical's rail is its axis
-            return
-        b, c, u, _ = axis
-        self.joint_axes[j], _ = self._add_line([(b, np.array([c - half * u, c + half * u]))],
-                                               **style)
+        gap = [np.full(3, np.nan)] if len(housings) > 1 else []
+        parts = [(a.body, np.array([a.point - half * a.direction, a.point + half * a.direction,
+                                    *gap]))
+                 for a in housings]
+        self.joint_axes[j], _ = self._add_line(parts, **style)
 
     def _add_targets(self) -> None:
         """End-effector targets: a cross, joined to the end-effector point by a dotted line."""
-        for j in self.mechanism.joints:
-            tgt = _target(j)
-            if tgt is not None:
+        for j, g in self._geometry.items():
+            if g.target is not None:
                 self.targets[j], _ = self._add_line(
-                    [_attachments(j)[0], tgt], color="black", linewidth=1.0,
+                    list(g.target), color="black", linewidth=1.0,
                     linestyle=":", marker="x", markevery=[1], markersize=9,
                     markeredgewidth=2.0, zorder=6.5)
 
@@ -590,41 +545,37 @@ class Drawing3D(_DrawingBase):
         rho = 1.8 * s
         head = 0.6 * s
         label_parts = None
-        if isinstance(j, SpatialDistanceDriver):
+        drive = self._geometry[j].drive
+        kind = drive.kind if drive is not None else None
+        if kind == "length":   # the driven rod itself
             art = self.rods[j]
-            ends = self._coords(_attachments(j))
+            ends = self._coords(list(drive.ends))
             where = ends.mean(axis=1, keepdims=True)
         else:
-            inner = getattr(j, "joint", None)
-            if isinstance(j, (SpatialAngleDriver, CoordinateDriver)) and \
-                    _axis_of(inner) is not None:
-                b, c, u, e1 = _axis_of(inner)
+            if kind == "angle":   # an arc about the hinge
+                b, c, u, e1 = drive.axis
                 template = _arc_arrow(c, u, e1, rho, head)
                 label_parts = [(b, c + 1.2 * rho * e1)]
-            elif isinstance(j, (SpatialSlideDriver, CoordinateDriver)) and \
-                    _rail_of(inner) is not None:
-                b1, c, u = _rail_of(inner)
-                b = inner.bodies[1]
+            elif kind == "slide":   # a double arrow along the rail
+                b1, c, u, (b, p2), _ = drive.rail
                 # Along the axis, beside body 2's point (the axis in body-2 coordinates).
                 ug = quat_rotate(self._poses[b1][0, 3:], u)
                 u2 = quat_rotate(quat_conjugate(self._poses[b][0, 3:]), ug)
-                p2 = _joint_frames(inner)[1][1]
                 mine = self.local.get(b)
                 if mine is not None and len(mine):
                     p2 = mine.mean(axis=0)
                 centre = p2 + 1.6 * s * _perp(u2)
                 template = _double_arrow(centre, u2, rho, head)
                 label_parts = [(b, centre + rho * u2)]
-            elif isinstance(j, SpatialDriver):
-                b = j.bodies[0]
-                u = {"x": _EX, "y": _EY, "z": _EZ}[j.coordinate]
-                here = self._coords([(b, np.zeros(3))])[:, 0, :]
+            elif kind == "coordinate":   # a double arrow at the body along a global axis
+                b, u = drive.at[0], drive.along
+                here = self._coords([drive.at])[:, 0, :]
                 coords = here[:, None, :] + _double_arrow(np.zeros(3), u, rho, head)[None]
                 art = self._line(coords, color=DRIVER_COLOR, linewidth=2.0, zorder=7)
                 where = (here + 1.2 * rho * u)[:, None, :]
                 template = None
-            else:  # a driver this module does not draw: mark where it acts
-                b, c = _anchor_parts(j, self.mechanism.ground)[0]
+            else:  # a driver without an arrow: mark where it acts
+                b, c = self._anchor(j)[0]
                 template = c[None, :]
                 label_parts = [(b, c)]
             if template is not None:
