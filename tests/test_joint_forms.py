@@ -188,3 +188,59 @@ def test_at_dispatches_by_the_bodies_and_checks_the_axis():
         joints.SpatialDistanceDriver
     assert type(joints.PointOnLine.at(a, b, (2, 0.5, 0), (1, 0, 0))) is joints.SpatialPointOnLine
     assert type(joints.Prismatic.at(a, b, (2, 0.5, 0), (1, 0, 0))) is joints.SpatialPrismatic
+
+
+# -- model files: specs from the constructor and the layout ------------------------------------
+def test_a_joint_s_file_spec_follows_from_its_constructor_and_layout():
+    """A class whose constructor takes its layout's parts by name gets its file spec with
+    nothing listed in ``io/_joint_codecs.py``: bodies, points, a length, an angle, frames."""
+    from mechsolve.io._joint_codecs import OVERRIDES, SPECS, spec_of
+
+    class Rod(Joint):
+        n_equations = 1
+        layout = (("point1", 2), ("point2", 2), ("length", 1), ("angle", 1))
+
+        def __init__(self, body1, body2, point1=(0.0, 0.0), point2=(0.0, 0.0), length=1.0,
+                     angle=0.0, *, limits=None, name=None):
+            super().__init__((body1, body2), [*point1, *point2, length, angle], name=name)
+
+        @classmethod
+        def _phi(cls, P, X1, X2):
+            return X1[..., :1] - X2[..., :1] - P[..., cls.sl.length, None]
+
+    spec = [(k, kind, default) for k, kind, _, default in spec_of(Rod)]
+    assert spec == [("bodies", "bodies", None), ("point1", "points", (0.0, 0.0)),
+                    ("point2", "points", (0.0, 0.0)), ("length", "length", 1.0),
+                    ("angle", "angle", 0.0), ("limits", "limits", None)]
+    mech, a, b = _bodies(2)
+    rod = Rod(a, b, (1.0, 2.0), (3.0, 4.0), 2.5, 0.125)
+    reads = {k: read(rod) for k, _, read, _ in spec_of(Rod)}
+    assert reads["bodies"] == ["a", "b"] and reads["length"] == 2.5 and reads["angle"] == 0.125
+    np.testing.assert_array_equal(reads["point2"], [3.0, 4.0])
+    # what io/_joint_codecs.py lists: exceptions only (arguments read otherwise, or classes whose
+    # arguments are not their parameters); the frame joints, the revolute, prismatic and
+    # distance forms, the drivers and the link joints are not listed
+    listed = set(OVERRIDES) | set(SPECS)
+    for cls in (joints.Revolute, joints.SpatialRevolute, joints.Fixed, joints.Distance,
+                joints.SpatialDistance, joints.PointOnLine, joints.Spherical, joints.Universal,
+                joints.AngleDriver, joints.SlideDriver, joints.DistanceDriver,
+                joints.RevoluteLink, joints.DHLink, joints.CircleJoint):
+        assert cls not in listed, cls
+
+
+def test_a_constructor_argument_the_layout_does_not_name_is_refused_by_name():
+    from mechsolve.io._joint_codecs import spec_of
+
+    class Odd(Joint):
+        n_equations = 1
+        layout = (("radius", 1),)
+
+        def __init__(self, body, wobble=0.0, *, name=None):
+            super().__init__((body,), [wobble], name=name)
+
+        @classmethod
+        def _phi(cls, P, X):
+            return X[..., :1]
+
+    with pytest.raises(TypeError, match="Odd: the constructor argument 'wobble' is not a part"):
+        spec_of(Odd)

@@ -17,7 +17,18 @@ their names, in the file's units. :data:`CODECS` gives, per class, the arguments
 * ``read(joint)`` -- the argument's value from a built joint (for saving);
 * ``default`` -- the constructor's default: a key whose value equals it is not written.
 
-Every joint class of :mod:`mechsolve.joints` is listed; a joint made from SymPy expressions
+The specs are derived from each class's constructor signature and parameter layout
+(:attr:`mechsolve.joints.Joint.layout`): the bodies (``body1, body2, ...`` as ``bodies``), a
+driven ``joint`` and a driver's ``value``, ``limits``, every argument named like a part of the
+layout (``point1``, ``axis``, ``length``...: its kind from :data:`PART_KINDS`), and the frames
+``frame1``, ``frame2``, ``precursor``, ``frame``, ``reference`` (the origin and quaternion
+parts they fill, :data:`FRAME_PARTS`). What does not follow from them is listed here as the
+exceptions (:data:`OVERRIDES`: arguments read otherwise, such as a gear's ``internal`` from the
+sign of its second radius; :data:`SPECS`: classes whose arguments are not their parameters,
+such as a centre of mass's bodies and masses). A new joint class whose constructor takes its
+layout's parts by name is written and read with nothing added here.
+
+Every joint class of :mod:`mechsolve.joints` has a spec; a joint made from SymPy expressions
 takes its bodies and parameters (:func:`symbolic_spec`), its class is written in the file's
 ``joint_types``. A Joint subclass written in Python has no file form: :func:`codec_of` says so
 by name. Further kinds: ``"pointlist"`` (points), ``"array"`` (a nested array of numbers),
@@ -27,44 +38,17 @@ by name. Further kinds: ``"pointlist"`` (points), ``"array"`` (a nested array of
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 
-from ..joints import (
-    AngleCoupler,
-    AngleDriver,
-    CircleJoint,
-    CoordinateCoupling,
-    CoordinateDriver,
-    Cylindrical,
-    DHLink,
-    Distance,
-    DistanceDriver,
-    DistanceLimit,
-    Driver,
-    Fixed,
-    Gear,
-    GenericJoint,
-    ParallelAxes,
-    PerpendicularAxes,
-    Planar,
-    PointOnLine,
-    PointOnPlane,
-    Prismatic,
-    PrismaticLink,
-    RackPinion,
-    Revolute,
-    RevoluteLink,
-    SerialChain,
-    SlideDriver,
-    Spherical,
-    Universal,
-)
+from .. import joints
 from ..joints import _end_effectors as _ee
-from ..joints import _limits_only as _lo
 from ..joints import _spatial as _sp
 from ..spatial import Frame, Orientation
 
-__all__ = ["CODECS", "codec_of", "driver_is_angle", "class_by_name"]
+__all__ = ["CODECS", "codec_of", "driver_is_angle", "class_by_name", "limits_are_angles",
+           "symbolic_spec", "spec_of", "PART_KINDS", "FRAME_PARTS", "OVERRIDES", "SPECS"]
 
 
 def _frame(p: np.ndarray, q: np.ndarray) -> Frame:
@@ -79,178 +63,70 @@ def _b(i):
     return lambda j: j.bodies[i].name
 
 
-def _p(sl):
-    return lambda j: j._p[sl].copy()
+_IDENTITY = Frame()
 
-
-def _p1(i):
-    return lambda j: float(j._p[i])
+#: The kind of each layout part a constructor argument of the same name fills.
+PART_KINDS = {"point1": "points", "point2": "points", "axis": "direction", "length": "length",
+              "radius": "length", "radius1": "length", "phase": "length", "d": "length",
+              "a": "length", "angle": "angle", "theta": "angle", "alpha": "angle",
+              "offset": "angle", "ratio": "number", "prismatic": "bool"}
+#: Constructor arguments that place a frame: the layout parts (origin, quaternion) they fill.
+FRAME_PARTS = {"frame1": ("point1", "frame1"), "frame2": ("point2", "frame2"),
+               "precursor": ("precursor_point", "precursor_frame"), "frame": ("point", "frame"),
+               "reference": ("reference_point", "reference_frame")}
+#: Constructor arguments that are not written: shorthands for other arguments (a frame joint's
+#: ``axis``), a link joint's starting value (the file's ``coordinates``), a mask given as axes,
+#: the parameters a subclass appends (an end effector's ``extra``).
+_NOT_WRITTEN = ("name", "axis", "s0", "mask", "extra")
+#: Frames are written first, after the bodies, in this order (then the file reads as the
+#: joint is placed); these arguments last.
+_FIRST = ("frame1", "frame2", "precursor")
+_LAST = ("center", "axes", "components")
 
 
 def driver_is_angle(joint) -> bool:
     """Whether a driver's value is an angle (radians in Python, the file's angle unit in a
     model file) rather than a length."""
-    if isinstance(joint, AngleDriver):
+    if isinstance(joint, joints.AngleDriver):
         return True
-    if isinstance(joint, Driver):
+    if isinstance(joint, joints.Driver):
         return joint.dim == 2 and joint.coordinate == "angle"
-    if isinstance(joint, CoordinateDriver):
+    if isinstance(joint, joints.CoordinateDriver):
         owner = joint.joint
-        if isinstance(owner, RevoluteLink | CircleJoint):
+        if isinstance(owner, joints.RevoluteLink | joints.CircleJoint):
             return True
-        if isinstance(owner, DHLink):
-            return owner._p[25] == 0.0
+        if isinstance(owner, joints.DHLink):
+            return owner.param("prismatic") == 0.0
         lengths = getattr(owner, "coordinate_lengths", None)
         return lengths is not None and not bool(np.asarray(lengths)[joint.index])
     return False
-
-
-def _prismatic_axis2(j):
-    a = j._p[4:6]
-    t = np.arctan2(a[1], a[0]) - j._p[6]
-    return np.array([np.cos(t), np.sin(t)]) if j._p[6] != 0.0 else None
-
-
-# frames of a two-frame spatial joint: point1, frame1 (quaternion), point2, frame2
-def _frame1(j):
-    return _frame(j._p[0:3], j._p[3:7])
-
-
-def _frame2(j):
-    return _frame(j._p[7:10], j._p[10:14])
-
-
-_IDENTITY = Frame()
-
-_PLANAR2 = [("bodies", "bodies", _bodies, None),
-            ("point1", "points", _p(slice(0, 2)), (0.0, 0.0)),
-            ("point2", "points", _p(slice(2, 4)), (0.0, 0.0))]
-_FRAMES = [("bodies", "bodies", _bodies, None),
-           ("frame1", "frame", _frame1, _IDENTITY),
-           ("frame2", "frame", _frame2, _IDENTITY)]
-
-
-def _link_joint(extra):
-    """Link joints: ``frame1``, ``frame2`` (of the second body), the precursor, ``s0``."""
-    return ([("bodies", "bodies", _bodies, None),
-             ("frame1", "frame", _frame1, _IDENTITY),
-             ("frame2", "frame", lambda j: _frame(j._p[14:17], j._p[17:21]), _IDENTITY),
-             ("precursor", "frame", lambda j: _frame(j._p[7:10], j._p[10:14]), _IDENTITY)]
-            + extra)
-
-
-def _link_end_effector(target_kind, extra=()):
-    """End effectors on a link: the target is a frame, or a point when its orientation is the
-    identity and the kind takes a point, or a number (``target_kind`` "length" or "angle")."""
-    return ([("link", "body", lambda j: j.link.name, None),
-             ("frame", "frame", lambda j: _frame(j._p[7:10], j._p[10:14]), _IDENTITY),
-             ("target", target_kind, _ee_target, None),
-             ("relative_to", "body", lambda j: j.relative_to.name, "ground"),
-             ("reference", "frame", lambda j: _frame(j._p[0:3], j._p[3:7]), _IDENTITY)]
-            + list(extra))
-
-
-def _ee_target(j):
-    kind = j._target_kind
-    if kind == "scalar":
-        return float(j.target)
-    if kind == "point" and np.all(j._p[17:21] == (1.0, 0.0, 0.0, 0.0)):
-        return j._p[14:17].copy()
-    return j.target_frame
-
-
-def _limits(j):
-    """``limits=``: ``None``, or ``(lower, upper)`` (``None`` for an open side)."""
-    return j.limits
 
 
 def limits_are_angles(cls, kwargs) -> bool:
     """Whether the ``limits`` of a joint of class ``cls`` built from ``kwargs`` are angles
     (written in the file's angle unit) rather than lengths."""
     if cls.limit_quantity == "coordinate":
-        if issubclass(cls, DHLink):
+        if issubclass(cls, joints.DHLink):
             return not kwargs.get("prismatic", False)
-        return not issubclass(cls, PrismaticLink)
+        return not issubclass(cls, joints.PrismaticLink)
     return cls.limit_quantity in ("angle", "cone")
 
 
-_LIMITS = [("limits", "limits", _limits, None)]
+# -- the exceptions ------------------------------------------------------------------------------
+def _prismatic_axis2(j):
+    a = j.param("axis")
+    t = np.arctan2(a[1], a[0]) - j.param("offset")
+    return np.array([np.cos(t), np.sin(t)]) if j.param("offset") != 0.0 else None
 
-#: ``{class: [(key, kind, read, default), ...]}`` -- see the module docstring.
-CODECS: dict[type, list] = {
-    Revolute: _PLANAR2 + _LIMITS,
-    Fixed: _PLANAR2 + [("angle", "angle", _p1(4), 0.0)],
-    DistanceLimit: _PLANAR2 + _LIMITS,
-    _lo.SpatialDistanceLimit: [("bodies", "bodies", _bodies, None),
-                               ("point1", "points", _p(slice(0, 3)), (0.0, 0.0, 0.0)),
-                               ("point2", "points", _p(slice(3, 6)), (0.0, 0.0, 0.0))] + _LIMITS,
-    Distance: _PLANAR2 + [("length", "length", _p1(4), 1.0)],
-    PointOnLine: _PLANAR2 + [("axis", "direction", _p(slice(4, 6)), (1.0, 0.0))],
-    Prismatic: _PLANAR2 + [("axis", "direction", _p(slice(4, 6)), (1.0, 0.0)),
-                           ("axis2", "direction", _prismatic_axis2, None)] + _LIMITS,
-    Gear: [("bodies", "bodies", lambda j: _bodies(j)[:2], None),
-           ("radius1", "length", _p1(0), None),
-           ("radius2", "length", lambda j: abs(float(j._p[1])), None),
-           ("internal", "bool", lambda j: bool(j._p[1] < 0), False),
-           ("carrier", "body", _b(2), "ground"),
-           ("phase", "length", _p1(2), 0.0)],
-    RackPinion: [("pinion", "body", _b(1), None), ("rack", "body", _b(0), None),
-                 ("radius", "length", _p1(6), None),
-                 ("pinion_point", "points", _p(slice(2, 4)), (0.0, 0.0)),
-                 ("rack_point", "points", _p(slice(0, 2)), (0.0, 0.0)),
-                 ("axis", "direction", _p(slice(4, 6)), (1.0, 0.0)),
-                 ("phase", "length", _p1(7), 0.0)],
-    Driver: [("body", "body", _b(0), None),
-             ("coordinate", "string", lambda j: j.coordinate, None),
-             ("value", "value", lambda j: j.value, 0.0)],
-    AngleDriver: [("joint", "joint", lambda j: j.joint.name, None),
-                  ("value", "value", lambda j: j.value, 0.0)],
-    SlideDriver: [("joint", "joint", lambda j: j.joint.name, None),
-                  ("value", "value", lambda j: j.value, 0.0)],
-    DistanceDriver: [("bodies", "bodies", _bodies, None),
-                     ("point1", "points", _p(slice(0, 2)), (0.0, 0.0)),
-                     ("point2", "points", _p(slice(2, 4)), (0.0, 0.0)),
-                     ("value", "value", lambda j: j.value, 1.0)],
-    CoordinateDriver: [("joint", "joint", lambda j: j.joint.name, None),
-                       ("value", "value", lambda j: j.value, 0.0),
-                       ("index", "int", lambda j: j.index, 0)],
-    AngleCoupler: [("revolute1", "joint", lambda j: j.revolutes[0].name, None),
-                   ("revolute2", "joint", lambda j: j.revolutes[1].name, None),
-                   ("ratio", "number", _p1(28), None),
-                   ("offset", "angle", _p1(29), None)],
-    Spherical: _FRAMES + _LIMITS, Cylindrical: _FRAMES, Universal: _FRAMES, Planar: _FRAMES,
-    PointOnPlane: _FRAMES, ParallelAxes: _FRAMES, PerpendicularAxes: _FRAMES,
-    _sp.SpatialRevolute: _FRAMES + _LIMITS, _sp.SpatialPrismatic: _FRAMES + _LIMITS,
-    _sp.SpatialFixed: _FRAMES,
-    _sp.SpatialPointOnLine: _FRAMES,
-    GenericJoint: _FRAMES + [("components", "components", lambda j: list(type(j)._rows), None)],
-    _sp.SpatialDistance: [("bodies", "bodies", _bodies, None),
-                          ("point1", "points", _p(slice(0, 3)), (0.0, 0.0, 0.0)),
-                          ("point2", "points", _p(slice(7, 10)), (0.0, 0.0, 0.0)),
-                          ("length", "length", _p1(14), 1.0)],
-    _sp.SpatialDistanceDriver: [("bodies", "bodies", _bodies, None),
-                                ("point1", "points", _p(slice(0, 3)), (0.0, 0.0, 0.0)),
-                                ("point2", "points", _p(slice(7, 10)), (0.0, 0.0, 0.0)),
-                                ("value", "value", lambda j: j.value, 1.0)],
-    RevoluteLink: _link_joint([("axis", "direction", _p(slice(21, 24)), (0.0, 0.0, 1.0))]
-                              + _LIMITS),
-    PrismaticLink: _link_joint([("axis", "direction", _p(slice(21, 24)), (0.0, 0.0, 1.0))]
-                               + _LIMITS),
-    DHLink: _link_joint([("d", "length", _p1(22), 0.0), ("a", "length", _p1(23), 0.0),
-                         ("alpha", "angle", _p1(24), 0.0), ("theta", "angle", _p1(21), 0.0),
-                         ("prismatic", "bool", lambda j: bool(j._p[25]), False)] + _LIMITS),
-    CircleJoint: _link_joint([("radius", "length", _p1(21), 1.0)]),
-}
-for _cls in (_ee.PointEndEffector, _ee.FrameEndEffector, _ee.DirectionalFrameEndEffector,
-             _ee.AccelerometerEndEffector, _ee.XEndEffector, _ee.XYEndEffector,
-             _ee.LookAtEndEffector, _ee.FreeSpinInZEndEffector, _ee.SlidingEndEffector,
-             _ee.SlideXSpinZEndEffector, _ee.PointRotateEndEffector, _ee.PlanarEndEffector,
-             _ee.RcmEndEffector, _ee.OrientationEndEffector):
-    CODECS[_cls] = _link_end_effector("frame")
-CODECS[_ee.LinearConstraintEndEffector] = _link_end_effector("length")
-CODECS[_ee.AxisRotateEndEffector] = _link_end_effector("angle")
-CODECS[_ee.PointDistanceEndEffector] = _link_end_effector(
-    "length", [("center", "points", lambda j: j.center, (0.0, 0.0, 0.0))])
+
+def _ee_target(j):
+    kind = j._target_kind
+    if kind == "scalar":
+        return float(j.target)
+    if kind == "point" and np.all(j.param("target_quaternion") == (1.0, 0.0, 0.0, 0.0)):
+        return j.param("target_translation")
+    return j.target_frame
+
 
 def _coordinate_refs(refs):
     """Joint coordinates an end effector reads: a joint's name (its first coordinate) or
@@ -271,63 +147,180 @@ def _masses(j):
 
 def _com_end_effector():
     return [("bodies", "bodies", lambda j: [b.name for b in j.bodies[1:]], None),
-            ("target", "points", lambda j: j._p[7:10].copy(), (0.0, 0.0, 0.0)),
+            ("target", "points", lambda j: j.param("target_translation"), (0.0, 0.0, 0.0)),
             ("masses", "masses", _masses, None),
             ("relative_to", "body", lambda j: j.bodies[0].name, "ground"),
-            ("reference", "frame", lambda j: _frame(j._p[0:3], j._p[3:7]), _IDENTITY)]
+            ("reference", "frame", lambda j: _frame(j.param("reference_point"),
+                                                    j.param("reference_frame")), _IDENTITY)]
 
 
-CODECS[_ee.GeneralSpatialEndEffector] = _link_end_effector(
-    "frame", [("axes", "components", lambda j: list(type(j)._rows_spec), None)])
-CODECS[_ee.CenterOfMassEndEffector] = _com_end_effector()
-CODECS[_ee.ProjectedCenterOfMassEndEffector] = _com_end_effector()
-CODECS[_ee.SewAngleEndEffector] = [
-    ("shoulder", "body", _b(0), None), ("elbow", "body", _b(1), None),
-    ("wrist", "body", _b(2), None),
-    ("target", "angle", lambda j: float(j._p[12]), 0.0),
-    ("points", "pointlist", lambda j: [j._p[3 * k:3 * k + 3].copy() for k in range(3)],
-     [(0.0, 0.0, 0.0)] * 3),
-    ("reference", "direction", lambda j: j._p[9:12].copy(), (0.0, 0.0, 1.0))]
-CODECS[_ee.CoordinatedJointEndEffector] = [
-    ("joints", "coordinates", lambda j: _coordinate_refs(j._refs), None),
-    ("target", "points", lambda j: j._p.copy(), None)]
-CODECS[_ee.OneDofGripperEndEffector] = [
-    ("master", "coordinates1", lambda j: _coordinate_refs(j._refs[:1])[0], None),
-    ("slaves", "coordinates", lambda j: _coordinate_refs(j._refs[1:]), []),
-    ("target", "number", lambda j: float(j._p[0]), 0.0),
-    ("ratios", "points", lambda j: j._p[1:1 + len(j._refs) - 1].copy(), None),
-    ("offsets", "points", lambda j: j._p[len(j._refs):].copy(), None)]
-CODECS[CoordinateCoupling] = [
-    ("joint1", "coordinates1", lambda j: _coordinate_refs(j._refs[:1])[0], None),
-    ("joint2", "coordinates1", lambda j: _coordinate_refs(j._refs[1:])[0] if len(j._refs) > 1
-     else None, None),
-    ("coefficients", "points", lambda j: j._p[:5].copy(), None),
-    ("reference1", "number", lambda j: float(j._p[5]), 0.0),
-    ("reference2", "number", lambda j: float(j._p[6]), 0.0)]
-CODECS[SerialChain] = [
-    ("base", "body", _b(0), None),
-    ("geometry", "array", lambda j: j._p[:(j._n + 2) * 12].reshape(-1, 3, 4).copy(), None),
-    ("kinds", "points", lambda j: j._p[(j._n + 2) * 12:(j._n + 2) * 12 + j._n].copy(), None),
-    ("target", "frame", lambda j: j.target, _IDENTITY)]
+def _ee_target_kind(kind):
+    return {"target": (kind, _ee_target, None)}
 
-# the spatial twins of the drivers (same arguments as their planar classes)
-CODECS[_sp.SpatialDriver] = CODECS[Driver]
-CODECS[_sp.SpatialAngleDriver] = CODECS[AngleDriver]
-CODECS[_sp.SpatialSlideDriver] = CODECS[SlideDriver]
-CODECS[_sp._SharedCarrierCoupler] = CODECS[AngleCoupler]
+
+#: Constructor arguments read otherwise than from a layout part of their name, by class (a
+#: class's entry holds for its subclasses): ``{argument: (kind, read, default)}``; the default
+#: ``...`` keeps the constructor's.
+OVERRIDES: dict = {
+    joints.Prismatic: {"axis2": ("direction", _prismatic_axis2, None)},
+    joints.Gear: {"radius2": ("length", lambda j: abs(j.param("signed_radius2")), None),
+                  "internal": ("bool", lambda j: bool(j.param("signed_radius2") < 0), False),
+                  "carrier": ("body", _b(2), "ground")},
+    joints.RackPinion: {"pinion": ("body", _b(1), None), "rack": ("body", _b(0), None),
+                        "pinion_point": ("points", lambda j: j.param("point2"), (0.0, 0.0)),
+                        "rack_point": ("points", lambda j: j.param("point1"), (0.0, 0.0))},
+    joints.Driver: {"coordinate": ("string", lambda j: j.coordinate, None)},
+    joints.SpatialDriver: {"coordinate": ("string", lambda j: j.coordinate, None)},
+    joints.CoordinateDriver: {"index": ("int", lambda j: j.index, 0)},
+    joints.AngleCoupler: {"revolute1": ("joint", lambda j: j.revolutes[0].name, None),
+                          "revolute2": ("joint", lambda j: j.revolutes[1].name, None)},
+    joints.GenericJoint: {"components": ("components", lambda j: list(type(j)._rows), None)},
+    _ee._LinkEndEffector: {"link": ("body", lambda j: j.link.name, None),
+                           "relative_to": ("body", lambda j: j.relative_to.name, "ground"),
+                           **_ee_target_kind("frame")},
+    joints.LinearConstraintEndEffector: _ee_target_kind("length"),
+    joints.AxisRotateEndEffector: _ee_target_kind("angle"),
+    joints.PointDistanceEndEffector: {**_ee_target_kind("length"),
+                                      "center": ("points", lambda j: j.center, ...)},
+    joints.GeneralSpatialEndEffector: {"axes": ("components",
+                                                lambda j: list(type(j)._rows_spec), None)},
+}
+
+#: Classes whose constructor arguments are not their parameters: their specs in full.
+SPECS: dict = {
+    joints.CenterOfMassEndEffector: _com_end_effector(),
+    joints.ProjectedCenterOfMassEndEffector: _com_end_effector(),
+    joints.SewAngleEndEffector: [
+        ("shoulder", "body", _b(0), None), ("elbow", "body", _b(1), None),
+        ("wrist", "body", _b(2), None),
+        ("target", "angle", lambda j: j.param("target_value"), 0.0),
+        ("points", "pointlist", lambda j: [j.param(f"{k}_point")
+                                           for k in ("shoulder", "elbow", "wrist")],
+         [(0.0, 0.0, 0.0)] * 3),
+        ("reference", "direction", lambda j: j.param("reference"), (0.0, 0.0, 1.0))],
+    joints.CoordinatedJointEndEffector: [
+        ("joints", "coordinates", lambda j: _coordinate_refs(j._refs), None),
+        ("target", "points", lambda j: j.target, None)],
+    joints.OneDofGripperEndEffector: [
+        ("master", "coordinates1", lambda j: _coordinate_refs(j._refs[:1])[0], None),
+        ("slaves", "coordinates", lambda j: _coordinate_refs(j._refs[1:]), []),
+        ("target", "number", lambda j: j.target, 0.0),
+        ("ratios", "points", lambda j: j.param("ratios_offsets")[:len(j._refs) - 1], None),
+        ("offsets", "points", lambda j: j.param("ratios_offsets")[len(j._refs) - 1:], None)],
+    joints.CoordinateCoupling: [
+        ("joint1", "coordinates1", lambda j: _coordinate_refs(j._refs[:1])[0], None),
+        ("joint2", "coordinates1", lambda j: _coordinate_refs(j._refs[1:])[0]
+         if len(j._refs) > 1 else None, None),
+        ("coefficients", "points", lambda j: j.param("coefficients"), None),
+        ("reference1", "number", lambda j: j.param("reference1"), 0.0),
+        ("reference2", "number", lambda j: j.param("reference2"), 0.0)],
+    joints.SerialChain: [
+        ("base", "body", _b(0), None),
+        ("geometry", "array", lambda j: SerialChain_split(j)[0], None),
+        ("kinds", "points", lambda j: SerialChain_split(j)[1], None),
+        ("target", "frame", lambda j: j.target, _IDENTITY)],
+}
+
+
+def SerialChain_split(j):  # noqa: N802 (names the class it reads)
+    geom, kinds, _ = joints.SerialChain._split(j._p, j.n_joints)
+    return geom.copy(), kinds.copy()
+
+
+# -- the derivation ------------------------------------------------------------------------------
+def _override(cls, arg):
+    for c in cls.__mro__:
+        entry = OVERRIDES.get(c, {})
+        if arg in entry:
+            return entry[arg]
+    return None
+
+
+def _scalar_read(name, kind):
+    if kind == "bool":
+        return lambda j: bool(j.param(name))
+    return lambda j: float(j.param(name))
+
+
+def _argument(cls, param: inspect.Parameter, dim: int):
+    """``(key, kind, read, default)`` of one constructor argument, or ``None`` for one that
+    is not written; a TypeError for one the class's layout does not name."""
+    arg = param.name
+    default = None if param.default is param.empty else param.default
+    layout = dict(cls.layout)
+    override = _override(cls, arg)
+    if override is not None:
+        kind, read, given = override
+        return arg, kind, read, default if given is ... else given
+    if arg == "joint":
+        return arg, "joint", lambda j: j.joint.name, None
+    if arg == "body":
+        return arg, "body", _b(0), None
+    if arg == "value":
+        return arg, "value", lambda j: j.value, default
+    if arg == "limits":
+        return arg, "limits", lambda j: j.limits, None
+    if arg in FRAME_PARTS and all(part in layout for part in FRAME_PARTS[arg]):
+        point, quaternion = FRAME_PARTS[arg]
+        return (arg, "frame", lambda j: _frame(j.param(point), j.param(quaternion)),
+                _IDENTITY if default is None else default)
+    if arg in layout:
+        kind = PART_KINDS.get(arg, "number" if layout[arg] == 1 else "points")
+        if layout[arg] == 1:
+            return arg, kind, _scalar_read(arg, kind), default
+        size = layout[arg]
+        return (arg, kind, lambda j: j.param(arg),
+                (0.0,) * size if default is None and kind == "points" else default)
+    if arg in _NOT_WRITTEN:
+        return None
+    raise TypeError(f"{cls.__name__}: the constructor argument {arg!r} is not a part of its "
+                    "parameter layout: give it a kind and a read in OVERRIDES")
+
+
+def spec_of(cls) -> list:
+    """The argument specs of a joint class (see the module notes), derived from its
+    constructor and its layout unless :data:`SPECS` lists it."""
+    for c in cls.__mro__:
+        if c in SPECS:
+            return SPECS[c]
+    dim = cls.dims[0]
+    params = [p for p in inspect.signature(cls.__init__).parameters.values()][1:]
+    bodies = [p.name for p in params if p.name.startswith("body") and p.name[4:].isdigit()]
+    spec = []
+    if bodies:
+        n = len(bodies)
+        spec.append(("bodies", "bodies", lambda j: _bodies(j)[:n], None))
+    rest = [p for p in params if p.name not in bodies
+            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    rest.sort(key=lambda p: _FIRST.index(p.name) if p.name in _FIRST
+              else len(_FIRST) + (p.name in _LAST))
+    return spec + [e for e in (_argument(cls, p, dim) for p in rest) if e is not None]
+
+
+def _file_classes() -> list:
+    """Every joint class a file names (by its own name or its dispatching planar name)."""
+    found = [getattr(joints, n) for n in joints.__all__]
+    found = [c for c in found if isinstance(c, type) and issubclass(c, joints.Joint)
+             and c not in (joints.Joint, joints.DriverJoint, joints.EndEffector,
+                           joints.LinkJoint)]
+    return found + [_sp._SharedCarrierCoupler]
+
+
+#: ``{class: [(key, kind, read, default), ...]}`` -- see the module docstring.
+CODECS: dict[type, list] = {cls: spec_of(cls) for cls in _file_classes()}
 
 
 def _public_name(cls: type) -> str:
-    """The name under which a class is written: the planar class for a spatial twin (the
-    constructor builds the twin from spatial bodies), ``GenericJoint`` for its subsets."""
+    """The name under which a class is written: the planar class for a spatial form (the
+    constructor builds it from spatial bodies), ``GenericJoint`` for its subsets."""
     from ..joints.base import SPATIAL_VARIANTS
 
-    for planar, twin in SPATIAL_VARIANTS.items():
-        if twin is cls:
+    for planar, spatial in SPATIAL_VARIANTS.items():
+        if spatial is cls:
             return planar.__name__
-    if issubclass(cls, GenericJoint):
+    if issubclass(cls, joints.GenericJoint):
         return "GenericJoint"
-    if issubclass(cls, _ee.GeneralSpatialEndEffector):
+    if issubclass(cls, joints.GeneralSpatialEndEffector):
         return "GeneralSpatialEndEffector"
     if cls is _sp._SharedCarrierCoupler:
         return "AngleCoupler"
@@ -339,8 +332,8 @@ def symbolic_spec(cls) -> list:
     bodies, then its parameters by name (numbers, written as they are)."""
     defaults = {str(k): v for k, v in cls.definition.defaults.items()}
     return [("bodies", "bodies", _bodies, None)] + [
-        (nm, "number", (lambda j, i=i: float(j._p[i])), defaults.get(nm))
-        for i, nm in enumerate(cls.params)]
+        (nm, "number", (lambda j, nm=nm: j.param(nm)), defaults.get(nm))
+        for nm in cls.params]
 
 
 def codec_of(joint):
@@ -352,10 +345,10 @@ def codec_of(joint):
     if isinstance(joint, SymbolicJoint):
         return cls.__name__, symbolic_spec(cls)
     spec = CODECS.get(cls)
-    if spec is None and issubclass(cls, GenericJoint):
-        spec = CODECS[GenericJoint]
-    if spec is None and issubclass(cls, _ee.GeneralSpatialEndEffector):
-        spec = CODECS[_ee.GeneralSpatialEndEffector]
+    if spec is None and issubclass(cls, joints.GenericJoint):
+        spec = CODECS[joints.GenericJoint]
+    if spec is None and issubclass(cls, joints.GeneralSpatialEndEffector):
+        spec = CODECS[joints.GeneralSpatialEndEffector]
     if spec is None:
         raise ValueError(f"{joint.describe()}: a {cls.__name__} cannot be written to a model "
                          "file (a joint class of your own has no file form; supported: "
@@ -365,9 +358,8 @@ def codec_of(joint):
 
 def class_by_name(name: str, dim: int):
     """The joint class a file's ``type`` names in a mechanism of dimension ``dim``, with the
-    argument specs of the class the constructor builds there (a planar class's spatial twin
+    argument specs of the class the constructor builds there (a planar class's spatial form
     from spatial bodies); ``(None, None)`` for a name that is not a class that can be read."""
-    from .. import joints
     from ..joints.base import SPATIAL_VARIANTS
 
     cls = getattr(joints, name, None) if name in joints.__all__ else None
