@@ -112,11 +112,10 @@ def dimension_dispatch(*leading: str, call=None):
         return object.__new__(cls)
 
     kind = inspect.Parameter
-    if call is not None:
-        sig = inspect.signature(call)
-        params = list(sig.parameters.values())
-        __new__.__signature__ = sig.replace(parameters=[params[0].replace(name="cls")]
-                                            + params[1:])
+    if call is not None:   # the call both forms take (without the planar annotations)
+        params = [p.replace(annotation=p.empty)
+                  for p in inspect.signature(call).parameters.values()]
+        __new__.__signature__ = inspect.Signature([params[0].replace(name="cls")] + params[1:])
     else:
         __new__.__signature__ = inspect.Signature(
             [kind("cls", kind.POSITIONAL_OR_KEYWORD)]
