@@ -40,9 +40,9 @@ def _separation(sl, P: np.ndarray, X1: np.ndarray, X2: np.ndarray):
 
     Returns ``(dx, dy, a1x, a1y, a2x, a2y)`` where ``a = R p``.
     """
-    p1, p2 = P[..., sl.point1], P[..., sl.point2]
-    a1x, a1y = _rotate(X1, p1[..., 0], p1[..., 1])
-    a2x, a2y = _rotate(X2, p2[..., 0], p2[..., 1])
+    i, k = sl.point1.start, sl.point2.start   # the points' x; y follows (no views made)
+    a1x, a1y = _rotate(X1, P[..., i], P[..., i + 1])
+    a2x, a2y = _rotate(X2, P[..., k], P[..., k + 1])
     dx = X2[..., 0] + a2x - X1[..., 0] - a1x
     dy = X2[..., 1] + a2y - X1[..., 1] - a1y
     return dx, dy, a1x, a1y, a2x, a2y
@@ -55,8 +55,8 @@ def _projection(sl, P: np.ndarray, X1: np.ndarray, X2: np.ndarray, normal: bool)
     Returns the value and the Jacobian rows with respect to bodies 1 and 2, shape ``(..., 3)``.
     """
     dx, dy, a1x, a1y, a2x, a2y = _separation(sl, P, X1, X2)
-    u = P[..., sl.axis]
-    wx, wy = _rotate(X1, u[..., 0], u[..., 1])
+    u = sl.axis.start
+    wx, wy = _rotate(X1, P[..., u], P[..., u + 1])
     if normal:
         wx, wy = -wy, wx
     value = wx * dx + wy * dy
@@ -101,8 +101,8 @@ def _projection_gamma(sl, P, X1, X2, V1, V2, normal: bool):
     Returns shape ``(...,)``.
     """
     dx, dy, ddx, ddy, cx, cy, _, _ = _separation_rates(sl, P, X1, X2, V1, V2)
-    u = P[..., sl.axis]
-    wx, wy = _rotate(X1, u[..., 0], u[..., 1])
+    u = sl.axis.start
+    wx, wy = _rotate(X1, P[..., u], P[..., u + 1])
     if normal:
         wx, wy = -wy, wx
     w1 = V1[..., 2]
@@ -422,9 +422,9 @@ def _pin(sl, P, X1, X2):
 def _pin_gamma(sl, P, X1, X2, V1, V2):
     """gamma of the pin rows (:class:`Revolute`)."""
     # Phi'' = J q'' - a1 w1^2 + a2 w2^2, so gamma = a1 w1^2 - a2 w2^2.
-    p1, p2 = P[..., sl.point1], P[..., sl.point2]
-    a1x, a1y = _rotate(X1, p1[..., 0], p1[..., 1])
-    a2x, a2y = _rotate(X2, p2[..., 0], p2[..., 1])
+    i, k = sl.point1.start, sl.point2.start
+    a1x, a1y = _rotate(X1, P[..., i], P[..., i + 1])
+    a2x, a2y = _rotate(X2, P[..., k], P[..., k + 1])
     w1 = V1[..., 2] ** 2
     w2 = V2[..., 2] ** 2
     return np.stack([a1x * w1 - a2x * w2, a1y * w1 - a2y * w2], axis=-1)

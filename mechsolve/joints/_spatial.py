@@ -1554,9 +1554,10 @@ class SpatialDriver(DriverJoint, variant_of=Driver):
 
     @classmethod
     def _phi(cls, P, X):
-        w = P[..., cls.sl.weights]
-        return (X[..., 0] * w[..., 0] + X[..., 1] * w[..., 1] + X[..., 2] * w[..., 2]
-                - P[..., cls.sl.value])[..., None]
+        sl = cls.sl
+        w = sl.weights.start   # the weights of x, y, z (no view made)
+        return (X[..., 0] * P[..., w] + X[..., 1] * P[..., w + 1] + X[..., 2] * P[..., w + 2]
+                - P[..., sl.value])[..., None]
 
     @classmethod
     def _evaluate(cls, P, X):
