@@ -173,6 +173,7 @@ class ParameterSlices:
                 start = stop
         #: The number of parameters, ``None`` for a layout with a part of variable size.
         self._size = None if variable else start
+        self._fixed = sum(size for size in sizes if size is not None)
         for name, sl in self._slices.items():
             size = dict(layout)[name]
             setattr(self, name, sl.start if size == 1 else sl)
@@ -195,8 +196,7 @@ class ParameterSlices:
 
     def check(self, n: int) -> bool:
         """Whether ``n`` parameters fit the layout."""
-        fixed = sum(size for _, size in self._layout if size is not None)
-        return n == fixed if self._size is not None else n >= fixed
+        return n == self._fixed if self._size is not None else n >= self._fixed
 
 
 def _parameter_property(name: str, sl: slice, size: int | None) -> property:
@@ -377,7 +377,8 @@ class Joint(metaclass=ABCMeta):
                              "got only ground")
         self._bodies = bodies
         self._p = np.array(params, dtype=float)
-        if self.layout and not self.sl.check(len(self._p)):
+        sl = self.sl
+        if sl._layout and not sl.check(len(self._p)):
             raise TypeError(f"{kind}: {len(self._p)} parameters do not fit the class's layout "
                             f"{self.layout}")
         self._mechanism = None
