@@ -2,16 +2,21 @@
 
 Sweeps are predictor–corrector continuation: from a solved pose the tangent ``dq/dv`` (from
 ``J dq/dv = e_driver``) predicts the next pose and Newton corrects it. A step is accepted only if
-Newton converges, the correction is small compared with the predicted motion, and (for square
-regular systems) the sign of ``det J`` is unchanged; otherwise the step is halved. This keeps the
-assembly branch: a four-bar does not flip between its two closures, and at a limit position the
-sweep stops and names the first unreachable value instead of jumping.
+Newton converges, the correction is small compared with the predicted motion, no joint holds
+only as a mirror image where it did not before (a hinge's axes antiparallel), and the assembly
+is kept: for square regular systems the sign of ``det J`` is unchanged; for the others
+(redundant equations, as in a spherical four-bar, or sparse systems), where no sign tells the
+assemblies apart, the step must be one of a smooth curve (its trapezoidal defect at most
+:data:`DEFECT_MAX`). Otherwise the step is halved. This keeps the assembly branch: a four-bar
+does not flip between its two closures, and at a limit position the sweep stops and names the
+first unreachable value instead of jumping.
 
 Small mechanisms sweep fast through the batch axis: a coarse continuation with adaptive stride
 pins the branch at a few nodes, cubic Hermite interpolation (values and tangents at the nodes)
 predicts every other pose, and all of them are refined together by a batched Newton. Each
-refined pose is checked against its predictor and its determinant sign; any pose that fails the
-check is redone by sequential continuation.
+refined pose is checked against its predictor and its determinant sign (without one, it must
+lie within DEFECT_MAX of its predictor), and for joints mirrored; any pose that fails the check
+is redone by sequential continuation.
 """
 
 from __future__ import annotations
@@ -51,6 +56,11 @@ COARSE_TOL = 1e-4
 # A step across which det J changes sign is accepted as passing a singular position only when
 # it is at most this long (relative to the driver value) and starts or ends near-singular.
 CROSSING_STEP = 1e-3
+#: Where no sign of det J tells the assemblies apart, the largest trapezoidal defect of a step,
+#: ``|q_b - q_a - h (t_a + t_b) / 2|`` (lengths in the model's size, angles in radians): the
+#: resolution below which two assemblies could be confused. A body turning at one model size
+#: from its axis meets it at steps of about 0.8 rad.
+DEFECT_MAX = 0.05
 #: Continuation steps a sweep takes at most between two consecutive values: past it the sweep
 #: stops with a SweepError asking for intermediate values (a bound on the time and the work of
 #: a call; a full turn of a crank takes a few dozen steps).
@@ -137,6 +147,13 @@ class _Continuation:
         self.singular: list[float] = []
         self.coarse = False
         self.crossings: list[tuple[float, float]] = []
+        #: Whether a pose where a joint holds only as a mirror image ends a step (see
+        #: :meth:`mechsolve._system.System.mirrored`): set where the model has such joints.
+        self.check_mirror = any(g.cls._checks_mirror() for g in sys.groups)
+        #: The step control's measures of the latest step: the corrector's motion over the
+        #: predictor's, and the trapezoidal defect (see :meth:`jump`).
+        self.ratio = 1.0
+        self.defect = 0.0
 
     # Whether the tangent may not reverse between two regular poses (a reversal is a jump of
     # branch when following a driver's value; a time-driven motion may turn back).
@@ -242,11 +259,16 @@ class _Continuation:
 
         The predictor is the tangent step, plus a curvature term from the change of tangent
         since ``previous`` when that state is given. A step is accepted when Newton converges,
-        the correction is small compared with the predicted motion, and the new tangent
-        continues the old one (a jump onto another branch at a bifurcation turns the tangent).
-        A change of sign of ``det J`` between the two poses marks a singular position passed on
-        the same branch; its driver value is recorded. ``self.ratio`` is left at the
-        corrector/predictor ratio of the step (step control).
+        the correction is small compared with the predicted motion, no joint is newly mirrored
+        (:meth:`mirrors`), and the new tangent continues the old one (a jump onto another
+        branch at a bifurcation turns the tangent). A change of sign of ``det J`` between the
+        two poses marks a singular position passed on the same branch; its driver value is
+        recorded. Where no sign of ``det J`` is watched, the trapezoidal defect
+        ``q_b - q_a - h (t_a + t_b) / 2`` (scaled) must be at most :data:`DEFECT_MAX`: on one
+        smooth branch it is the motion's third-order term, while a step that landed on another
+        assembly carries the distance between the two assemblies at the step's midpoint.
+        ``self.ratio`` and ``self.defect`` are left at the corrector/predictor ratio and the
+        defect of the step (step control).
         """
         from_singular = state.base is not None
         singular_pose = state if from_singular else None
@@ -263,6 +285,7 @@ class _Continuation:
         q_p = self.sys.retract(q_a, step)
         q, res, vals = self.newton(v_b, q_p, tol=tol)
         self.ratio = np.inf
+        self.defect = 0.0
         if not res.success:
             return None, res
         # the corrector's and the predictor's motion, lengths in units of the model's size
@@ -271,6 +294,8 @@ class _Continuation:
                             1e-12 / self.vscale)
         self.ratio = corr / pred
         if corr > 0.5 * pred + 10 * self.tol:
+            return None, res
+        if self.check_mirror and self.mirrors(q, q_a):
             return None, res
         n_sing = len(self.singular)
         new = self.make_state(v_b, q, vals, previous=state)
@@ -284,6 +309,17 @@ class _Continuation:
         if norms > 0 and float(sa @ sb) < floor * norms:
             del self.singular[n_sing:]
             return None, res
+        if not self.use_sign:
+            # No sign of det J tells the assemblies apart (redundant equations, a sparse
+            # system): the step must be one of a smooth curve at the resolution DEFECT_MAX.
+            # On one branch the trapezoidal defect is the third-order term of the motion;
+            # a step that landed on another assembly carries the distance between the two
+            # assemblies at the step's midpoint in it.
+            d = self.sys.difference(q, q_a) / self.c - (0.5 * h) * (sa + sb)
+            self.defect = float(np.max(np.abs(d), initial=0.0))
+            if self.defect > DEFECT_MAX:
+                del self.singular[n_sing:]
+                return None, res
         if new.sign == 0.0 and sign_a:
             new = new._replace(sign=sign_a)  # a singular pose keeps the sign it came with
         elif self.use_sign and sign_a and new.sign != sign_a:
@@ -311,6 +347,13 @@ class _Continuation:
                         v_star = singular_pose[0]   # the singular pose is the crossing
                     self.singular.append(v_star)
         return new, res
+
+    def mirrors(self, q, q_from) -> bool:
+        """Whether a joint holds at ``q`` only as a mirror image (a hinge's axes antiparallel)
+        where it did not at ``q_from``: ``q`` then lies on another solution set of the
+        equations, never on the motion of the mechanism from ``q_from``."""
+        new = self.sys.mirrored(q)
+        return bool(new.any()) and bool((new & ~self.sys.mirrored(q_from)).any())
 
     def _regular_nearby(self, q) -> bool:
         """Whether a square system found rank deficient at the pose ``q`` is regular next to
@@ -484,7 +527,7 @@ class _Continuation:
                     raise _UnreachableError(state.v, state.q, limit)
                 continue
             before, state = state, new
-            if res.iterations <= 2:
+            if res.iterations <= 2 and self.defect <= DEFECT_MAX / 8:
                 h *= 2.0
         self._trail = (before, state)
         return state, iters
@@ -780,9 +823,10 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
         nodes[j] = new
         states[j] = new.q
         iterations[j] = res.iterations
-        if cont.ratio < 0.1 and stride < 64:
+        # a doubled stride multiplies the trapezoidal defect by about 8
+        if cont.ratio < 0.1 and cont.defect < DEFECT_MAX / 8 and stride < 64:
             stride *= 2
-        elif cont.ratio > 0.3 and stride > 1:
+        elif (cont.ratio > 0.3 or cont.defect > DEFECT_MAX / 2) and stride > 1:
             stride //= 2
         i = j
         if progress is not None:
@@ -828,6 +872,11 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
         ok &= dist <= 0.25 * scale + 10 * cont.tol
         if cont.use_sign:
             ok &= sign == signs
+        else:   # within the resolution the coarse steps kept (see _Continuation.jump)
+            ok &= dist <= DEFECT_MAX + 10 * cont.tol
+        if cont.check_mirror:
+            ok &= ~sys.mirrored(Q, params=_driver_params(sys, cont.driver, values[idx])).any(
+                axis=-1)
         states[idx[ok]] = Q[ok]
         iterations[idx[ok]] = its[ok]
         known[idx[ok]] = np.max(np.abs(F[ok]), axis=1)
