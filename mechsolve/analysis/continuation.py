@@ -61,6 +61,12 @@ CROSSING_STEP = 1e-3
 #: resolution below which two assemblies could be confused. A body turning at one model size
 #: from its axis meets it at steps of about 0.8 rad.
 DEFECT_MAX = 0.05
+#: The bracket (relative to the parameter's size) at which a singular position's regula falsi
+#: stops, and the spacing of the four poses whose cubic then locates it (see
+#: :meth:`_Continuation.locate`): far enough from the singular position for Newton to
+#: determine the poses to round-off, near enough for the cubic to be exact to about as much
+#: (the parallelogram's change points come out within 4e-14 of pi and 2 pi on any grid).
+LOCATE_SPAN = 3e-3
 #: Continuation steps a sweep takes at most between two consecutive values: past it the sweep
 #: stops with a SweepError asking for intermediate values (a bound on the time and the work of
 #: a call; a full turn of a crank takes a few dozen steps).
@@ -431,43 +437,90 @@ class _Continuation:
 
     def locate(self, a, b) -> float:
         """The parameter value of the singular position between the states ``a`` and ``b``
-        (on one branch, ``det J`` of opposite signs), to about 1e-12 relative.
+        (on one branch, ``det J`` of opposite signs), to round-off (about 1e-13 relative).
 
-        Regula falsi (Illinois) on :meth:`_signed_ratio` along the branch, each pose solved by
-        Newton from the interpolation of the bracketing poses.
+        The signed ratio ``f = sign(det J) sigma_min / sigma_max`` (:meth:`_signed_ratio`)
+        goes smoothly through zero there. Regula falsi (Illinois) on ``f`` along the branch
+        brackets the zero to :data:`LOCATE_SPAN` (relative); a pose much nearer the singular
+        position is ill-determined (two branches meet there, and Newton's pose error grows as
+        the distance to it shrinks), and so is its ``f``. The zero is then that of the cubic
+        through ``f`` at four poses spaced :data:`LOCATE_SPAN` about the estimate, each
+        well-determined: what the grid of the sweep was does not matter. Every pose is solved
+        by Newton from the cubic Hermite interpolation of ``a`` and ``b`` (their poses and
+        tangents), which keeps it on their branch.
         """
-        va, qa, vb, qb = a.v, a.q, b.v, b.q
+        va, vb = a.v, b.v
         ra, rb = a.ratio, b.ratio
         fa, fb = a[3] * ra, b[3] * rb
         if not (self.sys.dense and fa * fb < 0.0):
             w = ra / (ra + rb) if ra + rb > 0.0 else 0.5
             return va + w * (vb - va)
+        branch = self._hermite_branch(a, b)
+        span = LOCATE_SPAN * max(self.vscale, abs(va), abs(vb))
         last = 0
         v = va
         for _ in range(60):
             v = vb - fb * (vb - va) / (fb - fa)
-            if abs(vb - va) <= 1e-13 * max(self.vscale, abs(v)) or not va < v < vb \
-                    and not vb < v < va:
+            if abs(vb - va) <= span or not va < v < vb and not vb < v < va:
                 break
-            w = (v - va) / (vb - va)
-            q_p = self.sys.retract(qa, w * self.sys.difference(qb, qa))
-            q, res, vals = self.newton(v, q_p)
-            if not res.success:
-                break
-            f = self._signed_ratio(vals)
-            if f == 0.0:
-                break
+            f = self._ratio_at(v, branch(v))
+            if f is None or f == 0.0:
+                return float(v)
             if f * fa > 0.0:
-                va, qa, fa = v, q, f
+                va, fa = v, f
                 if last == -1:
                     fb *= 0.5
                 last = -1
             else:
-                vb, qb, fb = v, q, f
+                vb, fb = v, f
                 if last == 1:
                     fa *= 0.5
                 last = 1
-        return float(v)
+        # the zero of the cubic through four well-determined poses about the estimate
+        v0 = float(v)
+        nodes = v0 + span * np.array([-1.5, -0.5, 0.5, 1.5])
+        fs = np.array([self._ratio_at(vk, branch(vk)) for vk in nodes], dtype=float)
+        if not (np.all(np.isfinite(fs)) and fs[0] * fs[-1] < 0.0
+                and np.all(np.diff(np.sign(fs)) * np.sign(fs[-1]) >= 0)):
+            return v0   # not one simple zero between the nodes: the bracket's estimate
+        roots = np.roots(np.polyfit((nodes - v0) / span, fs, 3))
+        roots = roots[(np.abs(roots.imag) <= 1e-9) & (np.abs(roots.real) <= 1.5)].real
+        if roots.size != 1:
+            return v0
+        return v0 + span * float(roots[0])
+
+    def _hermite_branch(self, a, b):
+        """``predict(v)``: the pose at parameter ``v`` of the branch through the states ``a``
+        and ``b``, by cubic Hermite interpolation of their poses and tangents (a tangent not
+        given is solved for, ``J t = tangent_rhs``)."""
+        sys = self.sys
+        h = b.v - a.v
+        ta, tb = (s.t if s.t is not None else self._plain_tangent(s.v, s.q) for s in (a, b))
+        delta = sys.difference(b.q, a.q)
+
+        def predict(v):
+            tau = np.array([(v - a.v) / h])
+            return sys.retract(a.q, _hermite(tau, np.array([h]), delta[None], ta[None],
+                                             tb[None])[0])
+
+        return predict
+
+    def _plain_tangent(self, v, q) -> np.ndarray:
+        """The tangent ``dq/dv`` at the regular pose ``q`` (parameter ``v``), without the
+        bookkeeping of :meth:`tangent`."""
+        self.set_parameter(v)
+        _, vals = self.sys.evaluate(q)
+        return linear_solve(self.sys, vals, self.tangent_rhs(v, q), self.strategy.mode,
+                            self.strategy, rows=self.rows)
+
+    def _ratio_at(self, v, q0):
+        """The signed ratio (:meth:`_signed_ratio`) at the pose solved by Newton at parameter
+        ``v`` from ``q0``, of the Jacobian at that pose; None where Newton fails."""
+        q, res, _ = self.newton(v, q0)
+        if not res.success:
+            return None
+        _, vals = self.sys.evaluate(q)
+        return self._signed_ratio(vals)
 
     def locate_fold(self, a, b) -> float | None:
         """Where the motion stops beyond the state ``b`` (a limit position, where the branch
@@ -895,7 +948,15 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
         before = None
         if k >= 2:
             secant = sys.difference(q_prev, states[k - 2]) / (v_prev - values[k - 2])
-            before = _State(values[k - 2], states[k - 2], secant, 0.0, None, 1.0)
+            sign, ratio = 0.0, 1.0
+            if cont.use_sign:
+                # its sign of det J and its ratio: where the pose k - 1 is singular, the step
+                # leaves from this one, and a change of sign on the way is located from it
+                _, vals2 = sys.evaluate(states[k - 2], params=_driver_params(
+                    sys, cont.driver, [values[k - 2]]))
+                r = cont._signed_ratio(vals2[0] if vals2.ndim > 1 else vals2)
+                sign, ratio = float(np.sign(r)), abs(r)
+            before = _State(values[k - 2], states[k - 2], secant, sign, None, ratio)
         prev = cont.make_state(v_prev, q_prev, vals[0] if vals.ndim > 1 else vals,
                                previous=before)
         try:
@@ -1020,21 +1081,37 @@ def _hermite(tau, h, delta, ta, tb, aa=None, ab=None) -> np.ndarray:
 
 def _locate_missed(cont, values, states, signs, upto) -> None:
     """Locate the singular positions between consecutive poses whose ``det J`` signs differ
-    and where none was recorded (a coarse step of a batched sweep can pass two crossings)."""
+    and where none was recorded (a coarse step of a batched sweep can pass two crossings).
+
+    A pose of the sweep found singular itself (``sigma_min / sigma_max`` below
+    SINGULAR_RTOL: a value of the grid next to a crossing) records its own value; where the
+    batch refined the poses after it, no step left it to locate the crossing, so it is located
+    here, between the poses on either side, when their signs differ."""
     sys = cont.sys
+
+    def end(k):
+        _, vals = sys.evaluate(states[k], params=_driver_params(sys, cont.driver, [values[k]]))
+        vals = vals[0] if vals.ndim > 1 else vals
+        cont.set_parameter(values[k])
+        r = cont._signed_ratio(vals)
+        return _State(values[k], states[k], None, float(np.sign(r)), None, abs(r))
+
+    done = set()   # the intervals (i, i + 1) whose crossing is located
+    pose_of = {float(values[k]): k for k in range(1, upto - 1)}
+    for v in list(cont.singular):
+        k = pose_of.get(v)
+        if k is None:
+            continue
+        a, b = end(k - 1), end(k + 1)
+        if a.sign * b.sign < 0.0 and min(a.ratio, b.ratio) > SINGULAR_RTOL:
+            cont.singular.remove(v)
+            cont.singular.append(cont.locate(a, b))
+            done.update((k - 1, k))
     for i in np.flatnonzero((signs[:upto - 1] * signs[1:upto]) < 0.0):
         lo, hi = sorted((values[i], values[i + 1]))
-        if any(lo <= v <= hi for v in cont.singular):
+        if i in done or any(lo <= v <= hi for v in cont.singular):
             continue
-        ends = []
-        for k in (i, i + 1):
-            _, vals = sys.evaluate(states[k], params=_driver_params(sys, cont.driver,
-                                                                    [values[k]]))
-            vals = vals[0] if vals.ndim > 1 else vals
-            cont.set_parameter(values[k])
-            r = cont._signed_ratio(vals)
-            ends.append(_State(values[k], states[k], None, float(np.sign(r)), None, abs(r)))
-        cont.singular.append(cont.locate(*ends))
+        cont.singular.append(cont.locate(end(i), end(i + 1)))
 
 
 def _batch_newton(cont, Q0, values, max_iterations=8, reference=None):
