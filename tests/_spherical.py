@@ -226,3 +226,17 @@ def hinge_checks(model: SphericalFourbar, motion) -> tuple[np.ndarray, np.ndarra
             zz[i] = min(zz[i], float(z1 @ z2))
             gap[i] = max(gap[i], float(np.linalg.norm(p1 - p2)) / model.L)
     return zz, gap
+
+
+class Current:
+    """The mechanism's current pose as a one-pose motion (for :func:`hinge_checks` and
+    :meth:`SphericalFourbar.from_states`)."""
+
+    def __init__(self, model: SphericalFourbar) -> None:
+        self.mechanism = model.mechanism
+
+    def __len__(self) -> int:
+        return 1
+
+    def pose(self, body) -> np.ndarray:
+        return body.pose[None].copy()
