@@ -29,7 +29,7 @@ from scipy.linalg import lapack
 
 from .._linear import SINGULAR_RTOL
 from .._validation import MAX_ANGLE, as_count, as_float, as_values
-from .._warnings import check_degrees_span, check_free_motion
+from .._warnings import check_degrees_sweep, check_free_motion
 from ..newton import POSE_RTOL
 from ..newton import newton as core_newton
 from ..solver import (
@@ -67,6 +67,9 @@ DEFECT_MAX = 0.05
 #: determine the poses to round-off, near enough for the cubic to be exact to about as much
 #: (the parallelogram's change points come out within 4e-14 of pi and 2 pi on any grid).
 LOCATE_SPAN = 3e-3
+#: A sweep's value within this (relative) of the limit position it stops at is that limit
+#: position, and the error says so.
+LIMIT_AT_VALUE = 1e-9
 #: Continuation steps a sweep takes at most between two consecutive values: past it the sweep
 #: stops with a SweepError asking for intermediate values (a bound on the time and the work of
 #: a call; a full turn of a crank takes a few dozen steps).
@@ -637,7 +640,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
         raise ValueError(f"values of {driver.label} (an angle) must be within +-{MAX_ANGLE:g} "
                          f"rad, got {big:g}")
     if driver.is_angle:
-        check_degrees_span(driver, float(np.min(values)), float(np.max(values)))
+        check_degrees_sweep(driver, values)
     states = np.empty((N, sys.n_state))
     iterations = np.zeros(N, dtype=int)
     residuals = np.zeros(N)
@@ -656,10 +659,11 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
             return
         k, lim, v_star, q_star = found
         motion = partial(k)
+        v_text, before_text = _apart(values[k], values[k - 1])
         err = SweepError(
-            f"{driver.describe()} cannot reach value {values[k]:.6g} (values[{k}]): "
+            f"{driver.describe()} cannot reach value {v_text} (values[{k}]): "
             f"the mechanism reaches {lim} at driver value {v_star:.10g} and the sweep stops "
-            f"there, like at a dead point (followed up to {values[k - 1]:.6g})", None,
+            f"there, like at a dead point (followed up to {before_text})", None,
             value=float(values[k]), index=k, motion=motion)
         err.limit = lim
         err.limit_value = v_star
@@ -676,10 +680,20 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
                 f"followed up to {reached:.6g}; give intermediate values (a sweep takes at most "
                 f"{MAX_STEPS} steps between two values, a few dozen per turn of a crank)",
                 res, value=float(v), index=index, motion=partial(index, None))
+        v_text, reached_text = _apart(v, reached)
+        if limit is not None and abs(limit - v) <= LIMIT_AT_VALUE * max(cont.vscale, abs(v)):
+            # the value asked for is the limit position itself (to round-off)
+            raise SweepError(
+                f"{driver.describe()} cannot reach value {v_text} (values[{index}]) as a "
+                f"regular pose: it is the limit position itself (a dead point, located at "
+                f"{limit:.12g}), where the motion stops and turns back and the Jacobian is "
+                f"singular; the sweep was followed up to {reached_text}, "
+                f"{abs(v - reached):.2g} short of it. End the sweep short of the limit position",
+                res, value=float(v), index=index, motion=partial(index, limit))
         raise SweepError(
-            f"{driver.describe()} cannot reach value {v:.6g} (values[{index}]): the mechanism "
-            f"was followed up to {reached:.6g} and cannot continue without leaving its assembly "
-            "branch (a limit or dead-centre position, or an unreachable value)",
+            f"{driver.describe()} cannot reach value {v_text} (values[{index}]): the mechanism "
+            f"was followed up to {reached_text} and cannot continue without leaving its "
+            "assembly branch (a limit or dead-centre position, or an unreachable value)",
             res, value=float(v), index=index,
             motion=partial(index, reached if limit is None else limit))
 
@@ -819,6 +833,16 @@ def _locate_limit(cont, limits, lim, i, v0, v1, f, q0, q1):
         if abs(gc) <= cont.tol or abs(b - a) <= 1e-13 * max(cont.vscale, abs(b)):
             return float(c), qc
     return float(b), qa
+
+
+def _apart(a: float, b: float, digits: int = 6) -> tuple[str, str]:
+    """``a`` and ``b`` written with ``digits`` significant digits, or with as many more as it
+    takes to tell them apart (a sweep followed up to just short of the value it asked for)."""
+    for d in range(digits, 18):
+        sa, sb = f"{a:.{d}g}", f"{b:.{d}g}"
+        if sa != sb or a == b:
+            return sa, sb
+    return sa, sb
 
 
 def _distinct(values, tol=1e-6, unit=1.0):
