@@ -550,6 +550,12 @@ class Joint(metaclass=_JointType):
         """
         return bool(type(self)._mirrored(self._p[None, :], *self._kernel_args())[0])
 
+    def _hinge_lines(self) -> list:
+        """``[(body, global point, global unit axis), ...]``: lines about which a moving body of
+        the joint turns without breaking it (a hinge's axis), which the search for other
+        assemblies turns bodies about. Default: none."""
+        return []
+
     def _half_turns(self) -> list:
         """``[(body, global axis), ...]``: half turns of the joint's moving bodies that can
         take a mirrored assembly back to a true one (the solver tries each). Default: about
