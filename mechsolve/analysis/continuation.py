@@ -4,18 +4,19 @@ Sweeps are predictor–corrector continuation: from a solved pose the tangent ``
 ``J dq/dv = e_driver``) predicts the next pose and Newton corrects it. A step is accepted only if
 Newton converges, the correction is small compared with the predicted motion, no joint holds
 only as a mirror image where it did not before (a hinge's axes antiparallel), and the assembly
-is kept: for square regular systems the sign of ``det J`` is unchanged; for the others
-(redundant equations, as in a spherical four-bar, or sparse systems), where no sign tells the
-assemblies apart, the step must be one of a smooth curve (its trapezoidal defect at most
-:data:`DEFECT_MAX`). Otherwise the step is halved. This keeps the assembly branch: a four-bar
+is kept: for square regular systems the sign of ``det J`` is unchanged; and the step must be
+one of a smooth curve (its trapezoidal defect at most :data:`DEFECT_MAX` where no sign tells
+the assemblies apart, redundant equations as in a spherical four-bar or sparse systems, and at
+most :data:`SIGNED_DEFECT_MAX` where one does, as two assemblies may share it). Otherwise the
+step is halved. This keeps the assembly branch: a four-bar
 does not flip between its two closures, and at a limit position the sweep stops and names the
 first unreachable value instead of jumping.
 
 Small mechanisms sweep fast through the batch axis: a coarse continuation with adaptive stride
 pins the branch at a few nodes, cubic Hermite interpolation (values and tangents at the nodes)
 predicts every other pose, and all of them are refined together by a batched Newton. Each
-refined pose is checked against its predictor and its determinant sign (without one, it must
-lie within DEFECT_MAX of its predictor), and for joints mirrored; any pose that fails the check
+refined pose is checked against its predictor and its determinant sign, must lie within the
+defect bound of its predictor, and is checked for joints mirrored; any pose that fails the check
 is redone by sequential continuation.
 """
 
@@ -61,6 +62,10 @@ CROSSING_STEP = 1e-3
 #: resolution below which two assemblies could be confused. A body turning at one model size
 #: from its axis meets it at steps of about 0.8 rad.
 DEFECT_MAX = 0.05
+#: The same where a sign of det J is watched: it tells most assemblies apart, but two may share
+#: it (the 3D slider-crank's, 5.6 apart), and a step between them has a defect of the order of
+#: their distance; coarser, so that the steps of regular sweeps stay as long as they were.
+SIGNED_DEFECT_MAX = 0.25
 #: The bracket (relative to the parameter's size) at which a singular position's regula falsi
 #: stops, and the spacing of the four poses whose cubic then locates it (see
 #: :meth:`_Continuation.locate`): far enough from the singular position for Newton to
@@ -152,6 +157,9 @@ class _Continuation:
         self.arrival = None
         self.t_ref = 0.0
         self.use_sign = False
+        #: The largest trapezoidal defect of a step (DEFECT_MAX, or SIGNED_DEFECT_MAX where a
+        #: sign of det J is watched; set by :meth:`start`).
+        self.defect_max = DEFECT_MAX
         self.at_singular = False
         self.singular: list[float] = []
         self.coarse = False
@@ -243,6 +251,7 @@ class _Continuation:
         _, vals = sys.evaluate(q)
         self.use_sign = sys.dense and self.square and (
             sys.verdict in (None, "regular") or self._regular_nearby(q))
+        self.defect_max = SIGNED_DEFECT_MAX if self.use_sign else DEFECT_MAX
         return self.make_state(v0, q, vals), res
 
     def make_state(self, v, q, vals, previous=None):
@@ -272,8 +281,9 @@ class _Continuation:
         (:meth:`mirrors`), and the new tangent continues the old one (a jump onto another
         branch at a bifurcation turns the tangent). A change of sign of ``det J`` between the
         two poses marks a singular position passed on the same branch; its driver value is
-        recorded. Where no sign of ``det J`` is watched, the trapezoidal defect
-        ``q_b - q_a - h (t_a + t_b) / 2`` (scaled) must be at most :data:`DEFECT_MAX`: on one
+        recorded. The trapezoidal defect ``q_b - q_a - h (t_a + t_b) / 2`` (scaled) must be at
+        most :data:`DEFECT_MAX` (:data:`SIGNED_DEFECT_MAX` where a sign of ``det J`` is
+        watched, as two assemblies may share it): on one
         smooth branch it is the motion's third-order term, while a step that landed on another
         assembly carries the distance between the two assemblies at the step's midpoint.
         ``self.ratio`` and ``self.defect`` are left at the corrector/predictor ratio and the
@@ -307,6 +317,7 @@ class _Continuation:
         if self.check_mirror and self.mirrors(q, q_a):
             return None, res
         n_sing = len(self.singular)
+        t_ref = self.t_ref   # a rejected step's tangent must not loosen later ratio tests
         new = self.make_state(v_b, q, vals, previous=state)
         t_b = new.t
         sa, sb = t_a / self.c, t_b / self.c
@@ -317,18 +328,20 @@ class _Continuation:
         floor = 0.7 if near else (0.0 if self.monotone else -np.inf)
         if norms > 0 and float(sa @ sb) < floor * norms:
             del self.singular[n_sing:]
+            self.t_ref = t_ref
             return None, res
-        if not self.use_sign:
-            # No sign of det J tells the assemblies apart (redundant equations, a sparse
-            # system): the step must be one of a smooth curve at the resolution DEFECT_MAX.
-            # On one branch the trapezoidal defect is the third-order term of the motion;
-            # a step that landed on another assembly carries the distance between the two
-            # assemblies at the step's midpoint in it.
-            d = self.sys.difference(q, q_a) / self.c - (0.5 * h) * (sa + sb)
-            self.defect = float(np.max(np.abs(d), initial=0.0))
-            if self.defect > DEFECT_MAX:
-                del self.singular[n_sing:]
-                return None, res
+        # The step must be one of a smooth curve at the resolution DEFECT_MAX. On one branch
+        # the trapezoidal defect is the third-order term of the motion; a step that landed on
+        # another assembly carries the distance between the two assemblies at the step's
+        # midpoint in it. Where no sign of det J is watched (redundant equations, a sparse
+        # system) nothing else tells the assemblies apart, and where one is, two assemblies
+        # may still share its sign (a spatial slider-crank's jumped 160 -> 320 degrees).
+        d = self.sys.difference(q, q_a) / self.c - (0.5 * h) * (sa + sb)
+        self.defect = float(np.max(np.abs(d), initial=0.0))
+        if self.defect > self.defect_max and not from_singular:
+            del self.singular[n_sing:]
+            self.t_ref = t_ref
+            return None, res
         if new.sign == 0.0 and sign_a:
             new = new._replace(sign=sign_a)  # a singular pose keeps the sign it came with
         elif self.use_sign and sign_a and new.sign != sign_a:
@@ -342,6 +355,7 @@ class _Continuation:
             short = near and abs(h) <= CROSSING_STEP * max(self.vscale, abs(v_b))
             if not (self.coarse or from_singular or short):
                 del self.singular[n_sing:]
+                self.t_ref = t_ref
                 return None, res
             lo, hi = min(v_a, v_b), max(v_a, v_b)
             if self.coarse:  # located later, pose by pose
@@ -583,7 +597,7 @@ class _Continuation:
                     raise _UnreachableError(state.v, state.q, limit)
                 continue
             before, state = state, new
-            if res.iterations <= 2 and self.defect <= DEFECT_MAX / 8:
+            if res.iterations <= 2 and self.defect <= self.defect_max / 8:
                 h *= 2.0
         self._trail = (before, state)
         return state, iters
@@ -901,9 +915,9 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
         states[j] = new.q
         iterations[j] = res.iterations
         # a doubled stride multiplies the trapezoidal defect by about 8
-        if cont.ratio < 0.1 and cont.defect < DEFECT_MAX / 8 and stride < 64:
+        if cont.ratio < 0.1 and cont.defect < cont.defect_max / 8 and stride < 64:
             stride *= 2
-        elif (cont.ratio > 0.3 or cont.defect > DEFECT_MAX / 2) and stride > 1:
+        elif (cont.ratio > 0.3 or cont.defect > cont.defect_max / 2) and stride > 1:
             stride //= 2
         i = j
         if progress is not None:
@@ -949,8 +963,8 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
         ok &= dist <= 0.25 * scale + 10 * cont.tol
         if cont.use_sign:
             ok &= sign == signs
-        else:   # within the resolution the coarse steps kept (see _Continuation.jump)
-            ok &= dist <= DEFECT_MAX + 10 * cont.tol
+        # within the resolution the coarse steps kept (see _Continuation.jump)
+        ok &= dist <= cont.defect_max + 10 * cont.tol
         if cont.check_mirror:
             ok &= ~sys.mirrored(Q, params=_driver_params(sys, cont.driver, values[idx])).any(
                 axis=-1)
