@@ -431,12 +431,13 @@ def _turned(sys, q, body, point, axis, angle):
     return out
 
 
-def _unmirrored(mech, sys, q, *, tol: float, max_iterations: int):
+def _unmirrored(mech, sys, q, *, tol: float, max_iterations: int, stop=None):
     """The assemblies Newton reaches from the root ``q`` where a joint holds only as a mirror
     image (a hinge's axes antiparallel), each started from ``q`` with a body of a mirrored
-    joint turned a half turn about an axis of that joint's frames (as
-    :meth:`Mechanism.solve <mechsolve.Mechanism.solve>` repairs a mirrored pose). Returns
-    ``(roots, iterations)``: the distinct roots reached, the true ones first."""
+    joint turned a half turn about an axis of that joint's frames (the pipeline's unmirror
+    stage, :mod:`mechsolve.analysis.pipeline`). ``stop(q1)``: stop at the first true root for
+    which it holds. Returns ``(roots, iterations)``: the distinct roots reached as
+    ``(q, result)`` pairs, the true ones first."""
     from ..spatial._quat import quat_exp, quat_multiply
 
     with mech.trying_state(q):
@@ -449,9 +450,14 @@ def _unmirrored(mech, sys, q, *, tol: float, max_iterations: int):
         q1, res, _ = newton(sys, start, tol=tol, max_iterations=max_iterations)
         its += res.iterations
         if not res.success or any(np.max(np.abs(sys.difference(q1, r) / sys.col_scale)) < 1e-6
-                                  for r in true + mirrored):
+                                  for r, _ in true + mirrored):
             continue
-        (mirrored if sys.mirrored(q1).any() else true).append(q1)
+        if sys.mirrored(q1).any():
+            mirrored.append((q1, res))
+            continue
+        true.append((q1, res))
+        if stop is not None and stop(q1):
+            break
     return true + mirrored, its
 
 
@@ -537,7 +543,7 @@ def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
         if sys.spatial and sys.mirrored(q).any():
             reached, its = _unmirrored(mech, sys, q, tol=tol, max_iterations=max_iterations)
             total += its
-            candidates += [r for r in reached if not known(r)]
+            candidates += [r for r, _ in reached if not known(r)]
         for q in candidates:
             roots.append(q)     # deflated from now on, a turn of an angle apart included
             if sys.mirrored(q).any():
