@@ -24,7 +24,10 @@ Outcomes of a trial:
 * ``sketched_circuit``: success, every check holds, on another assembly than the drawn one
   whose sign of ``det J`` is the start's while the drawn one's is not: the start sketches the
   other circuit (it lies across a singular configuration from the drawn pose), and the solve
-  keeps to the circuit sketched (square systems);
+  keeps to the circuit sketched (square systems: ``J`` of this module's rows as the joints
+  count them, a hinge's axes by two components, a weld's rotation by three); for redundant
+  linkages (spherical four-bars, Bennett) the same with the branch invariant (below)
+  evaluated at the start;
 * ``other_assembly``: success, every check holds, but on another assembly than the drawn one,
   the start being nearer the drawn one (a branch jump); in batch trials, an item of
   ``solve_batch`` on another assembly than ``solve()`` from the same start;
@@ -43,7 +46,9 @@ Outcomes of a trial:
 * ``branch_jump``: a sweep whose assembly mode (a branch invariant computed from the poses)
   changes between steps;
 * ``unlike_origin`` (far trials): the same trial drawn far from the origin ends otherwise than
-  at the origin: another outcome, or another assembly.
+  at the origin: another outcome, or another assembly (velocity trials: velocities that,
+  placed back, differ from the origin's differences). This is the one outcome added to the
+  campaign of issue 18.
 
 **Placement.** A far trial draws the same mechanism, start and sweep as the trial of the same
 kind and seed at the origin, then places all of it -- ground's joint points, body poses, the
@@ -640,6 +645,12 @@ class _Spatial:
             A1, A2 = self.axes(i, Rj, q), self.axes(j, Rj, q)
             out.extend(_cross(A1[:, 2], self.point(j, P, q) - self.point(i, P, q)) / L)
             out.extend((A1 - A2).ravel())
+        return np.array(out + self._point_rows(q, value))
+
+    def _point_rows(self, q, value) -> list:
+        """The rows of the balls, universal joints, rods and drivers."""
+        out = []
+        L = self.L
         for i, j, P in self.balls:
             out.extend((self.point(i, P, q) - self.point(j, P, q)) / L)
         for i, j, P, Ri, Rj in self.universals:
@@ -651,7 +662,31 @@ class _Spatial:
             out.append((np.linalg.norm(d) - (values[k] if self.rod_drivers else length)) / L)
         if not self.rod_drivers:
             out.append(np.angle(np.exp(1j * (self.hinge_angle(self.driven, q) - values[0]))))
-        return np.array(out)
+        return out
+
+    def square_residuals(self, q, value=None):
+        """The constraint values as the joints count their equations (a hinge's axes by two
+        components, a weld's rotation by three): the Jacobian is square for a fully driven,
+        non-redundant linkage, and the sign of its determinant tells circuits apart."""
+        out = []
+        L = self.L
+
+        def rotation(A1, A2):
+            return [A1[:, 1] @ A2[:, 2], A1[:, 2] @ A2[:, 0], A1[:, 0] @ A2[:, 1]]
+
+        for i, j, P, Rj in self.hinges:
+            A1, A2 = self.axes(i, Rj, q), self.axes(j, Rj, q)
+            out.extend((self.point(i, P, q) - self.point(j, P, q)) / L)
+            out.extend([A1[:, 0] @ A2[:, 2], A1[:, 1] @ A2[:, 2]])
+        for i, j, P, Rj in self.welds:
+            out.extend((self.point(i, P, q) - self.point(j, P, q)) / L)
+            out.extend(rotation(self.axes(i, Rj, q), self.axes(j, Rj, q)))
+        for i, j, P, Rj in self.sliders:
+            A1, A2 = self.axes(i, Rj, q), self.axes(j, Rj, q)
+            d = self.point(j, P, q) - self.point(i, P, q)
+            out.extend([A1[:, 0] @ d / L, A1[:, 1] @ d / L])
+            out.extend(rotation(A1, A2))
+        return np.array(out + self._point_rows(q, value))
 
     def start(self):
         q = self.q_true.copy()
@@ -824,11 +859,36 @@ def _bennett_theta2(g, theta1) -> float:
     return float(2.0 * np.arctan2(g.bennett_K * np.cos(theta1 / 2), np.sin(theta1 / 2)))
 
 
+def _bennett_frames(g, th1, th2) -> list:
+    """The DH frames of a Bennett linkage at joint angles ``(th1, th2, -th1, -th2)``: the
+    base (ground), links 1 to 3, and the base again (closure)."""
+    a1, al1, a2, al2 = g.bennett_dh
+    frames = [g.bennett_base]
+    for t, a, al in ((th1, a1, al1), (th2, a2, al2), (-th1, a1, al1), (-th2, a2, al2)):
+        frames.append(frames[-1] @ _dh(t, a, al))
+    return frames
+
+
+def _bennett_pose(g, theta1):
+    """A Bennett linkage (drawn at the origin) at first joint angle ``theta1``, by the closed
+    form: every link moved as its DH frame moves."""
+    now = _bennett_frames(g, theta1, _bennett_theta2(g, theta1))
+    drawn = _bennett_frames(g, *g.theta0)
+    q = g.q_true.copy()
+    for body in range(3):
+        T = now[body + 1] @ np.linalg.inv(drawn[body + 1])
+        r, S = g.poses[body]
+        q[7 * body:7 * body + 3] = T[:3, :3] @ r + T[:3, 3]
+        q[7 * body + 3:7 * body + 7] = _matrix_quat(T[:3, :3] @ S)
+    return q
+
+
 def _bennett(rng, L):
     """Bennett's linkage: the 4R loop with opposite links equal (lengths ``a1 = a3``,
     ``a2 = a4``, twists ``alpha1 = alpha3``, ``alpha2 = alpha4``) and ``sin(alpha1) / a1 =
     sin(alpha2) / a2``; joint angles ``theta3 = -theta1``, ``theta4 = -theta2`` (standard
-    DH). Drawn from its DH chain at a random angle, then placed at random."""
+    DH). Drawn from its DH chain at a random first angle, the base frame at random; the
+    bodies' origins are drawn near their frames (anywhere will do)."""
     g = _Spatial(rng, L)
     while True:
         a1 = rng.uniform(0.5, 1.5) * L
@@ -837,6 +897,7 @@ def _bennett(rng, L):
         if 0.4 * L < a2 < 2.5 * L and abs(np.sin((al2 - al1) / 2)) > 0.1:
             break
     g.bennett_K = np.sin((al2 + al1) / 2) / np.sin((al2 - al1) / 2)
+    g.bennett_dh = (a1, al1, a2, al2)
     th1 = rng.uniform(-np.pi, np.pi)
     th2 = _bennett_theta2(g, th1)
     g.theta0 = (th1, th2)
@@ -844,9 +905,8 @@ def _bennett(rng, L):
     base = np.eye(4)
     base[:3, :3] = _random_rotation(rng)
     base[:3, 3] = rng.normal(size=3) * L
-    frames = [base]
-    for t, a, al in links:
-        frames.append(frames[-1] @ _dh(t, a, al))
+    g.bennett_base = base
+    frames = _bennett_frames(g, th1, th2)
     gap = frames[-1] - base
     if np.max(np.abs(gap[:3, :3])) > 1e-9 or np.max(np.abs(gap[:3, 3])) > 1e-9 * L:
         raise AssertionError("the Bennett chain does not close")
@@ -1037,17 +1097,17 @@ def _bennett_mode(g, q) -> tuple:
 
 
 # -- the module's own Jacobian ----------------------------------------------------------------
-def _jacobian(g, q0, value=None) -> np.ndarray:
+def _jacobian(g, q0, value=None, square=False) -> np.ndarray:
     """This module's own residuals' Jacobian at ``q0`` by central differences, in
-    size-relative increments."""
+    size-relative increments (``square``: of the rows as the joints count them)."""
     n = (len(q0) // 7) * 6 if isinstance(g, _Spatial) else len(q0)
+    f = g.square_residuals if square and isinstance(g, _Spatial) else g.residuals
     h = 1e-6
     cols = []
     for k in range(n):
         e = np.zeros(n)
         e[k] = h
-        cols.append((g.residuals(g.increment(q0, e), value)
-                     - g.residuals(g.increment(q0, -e), value)) / (2 * h))
+        cols.append((f(g.increment(q0, e), value) - f(g.increment(q0, -e), value)) / (2 * h))
     return np.array(cols).T
 
 
@@ -1062,8 +1122,9 @@ def _conditioning(g, value=None, q=None) -> float:
 
 
 def _det_sign(g, q, value=None) -> int:
-    """The sign of the determinant of this module's Jacobian at ``q`` (square systems)."""
-    J = _jacobian(g, q, value)
+    """The sign of the determinant of this module's Jacobian at ``q`` (square systems; 0
+    for redundant ones)."""
+    J = _jacobian(g, q, value, square=True)
     return int(np.linalg.slogdet(J)[0]) if J.shape[0] == J.shape[1] else 0
 
 
@@ -1135,6 +1196,13 @@ def _classify(trial, g, q, start, expected, value, tol, nearer=True):
     trial.outcome = "nearer_assembly" if near else "other_assembly"
     if 0 not in signs and signs[1] == signs[2] != signs[0]:
         trial.outcome = "sketched_circuit"
+    elif 0 in signs and g.mode is not None:
+        # redundant linkages (spherical four-bars): the start sketches the assembly mode
+        # that the branch invariant, evaluated at the start, gives
+        modes = [g.mode(g, p) for p in (expected, start, q)]
+        trial.extra["start_mode_across"] = modes[0] != modes[1]
+        if modes[1] == modes[2] != modes[0]:
+            trial.outcome = "sketched_circuit"
     trial.detail = (f"distance {sep:.3g} from the drawn pose; the start {off:.3g} from it and "
                     f"{g.distance(start, q):.3g} from the one found")
 
@@ -1295,12 +1363,18 @@ def _sweep_trial(trial, g, mech, drive, value0, rng, place=None):
         return trial, None
     worst = 0.0
     mode0 = g.mode(g, g.q_true) if g.mode is not None else None
+    before = (g.q_true, value0)
     for q, v in zip(motion.states, values):
         worst = max(worst, float(np.max(np.abs(g.residuals(q, value=v)))))
         if mode0 is not None and g.mode(g, q) != mode0:
-            trial.outcome, trial.detail = "branch_jump", f"at driver value {v:.6g}"
+            # how near a singular configuration the last pose on the branch was
+            cond = _conditioning(g, before[1], before[0])
+            trial.outcome = "branch_jump"
+            trial.detail = (f"at driver value {v:.6g} (from {before[1]:.6g}, where the "
+                            f"conditioning is {cond:.3g})")
             trial.worst = worst
             return trial, None
+        before = (q, v)
     trial.worst = worst
     trial.outcome = "ok" if worst <= _tol(trial) else "false_success"
     if trial.outcome == "false_success":
@@ -1470,6 +1544,12 @@ def _big(seed) -> bool:
     """Whether a batch trial draws a size of ``1e4 .. 1e6`` (half the seeds, by a draw of
     their own)."""
     return bool(np.random.default_rng([seed, 77]).uniform() < 0.5)
+
+
+def batch_size(seed) -> float:
+    """The size a batch trial of this seed draws."""
+    scales = (4.0, 6.0) if _big(seed) else (-6.0, 6.0)
+    return float(10.0 ** np.random.default_rng(seed).uniform(*scales))
 
 
 def run_batch_trial(kind: str, seed: int) -> Trial:
@@ -1787,7 +1867,8 @@ SHARES = {"sweep": 0.15, "branch": 0.03, "far": 0.15, "move": 0.04, "batch": 0.0
 
 def plan(trials: int, seed: int = 0, kinds=KINDS, shares=None):
     """The campaign's trials as ``(function, args, kwargs)``: kinds in turn within each type;
-    every fourth sweep, move and third velocity trial far from the origin."""
+    every fourth sweep and move trial, and every third round of velocity trials, far from the
+    origin."""
     shares = dict(SHARES, **(shares or {}))
     sweepable = [k for k in kinds if k in SWEEP_KINDS]
     counts = {t: int(round(s * trials)) for t, s in shares.items()}
@@ -1815,7 +1896,8 @@ def plan(trials: int, seed: int = 0, kinds=KINDS, shares=None):
         out.append((run_batch_trial, (kinds[t % len(kinds)], seed + OFFSETS["batch"] + t), {}))
     for t in range(counts["velocity"]):
         out.append((run_velocity_trial, (kinds[t % len(kinds)],
-                                         seed + OFFSETS["velocity"] + t), {"far": t % 3 == 2}))
+                                         seed + OFFSETS["velocity"] + t),
+                    {"far": (t // len(kinds)) % 3 == 2}))
     return out
 
 
