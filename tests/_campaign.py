@@ -1196,15 +1196,24 @@ def _classify(trial, g, q, start, expected, value, tol, nearer=True):
     trial.outcome = "nearer_assembly" if near else "other_assembly"
     if 0 not in signs and signs[1] == signs[2] != signs[0]:
         trial.outcome = "sketched_circuit"
-    elif 0 in signs and g.mode is not None:
-        # redundant linkages (spherical four-bars): the start sketches the assembly mode
-        # that the branch invariant, evaluated at the start, gives
+    elif g.mode is not None:
+        # the start sketches the assembly mode that the branch invariant, evaluated at the
+        # start, gives (redundant linkages, whose det J has no sign, and the branches that
+        # share a sign of det J, as an RSUR's two universal-joint branches)
         modes = [g.mode(g, p) for p in (expected, start, q)]
         trial.extra["start_mode_across"] = modes[0] != modes[1]
         if modes[1] == modes[2] != modes[0]:
             trial.outcome = "sketched_circuit"
     trial.detail = (f"distance {sep:.3g} from the drawn pose; the start {off:.3g} from it and "
                     f"{g.distance(start, q):.3g} from the one found")
+    if trial.outcome == "other_assembly":
+        # where plain least squares on this module's own residuals goes from the same start
+        qls, res = _least_squares(g, start, value)
+        where = ("the drawn pose" if res <= 1e-10 and g.distance(qls, expected) <= 1e-6 else
+                 "the one found" if res <= 1e-10 and g.distance(qls, q) <= 1e-6 else
+                 "neither")
+        trial.extra["least_squares"] = where
+        trial.detail += f"; least squares from the start reaches {where}"
 
 
 def _setup(kind, seed, far, scales=(-6.0, 6.0)):
