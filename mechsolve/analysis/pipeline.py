@@ -6,14 +6,16 @@ in this order, each only where the one before leaves a reason to:
 
 1. **Newton near the start** (damped, giving up early where the start is not in Newton's domain
    of convergence), watching the sign of ``det J``: a change of sign means Newton's path crossed
-   a singular configuration, so the assembly found may be on another circuit than the start's;
+   a singular configuration, so the assembly found may be on another circuit than the start's.
+   From an assembled start (its joints hold; only drivers or goals changed) the assembly's
+   continuation of the drivers along the start's branch gives the pose; from a rough sketch
    the joints-first assembly is tried too, and the pose whose bodies sit nearer their start
    kept.
 2. **Joints-first assembly** (:func:`~mechsolve.analysis.assemble`) from a rough start, or where
    Newton found only a mirror image of a joint.
-3. **The circuit check**: where the start's sign of ``det J`` is clear and the pose found has
-   the other, an assembly on the start's circuit is searched for and kept if its bodies are
-   nearer the start.
+3. **The circuit check** (rough sketches): where the start's sign of ``det J`` is clear and the
+   pose found has the other, an assembly on the start's circuit is searched for and kept if its
+   bodies are nearer the start.
 4. **Unmirror**: a pose where a joint holds only as a mirror image is repaired by turning a body
    of that joint a half turn about each axis of its frames (:func:`~.assembly._unmirrored`).
 5. **Branch search** (:func:`~mechsolve.analysis.assemble_branch`), where the pose is still
@@ -28,8 +30,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..joints.base import DriverJoint
+from ..newton import residual_tolerance
 from ..solver import NEAR_LAMBDA_MIN, SolveError, SolveResult, failure_message, newton
 from .assembly import _unmirrored, assemble, assemble_branch
+from .continuation import _rows_of
 
 __all__ = ["solve_pose", "SKETCH_SIGN_RTOL"]
 
@@ -74,25 +79,34 @@ def _assembled(mech, sys, tol, max_iterations, branch):
     # whether the pose found may lie across a singular configuration from the start: Newton's
     # path crossed one, or it failed and the assembly from a rough start runs
     suspect = bool(result.get("crossed")) or not result.success
+    # a start where the joints hold (an assembled pose whose drivers or goals were changed)
+    # is on an assembly branch: the pose asked for is where the drivers take it along that
+    # branch, which the assembly's driver continuation follows
+    on_branch = _joints_hold(sys, start, tol)
+    followed = False
     if result.success and result.get("crossed") and not mirrored(q):
         # Newton crossed a singular configuration on its way: the assembly it found may be on
-        # another circuit than one nearer the start. The joints-first assembly (which moves the
-        # bodies as little as it must) may find that one; the assembly whose bodies sit nearer
-        # their start positions is kept.
+        # another circuit than the start's. From an assembled start the drivers' continuation
+        # says which pose the motion reaches; from a rough sketch the joints-first assembly
+        # (which moves the bodies as little as it must) may find one nearer, and the assembly
+        # whose bodies sit nearer their start positions is kept.
         try:
             q2, other = assemble(mech, tol=tol, max_iterations=max_iterations)
         except SolveError:
             other = None
         if other is not None and other.success and not mirrored(q2) and (
-                _position_gap(sys, q2, start) < _position_gap(sys, q, start)):
+                on_branch or _position_gap(sys, q2, start) < _position_gap(sys, q, start)):
             q, result, first = q2, _after(first, other), other.phases
+            followed = on_branch
     if not result.roundoff and np.isfinite(result.residual) and (
             not result.success or mirrored(q)):
         # a rough start (or one that Newton took to a mirrored assembly): assemble the joints
         # first, then drive
         q, result = assemble(mech, tol=tol, max_iterations=max_iterations)
         result = _after(first, result)
-    if suspect and result.success and branch is None and not mirrored(q):
+    if not result.success and on_branch:
+        followed = True   # the assembly below continues the drivers from the start's pose
+    if suspect and result.success and branch is None and not mirrored(q) and not followed:
         q, result = _sketched_circuit(mech, sys, start, q, result, tol, max_iterations)
     if result.success and mirrored(q):
         q, result = _unmirror(mech, sys, q, result, branch, tol, max_iterations)
@@ -112,6 +126,17 @@ def _assembled(mech, sys, tol, max_iterations, branch):
     if not result.success:
         raise SolveError(failure_message(sys, result), result)
     return q, result
+
+
+def _joints_hold(sys, q, tol: float) -> bool:
+    """Whether every joint that is not a driver or a goal holds at ``q`` (within ``tol`` on top
+    of round-off): ``q`` is an assembled pose, only its drivers' values or goals changed."""
+    hold = [not (isinstance(j, DriverJoint) or j.is_goal) for j in sys.joints]
+    rows = _rows_of(sys, hold)
+    if not rows.size:
+        return False
+    phi = sys.phi(q)[rows] / sys.eq_scale[rows]
+    return bool(np.max(np.abs(phi)) <= residual_tolerance(tol, q, 1.0 / sys.state_scale))
 
 
 def _after(phases, result: SolveResult) -> SolveResult:
