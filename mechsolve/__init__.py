@@ -11,6 +11,7 @@ import types as _types
 
 from . import joints, models, models_spatial, plot, robots
 from ._units import deg, rad
+from ._version import __version__ as __version__
 from ._warnings import DegreesWarning, FreeMotionWarning, MechsolveWarning
 from .analysis import DofReport, Motion
 from .body import Body, SpatialBody
@@ -27,8 +28,6 @@ from .spatial import (
     MovingFrame,
     Orientation,
 )
-
-__version__ = "0.1.0"
 
 __all__ = [
     "Mechanism", "Body", "SpatialBody", "joints", "models", "models_spatial", "plot",

@@ -21,8 +21,8 @@ import time
 
 import numpy as np
 
-from . import __version__
 from ._cli_common import _agg, _progress_bar
+from ._version import __version__
 from .models import DEMOS
 from .models_spatial import SPATIAL_DEMOS
 from .solver import SolveError

@@ -418,7 +418,7 @@ def test_cache_key_depends_on_expressions_and_version(tmp_path, monkeypatch):
     a = symbolic_joint("A", **_fresh_definition(5))
     b = symbolic_joint("B", **_fresh_definition(6))
     assert a.source != b.source
-    monkeypatch.setattr(ms, "__version__", "99.0")
+    monkeypatch.setattr(ms._version, "__version__", "99.0")
     _codegen.clear_memory_cache()
     before = _codegen.stats["generated"]
     c = symbolic_joint("C", **_fresh_definition(5))
