@@ -8,6 +8,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import analysis
+from ._deprecated import moved_function
 from ._system import System
 from ._validation import MAX_ANGLE, as_angle, as_count, as_float, as_name, as_vector
 from .analysis.rates import _cached
@@ -218,15 +219,9 @@ class Mechanism:
 
         return sensitivity(self, params, state=state)
 
-    def save(self, path) -> None:
-        """Write this mechanism to a model file (TOML): :func:`mechsolve.io.model.save`.
-
-        ``ms.load(path)`` builds it again, with the same bodies, placement, joints, drivers,
-        targets, units and named sweeps.
-        """
-        from .io._writer import save
-
-        save(self, path)
+    #: Deprecated: ``ms.save(mech, path)`` writes the model file (see :mod:`mechsolve.files`).
+    save = moved_function("Mechanism.save", "mechsolve.save", "mech.save(path)",
+                          "ms.save(mech, path)")
 
     def add_body(self, name: str, position=None, angle: float = 0.0, *,
                  orientation=None) -> Body:
@@ -745,7 +740,7 @@ class Mechanism:
 
     def free_motion_path(self, index: int, amplitudes, **options):
         """Poses along free motion ``index`` (chart values ``amplitudes``) that satisfy every
-        constraint; the state is not changed. See :func:`mechsolve.kinematics.free_motion_path`.
+        constraint; the state is not changed. See :func:`mechsolve.analysis.free_motion_path`.
         """
         return analysis.free_motion_path(self, index, amplitudes, **options)
 
@@ -762,7 +757,7 @@ class Mechanism:
     def sweep_time(self, times, *, time_limit: float | None = None, **options):
         """Follow time-driven drivers over ``times`` with velocities and accelerations.
 
-        See :func:`mechsolve.kinematics.time_sweep`. ``time_limit`` (seconds) bounds the
+        See :func:`mechsolve.analysis.time_sweep`. ``time_limit`` (seconds) bounds the
         wall-clock time. On any failure (including an exception raised by a ``progress``
         callback) the mechanism is left as it was: state, time, driver values and profiles.
         """
