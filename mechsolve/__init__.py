@@ -40,9 +40,10 @@ __all__ = [
     "rad", "deg", "MechsolveWarning", "FreeMotionWarning", "DegreesWarning",
 ]
 
-#: Submodules imported on first attribute access (``ms.profiles``, ``ms.symbolic``), so that
-#: ``import mechsolve`` stays light (``symbolic`` imports SymPy, which is why it is not in
-#: ``__all__`` either: ``from mechsolve import *`` should not pay for it).
+#: Submodules imported on first attribute access (``ms.symbolic``), so that ``import
+#: mechsolve`` stays light (``symbolic`` imports SymPy, which is why it is not in ``__all__``
+#: either: ``from mechsolve import *`` should not pay for it). ``profiles`` and ``design`` are
+#: imported with the model files and the Mechanism.
 _LAZY_SUBMODULES = ("profiles", "symbolic", "design")
 
 

@@ -7,8 +7,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from . import analysis
+from . import analysis, design
 from ._deprecated import moved_function
+from ._scale import characteristic_length
 from ._system import System
 from ._validation import MAX_ANGLE, as_angle, as_count, as_float, as_name, as_vector
 from .analysis.rates import _cached
@@ -20,6 +21,7 @@ from .solver import (
     SolveResult,
     failure_message,
     newton,
+    solve_within,
     time_limited,
 )
 
@@ -101,8 +103,6 @@ class Mechanism:
         """
         if self._length_scale is not None:
             return self._length_scale
-        from ._scale import characteristic_length
-
         return characteristic_length(self)
 
     @length_scale.setter
@@ -198,26 +198,20 @@ class Mechanism:
         """Every design parameter by name, ``{"O4.point2": array([4., 0.]), ...}``: joint
         points and axes, lengths, ratios, offsets, driver values, end-effector targets (see
         :mod:`mechsolve.design.parameters`)."""
-        from .design.parameters import parameters
-
-        return parameters(self)
+        return design.parameters(self)
 
     def set_parameters(self, values) -> None:
         """Set design parameters by name between solves (see :meth:`parameters` and
         :func:`mechsolve.design.parameters.set_parameters`); all are checked before any is
         written."""
-        from .design.parameters import set_parameters
-
-        set_parameters(self, values)
+        design.set_parameters(self, values)
 
     def sensitivity(self, params=None, *, state=None):
         """Exact derivative of the solved pose with respect to named parameters (all of
         :meth:`parameters` by default), by implicit differentiation: a
         :class:`~mechsolve.design.Sensitivity` (see
         :func:`mechsolve.design.sensitivity.sensitivity`)."""
-        from .design.sensitivity import sensitivity
-
-        return sensitivity(self, params, state=state)
+        return design.sensitivity(self, params, state=state)
 
     #: Deprecated: ``ms.save(mech, path)`` writes the model file (see :mod:`mechsolve.files`).
     save = moved_function("Mechanism.save", "mechsolve.save", "mech.save(path)",
@@ -561,8 +555,6 @@ class Mechanism:
             if limits is None:
                 result.active_limits = []
                 return result
-            from ._limits import solve_within
-
             self.last_result = result
             q, result = solve_within(self, self._system, limits, self._q.copy(), result, tol,
                                      max_iterations)

@@ -86,7 +86,7 @@ _EQ_NAMES = {0: "connect", 1: "weld", 2: "joint", 3: "tendon", 4: "flex", 5: "fl
 
 def _mujoco():
     try:
-        import mujoco
+        import mujoco  # the optional dependency, when an MJCF model is read
     except ImportError as err:                    # pragma: no cover - depends on the install
         raise ModuleNotFoundError("reading MJCF needs the mujoco package: pip install "
                                   "'mechsolve[mjcf]' (or pip install mujoco)") from err
