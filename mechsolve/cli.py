@@ -31,6 +31,8 @@ from .plot._base import _driver_unit
 from .plot.animation import _FFMPEG_SUFFIXES, _PILLOW_SUFFIXES
 from .solver import SolveError
 
+__all__ = ["main", "build_parser"]
+
 #: Every demo: the planar ones, then the spatial ones.
 ALL_DEMOS = {**DEMOS, **SPATIAL_DEMOS}
 

@@ -699,7 +699,7 @@ class Mechanism:
             return bool(condition(self))
 
     def velocity(self, *, goals=None) -> np.ndarray:
-        """Generalized velocities at the current pose and time (see :mod:`mechsolve.kinematics`).
+        """Generalized velocities at the current pose and time (:mod:`mechsolve.analysis.rates`).
 
         Planar bodies give ``(xdot, ydot, thetadot)``, spatial bodies ``(v, omega)`` (global).
         ``goals``: velocity-level goals solved with ``Phi_q nu = -Phi_t``

@@ -12,6 +12,7 @@
   revolute clearances to output points: :func:`tolerance`.
 * :mod:`.sweep` -- a family of designs over a driver's values through the batch axis, each
   on its own branch, optionally on a dask cluster: :func:`sweep`, :class:`DesignSweep`.
+
 The linkage measures (Grashof class, the loops of a mechanism, rotation range) are in
 :mod:`mechsolve.analysis` (``ms.design.grashof`` and the others are deprecated names of them).
 """

@@ -95,6 +95,9 @@ from ._writer import (
     save,
 )
 
+# documented (and pickled) under its public name, as ms.ModelFileError's home
+ModelFileError.__module__ = __name__
+
 __all__ = ["load", "loads", "save", "dumps", "ModelFileError", "NamedSweep", "RobotEntry",
            "FORMAT_VERSION", "SCHEMA_PATH", "MAX_CHARACTERS", "MAX_MAGNITUDE",
            "MAX_SWEEP_VALUES", "MAX_FILE_EQUATIONS", "MAX_FILE_TOKENS"]

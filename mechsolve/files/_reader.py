@@ -361,7 +361,7 @@ def load(path, *, allow_paths=None, max_bytes: int = MAX_CHARACTERS):
 
     ``ms.load(path)`` is this function. The mechanism keeps the file's units
     (:attr:`Mechanism.units`) and named sweeps (:attr:`Mechanism.sweeps`) for
-    :meth:`Mechanism.save`.
+    :func:`save`.
 
     Parameters
     ----------

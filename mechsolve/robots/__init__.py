@@ -1,4 +1,5 @@
-"""Serial robot arms: Denavit–Hartenberg and URDF descriptions, forward and inverse kinematics.
+"""Robots: serial arms (DH tables, URDF chains), their forward and inverse kinematics, and
+robots with loops (URDF, MJCF) as mechanisms.
 
 A :class:`SerialArm` is a chain of revolute or prismatic joints, each placed by a constant
 *origin* transform (from the previous joint's frame) followed by a motion about / along its
