@@ -7,7 +7,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from . import analysis
+from . import analysis, design
+from ._deprecated import moved_function
+from ._scale import characteristic_length
 from ._system import System
 from ._validation import MAX_ANGLE, as_angle, as_count, as_float, as_name, as_vector
 from .analysis.rates import _cached
@@ -93,8 +95,6 @@ class Mechanism:
         """
         if self._length_scale is not None:
             return self._length_scale
-        from ._scale import characteristic_length
-
         return characteristic_length(self)
 
     @length_scale.setter
@@ -190,36 +190,24 @@ class Mechanism:
         """Every design parameter by name, ``{"O4.point2": array([4., 0.]), ...}``: joint
         points and axes, lengths, ratios, offsets, driver values, end-effector targets (see
         :mod:`mechsolve.design.parameters`)."""
-        from .design.parameters import parameters
-
-        return parameters(self)
+        return design.parameters(self)
 
     def set_parameters(self, values) -> None:
         """Set design parameters by name between solves (see :meth:`parameters` and
         :func:`mechsolve.design.parameters.set_parameters`); all are checked before any is
         written."""
-        from .design.parameters import set_parameters
-
-        set_parameters(self, values)
+        design.set_parameters(self, values)
 
     def sensitivity(self, params=None, *, state=None):
         """Exact derivative of the solved pose with respect to named parameters (all of
         :meth:`parameters` by default), by implicit differentiation: a
         :class:`~mechsolve.design.Sensitivity` (see
         :func:`mechsolve.design.sensitivity.sensitivity`)."""
-        from .design.sensitivity import sensitivity
+        return design.sensitivity(self, params, state=state)
 
-        return sensitivity(self, params, state=state)
-
-    def save(self, path) -> None:
-        """Write this mechanism to a model file (TOML): :func:`mechsolve.io.model.save`.
-
-        ``ms.load(path)`` builds it again, with the same bodies, placement, joints, drivers,
-        targets, units and named sweeps.
-        """
-        from .io._writer import save
-
-        save(self, path)
+    #: Deprecated: ``ms.save(mech, path)`` writes the model file (see :mod:`mechsolve.files`).
+    save = moved_function("Mechanism.save", "mechsolve.save", "mech.save(path)",
+                          "ms.save(mech, path)")
 
     def add_body(self, name: str, position=None, angle: float = 0.0, *,
                  orientation=None) -> Body:
@@ -574,7 +562,7 @@ class Mechanism:
             return result
 
     def velocity(self, *, goals=None) -> np.ndarray:
-        """Generalized velocities at the current pose and time (see :mod:`mechsolve.kinematics`).
+        """Generalized velocities at the current pose and time (:mod:`mechsolve.analysis.rates`).
 
         Planar bodies give ``(xdot, ydot, thetadot)``, spatial bodies ``(v, omega)`` (global).
         ``goals``: velocity-level goals solved with ``Phi_q nu = -Phi_t``
@@ -607,7 +595,7 @@ class Mechanism:
 
     def free_motion_path(self, index: int, amplitudes, **options):
         """Poses along free motion ``index`` (chart values ``amplitudes``) that satisfy every
-        constraint; the state is not changed. See :func:`mechsolve.kinematics.free_motion_path`.
+        constraint; the state is not changed. See :func:`mechsolve.analysis.free_motion_path`.
         """
         return analysis.free_motion_path(self, index, amplitudes, **options)
 
@@ -624,7 +612,7 @@ class Mechanism:
     def sweep_time(self, times, *, time_limit: float | None = None, **options):
         """Follow time-driven drivers over ``times`` with velocities and accelerations.
 
-        See :func:`mechsolve.kinematics.time_sweep`. ``time_limit`` (seconds) bounds the
+        See :func:`mechsolve.analysis.time_sweep`. ``time_limit`` (seconds) bounds the
         wall-clock time. On any failure (including an exception raised by a ``progress``
         callback) the mechanism is left as it was: state, time, driver values and profiles.
         """

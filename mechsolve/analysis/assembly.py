@@ -16,6 +16,7 @@ from ..solver import (
     newton,
     strategy_for,
 )
+from ..spatial._quat import quat_exp, quat_multiply, quat_rotate
 from .continuation import _Continuation, _rows_of, _UnreachableError
 
 __all__ = ["assemble", "assemble_branch", "closest_to_goals"]
@@ -421,7 +422,6 @@ def _nearest_turns(sys, q, q0, tol: float) -> np.ndarray:
 def _turned(sys, q, body, point, axis, angle):
     """``q`` with ``body`` turned by ``angle`` about the line through ``point`` along the unit
     ``axis`` (global)."""
-    from ..spatial._quat import quat_exp, quat_multiply, quat_rotate
 
     out = q.copy()
     k = 7 * body.index
@@ -438,7 +438,6 @@ def _unmirrored(mech, sys, q, *, tol: float, max_iterations: int, stop=None):
     stage, :mod:`mechsolve.analysis.pipeline`). ``stop(q1)``: stop at the first true root for
     which it holds. Returns ``(roots, iterations)``: the distinct roots reached as
     ``(q, result)`` pairs, the true ones first."""
-    from ..spatial._quat import quat_exp, quat_multiply
 
     with mech.trying_state(q):
         turns = [t for j, f in zip(sys.joints, sys.mirrored(q)) if f for t in j._half_turns()]

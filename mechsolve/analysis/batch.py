@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._limits import unreachable_message
+from .._names import _DIRECTIONS, _POSITIVE, _QUATERNIONS, _close, parameter_slices
 from .._validation import as_count, as_float
 from ..joints.base import DriverJoint, Joint
 from ..newton import LAMBDA_MIN, LinearStrategy, Result, residual_tolerance
@@ -168,7 +170,6 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
     limits = sys.limits
     if limits is not None:
         # the items' poses are fixed by their drivers: one beyond a joint limit fails
-        from .._limits import unreachable_message
 
         M = limits.measure(Q, params=stacked)
         broken = ok & (limits.excess(M)[0] > tol).any(axis=1)
@@ -257,8 +258,6 @@ def per_item_entries(mech, values=None, params=None, what: str = "params") -> li
     ``{"O4.point2": (B, 2)}``, or full vectors ``{joint: (B, p)}``), checked: a list of
     ``(label, joint, columns, array (B, width))``, ``columns`` the slice of the joint's
     parameter vector the array fills. Raises ValueError or TypeError naming the entry."""
-    from .._names import _DIRECTIONS, _POSITIVE, _QUATERNIONS, _close, parameter_slices
-
     out = []
     for joint, arr in _keyed(mech, values, "values").items():
         if not isinstance(joint, DriverJoint):

@@ -28,10 +28,11 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg import lapack
 
+from .._limits import HeldProblem
 from .._linear import SINGULAR_RTOL
 from .._validation import MAX_ANGLE, as_count, as_float, as_values
 from .._warnings import check_degrees_sweep, check_free_motion
-from ..newton import POSE_RTOL
+from ..newton import POSE_RTOL, LinearStrategy
 from ..newton import newton as core_newton
 from ..solver import (
     NEAR_LAMBDA_MIN,
@@ -792,8 +793,6 @@ def _limit_crossing(cont, values, states, upto):
 def _locate_limit(cont, limits, lim, i, v0, v1, f, q0, q1):
     """The driver value and pose at which limit ``lim`` (index ``i``) is reached between the
     poses ``q0`` (at ``v0``, within it) and ``q1`` (at ``v1``, beyond it)."""
-    from .._limits import HeldProblem
-    from ..newton import LinearStrategy
 
     sys, driver = cont.sys, cont.driver
     row = sys.row_of(driver)

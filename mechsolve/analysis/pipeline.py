@@ -20,7 +20,7 @@ in this order, each only where the one before leaves a reason to:
    of that joint a half turn about each axis of its frames (:func:`~.assembly._unmirrored`).
 5. **Branch search** (:func:`~mechsolve.analysis.assemble_branch`), where the pose is still
    mirrored or fails the caller's ``branch`` condition.
-6. **Limits** (:func:`mechsolve._limits.solve_within`): the active set of the joints' limits.
+6. **Limits** (:func:`mechsolve.solver.solve_within`): the active set of the joints' limits.
 
 Every stage works from the start the mechanism holds; none changes the mechanism (states are
 tried with :meth:`~mechsolve.Mechanism.trying_state`).
@@ -32,7 +32,14 @@ import numpy as np
 
 from ..joints.base import DriverJoint
 from ..newton import residual_tolerance
-from ..solver import NEAR_LAMBDA_MIN, SolveError, SolveResult, failure_message, newton
+from ..solver import (
+    NEAR_LAMBDA_MIN,
+    SolveError,
+    SolveResult,
+    failure_message,
+    newton,
+    solve_within,
+)
 from .assembly import _unmirrored, assemble, assemble_branch
 from .continuation import _rows_of
 
@@ -55,8 +62,6 @@ def solve_pose(mech, *, tol: float, max_iterations: int, branch=None):
     if limits is None:
         result.active_limits = []
         return q, result
-    from .._limits import solve_within
-
     return solve_within(mech, sys, limits, q.copy(), result, tol, max_iterations)
 
 
