@@ -111,8 +111,9 @@ from mechsolve import joints
 
 TOL = 1e-12
 EPS = float(np.finfo(float).eps)
-#: how many eps of the distance from the origin (in sizes) the checks of a far trial allow
-FAR_EPS = 16.0
+#: how many eps of the distance from the origin (in sizes) the checks of a far trial allow:
+#: the solver's own pose precision there (POSE_RTOL = 1e-14, 45 eps, of each coordinate)
+FAR_EPS = 64.0
 #: velocities against finite differences: relative tolerance
 RATE_TOL = 1e-6
 KINDS_PLANAR = ("fourbar", "slider_crank", "watt", "stephenson", "five_bar")

@@ -63,6 +63,10 @@ CROSSING_STEP = 1e-3
 #: resolution below which two assemblies could be confused. A body turning at one model size
 #: from its axis meets it at steps of about 0.8 rad.
 DEFECT_MAX = 0.05
+#: Where no sign of det J is watched, the sigma_min / sigma_max of the scaled Jacobian below
+#: which the defect bound shrinks in proportion (two assemblies close in near a singular
+#: position: a spherical four-bar's modes at conditioning 164 were 0.04 apart).
+DEFECT_RATIO = 0.05
 #: The same where a sign of det J is watched: it tells most assemblies apart, but two may share
 #: it (the 3D slider-crank's, 5.6 apart), and a step between them has a defect of the order of
 #: their distance; coarser, so that the steps of regular sweeps stay as long as they were.
@@ -85,6 +89,12 @@ MAX_STEPS = 2000
 REFINE_CHUNK = 2048
 
 
+def _sigma_ratio(Js: np.ndarray) -> float:
+    """``sigma_min / sigma_max`` of a scaled Jacobian (the smallest of its column count)."""
+    s = np.linalg.svd(Js, compute_uv=False)
+    return float(s[-1] / s[0]) if s.size and s[0] > 0 else 0.0
+
+
 def _rows_of(sys, select) -> np.ndarray:
     return np.concatenate([np.arange(sys.row_starts[i], sys.row_starts[i + 1])
                            for i, s in enumerate(select) if s] or [np.zeros(0, int)])
@@ -100,6 +110,9 @@ class _State(NamedTuple):
     sign: float           #: sign of det J (square dense systems), 0 where unknown or singular
     base: _State | None   #: at a singular pose, the regular pose before it (steps leave from it)
     ratio: float = 1.0    #: sigma_min / sigma_max of the scaled Jacobian (1 where not computed)
+    #: the same for a system without a sign of det J (redundant equations), which bounds the
+    #: defect of its steps (1 where not computed)
+    closeness: float = 1.0
 
 
 class _Corrected(NamedTuple):
@@ -215,6 +228,9 @@ class _Continuation:
                 if previous is not None:
                     return previous.t, 0.0
                 return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
+            # no sign of det J (redundant equations): how near a singular position the pose
+            # is, which bounds the defect of the steps from it (see jump)
+            self.closeness = _sigma_ratio(sys.scaled_jacobian(vals, rows))
             return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
         return linear_solve(sys, vals, b, self.strategy.mode, self.strategy, rows=rows), 0.0
 
@@ -228,7 +244,8 @@ class _Continuation:
         precise = tol is None or tol <= self.tol
         out = core_newton(self.problem, np.asarray(q0, dtype=float)[None], tol=tol or self.tol,
                           max_iterations=self.max_iterations, strategy=self.strategy,
-                          lambda_min=NEAR_LAMBDA_MIN, pose_rtol=POSE_RTOL if precise else tol)
+                          lambda_min=NEAR_LAMBDA_MIN, pose_rtol=POSE_RTOL,
+                          pose_atol=0.0 if precise else tol)
         its = int(out.iterations[0])
         self.iterations += its
         return out.x[0], _Corrected(bool(out.success[0]), its), out.jacobian[0]
@@ -261,6 +278,7 @@ class _Continuation:
         point)."""
         self.at_singular = False
         self.sigma_ratio = 1.0
+        self.closeness = 1.0
         t, sign = self.tangent(vals, previous, v, q)
         base = None
         if self.at_singular and previous is None and self.sketch is not None:
@@ -271,7 +289,7 @@ class _Continuation:
             if previous is not None:
                 base = previous if previous.base is None else previous.base
         self.t_ref = max(self.t_ref, float(np.max(np.abs(t / self.c), initial=0.0)))
-        return _State(v, q, t, sign, base, self.sigma_ratio)
+        return _State(v, q, t, sign, base, self.sigma_ratio, self.closeness)
 
     def jump(self, state, v_b, tol=None, previous=None):
         """One predictor–corrector step to ``v_b``; the new state, or None if rejected.
@@ -339,7 +357,14 @@ class _Continuation:
         # may still share its sign (a spatial slider-crank's jumped 160 -> 320 degrees).
         d = self.sys.difference(q, q_a) / self.c - (0.5 * h) * (sa + sb)
         self.defect = float(np.max(np.abs(d), initial=0.0))
-        if self.defect > self.defect_max and not from_singular:
+        bound = self.defect_max
+        near_ratio = min(state.closeness, new.closeness)
+        if not self.use_sign and near_ratio > SINGULAR_RTOL:
+            # near a singular position two assemblies come close (a spherical four-bar's two
+            # modes meet at its toggle): the resolution shrinks with the distance to it (not
+            # at the singular position itself, which a step leaves along its tangent)
+            bound *= min(1.0, near_ratio / DEFECT_RATIO)
+        if self.defect > bound and not from_singular:
             del self.singular[n_sing:]
             self.t_ref = t_ref
             return None, res

@@ -12,7 +12,9 @@ in this order, each only where the one before leaves a reason to:
    the joints-first assembly is tried too, and the pose whose bodies sit nearer their start
    kept.
 2. **Joints-first assembly** (:func:`~mechsolve.analysis.assemble`) from a rough start, or where
-   Newton found only a mirror image of a joint.
+   Newton found only a mirror image of a joint; where its continuation of the drivers meets a
+   limit position, Newton with its full damping range from the start, whose assembly is kept
+   if it reaches one.
 3. **The circuit check** (rough sketches): where the start's sign of ``det J`` is clear and the
    pose found has the other, an assembly on the start's circuit is searched for and kept if its
    bodies are nearer the start.
@@ -31,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..joints.base import DriverJoint
-from ..newton import residual_tolerance
+from ..newton import LAMBDA_MIN, residual_tolerance
 from ..solver import (
     NEAR_LAMBDA_MIN,
     SolveError,
@@ -109,8 +111,16 @@ def _assembled(mech, sys, tol, max_iterations, branch):
         # first, then drive
         q, result = assemble(mech, tol=tol, max_iterations=max_iterations)
         result = _after(first, result)
-    if not result.success and on_branch:
-        followed = True   # the assembly below continues the drivers from the start's pose
+        # from an assembled start the assembly is the drivers' continuation along its branch
+        followed = on_branch
+        if not result.success:
+            # the continuation met a limit position on its path (several drivers, a Stewart
+            # platform's legs): Newton with its full damping range may still reach an
+            # assembly from the start, which is better than a false failure
+            q3, last, _ = newton(sys, start, tol=tol, max_iterations=max_iterations,
+                                 lambda_min=LAMBDA_MIN)
+            if last.success and not mirrored(q3):
+                q, result, followed = q3, _after(result.phases, last), False
     if suspect and result.success and branch is None and not mirrored(q) and not followed:
         q, result = _sketched_circuit(mech, sys, start, q, result, tol, max_iterations)
     if result.success and mirrored(q):
