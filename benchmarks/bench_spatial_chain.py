@@ -2,7 +2,7 @@
 
 Run: python benchmarks/bench_spatial_chain.py [--quick]
 
-Each loop of :func:`mechsolve.models_spatial.spatial_chain` adds a rocker on a ground revolute
+Each loop of :func:`mechsolve.models.spatial.spatial_chain` adds a rocker on a ground revolute
 and a coupler body with a spherical joint at one end and a universal joint at the other
 (``2N + 1`` bodies, ``6 (2N + 1)`` unknowns, one driver). The driver is moved by 0.1 rad from
 the assembled pose; the table gives the total solve time, the Newton iterations, the time of
@@ -21,7 +21,7 @@ import scipy
 from _output import add_out_option, prepare
 from bench_planar import bench_chain, print_chain_table
 
-from mechsolve.models_spatial import spatial_chain
+from mechsolve.models.spatial import spatial_chain
 
 
 def main() -> None:

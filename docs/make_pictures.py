@@ -99,7 +99,7 @@ def failed_solve() -> None:
 
 
 def stewart() -> None:
-    model = ms.models_spatial.stewart()
+    model = ms.models.spatial.stewart()
     mech = model.mechanism
     motion = mech.sweep(model.driver, model.values)
     platform = model.output

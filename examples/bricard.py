@@ -10,9 +10,9 @@ Run: python examples/bricard.py
 import numpy as np
 
 import mechsolve as ms
-from mechsolve import models_spatial
+from mechsolve.models import spatial
 
-model = models_spatial.bricard()
+model = spatial.bricard()
 mech = model.mechanism
 report = mech.dof()
 print(report)

@@ -9,9 +9,9 @@ Run: python examples/rssr.py
 
 import numpy as np
 
-from mechsolve import models_spatial
+from mechsolve.models import spatial
 
-model = models_spatial.rssr()
+model = spatial.rssr()
 mech = model.mechanism
 print(mech.dof())
 theta = np.linspace(0, 2 * np.pi, 181)
@@ -20,7 +20,7 @@ angles = []
 for i in range(len(motion)):
     motion.apply(i)
     angles.append(model.output_joint.angle() + model.phi0)
-exact = models_spatial.rssr_output(theta)
+exact = spatial.rssr_output(theta)
 err = np.max(np.abs(np.remainder(np.array(angles) - exact + np.pi, 2 * np.pi) - np.pi))
 print(f"rocker swings {np.degrees(np.ptp(angles)):.3f} deg; error vs closed form {err:.1e}")
 

@@ -9,9 +9,9 @@ Run: python examples/slider_crank_3d.py
 
 import numpy as np
 
-from mechsolve import models_spatial
+from mechsolve.models import spatial
 
-model = models_spatial.slider_crank_3d()
+model = spatial.slider_crank_3d()
 mech = model.mechanism
 print(mech.dof())
 motion = mech.sweep(model.driver, np.linspace(0, 2 * np.pi, 181))

@@ -13,9 +13,9 @@ Run: python examples/spherical_fourbar.py
 import numpy as np
 
 import mechsolve as ms
-from mechsolve import models_spatial
+from mechsolve.models import spatial
 
-model = models_spatial.spherical_fourbar()
+model = spatial.spherical_fourbar()
 mech = model.mechanism
 print(mech.dof())
 theta = np.linspace(0, 2 * np.pi, 181)
@@ -25,7 +25,7 @@ measured = []
 for i in range(len(motion)):
     motion.apply(i)
     measured.append(output.angle())
-exact, _ = models_spatial.spherical_fourbar_output(theta)
+exact, _ = spatial.spherical_fourbar_output(theta)
 err = np.max(np.abs(np.remainder(np.array(measured) - exact + np.pi, 2 * np.pi) - np.pi))
 print(f"output swing {np.degrees(np.ptp(measured)):.3f} deg; largest error vs closed form "
       f"{err:.1e} rad")

@@ -7,14 +7,16 @@ and :meth:`Mechanism.sweep` follows it as a driver moves.
 
 from __future__ import annotations
 
+import importlib as _importlib
 import types as _types
 
-from . import joints, models, models_spatial, plot, robots
+from . import _deprecated, files, joints, models, plot, robots
 from ._units import deg, rad
+from ._version import __version__ as __version__
 from ._warnings import DegreesWarning, FreeMotionWarning, MechsolveWarning
 from .analysis import DofReport, Motion
 from .body import Body, SpatialBody
-from .io.model import ModelFileError, load
+from .files import ModelFileError, load, save
 from .mechanism import Mechanism
 from .solver import RedundantEquation, SolveError, SolveResult, SweepError
 from .spatial import (
@@ -28,36 +30,35 @@ from .spatial import (
     Orientation,
 )
 
-__version__ = "0.1.0"
-
 __all__ = [
-    "Mechanism", "Body", "SpatialBody", "joints", "models", "models_spatial", "plot",
-    "robots", "profiles",
+    "Mechanism", "Body", "SpatialBody", "joints", "models", "plot", "robots", "files",
+    "profiles",
     "SolveResult", "SolveError", "SweepError", "RedundantEquation",
-    "DofReport", "Motion", "load", "ModelFileError",
+    "DofReport", "Motion", "load", "save", "ModelFileError",
     "Orientation", "Frame", "MovingFrame", "FrameMismatchError",
     "GeneralVelocity", "GeneralAcceleration", "GeneralForce", "MassProperties",
     "rad", "deg", "MechsolveWarning", "FreeMotionWarning", "DegreesWarning",
 ]
 
-#: Submodules imported on first attribute access (``ms.profiles``, ``ms.symbolic``), so that
-#: ``import mechsolve`` stays light (``symbolic`` imports SymPy, which is why it is not in
-#: ``__all__`` either: ``from mechsolve import *`` should not pay for it).
+#: Submodules imported on first attribute access (``ms.symbolic``), so that ``import
+#: mechsolve`` stays light (``symbolic`` imports SymPy, which is why it is not in ``__all__``
+#: either: ``from mechsolve import *`` should not pay for it). ``profiles`` and ``design`` are
+#: imported with the model files and the Mechanism.
 _LAZY_SUBMODULES = ("profiles", "symbolic", "design")
 
 
 def __getattr__(name: str) -> _types.ModuleType:
     if name in _LAZY_SUBMODULES:
-        import importlib
-
-        module = importlib.import_module(f"{__name__}.{name}")
+        module = _importlib.import_module(f"{__name__}.{name}")
         globals()[name] = module
         return module
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _deprecated.moved_submodule(__name__, name)     # ms.models_spatial, until 0.3
 
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY_SUBMODULES))
 
+
+_deprecated.install()      # the modules that moved, as aliases that warn (until 0.3)
 
 del annotations     # bound by the __future__ import: not part of the namespace

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from tqdm import tqdm
+
 
 def _progress_bar(enabled: bool, total: int, label: str, unit: str = "pose"):
     """A progress callback ``(done, total)`` drawing a tqdm bar on stderr, and a function that
@@ -11,8 +13,6 @@ def _progress_bar(enabled: bool, total: int, label: str, unit: str = "pose"):
     command line."""
     if not enabled:
         return None, lambda: None
-    from tqdm import tqdm
-
     bar = tqdm(total=total, desc=label, unit=unit, file=sys.stderr, leave=True)
 
     def update(done: int, total: int) -> None:
@@ -23,7 +23,7 @@ def _progress_bar(enabled: bool, total: int, label: str, unit: str = "pose"):
 
 def _agg() -> None:
     """Render off screen: the command only writes files (unless pyplot is already in use)."""
-    import matplotlib
+    import matplotlib  # matplotlib when a picture is asked for, not before
 
     if "matplotlib.pyplot" not in sys.modules:
         matplotlib.use("Agg")

@@ -15,11 +15,12 @@ message on standard error with exit status 1 (2 for wrong arguments), not a trac
 A sweep keeps every pose in memory (and ``--json`` every state), so ``sweep`` refuses more
 than ``--max-poses`` poses (:data:`MAX_POSES` by default) before it starts, naming the count
 and the option. Files a model refers to are read from its folder unless ``--allow-path``
-names another (see :func:`mechsolve.io.model.load`).
+names another (see :func:`mechsolve.files.load`).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import pathlib
 import sys
@@ -27,8 +28,12 @@ import time
 
 import numpy as np
 
+from . import plot
 from ._cli_common import _agg, _progress_bar
-from .io.model import ModelFileError, NamedSweep, load
+from .files import ModelFileError, NamedSweep, load, save
+from .io._joint_codecs import driver_is_angle
+from .joints import CoordinateDriver
+from .robots import load_urdf
 from .solver import SolveError
 
 #: Most poses ``mechsolve sweep`` computes unless ``--max-poses`` says more.
@@ -137,8 +142,6 @@ def _values(text: str, deg: bool, most: int) -> np.ndarray:
 
 def _sweep_of(mech, args) -> tuple:
     """The driver, its values and the output bodies of the sweep the arguments ask for."""
-    from .io._joint_codecs import driver_is_angle
-
     named, named_as = None, args.sweep
     if args.sweep is not None:
         named = mech.sweeps.get(args.sweep)
@@ -182,8 +185,6 @@ def _sweep_of(mech, args) -> tuple:
 
 
 def _sweep(args) -> int:
-    from .io._joint_codecs import driver_is_angle
-
     mech = _load(args.file, args)
     driver, values, bodies = _sweep_of(mech, args)
     show = args.progress or sys.stderr.isatty()
@@ -239,9 +240,7 @@ def _write_json(path: str, payload: dict) -> int:
 
 def _pictures(args, mech, motion) -> int:
     _agg()
-    import matplotlib.pyplot as plt
-
-    from . import plot
+    import matplotlib.pyplot as plt  # matplotlib when a picture is asked for, not before
 
     status = 0
     if args.plot:
@@ -290,9 +289,6 @@ def _check(args) -> int:
 
 
 def _convert(args) -> int:
-    from .joints import CoordinateDriver
-    from .robots import load_urdf
-
     src = pathlib.Path(args.file)
     if src.suffix.lower() != ".urdf":
         raise _UserError(f"{args.file}: convert reads a URDF file (.urdf)")
@@ -313,7 +309,7 @@ def _convert(args) -> int:
     mech.sweeps["first-joint"] = NamedSweep(first, np.linspace(lo, hi, 73))
     out = pathlib.Path(args.output or src.with_suffix(".toml").name)
     try:
-        mech.save(out)
+        save(mech, out)
     except OSError as exc:
         return _fail(f"-o {out}: {exc.strerror or exc}")
     print(f"wrote {arm.n_joints}-joint arm {arm.name!r} to {out.resolve()}")
@@ -365,8 +361,6 @@ def add_commands(sub) -> None:
 
 
 def _positive(text: str) -> int:
-    import argparse
-
     try:
         n = int(text)
     except ValueError:

@@ -5,7 +5,8 @@ A joint class that takes ``limits=`` names its quantity (:attr:`Joint.limit_quan
 slide, a link joint's coordinate) and gives its value and gradient by a class-level kernel
 (``_limit_measure``), evaluated for all limited instances of a class at once like Phi.
 
-How the solver keeps them -- an *active set* on the one Newton core:
+How the solver keeps them (:func:`mechsolve.solver.solve_within`) -- an *active set* on the
+one Newton core:
 
 * The equations are solved as before (no cost for a model without limits). A limit the solution
   keeps is inactive; one it violates becomes an equality, the joint *held* at its bound (an extra
@@ -281,63 +282,3 @@ def unreachable_message(limits, what: str = "the pose") -> str:
     first = limits[0]
     return (f"could not assemble the mechanism within its joint limits: {what} breaks "
             f"{first} by {abs(first.excess):.6g} ({_excess_text(limits)})")
-
-
-def solve_within(mech, system, limits: LimitSet, q, result, tol: float, max_iterations: int):
-    """Keep the limits at a solved pose ``q`` (see the module notes): returns ``(q, result)``
-    with ``result.active_limits`` set, or raises :class:`~mechsolve.SolveError`."""
-    from .newton import LinearStrategy
-    from .newton import newton as core_newton
-    from .solver import SolveError, free_dof
-
-    values = limits.measure(q)
-    broken = limits.violated(values, tol)
-    if not broken:
-        result.active_limits = limits.active(values)
-        return q, result
-    if free_dof(system, result) == 0:
-        # the drivers fix the pose: holding a limit would over-determine the mechanism
-        result.success = False
-        result.status = "failed"
-        result.message = unreachable_message(broken)
-        result.active_limits = []
-        result.limits_broken = broken
-        raise SolveError(result.message + ". The drivers fix the pose; change their values "
-                         "(or the limits).", result)
-    held = []
-    strategy = LinearStrategy("auto")
-    for _ in range(limits.size + 1):
-        for lim in broken:
-            if all(h.joint is not lim.joint for h in held):
-                held.append(lim)
-        problem = HeldProblem(system, limits, held)
-        # the pose may have to move far (a joint held half a turn from where it was): the
-        # core's full damping range
-        out = core_newton(problem, q[None], tol=tol, max_iterations=max_iterations,
-                          strategy=strategy)
-        result.iterations += int(out.iterations[0])
-        result.phases = list(result.phases) + [("limits", int(out.iterations[0]))]
-        if not out.success[0]:
-            result.success = False
-            result.status = "failed"
-            result.message = unreachable_message(
-                held, "holding the joints at their limits leaves the other constraints "
-                "unmet; the nearest pose without them")
-            result.active_limits = []
-            result.limits_broken = held
-            raise SolveError(result.message, result)
-        q = out.x[0]
-        values = limits.measure(q)
-        broken = [lim for lim in limits.violated(values, tol)
-                  if all(h.joint is not lim.joint for h in held)]
-        if not broken:
-            break
-    phi = system.phi(q)
-    result.state = q.copy()
-    result.residual = float(np.max(np.abs(phi), initial=0.0))
-    result.scaled_residual = float(np.max(np.abs(phi) / system.eq_scale, initial=0.0))
-    result.joint_residuals = system.joint_residuals(phi)
-    result.active_limits = limits.active(values)
-    result.message = "converged with joints held at their limits: " + ", ".join(
-        str(lim) for lim in result.active_limits)
-    return q, result

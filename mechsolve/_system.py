@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import numpy as np
 import scipy.sparse as sp
 
+from ._limits import LimitSet
 from ._linear import BandOrdering
 from ._scale import characteristic_length
 from .joints.base import DriverJoint
@@ -143,8 +144,6 @@ class System:
         """The joints' limits as a :class:`~mechsolve._limits.LimitSet`, or ``None`` when no
         joint has limits (looked for once per topology and limit setting)."""
         if self._limits is False:
-            from ._limits import LimitSet
-
             self._limits = LimitSet.of(self)
         return self._limits
 

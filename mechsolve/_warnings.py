@@ -44,7 +44,9 @@ class DegreesWarning(MechsolveWarning):
 
     Raised when an angle driver's value (set through ``driver.value`` or the constructor) is a
     whole number larger than ``2 pi`` in magnitude (``45``, ``90``, ``-180``), and when a sweep
-    of an angle driver spans more than 20 turns (``40 pi`` rad). Convert with ``ms.rad(...)``.
+    of an angle driver spans more than 20 turns (``40 pi`` rad) or all its values larger than
+    ``2 pi`` in magnitude are whole numbers (``np.linspace(0, 90, 91)``). Convert with
+    ``ms.rad(...)``.
     """
 
 
@@ -86,6 +88,25 @@ def check_degrees_span(driver, low: float, high: float) -> None:
     if span > DEGREES_SPAN:
         _warn(f"the sweep of {driver.describe()} spans {span:g} rad ({span / (2 * math.pi):.3g} "
               f"turns), which looks like degrees; mechsolve takes angles in radians: sweep "
+              f"ms.rad(values) for values in degrees.", DegreesWarning)
+
+
+def check_degrees_sweep(driver, values) -> None:
+    """Warn (once) with :class:`DegreesWarning` if the values of a sweep of the angle driver
+    ``driver`` look like degrees: they span more than 20 turns (:func:`check_degrees_span`),
+    or every value larger than ``2 pi`` in magnitude is a whole number (``0, 1, ..., 90``:
+    each alone would warn as a driver's value, see :func:`check_degrees_value`)."""
+    values = [float(v) for v in values]
+    low, high = min(values), max(values)
+    if high - low > DEGREES_SPAN:
+        check_degrees_span(driver, low, high)
+        return
+    big = [v for v in values if abs(v) > DEGREES_VALUE]
+    if big and all(v.is_integer() for v in big):
+        top = max(big, key=abs)
+        _warn(f"the sweep of {driver.describe()}: values up to {top:g} look like degrees "
+              f"(every value above 2 pi is a whole number, {len(big)} of them); mechsolve "
+              f"takes angles in radians, {top:g} rad is {top / (2 * math.pi):.3g} turns. Sweep "
               f"ms.rad(values) for values in degrees.", DegreesWarning)
 
 

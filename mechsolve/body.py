@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 
 from ._validation import as_angle, as_vector
+from .spatial import Frame, Orientation
 from .spatial._quat import quat_to_matrix
+from .spatial._validation import unit_quaternion
 
 __all__ = ["Body", "SpatialBody"]
 
@@ -306,8 +308,6 @@ class SpatialBody(Body):
     @property
     def orientation(self):
         """The body's :class:`~mechsolve.Orientation`."""
-        from .spatial import Orientation
-
         return Orientation(self.quaternion, normalize=True)
 
     @orientation.setter
@@ -327,8 +327,6 @@ class SpatialBody(Body):
     @property
     def frame(self):
         """The body's :class:`~mechsolve.Frame` (its pose in global coordinates)."""
-        from .spatial import Frame
-
         return Frame(self.position, self.orientation)
 
     def to_global(self, point) -> np.ndarray:
@@ -350,8 +348,6 @@ class SpatialBody(Body):
 
 def _as_quaternion(value) -> np.ndarray:
     """Quaternion of an Orientation (or a unit 4-vector), for setting a body's orientation."""
-    from .spatial import Orientation
-
     if isinstance(value, Orientation):
         q = np.asarray(value.quaternion, dtype=float)
         if q.shape != (4,):
@@ -359,8 +355,6 @@ def _as_quaternion(value) -> np.ndarray:
                              f"{q.shape[:-1]}")
         return q
     if isinstance(value, (list, tuple, np.ndarray)):
-        from .spatial._validation import unit_quaternion
-
         return unit_quaternion(as_vector(value, "orientation", 4), "orientation",
                                remedy="pass ms.Orientation(q, normalize=True) to rescale")
     raise TypeError(f"orientation must be a mechsolve Orientation or a unit quaternion "

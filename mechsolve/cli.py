@@ -8,7 +8,7 @@ driver value, output pose, residual and iterations, and the time taken, and writ
 of the motion (``NAME.gif`` in the current directory, or ``--output PATH``; ``--no-animation``
 skips it); ``--plot PATH`` also writes a still picture. ``mechsolve demo --list`` lists the
 demos: the planar ones of :mod:`mechsolve.models` and the spatial ones of
-:mod:`mechsolve.models_spatial` (drawn in 3D).
+:mod:`mechsolve.models.spatial` (drawn in 3D).
 """
 
 from __future__ import annotations
@@ -21,11 +21,17 @@ import time
 
 import numpy as np
 
-from . import __version__
+from . import plot
 from ._cli_common import _agg, _progress_bar
+from ._cli_files import add_commands
+from ._version import __version__
 from .models import DEMOS
-from .models_spatial import SPATIAL_DEMOS
+from .models.spatial import SPATIAL_DEMOS
+from .plot._base import _driver_unit
+from .plot.animation import _FFMPEG_SUFFIXES, _PILLOW_SUFFIXES
 from .solver import SolveError
+
+__all__ = ["main", "build_parser"]
 
 #: Every demo: the planar ones, then the spatial ones.
 ALL_DEMOS = {**DEMOS, **SPATIAL_DEMOS}
@@ -67,8 +73,6 @@ def _demo(args) -> int:
     close()
     elapsed = time.perf_counter() - t0
     out = model.output
-    from .plot._base import _driver_unit
-
     unit = "deg" if _driver_unit(model.driver) == "angle" else ""
     spatial = mech.dim == 3
     print()
@@ -106,9 +110,7 @@ def _demo(args) -> int:
 
 def _still(args, model, motion) -> int:
     _agg()
-    import matplotlib.pyplot as plt
-
-    from . import plot
+    import matplotlib.pyplot as plt  # matplotlib when a picture is asked for, not before
 
     path = pathlib.Path(args.plot)
     spatial = model.mechanism.dim == 3
@@ -122,7 +124,7 @@ def _still(args, model, motion) -> int:
                   trace=model.trace, view=VIEWS.get(args.name) if spatial else None)
         title = textwrap.fill(model.description, 90)
         if spatial:
-            from .plot.spatial import fit_figure
+            from .plot.spatial import fit_figure  # matplotlib's 3D drawing, when asked for
 
             fit_figure(ax, 8.0, margin=0.16)  # a figure shaped like the drawing as seen
             fig.text(0.5, 0.985, title, ha="center", va="top", fontsize=10)
@@ -144,9 +146,7 @@ def _still(args, model, motion) -> int:
 
 def _animation(args, model, motion, show_progress: bool) -> int:
     _agg()
-    import matplotlib.pyplot as plt
-
-    from . import plot
+    import matplotlib.pyplot as plt  # matplotlib when a picture is asked for, not before
 
     path = pathlib.Path(args.output if args.output is not None else f"{args.name}.gif")
     t0 = time.perf_counter()
@@ -199,8 +199,6 @@ def build_parser() -> argparse.ArgumentParser:
                       help="resolution of the animation, dots per inch (default 80; the "
                            "picture uses 1.25 times this)")
     demo.set_defaults(func=_demo)
-    from ._cli_files import add_commands
-
     add_commands(sub)
     return parser
 
@@ -222,8 +220,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--output names the animation file; it cannot go with --no-animation")
     output = getattr(args, "output", None) if args.command == "demo" else None
     if output is not None:
-        from .plot.animation import _FFMPEG_SUFFIXES, _PILLOW_SUFFIXES
-
         suffix = pathlib.Path(output).suffix.lower()
         if suffix not in _PILLOW_SUFFIXES + _FFMPEG_SUFFIXES + (".html", ".htm"):
             parser.error(f"--output {output}: an animation needs a .gif, .webp, .mp4 or .html "

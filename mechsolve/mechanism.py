@@ -7,20 +7,15 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from . import analysis
+from . import analysis, design
+from ._deprecated import moved_function
+from ._scale import characteristic_length
 from ._system import System
 from ._validation import MAX_ANGLE, as_angle, as_count, as_float, as_name, as_vector
 from .analysis.rates import _cached
 from .body import Body, SpatialBody, _as_quaternion
 from .joints.base import DriverJoint, Joint
-from .solver import (
-    NEAR_LAMBDA_MIN,
-    SolveError,
-    SolveResult,
-    failure_message,
-    newton,
-    time_limited,
-)
+from .solver import SolveError, SolveResult, time_limited
 
 __all__ = ["Mechanism"]
 
@@ -100,8 +95,6 @@ class Mechanism:
         """
         if self._length_scale is not None:
             return self._length_scale
-        from ._scale import characteristic_length
-
         return characteristic_length(self)
 
     @length_scale.setter
@@ -197,36 +190,24 @@ class Mechanism:
         """Every design parameter by name, ``{"O4.point2": array([4., 0.]), ...}``: joint
         points and axes, lengths, ratios, offsets, driver values, end-effector targets (see
         :mod:`mechsolve.design.parameters`)."""
-        from .design.parameters import parameters
-
-        return parameters(self)
+        return design.parameters(self)
 
     def set_parameters(self, values) -> None:
         """Set design parameters by name between solves (see :meth:`parameters` and
         :func:`mechsolve.design.parameters.set_parameters`); all are checked before any is
         written."""
-        from .design.parameters import set_parameters
-
-        set_parameters(self, values)
+        design.set_parameters(self, values)
 
     def sensitivity(self, params=None, *, state=None):
         """Exact derivative of the solved pose with respect to named parameters (all of
         :meth:`parameters` by default), by implicit differentiation: a
         :class:`~mechsolve.design.Sensitivity` (see
         :func:`mechsolve.design.sensitivity.sensitivity`)."""
-        from .design.sensitivity import sensitivity
+        return design.sensitivity(self, params, state=state)
 
-        return sensitivity(self, params, state=state)
-
-    def save(self, path) -> None:
-        """Write this mechanism to a model file (TOML): :func:`mechsolve.io.model.save`.
-
-        ``ms.load(path)`` builds it again, with the same bodies, placement, joints, drivers,
-        targets, units and named sweeps.
-        """
-        from .io._writer import save
-
-        save(self, path)
+    #: Deprecated: ``ms.save(mech, path)`` writes the model file (see :mod:`mechsolve.files`).
+    save = moved_function("Mechanism.save", "mechsolve.save", "mech.save(path)",
+                          "ms.save(mech, path)")
 
     def add_body(self, name: str, position=None, angle: float = 0.0, *,
                  orientation=None) -> Body:
@@ -560,159 +541,28 @@ class Mechanism:
         sits at; a pose the drivers fix beyond a limit raises :class:`~mechsolve.SolveError`
         naming the limit and by how much it would be exceeded.
         """
-        with time_limited(time_limit, "solve"), self._unchanged_on_failure():
-            result = self._solve(t, tol, max_iterations, branch)
-            limits = self._system.limits
-            if limits is None:
-                result.active_limits = []
-                return result
-            from ._limits import solve_within
-
-            self.last_result = result
-            q, result = solve_within(self, self._system, limits, self._q.copy(), result, tol,
-                                     max_iterations)
-            self._q[:] = q
-            return result
-
-    def _solve(self, t, tol, max_iterations, branch) -> SolveResult:
-        if t is not None:
-            self.set_time(t)
-        self.rates_cache.update(nu=None, nudot=None)
         tol = as_float(tol, "tol", positive=True)
         max_iterations = as_count(max_iterations, "max_iterations")
         if branch is not None and not callable(branch):
             raise TypeError(f"branch must be a callable taking the mechanism, got "
                             f"{type(branch).__name__}")
-        sys = self.system()
-        seen = {}
-
-        def mirrored(q) -> bool:
-            """Whether a joint holds at ``q`` only as a mirror image (once per pose: the
-            poses below are not changed in place)."""
-            hit = seen.get(id(q))
-            if hit is None or hit[0] is not q:
-                hit = seen[id(q)] = (q, bool(sys.mirrored(q).any()))
-            return hit[1]
-
-        q, result, _ = newton(sys, self._q, tol=tol, max_iterations=max_iterations,
-                              lambda_min=NEAR_LAMBDA_MIN, watch_det_sign=True)
-        first = result.phases
-        # whether the pose found may lie across a singular configuration from the start:
-        # Newton's path crossed one, or it failed and the assembly from a rough start runs
-        suspect = bool(result.get("crossed")) or not result.success
-        if result.success and result.get("crossed") and not mirrored(q):
-            # Newton crossed a singular configuration on its way: the assembly it found may be
-            # on another circuit than one nearer the start. The joints-first assembly (which
-            # moves the bodies as little as it must) may find that one; the assembly whose
-            # bodies sit nearer their start positions is kept.
+        with time_limited(time_limit, "solve"), self._unchanged_on_failure():
+            if t is not None:
+                self.set_time(t)
+            self.rates_cache.update(nu=None, nudot=None)
             try:
-                q2, other = analysis.assemble(self, tol=tol, max_iterations=max_iterations)
-            except SolveError:
-                other = None
-            if other is not None and other.success and not mirrored(q2) and (
-                    _position_gap(sys, q2, self._q) < _position_gap(sys, q, self._q)):
-                other.phases = first + other.phases
-                other.iterations = sum(n for _, n in other.phases)
-                q, result, first = q2, other, other.phases
-        if not result.roundoff and np.isfinite(result.residual) and (
-                not result.success or mirrored(q)):
-            # a rough start (or one that Newton took to a mirrored assembly): assemble the
-            # joints first, then drive
-            q, result = analysis.assemble(self, tol=tol, max_iterations=max_iterations)
-            result.phases = first + result.phases
-            result.iterations = sum(n for _, n in result.phases)
-        if suspect and result.success and branch is None and not mirrored(q):
-            q, result, _ = self._sketched_circuit(sys, q, result, result.phases, tol,
-                                                  max_iterations)
-        if result.success and mirrored(q):
-            q, result = self._unmirror(sys, q, result, branch, tol, max_iterations)
-        if result.success and (mirrored(q) or (branch is not None
-                                                          and not self._holds(branch, q))):
-            def condition(m):
-                return not sys.mirrored(m._q).any() and (branch is None or bool(branch(m)))
-
-            q_near = q
-            try:
-                q, found = analysis.assemble_branch(self, condition, tol=tol,
-                                           max_iterations=max_iterations)
+                q, result = analysis.solve_pose(self, tol=tol, max_iterations=max_iterations,
+                                                branch=branch)
             except SolveError as exc:
-                flipped = [j for j, f in zip(sys.joints, sys.mirrored(q_near)) if f]
-                if branch is None and flipped:
-                    raise SolveError(_mirror_message(flipped), exc.result) from None
+                if exc.result is not None:
+                    self.last_result = exc.result
                 raise
-            found.phases = result.phases + found.phases
-            found.iterations = sum(n for _, n in found.phases)
-            result = found
-        self.last_result = result
-        if not result.success:
-            raise SolveError(failure_message(sys, result), result)
-        self._q[:] = q
-        return result
-
-    def _sketched_circuit(self, sys, q, result, first, tol, max_iterations):
-        """The assembly on the circuit the start sketches: where ``det J`` at the assembly
-        found has the other sign than at the start (a square regular system, the start not
-        next to a singular configuration), Newton went across a singular configuration; an
-        assembly with the start's sign is searched for (by deflation) and taken if found.
-        Returns ``(q, result, phases)``."""
-        start = _det_sign(sys, self._q)
-        if start is None or start[1] < SKETCH_SIGN_RTOL:
-            return q, result, first
-        found = _det_sign(sys, q)
-        if found is None or found[0] == start[0]:
-            return q, result, first
-
-        def same_circuit(m):
-            here = _det_sign(sys, m._q)
-            return here is not None and here[0] == start[0] and not sys.mirrored(m._q).any()
-
-        try:
-            q2, other = analysis.assemble_branch(self, same_circuit, tol=tol,
-                                                 max_iterations=max_iterations)
-        except SolveError:
-            return q, result, first
-        if _position_gap(sys, q2, self._q) > _position_gap(sys, q, self._q):
-            # a rough sketch's sign of det J says little: the bodies' positions decide
-            return q, result, first
-        other.phases = first + other.phases
-        other.iterations = sum(n for _, n in other.phases)
-        return q2, other, other.phases
-
-    def _unmirror(self, sys, q, result, branch, tol, max_iterations):
-        """Newton from the assembly ``q`` with a body of a mirrored joint turned a half turn
-        about each axis of the joint's frames in turn: the first true assembly (satisfying
-        ``branch``) found, else ``(q, result)`` unchanged."""
-        from .spatial._quat import quat_exp, quat_multiply
-
-        saved = self._q.copy()
-        tried = 0
-        try:
             self._q[:] = q
-            flipped = [j for j, f in zip(sys.joints, sys.mirrored(q)) if f]
-            turns = [t for j in flipped for t in j._half_turns()]
-        finally:
-            self._q[:] = saved
-        for body, axis in turns:
-            start = q.copy()
-            k = 7 * body.index
-            start[k + 3:k + 7] = quat_multiply(quat_exp(np.pi * axis), q[k + 3:k + 7])
-            q1, res, _ = newton(sys, start, tol=tol, max_iterations=max_iterations)
-            tried += res.iterations
-            if res.success and not sys.mirrored(q1).any() and (
-                    branch is None or self._holds(branch, q1)):
-                res.phases = result.phases + [("unmirror", tried - res.iterations)] + \
-                    res.phases
-                res.iterations = sum(n for _, n in res.phases)
-                return q1, res
-        return q, result
-
-    def _holds(self, condition, q) -> bool:
-        """Whether ``condition(self)`` holds with the state ``q`` (the state is restored)."""
-        with self.trying_state(q):
-            return bool(condition(self))
+            self.last_result = result
+            return result
 
     def velocity(self, *, goals=None) -> np.ndarray:
-        """Generalized velocities at the current pose and time (see :mod:`mechsolve.kinematics`).
+        """Generalized velocities at the current pose and time (:mod:`mechsolve.analysis.rates`).
 
         Planar bodies give ``(xdot, ydot, thetadot)``, spatial bodies ``(v, omega)`` (global).
         ``goals``: velocity-level goals solved with ``Phi_q nu = -Phi_t``
@@ -745,7 +595,7 @@ class Mechanism:
 
     def free_motion_path(self, index: int, amplitudes, **options):
         """Poses along free motion ``index`` (chart values ``amplitudes``) that satisfy every
-        constraint; the state is not changed. See :func:`mechsolve.kinematics.free_motion_path`.
+        constraint; the state is not changed. See :func:`mechsolve.analysis.free_motion_path`.
         """
         return analysis.free_motion_path(self, index, amplitudes, **options)
 
@@ -762,7 +612,7 @@ class Mechanism:
     def sweep_time(self, times, *, time_limit: float | None = None, **options):
         """Follow time-driven drivers over ``times`` with velocities and accelerations.
 
-        See :func:`mechsolve.kinematics.time_sweep`. ``time_limit`` (seconds) bounds the
+        See :func:`mechsolve.analysis.time_sweep`. ``time_limit`` (seconds) bounds the
         wall-clock time. On any failure (including an exception raised by a ``progress``
         callback) the mechanism is left as it was: state, time, driver values and profiles.
         """
@@ -829,42 +679,6 @@ class Mechanism:
     def __repr__(self) -> str:
         return (f"Mechanism(dim={self.dim}, bodies={len(self._bodies)}, "
                 f"joints={len(self._joints)})")
-
-
-#: Smallest sigma_min / sigma_max of the scaled Jacobian at the start for its sign of det J to
-#: say which circuit the sketch is on (nearer a singular configuration the sketch is ambiguous).
-SKETCH_SIGN_RTOL = 1e-4
-
-
-def _det_sign(sys, q):
-    """``(sign of det J, sigma_min / sigma_max of the scaled J)`` at ``q`` for a square dense
-    system (None otherwise, or where J is not finite)."""
-    if not sys.dense or sys.m != sys.n or sys.n == 0:
-        return None
-    _, vals = sys.evaluate(q)
-    J = sys.jacobian_dense(vals)
-    if not np.all(np.isfinite(J)):
-        return None
-    sign = float(np.linalg.slogdet(J)[0])
-    s = np.linalg.svd(sys.scaled_jacobian(vals), compute_uv=False)
-    return (sign, float(s[-1] / s[0]) if s[0] > 0 else 0.0) if sign != 0.0 else None
-
-
-def _position_gap(sys, q, q0) -> float:
-    """How far the bodies' positions in pose ``q`` are from those in ``q0``: the Euclidean norm
-    of their displacements (the sketch's positions, more than its angles, say which assembly is
-    meant)."""
-    d = sys.difference(q, q0)[: sys.c0_incr].reshape(sys.nb, sys.body_dim)
-    return float(np.linalg.norm(d[:, : sys.body_dim - (3 if sys.spatial else 1)]))
-
-
-def _mirror_message(joints) -> str:
-    """The error for assemblies found only mirrored: which joints, and what is wrong."""
-    lines = ["could not assemble the mechanism: every assembly found from this start holds "
-             "some joints only as a mirror image of what they mean:"]
-    lines += [f"  {j.describe()}: {j.mirror_description}" for j in joints]
-    lines.append("Start the bodies nearer the intended assembly (turn the flipped body over).")
-    return "\n".join(lines)
 
 
 @contextmanager

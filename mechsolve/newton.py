@@ -108,9 +108,11 @@ POSE_RTOL = 1e-14
 #: A residual is met within ``tol`` plus its round-off: a pose's coordinates rounded to double
 #: precision leave residuals of a few units in the last place of its largest coordinate, in the
 #: model's units (a mechanism drawn 1e6 of its size from the origin has residuals of 2e-10 of
-#: its size at the representable pose nearest its exact one, whatever Newton does). This many
-#: units, times the largest scaled coordinate (at least 1), are added to ``tol``.
-RESIDUAL_ROUNDOFF = 8
+#: its size at the representable pose nearest its exact one, whatever Newton does), and Newton
+#: stops at a pose whose estimated error is within POSE_RTOL (45 units) of each coordinate.
+#: This many units, times the largest scaled coordinate (at least 1), are added to ``tol``
+#: (an RSSP 1.6e5 sizes out stalled at 18 units).
+RESIDUAL_ROUNDOFF = 32
 
 
 def residual_tolerance(tol: float, X: np.ndarray, inv_state: np.ndarray) -> np.ndarray:
@@ -118,7 +120,7 @@ def residual_tolerance(tol: float, X: np.ndarray, inv_state: np.ndarray) -> np.n
     plus the round-off of their coordinates (see :data:`RESIDUAL_ROUNDOFF`), ``(...)``.
 
     >>> float(residual_tolerance(1e-10, np.array([3e6, 0.0, 0.5]), np.ones(3)))
-    5.4290705182007515e-09
+    2.1416282072803006e-08
     """
     big = np.maximum(1.0, np.max(np.abs(X * inv_state), axis=-1, initial=0.0))
     return tol + RESIDUAL_ROUNDOFF * EPS * big
@@ -268,7 +270,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
            strategy: LinearStrategy | None = None, damped: bool = True,
            transform=None, lambda_min: float = LAMBDA_MIN,
            max_step: float = MAX_STEP, pose_rtol: float = POSE_RTOL,
-           watch_det_sign: bool = False) -> NewtonResult:
+           watch_det_sign: bool = False, pose_atol: float = 0.0) -> NewtonResult:
     """Solve ``F(x) = 0`` for every item of a batch by globalized Newton.
 
     Parameters
@@ -306,8 +308,11 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
         on another circuit than the start's (the caller may look for a nearer one).
     pose_rtol : float
         The estimated error of the returned pose at which Newton stops (with the residual
-        within ``tol``), relative to each coordinate's size: round-off by default; a larger
-        one for poses that are only a waypoint (the coarse nodes of a batched sweep).
+        within ``tol``), relative to each coordinate's size: round-off by default.
+    pose_atol : float
+        The same in the scaled units themselves (model sizes, radians), wherever it is larger:
+        for poses that are only a waypoint (the coarse nodes of a batched sweep), whose
+        precision must not depend on how far from the origin the mechanism is.
 
     Returns
     -------
@@ -324,9 +329,10 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
             with room_for(_ROOM_PER_UNKNOWN * len(problem.col_scale)):
                 return _newton_one(problem, X[0], tol, max_iterations, strategy, damped,
                                    transform, lambda_min, max_step, pose_rtol,
-                                   watch_det_sign=watch_det_sign)
+                                   watch_det_sign=watch_det_sign, pose_atol=pose_atol)
         return _newton_one(problem, X[0], tol, max_iterations, strategy, damped, transform,
-                           lambda_min, max_step, pose_rtol, watch_det_sign=watch_det_sign)
+                           lambda_min, max_step, pose_rtol, watch_det_sign=watch_det_sign,
+                           pose_atol=pose_atol)
     if watch_det_sign:
         raise ValueError("watch_det_sign is for a single system (a batch of one)")
     c = problem.col_scale
@@ -354,6 +360,9 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     tiny_bound = pose_rtol * _magnitude(problem, X, inv_state)
     tol_b = residual_tolerance(tol, X, inv_state)   # tol plus the coordinates' round-off
     quick_bound = (QUICK / math.sqrt(pose_rtol)) * tiny_bound
+    if pose_atol > 0.0:   # a waypoint: as precise in the model's units wherever it lies
+        tiny_bound = np.maximum(tiny_bound, pose_atol)
+        quick_bound = np.maximum(quick_bound, QUICK * math.sqrt(pose_atol))
     min_bound = np.min(tiny_bound, axis=1) if tiny_bound.shape[1] else np.zeros(B)
     # the last step of every item, for the damping prediction: ||dx||, dxbar (scaled), lambda
     nd_prev = np.zeros(B)
@@ -589,7 +598,8 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
 
 def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, lambda_min,
                 max_step, pose_rtol, item: int = 0, lsq: bool = False,
-                watch_det_sign: bool = False, res_tol: float | None = None) -> NewtonResult:
+                watch_det_sign: bool = False, res_tol: float | None = None,
+                pose_atol: float = 0.0) -> NewtonResult:
     """:func:`newton` for one item: the same algorithm with scalar bookkeeping (a batch's
     masks and index arrays cost more than the arithmetic on a small system). ``res_tol``: the
     residual bound (``tol`` plus the coordinates' round-off) a batch run took at its start."""
@@ -604,7 +614,11 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
     # far less than its own size once it is near the solution)
     mag = pose_rtol * (own_magnitude(x[None])[0] if own_magnitude is not None else
                        np.full(len(c), max(1.0, float(np.max(np.abs(x * inv_state))))))
-    quick = _bounds(mag * (QUICK / math.sqrt(pose_rtol)))
+    quick = mag * (QUICK / math.sqrt(pose_rtol))
+    if pose_atol > 0.0:   # a waypoint: as precise in the model's units wherever it lies
+        mag = np.maximum(mag, pose_atol)
+        quick = np.maximum(quick, QUICK * math.sqrt(pose_atol))
+    quick = _bounds(quick)
     fine = _bounds(mag * _SIMPLIFIED_MARGIN)
     mag = _bounds(mag)
     min_mag = min(mag, default=0.0) if type(mag) is list else (

@@ -123,7 +123,7 @@ class Expression(Profile):
     """
 
     def __init__(self, expr, t) -> None:
-        import sympy as sp
+        import sympy as sp  # SymPy when an expression profile is made, not with mechsolve
 
         if not isinstance(t, sp.Symbol):
             raise TypeError(f"t must be a sympy Symbol, got {type(t).__name__}")

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mechsolve as ms
-from mechsolve.robots import SerialArm, _wrap_into, _wrap_pi
+from mechsolve.robots import SerialArm
+from mechsolve.robots._serial import _wrap_into, _wrap_pi
 
 # the UR5 target of issue 26: tool pointing down at (0.4, 0.2, 0.3)
 ISSUE_TARGET = np.eye(4)

@@ -20,8 +20,8 @@ import pytest
 import mechsolve as ms
 from mechsolve import profiles
 from mechsolve.cli import main
+from mechsolve.files import ModelFileError, NamedSweep, dumps, load, loads
 from mechsolve.io import _expressions
-from mechsolve.io.model import ModelFileError, NamedSweep, dumps, load, loads
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples" / "models"
 
@@ -143,7 +143,7 @@ def test_a_file_bounds_its_equations_and_tokens(monkeypatch):
                                              r"up to this one have 80 equations, more than "
                                              r"the 64"):
         loads(many)
-    monkeypatch.setattr(ms.io.model, "MAX_FILE_TOKENS", 10)
+    monkeypatch.setattr(ms.files._reader, "MAX_FILE_TOKENS", 10)
     with pytest.raises(ModelFileError, match=r"phi\[0\]: the expressions up to this one have "
                                              r"11 tokens, more than the 10"):
         loads(joint_type_file("x1 + x1 + x1 + x1 + x1 + x1"))
@@ -302,10 +302,10 @@ def test_a_coordinate_just_past_the_bound_is_not_saved(tmp_path):
     with pytest.raises(ValueError, match=r"cannot save the mechanism: bodies\[0\] \('slider'\)"
                                          r"\.position\[0\]: 1000000000000000\.1 is beyond the "
                                          r"bound of 1e\+15"):
-        mech.save(tmp_path / "far.toml")
+        ms.save(mech, tmp_path / "far.toml")
     assert not (tmp_path / "far.toml").exists()
     mech.body("slider").position = (1e15, -1e15)          # at the bound: round trip
-    mech.save(tmp_path / "edge.toml")
+    ms.save(mech, tmp_path / "edge.toml")
     np.testing.assert_array_equal(load(tmp_path / "edge.toml").body("slider").position,
                                   [1e15, -1e15])
 
@@ -320,7 +320,7 @@ def test_save_refuses_the_other_things_load_refuses(monkeypatch):
                                          r"expression: the constant exponent 200"):
         dumps(mech)
     mech = ms.models.fourbar().mechanism
-    monkeypatch.setattr(ms.io._writer, "MAX_SWEEP_VALUES", 100)
+    monkeypatch.setattr(ms.files._writer, "MAX_SWEEP_VALUES", 100)
     mech.sweeps["long"] = NamedSweep("motor", np.linspace(0.0, 1.0, 101))
     with pytest.raises(ValueError, match=r"sweeps\[0\] \('long'\)\.values: the sweeps up to "
                                          r"this one have 101 values"):

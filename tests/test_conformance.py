@@ -363,7 +363,7 @@ def test_parameter_properties_read_their_own_part(case):
 def test_spatial_distance_length_reads_and_sets_the_length():
     import mechsolve as ms
 
-    rod = ms.models_spatial.rssr().mechanism.joint("rod")
+    rod = ms.models.spatial.rssr().mechanism.joint("rod")
     assert rod.length == rod.param("length") == rod._p[14]
     rod.length = 2.75
     assert rod.param("length") == 2.75

@@ -10,9 +10,9 @@ from PIL import Image
 import mechsolve as ms
 from mechsolve import joints
 from mechsolve import plot as msplot
-from mechsolve.kinematics import free_motion_amplitude, free_motion_path, wiggle_free_motions
+from mechsolve.analysis import free_motion_amplitude, free_motion_path, wiggle_free_motions
 from mechsolve.models import fourbar
-from mechsolve.models_spatial import spherical_fourbar
+from mechsolve.models.spatial import spherical_fourbar
 
 # Animations stepped by hand (anim._func) are never rendered by matplotlib itself.
 pytestmark = pytest.mark.filterwarnings("ignore:Animation was deleted without rendering")
@@ -229,7 +229,7 @@ def test_a_fully_driven_mechanism_has_no_free_motion_to_animate():
 def test_chart_jacobian_matches_finite_differences(factory):
     # [J; B D] is the derivative of [Phi; B difference(q, q0)] with respect to the increment
     # (q <- q (+) dq); checked away from q0, where D differs from the identity for rotations.
-    from mechsolve.kinematics import _Chart
+    from mechsolve.analysis.free_motion import _Chart
 
     mech = _undriven(factory)
     system = mech.system()

@@ -8,7 +8,7 @@ import mechsolve as ms
 from mechsolve import joints
 from mechsolve import plot as msplot
 from mechsolve.models import fourbar
-from mechsolve.models_spatial import spherical_fourbar
+from mechsolve.models.spatial import spherical_fourbar
 
 
 @pytest.fixture(autouse=True)
@@ -113,7 +113,7 @@ def test_an_unreachable_value_keeps_the_last_good_pose_and_names_the_driver():
 
 
 def test_a_value_the_driver_refuses_is_shown_too():
-    model = ms.models_spatial.stewart()
+    model = ms.models.spatial.stewart()
     mech = model.mechanism
     ui = msplot.interact(mech, drivers=["leg1"])
     assert list(ui.sliders) == ["leg1"]

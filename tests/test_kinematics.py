@@ -8,7 +8,6 @@ from closed_form import slider_crank as slider_exact
 from closed_form import wrap
 
 import mechsolve as ms
-from mechsolve import models_spatial
 from mechsolve.profiles import ConstantSpeed, Cubic, Cycloidal, Expression, Function, Quintic
 
 
@@ -105,7 +104,7 @@ def test_single_pose_api():
 
 
 def test_spherical_fourbar_rates_against_finite_differences_in_time():
-    model = models_spatial.spherical_fourbar()
+    model = ms.models.spatial.spherical_fourbar()
     mech = model.mechanism
     model.driver.value = Expression(1.5 * sp.Symbol("t") + 0.3 * sp.sin(2 * sp.Symbol("t")),
                                     sp.Symbol("t"))

@@ -272,7 +272,7 @@ def test_limits_round_trip_through_model_files(tmp_path, units):
     slider, _, _ = slider_crank((2.5, 3.5))
     for m, name in ((mech, "O4"), (slider, "stroke")):
         m.units = dict(units)
-        m.save(tmp_path / "m.toml")
+        ms.save(m, tmp_path / "m.toml")
         back = ms.load(tmp_path / "m.toml")
         assert back.joint(name).limits == pytest.approx(m.joint(name).limits) if None not in \
             m.joint(name).limits else back.joint(name).limits[0] is None
@@ -283,7 +283,7 @@ def test_limits_round_trip_through_model_files(tmp_path, units):
                               name="dh"))
     spatial.add(joints.RevoluteLink(b, c, limits=(-1, None), name="rl"))
     spatial.units = dict(units)
-    spatial.save(tmp_path / "s.toml")
+    ms.save(spatial, tmp_path / "s.toml")
     back = ms.load(tmp_path / "s.toml")
     assert back.joint("dh").limits == pytest.approx((0.0, 0.5))
     lo, hi = back.joint("rl").limits
@@ -320,7 +320,7 @@ def test_a_distance_between_two_points_stops_a_sweep_where_the_closed_form_says(
         mech.solve()
     assert f"{_coupler_point_distance(1.0) - 2.5:.3g}" in str(info.value)
     # spatial: the same between points of spatial bodies
-    sm = ms.models_spatial.rssr()
+    sm = ms.models.spatial.rssr()
     rod = sm.mechanism.joint("rod")
     lim = joints.DistanceLimit(rod.bodies[0], rod.bodies[1], rod.point1, rod.point2,
                                limits=(None, 100.0))

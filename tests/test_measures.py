@@ -76,13 +76,13 @@ def test_mechanical_advantage_is_the_closed_form_velocity_ratio():
     ((2.0, 3.0, 4.0, 3.0), "change point"),        # kite-like: 2 + 4 = 3 + 3
 ])
 def test_grashof_classes_textbook_link_sets(lengths, expected):
-    assert ms.design.grashof(*lengths) == expected
+    assert ms.analysis.grashof(*lengths) == expected
 
 
 def test_grashof_checks_lengths_and_finds_the_loops_of_a_mechanism():
     with pytest.raises(ValueError, match="coupler must be a positive length"):
-        ms.design.grashof(4, 1, -3, 3.5)
-    loops = ms.design.fourbar_loops(ms.models.fourbar(crank=2.6).mechanism)
+        ms.analysis.grashof(4, 1, -3, 3.5)
+    loops = ms.analysis.fourbar_loops(ms.models.fourbar(crank=2.6).mechanism)
     assert len(loops) == 1
     assert [b.name for b in loops[0]["bodies"]] == ["ground", "crank", "coupler", "rocker"]
     np.testing.assert_allclose(loops[0]["lengths"], (4.0, 2.6, 3.0, 3.5))
@@ -91,14 +91,14 @@ def test_grashof_checks_lengths_and_finds_the_loops_of_a_mechanism():
 
 def test_rotation_range_of_a_crank_rocker_is_a_full_turn():
     model = ms.models.fourbar()
-    r = ms.design.rotation_range(model.mechanism, model.driver)
+    r = ms.analysis.rotation_range(model.mechanism, model.driver)
     assert r.full and r.high - r.low == pytest.approx(2 * np.pi)
     assert np.array_equal(model.mechanism.state, ms.models.fourbar().mechanism.state)
 
 
 def test_rotation_range_of_a_triple_rocker_ends_where_coupler_and_rocker_line_up():
     model = ms.models.fourbar(crank=2.6)
-    r = ms.design.rotation_range(model.mechanism, "motor")
+    r = ms.analysis.rotation_range(model.mechanism, "motor")
     lim = np.arccos((2.6**2 + 16 - 6.5**2) / (2 * 2.6 * 4))
     assert not r.full
     assert abs(r.high - lim) <= 1e-9 and abs(r.low + lim) <= 1e-9
@@ -127,8 +127,8 @@ def _double_rocker(theta=np.pi / 3):
 
 def test_rotation_range_of_a_double_rocker_from_the_closed_form():
     mech, motor = _double_rocker()
-    assert ms.design.fourbar_loops(mech)[0]["grashof"] == "double-rocker"
-    r = ms.design.rotation_range(mech, motor)
+    assert ms.analysis.fourbar_loops(mech)[0]["grashof"] == "double-rocker"
+    r = ms.analysis.rotation_range(mech, motor)
     # limits where e = |A O4| = c - b (folded) and e = b + c (extended):
     # e^2 = a^2 + d^2 - 2 a d cos(theta)
     low = np.arccos((9 + 16 - 2.5**2) / 24)

@@ -16,7 +16,7 @@ mujoco = pytest.importorskip("mujoco", reason="the optional mujoco package (pip 
 
 from test_loops import circle_intersection, delta_platform, fourbar_rocker  # noqa: E402
 
-from mechsolve.io.mjcf import load_mjcf  # noqa: E402
+from mechsolve.robots import load_mjcf  # noqa: E402
 
 DATA = pathlib.Path(__file__).parent / "data"
 

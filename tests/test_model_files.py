@@ -1,4 +1,4 @@
-"""Model files (mechsolve.io.model): round trips, units, every joint kind, messages, fuzzing."""
+"""Model files (mechsolve.files): round trips, units, every joint kind, messages, fuzzing."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import mechsolve as ms
 from mechsolve.cli import ALL_DEMOS
-from mechsolve.io.model import ModelFileError, NamedSweep, dumps, loads
+from mechsolve.files import ModelFileError, NamedSweep, dumps, loads
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples" / "models"
 
@@ -122,7 +122,7 @@ def test_demo_files_are_current_and_load_to_the_demo(name):
 def test_demo_files_match_the_schema():
     jsonschema = pytest.importorskip("jsonschema", reason="jsonschema (the test extra) "
                                                           "validates the published schema")
-    schema = json.loads(ms.io.model.SCHEMA_PATH.read_text())
+    schema = json.loads(ms.files.SCHEMA_PATH.read_text())
     jsonschema.Draft202012Validator.check_schema(schema)
     for path in sorted(EXAMPLES.glob("*.toml")):
         jsonschema.validate(tomllib.loads(path.read_text()), schema)
@@ -132,7 +132,7 @@ def test_save_and_load_through_files(tmp_path):
     model = ms.models.slider_crank()
     mech = model.keep_sweep()
     path = tmp_path / "slider.toml"
-    mech.save(path)
+    ms.save(mech, path)
     loaded = ms.load(path)
     _same_mechanism(mech, loaded)
     assert isinstance(loaded.sweeps["demo"], NamedSweep)
@@ -454,7 +454,7 @@ def _paths(data, prefix=()):
 def _toml_of(data) -> str | None:
     """The data as TOML text through the model writer's own formatting (None if it cannot be
     written: e.g. NaN, which TOML spells nan, is kept to test the reader too)."""
-    from mechsolve.io._writer import _toml
+    from mechsolve.files._writer import _toml
 
     try:
         return _toml(data)
@@ -571,7 +571,7 @@ _SEEDS.extend([SYMBOLIC, ROBOT])     # the fuzz test mutates these too
 def test_robot_and_symbolic_files_match_the_schema():
     jsonschema = pytest.importorskip("jsonschema", reason="jsonschema (the test extra) "
                                                           "validates the published schema")
-    schema = json.loads(ms.io.model.SCHEMA_PATH.read_text())
+    schema = json.loads(ms.files.SCHEMA_PATH.read_text())
     for text in (ROBOT, SYMBOLIC, FOURBAR_MM_DEG):
         jsonschema.validate(tomllib.loads(text), schema)
 

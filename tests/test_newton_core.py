@@ -269,7 +269,7 @@ def test_a_door_hinge_started_upside_down_is_turned_back():
 
 
 def test_the_spherical_fourbar_branch_pick_keeps_its_hinges_upright():
-    model = ms.models_spatial.spherical_fourbar()
+    model = ms.models.spatial.spherical_fourbar()
     mech = model.mechanism
     centres = [-b.position for b in mech.bodies]   # the axes' common point, body coordinates
     model.driver.value = 0.5
@@ -520,7 +520,7 @@ def test_every_end_effector_kind_measures_its_equations_in_their_units():
 def test_the_ik_problem_jacobian_matches_finite_differences(arm_name):
     # the rows arm.ik solves (tool position in goal axes, rotation vector of the orientation
     # error) and their Jacobian, on the batch path and the one-target path
-    from mechsolve.robots import _IKProblem
+    from mechsolve.robots._ik import _IKProblem
 
     arm = ms.robots.ur5() if arm_name == "ur5" else ms.robots.dh_arm(
         [(0, 0, np.pi / 2), (0, .4318, 0), (.15005, .0203, -np.pi / 2), (.4318, 0, np.pi / 2),
@@ -551,8 +551,8 @@ def test_levenberg_marquardt_one_item_path_takes_the_batch_steps():
     # leave together) and lands on the same pose;
     # from far starts both stop at the same least-squares points, where round-off in the
     # products may end the stall a few steps apart
-    from mechsolve._ik import _IKProblem
     from mechsolve.newton import _FEW, CONVERGED, levenberg_marquardt
+    from mechsolve.robots._ik import _IKProblem
 
     arm = ms.robots.ur5()
     rng = np.random.default_rng(11)
@@ -583,8 +583,8 @@ def test_levenberg_marquardt_hands_the_last_few_items_of_a_batch_to_the_one_item
     # a batch of 12 targets: the near starts finish first, and the stragglers (far starts) go
     # on one at a time from their state and damping; each lands where it lands alone
     import mechsolve.newton as core
-    from mechsolve._ik import _IKProblem
     from mechsolve.newton import _FEW, CONVERGED, levenberg_marquardt
+    from mechsolve.robots._ik import _IKProblem
 
     handed = []
     one_item = core._lm_one

@@ -74,7 +74,7 @@ def test_bad_values_leave_the_mechanism_as_it_was():
 
 
 def test_lengths_quaternions_and_directions_are_checked():
-    model = ms.models_spatial.rssr()
+    model = ms.models.spatial.rssr()
     mech = model.mechanism
     with pytest.raises(ValueError, match="rod.length must be positive"):
         mech.set_parameters({"rod.length": -1.0})

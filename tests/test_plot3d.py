@@ -12,7 +12,7 @@ from PIL import Image
 import mechsolve as ms
 from mechsolve import joints
 from mechsolve import plot as msplot
-from mechsolve.models_spatial import (
+from mechsolve.models.spatial import (
     SPATIAL_DEMOS,
     STEWART_BASE,
     STEWART_PLATFORM,

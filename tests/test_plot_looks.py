@@ -73,7 +73,7 @@ def test_three_rps_solves_sweeps_and_is_drawn_with_its_three_legs():
 
 def test_legs_only_for_sliding_joints():
     assert msplot.get_drawing(msplot.draw(stewart().mechanism, _ax3d())).legs == {}
-    model = ms.models_spatial.slider_crank_3d()
+    model = ms.models.spatial.slider_crank_3d()
     drawing = msplot.get_drawing(msplot.draw(model.mechanism, _ax3d()))
     assert [j.name for j in drawing.legs] == ["guide"]
 

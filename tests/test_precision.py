@@ -12,7 +12,7 @@ import pytest
 from closed_form import fourbar_state, planar_state_error, slider_crank_state, wrap
 
 import mechsolve as ms
-from mechsolve import models_spatial as sm
+from mechsolve.models import spatial as sm
 
 FOURBAR = {"a": 1.0, "b": 3.0, "c": 3.5, "d": 4.0}      # crank, coupler, rocker, ground
 SLIDER = {"a": 1.0, "b": 3.0, "e": 0.5}                  # crank, rod, offset

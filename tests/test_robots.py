@@ -458,7 +458,7 @@ def test_ik_orientation_rows_are_regular_at_a_half_turn():
     straight back; on the ``2 v`` rows (the quaternion's vector part, which SerialArm.ik used
     before) the gradient vanishes there and it stalls."""
     from mechsolve.newton import STATIONARY, levenberg_marquardt
-    from mechsolve.robots import _IKProblem
+    from mechsolve.robots._ik import _IKProblem
 
     arm = ms.robots.ur5()
     T = arm.forward_matrix(Q_UR5)

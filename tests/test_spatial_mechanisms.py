@@ -5,7 +5,7 @@ import pytest
 
 import mechsolve as ms
 from mechsolve import joints
-from mechsolve import models_spatial as sm
+from mechsolve.models import spatial as sm
 
 
 def wrap(a):

@@ -418,7 +418,7 @@ def test_cache_key_depends_on_expressions_and_version(tmp_path, monkeypatch):
     a = symbolic_joint("A", **_fresh_definition(5))
     b = symbolic_joint("B", **_fresh_definition(6))
     assert a.source != b.source
-    monkeypatch.setattr(ms, "__version__", "99.0")
+    monkeypatch.setattr(ms._version, "__version__", "99.0")
     _codegen.clear_memory_cache()
     before = _codegen.stats["generated"]
     c = symbolic_joint("C", **_fresh_definition(5))
@@ -908,10 +908,8 @@ def _swap_in_symbolic(mech, names=None):
 
 @pytest.mark.parametrize("model", ["spherical_fourbar", "slider_crank_3d"])
 def test_spatial_symbolic_linkage_sweeps_like_the_built_in_one(model):
-    from mechsolve import models_spatial
-
-    ref = getattr(models_spatial, model)()
-    sym = getattr(models_spatial, model)()
+    ref = getattr(ms.models.spatial, model)()
+    sym = getattr(ms.models.spatial, model)()
     swapped = _swap_in_symbolic(sym.mechanism)
     assert swapped and all(isinstance(j, ms.symbolic.SymbolicJoint) for j in swapped)
     r0, r1 = ref.mechanism.dof(), sym.mechanism.dof()
@@ -923,9 +921,7 @@ def test_spatial_symbolic_linkage_sweeps_like_the_built_in_one(model):
 
 
 def _timed_slider_crank(symbolic: bool):
-    from mechsolve import models_spatial
-
-    model = models_spatial.slider_crank_3d()
+    model = ms.models.spatial.slider_crank_3d()
     if symbolic:
         assert [j.name for j in _swap_in_symbolic(model.mechanism)] == ["ball"]
     # theta(t) = 0.3 + 1.1 t + 0.8 t^2: both speed and acceleration non-zero

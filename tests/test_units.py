@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import mechsolve as ms
 from mechsolve import joints
-from mechsolve import models_spatial as sm
+from mechsolve.models import spatial as sm
 
 SCALES = [1e-6, 1e-3, 1.0, 1e3, 1e6]
 SCALED = [s for s in SCALES if s != 1.0]

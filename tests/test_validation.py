@@ -190,7 +190,7 @@ def test_iteration_caps_and_tolerances_are_checked():
 
 
 def test_driver_arguments_are_checked_alike_everywhere():
-    # mech.sweep, design.sweep, design.synthesize, design.rotation_range and plot.interact
+    # mech.sweep, design.sweep, design.synthesize, analysis.rotation_range and plot.interact
     # take drivers of the mechanism or their names, and say the same for anything else
     model = ms.models.fourbar()
     mech = model.mechanism
@@ -202,7 +202,7 @@ def test_driver_arguments_are_checked_alike_everywhere():
         "synthesize": lambda d: ms.design.synthesize(mech, ["O4.point2"], driver=d,
                                                      body="coupler", path=[[0.0, 0.0]],
                                                      point=(0, 1)),
-        "rotation_range": lambda d: ms.design.rotation_range(mech, d),
+        "rotation_range": lambda d: ms.analysis.rotation_range(mech, d),
         "interact": lambda d: ms.plot.interact(mech, drivers=[d]),
     }
     for call in calls.values():

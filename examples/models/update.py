@@ -32,7 +32,7 @@ def demo_text(name: str) -> str:
     """The model file of the demo ``name``."""
     mech = ALL_DEMOS[name]().keep_sweep("demo")
     mech.units = {"angle": "deg"}
-    return ms.io.model.dumps(mech)
+    return ms.files.dumps(mech)
 
 
 def differences(a: str, b: str, rtol: float = 1e-13, atol: float = 1e-12) -> list[str]:

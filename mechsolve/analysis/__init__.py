@@ -3,7 +3,8 @@ velocities and accelerations, time-driven motion and free motions.
 
 The rooms, lower ones first (a room imports only those before it): :mod:`.motion` (the
 ``Motion`` result), :mod:`.dof`, :mod:`.batch` (many variants at once), :mod:`.continuation`
-(sweeps), :mod:`.assembly` (from a rough sketch, goals, other branches), :mod:`.rates` (velocities,
+(sweeps), :mod:`.assembly` (from a rough sketch, goals, other branches), :mod:`.pipeline` (the
+stages of one solve, in order), :mod:`.rates` (velocities,
 accelerations), :mod:`.measures` (transmission angle, mechanical advantage, Grashof class,
 rotation range; ``Motion`` delegates to it), :mod:`.timed` (time sweeps) and
 :mod:`.free_motion`.
@@ -35,11 +36,13 @@ from .measures import (
     transmission_angle,
 )
 from .motion import Motion
+from .pipeline import solve_pose
 from .rates import acceleration, point_acceleration, point_velocity, velocity
 from .timed import time_sweep
 
 __all__ = ["DofReport", "Motion", "FreeMotion", "BatchResult", "dof_report", "sweep",
-           "solve_batch", "batch_newton", "assemble", "assemble_branch", "closest_to_goals",
+           "solve_batch", "solve_pose", "batch_newton", "assemble", "assemble_branch",
+           "closest_to_goals",
            "velocity", "acceleration", "point_velocity", "point_acceleration", "time_sweep",
            "free_motions", "free_motion_path", "free_motion_amplitude", "wiggle_free_motions",
            "grashof", "fourbar_loops", "transmission_angle", "mechanical_advantage",

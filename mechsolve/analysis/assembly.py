@@ -16,6 +16,7 @@ from ..solver import (
     newton,
     strategy_for,
 )
+from ..spatial._quat import quat_exp, quat_multiply, quat_rotate
 from .continuation import _Continuation, _rows_of, _UnreachableError
 
 __all__ = ["assemble", "assemble_branch", "closest_to_goals"]
@@ -418,16 +419,66 @@ def _nearest_turns(sys, q, q0, tol: float) -> np.ndarray:
     return moved if ok else q
 
 
+def _turned(sys, q, body, point, axis, angle):
+    """``q`` with ``body`` turned by ``angle`` about the line through ``point`` along the unit
+    ``axis`` (global)."""
+
+    out = q.copy()
+    k = 7 * body.index
+    r = quat_exp(angle * np.asarray(axis, float))
+    out[k:k + 3] = point + quat_rotate(r, q[k:k + 3] - point)
+    out[k + 3:k + 7] = quat_multiply(r, q[k + 3:k + 7])
+    return out
+
+
+def _unmirrored(mech, sys, q, *, tol: float, max_iterations: int, stop=None):
+    """The assemblies Newton reaches from the root ``q`` where a joint holds only as a mirror
+    image (a hinge's axes antiparallel), each started from ``q`` with a body of a mirrored
+    joint turned a half turn about an axis of that joint's frames (the pipeline's unmirror
+    stage, :mod:`mechsolve.analysis.pipeline`). ``stop(q1)``: stop at the first true root for
+    which it holds. Returns ``(roots, iterations)``: the distinct roots reached as
+    ``(q, result)`` pairs, the true ones first."""
+
+    with mech.trying_state(q):
+        turns = [t for j, f in zip(sys.joints, sys.mirrored(q)) if f for t in j._half_turns()]
+    true, mirrored, its = [], [], 0
+    for body, axis in turns:
+        start = q.copy()
+        k = 7 * body.index
+        start[k + 3:k + 7] = quat_multiply(quat_exp(np.pi * axis), q[k + 3:k + 7])
+        q1, res, _ = newton(sys, start, tol=tol, max_iterations=max_iterations)
+        its += res.iterations
+        if not res.success or any(np.max(np.abs(sys.difference(q1, r) / sys.col_scale)) < 1e-6
+                                  for r, _ in true + mirrored):
+            continue
+        if sys.mirrored(q1).any():
+            mirrored.append((q1, res))
+            continue
+        true.append((q1, res))
+        if stop is not None and stop(q1):
+            break
+    return true + mirrored, its
+
+
 def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
                     max_branches: int = 16):
     """Find an assembly satisfying ``condition(mech)``, by deflation.
 
     The ordinary solve gives the first assembly; if it fails the condition, Newton is run
     again from the same start on the deflated system ``M(q) Phi(q)`` with
-    ``M = prod_i (1 / |q - q_i|^2 + 1)`` over the assemblies found so far, which pushes it to
+    ``M = prod_i (1 / |q - q_i|^2 + 1)`` over the roots found so far, which pushes it to
     a different root (Farrell, Birkisson & Funke 2015). The deflated step is the Newton step
-    scaled by ``1 / (1 - grad(log M) . dq)``. Returns ``(q, result)``; raises SolveError
-    naming the number of assemblies found when none satisfies the condition.
+    scaled by ``1 / (1 - grad(log M) . dq)``.
+
+    Each start after the first is the given one moved: by a seeded random kick, growing with
+    the attempts, and (spatial mechanisms with hinges) every other time by a body turned about
+    one of its hinges by a seeded angle, which keeps that hinge upright. A root where a joint
+    holds only as a mirror image (a hinge's axes antiparallel) is no assembly: it is deflated,
+    and the roots Newton reaches from it with a body of the mirrored joint turned a half turn
+    are taken as well. (A spherical four-bar's equations have up to 2^4 mirror images of each
+    of its two assemblies, which kicked starts alone find long before the other assembly.)
+    Returns ``(q, result)``; raises SolveError naming the number of assemblies (and of mirror
+    images) found when none satisfies the condition.
     """
     sys = mech.system()
     q_start = mech.state
@@ -458,12 +509,26 @@ def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
                 out[k] = dX[k] / denom
         return out
 
+    def known(q):
+        return any(np.max(np.abs(sys.difference(q, qi) / c)) < 1e-6 for qi in roots)
+
     rng = np.random.default_rng(0)
     strategy = strategy_for(sys)
     total = 0
+    images = 0      # the distinct mirror images found (roots that are no assembly)
+    hinges = []     # (body, point, axis): a body's turns that keep one of its hinges
+    if sys.spatial:
+        with mech.trying_state(q_start):
+            hinges = [h for j in sys.joints for h in j._hinge_lines()]
     for attempt in range(max_branches):
         q = q_start.copy()
-        if attempt:  # leave the root(s) already found: a seeded kick, small at first and
+        if attempt and hinges and attempt % 2 == 0:
+            # every other start: a body turned about one of its hinges by a seeded angle,
+            # which keeps that hinge and moves the body to where another assembly may hold
+            # it (assemblies differ in their joints' angles), not to a mirror image
+            body, point, axis = hinges[rng.integers(len(hinges))]
+            q = _turned(sys, q, body, point, axis, rng.uniform(0.5, 2 * np.pi - 0.5))
+        elif attempt:  # leave the root(s) already found: a seeded kick, small at first and
             # larger on later attempts (another assembly can be a mirror image away)
             kick = min(0.05 * 3.0 ** (attempt - 1), 1.0)
             q = sys.retract(q, kick * c * rng.standard_normal(sys.n))
@@ -471,22 +536,35 @@ def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
                           strategy=strategy, damped=False, transform=deflate)
         total += int(out.iterations[0])
         q = out.x[0]
-        if not out.success[0] or any(
-                np.max(np.abs(sys.difference(q, qi) / c)) < 1e-6 for qi in roots):
+        if not out.success[0] or known(q):
             continue
-        roots.append(q)     # deflated from now on, a turn of an angle apart included
-        q = _nearest_turns(sys, q, q_start, tol)
-        if any(np.max(np.abs(_scaled_gap(sys, q, qi))) < 1e-6 for qi in found):
-            continue        # an assembly found already, some angle a whole turn on
-        found.append(q)
-        if accept(q):
-            q, result, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, analyse=True)
-            result.iterations += total
-            result.phases = [("branch", total)] + result.phases
-            return q, result
+        candidates = [q]
+        if sys.spatial and sys.mirrored(q).any():
+            reached, its = _unmirrored(mech, sys, q, tol=tol, max_iterations=max_iterations)
+            total += its
+            candidates += [r for r, _ in reached if not known(r)]
+        for q in candidates:
+            roots.append(q)     # deflated from now on, a turn of an angle apart included
+            if sys.mirrored(q).any():
+                images += 1     # no assembly: a joint holds only as a mirror image
+                continue
+            q = _nearest_turns(sys, q, q_start, tol)
+            if any(np.max(np.abs(_scaled_gap(sys, q, qi))) < 1e-6 for qi in found):
+                continue        # an assembly found already, some angle a whole turn on
+            found.append(q)
+            if accept(q):
+                q, result, _ = newton(sys, q, tol=tol, max_iterations=max_iterations,
+                                      analyse=True)
+                result.iterations += total
+                result.phases = [("branch", total)] + result.phases
+                return q, result
     result = SolveResult(success=False, status="failed", iterations=0, residual=float("nan"),
                          message="no assembly satisfies the branch condition", history=[],
                          redundant=[], free_dof=0, rank=None)
+    also = ""
+    if images:
+        also = (f" (and {images} mirror image{'' if images == 1 else 's'}, where a joint holds "
+                "only as a mirror image of what it means: no assembly)")
     raise SolveError(f"found {len(found)} assembl{'y' if len(found) == 1 else 'ies'} of the "
-                     "mechanism from this start, and none satisfies the branch condition",
+                     f"mechanism from this start{also}, and none satisfies the branch condition",
                      result)

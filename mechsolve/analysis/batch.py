@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._limits import unreachable_message
+from .._names import _DIRECTIONS, _POSITIVE, _QUATERNIONS, _close, parameter_slices
 from .._validation import as_count, as_float
 from ..joints.base import DriverJoint, Joint
-from ..newton import LinearStrategy, Result, residual_tolerance
+from ..newton import LAMBDA_MIN, LinearStrategy, Result, residual_tolerance
 from ..newton import newton as core_newton
-from ..solver import SolveError, SolveResult
+from ..solver import NEAR_LAMBDA_MIN, SolveError, SolveResult
 
 __all__ = ["BatchResult", "batch_newton", "det_signs", "solve_batch"]
 
 
 def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=False,
-                 reference=None, residual=False):
+                 reference=None, residual=False, lambda_min=LAMBDA_MIN):
     """Newton on many poses at once through the batch axis (dense systems), by the Newton core.
 
     ``Q0`` is ``(B, n_state)``; ``params`` maps group indices to stacked parameters
@@ -24,9 +26,12 @@ def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=F
     signs ``(R,)`` of their determinants and, for every item, the index of one near it
     (-1 for none; items that share one are best consecutive), see :func:`det_signs`. With
     ``residual`` the residual vectors ``(B, m)`` at the returned states come fifth.
+    ``lambda_min``: the smallest damping factor before an item gives up (see
+    :func:`mechsolve.newton.newton`).
     """
     out = core_newton(sys.problem(params=params), Q0, tol=tol, max_iterations=max_iterations,
-                      strategy=LinearStrategy("auto" if square else "lsq"))
+                      strategy=LinearStrategy("auto" if square else "lsq"),
+                      lambda_min=lambda_min)
     sign = np.zeros(len(Q0))
     ok = out.success
     if signs and ok.any():
@@ -150,8 +155,11 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
     Q0 = np.repeat(mech.state[None], B, axis=0) if states is None else states
     stacked = stack_entries(sys, entries, B)
     square = sys.m == sys.n and sys.verdict in (None, "regular")
+    # Newton as solve() starts it: an item that needs heavier damping than NEAR_LAMBDA_MIN
+    # has left Newton's domain of convergence (it could wander to a far assembly) and goes
+    # solve()'s way below
     Q, ok, its, _ = batch_newton(sys, Q0, stacked, tol=tol, max_iterations=max_iterations,
-                                 square=square)
+                                 square=square, lambda_min=NEAR_LAMBDA_MIN)
     # every item where solve() would go beyond plain Newton goes the way solve() goes
     for b in _beyond_newton(sys, Q0, Q, ok, stacked, square).tolist():
         Q[b], ok[b], its[b] = _solved_alone(mech, sys, Q0[b], stacked, b, tol, max_iterations)
@@ -162,7 +170,6 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
     limits = sys.limits
     if limits is not None:
         # the items' poses are fixed by their drivers: one beyond a joint limit fails
-        from .._limits import unreachable_message
 
         M = limits.measure(Q, params=stacked)
         broken = ok & (limits.excess(M)[0] > tol).any(axis=1)
@@ -251,8 +258,6 @@ def per_item_entries(mech, values=None, params=None, what: str = "params") -> li
     ``{"O4.point2": (B, 2)}``, or full vectors ``{joint: (B, p)}``), checked: a list of
     ``(label, joint, columns, array (B, width))``, ``columns`` the slice of the joint's
     parameter vector the array fills. Raises ValueError or TypeError naming the entry."""
-    from .._names import _DIRECTIONS, _POSITIVE, _QUATERNIONS, _close, parameter_slices
-
     out = []
     for joint, arr in _keyed(mech, values, "values").items():
         if not isinstance(joint, DriverJoint):

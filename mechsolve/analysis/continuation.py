@@ -2,16 +2,22 @@
 
 Sweeps are predictor–corrector continuation: from a solved pose the tangent ``dq/dv`` (from
 ``J dq/dv = e_driver``) predicts the next pose and Newton corrects it. A step is accepted only if
-Newton converges, the correction is small compared with the predicted motion, and (for square
-regular systems) the sign of ``det J`` is unchanged; otherwise the step is halved. This keeps the
-assembly branch: a four-bar does not flip between its two closures, and at a limit position the
-sweep stops and names the first unreachable value instead of jumping.
+Newton converges, the correction is small compared with the predicted motion, no joint holds
+only as a mirror image where it did not before (a hinge's axes antiparallel), and the assembly
+is kept: for square regular systems the sign of ``det J`` is unchanged; and the step must be
+one of a smooth curve (its trapezoidal defect at most :data:`DEFECT_MAX` where no sign tells
+the assemblies apart, redundant equations as in a spherical four-bar or sparse systems, and at
+most :data:`SIGNED_DEFECT_MAX` where one does, as two assemblies may share it). Otherwise the
+step is halved. This keeps the assembly branch: a four-bar
+does not flip between its two closures, and at a limit position the sweep stops and names the
+first unreachable value instead of jumping.
 
 Small mechanisms sweep fast through the batch axis: a coarse continuation with adaptive stride
 pins the branch at a few nodes, cubic Hermite interpolation (values and tangents at the nodes)
 predicts every other pose, and all of them are refined together by a batched Newton. Each
-refined pose is checked against its predictor and its determinant sign; any pose that fails the
-check is redone by sequential continuation.
+refined pose is checked against its predictor and its determinant sign, must lie within the
+defect bound of its predictor, and is checked for joints mirrored; any pose that fails the check
+is redone by sequential continuation.
 """
 
 from __future__ import annotations
@@ -22,10 +28,11 @@ from typing import NamedTuple
 import numpy as np
 from scipy.linalg import lapack
 
+from .._limits import HeldProblem
 from .._linear import SINGULAR_RTOL
 from .._validation import MAX_ANGLE, as_count, as_float, as_values
-from .._warnings import check_degrees_span, check_free_motion
-from ..newton import POSE_RTOL
+from .._warnings import check_degrees_sweep, check_free_motion
+from ..newton import POSE_RTOL, LinearStrategy
 from ..newton import newton as core_newton
 from ..solver import (
     NEAR_LAMBDA_MIN,
@@ -51,6 +58,28 @@ COARSE_TOL = 1e-4
 # A step across which det J changes sign is accepted as passing a singular position only when
 # it is at most this long (relative to the driver value) and starts or ends near-singular.
 CROSSING_STEP = 1e-3
+#: Where no sign of det J tells the assemblies apart, the largest trapezoidal defect of a step,
+#: ``|q_b - q_a - h (t_a + t_b) / 2|`` (lengths in the model's size, angles in radians): the
+#: resolution below which two assemblies could be confused. A body turning at one model size
+#: from its axis meets it at steps of about 0.8 rad.
+DEFECT_MAX = 0.05
+#: Where no sign of det J is watched, the sigma_min / sigma_max of the scaled Jacobian below
+#: which the defect bound shrinks in proportion (two assemblies close in near a singular
+#: position: a spherical four-bar's modes at conditioning 164 were 0.04 apart).
+DEFECT_RATIO = 0.05
+#: The same where a sign of det J is watched: it tells most assemblies apart, but two may share
+#: it (the 3D slider-crank's, 5.6 apart), and a step between them has a defect of the order of
+#: their distance; coarser, so that the steps of regular sweeps stay as long as they were.
+SIGNED_DEFECT_MAX = 0.25
+#: The bracket (relative to the parameter's size) at which a singular position's regula falsi
+#: stops, and the spacing of the four poses whose cubic then locates it (see
+#: :meth:`_Continuation.locate`): far enough from the singular position for Newton to
+#: determine the poses to round-off, near enough for the cubic to be exact to about as much
+#: (the parallelogram's change points come out within 4e-14 of pi and 2 pi on any grid).
+LOCATE_SPAN = 3e-3
+#: A sweep's value within this (relative) of the limit position it stops at is that limit
+#: position, and the error says so.
+LIMIT_AT_VALUE = 1e-9
 #: Continuation steps a sweep takes at most between two consecutive values: past it the sweep
 #: stops with a SweepError asking for intermediate values (a bound on the time and the work of
 #: a call; a full turn of a crank takes a few dozen steps).
@@ -58,6 +87,12 @@ MAX_STEPS = 2000
 #: Poses refined together in one batch of a batched sweep: the memory of the refinement is
 #: bounded by a few chunks' Jacobians, whatever the number of poses.
 REFINE_CHUNK = 2048
+
+
+def _sigma_ratio(Js: np.ndarray) -> float:
+    """``sigma_min / sigma_max`` of a scaled Jacobian (the smallest of its column count)."""
+    s = np.linalg.svd(Js, compute_uv=False)
+    return float(s[-1] / s[0]) if s.size and s[0] > 0 else 0.0
 
 
 def _rows_of(sys, select) -> np.ndarray:
@@ -75,6 +110,9 @@ class _State(NamedTuple):
     sign: float           #: sign of det J (square dense systems), 0 where unknown or singular
     base: _State | None   #: at a singular pose, the regular pose before it (steps leave from it)
     ratio: float = 1.0    #: sigma_min / sigma_max of the scaled Jacobian (1 where not computed)
+    #: the same for a system without a sign of det J (redundant equations), which bounds the
+    #: defect of its steps (1 where not computed)
+    closeness: float = 1.0
 
 
 class _Corrected(NamedTuple):
@@ -133,10 +171,20 @@ class _Continuation:
         self.arrival = None
         self.t_ref = 0.0
         self.use_sign = False
+        #: The largest trapezoidal defect of a step (DEFECT_MAX, or SIGNED_DEFECT_MAX where a
+        #: sign of det J is watched; set by :meth:`start`).
+        self.defect_max = DEFECT_MAX
         self.at_singular = False
         self.singular: list[float] = []
         self.coarse = False
         self.crossings: list[tuple[float, float]] = []
+        #: Whether a pose where a joint holds only as a mirror image ends a step (see
+        #: :meth:`mechsolve._system.System.mirrored`): set where the model has such joints.
+        self.check_mirror = any(g.cls._checks_mirror() for g in sys.groups)
+        #: The step control's measures of the latest step: the corrector's motion over the
+        #: predictor's, and the trapezoidal defect (see :meth:`jump`).
+        self.ratio = 1.0
+        self.defect = 0.0
 
     # Whether the tangent may not reverse between two regular poses (a reversal is a jump of
     # branch when following a driver's value; a time-driven motion may turn back).
@@ -180,6 +228,9 @@ class _Continuation:
                 if previous is not None:
                     return previous.t, 0.0
                 return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
+            # no sign of det J (redundant equations): how near a singular position the pose
+            # is, which bounds the defect of the steps from it (see jump)
+            self.closeness = _sigma_ratio(sys.scaled_jacobian(vals, rows))
             return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
         return linear_solve(sys, vals, b, self.strategy.mode, self.strategy, rows=rows), 0.0
 
@@ -193,7 +244,8 @@ class _Continuation:
         precise = tol is None or tol <= self.tol
         out = core_newton(self.problem, np.asarray(q0, dtype=float)[None], tol=tol or self.tol,
                           max_iterations=self.max_iterations, strategy=self.strategy,
-                          lambda_min=NEAR_LAMBDA_MIN, pose_rtol=POSE_RTOL if precise else tol)
+                          lambda_min=NEAR_LAMBDA_MIN, pose_rtol=POSE_RTOL,
+                          pose_atol=0.0 if precise else tol)
         its = int(out.iterations[0])
         self.iterations += its
         return out.x[0], _Corrected(bool(out.success[0]), its), out.jacobian[0]
@@ -217,6 +269,7 @@ class _Continuation:
         _, vals = sys.evaluate(q)
         self.use_sign = sys.dense and self.square and (
             sys.verdict in (None, "regular") or self._regular_nearby(q))
+        self.defect_max = SIGNED_DEFECT_MAX if self.use_sign else DEFECT_MAX
         return self.make_state(v0, q, vals), res
 
     def make_state(self, v, q, vals, previous=None):
@@ -225,6 +278,7 @@ class _Continuation:
         point)."""
         self.at_singular = False
         self.sigma_ratio = 1.0
+        self.closeness = 1.0
         t, sign = self.tangent(vals, previous, v, q)
         base = None
         if self.at_singular and previous is None and self.sketch is not None:
@@ -235,18 +289,24 @@ class _Continuation:
             if previous is not None:
                 base = previous if previous.base is None else previous.base
         self.t_ref = max(self.t_ref, float(np.max(np.abs(t / self.c), initial=0.0)))
-        return _State(v, q, t, sign, base, self.sigma_ratio)
+        return _State(v, q, t, sign, base, self.sigma_ratio, self.closeness)
 
     def jump(self, state, v_b, tol=None, previous=None):
         """One predictor–corrector step to ``v_b``; the new state, or None if rejected.
 
         The predictor is the tangent step, plus a curvature term from the change of tangent
         since ``previous`` when that state is given. A step is accepted when Newton converges,
-        the correction is small compared with the predicted motion, and the new tangent
-        continues the old one (a jump onto another branch at a bifurcation turns the tangent).
-        A change of sign of ``det J`` between the two poses marks a singular position passed on
-        the same branch; its driver value is recorded. ``self.ratio`` is left at the
-        corrector/predictor ratio of the step (step control).
+        the correction is small compared with the predicted motion, no joint is newly mirrored
+        (:meth:`mirrors`), and the new tangent continues the old one (a jump onto another
+        branch at a bifurcation turns the tangent). A change of sign of ``det J`` between the
+        two poses marks a singular position passed on the same branch; its driver value is
+        recorded. The trapezoidal defect ``q_b - q_a - h (t_a + t_b) / 2`` (scaled) must be at
+        most :data:`DEFECT_MAX` (:data:`SIGNED_DEFECT_MAX` where a sign of ``det J`` is
+        watched, as two assemblies may share it): on one
+        smooth branch it is the motion's third-order term, while a step that landed on another
+        assembly carries the distance between the two assemblies at the step's midpoint.
+        ``self.ratio`` and ``self.defect`` are left at the corrector/predictor ratio and the
+        defect of the step (step control).
         """
         from_singular = state.base is not None
         singular_pose = state if from_singular else None
@@ -263,6 +323,7 @@ class _Continuation:
         q_p = self.sys.retract(q_a, step)
         q, res, vals = self.newton(v_b, q_p, tol=tol)
         self.ratio = np.inf
+        self.defect = 0.0
         if not res.success:
             return None, res
         # the corrector's and the predictor's motion, lengths in units of the model's size
@@ -272,7 +333,10 @@ class _Continuation:
         self.ratio = corr / pred
         if corr > 0.5 * pred + 10 * self.tol:
             return None, res
+        if self.check_mirror and self.mirrors(q, q_a):
+            return None, res
         n_sing = len(self.singular)
+        t_ref = self.t_ref   # a rejected step's tangent must not loosen later ratio tests
         new = self.make_state(v_b, q, vals, previous=state)
         t_b = new.t
         sa, sb = t_a / self.c, t_b / self.c
@@ -283,6 +347,26 @@ class _Continuation:
         floor = 0.7 if near else (0.0 if self.monotone else -np.inf)
         if norms > 0 and float(sa @ sb) < floor * norms:
             del self.singular[n_sing:]
+            self.t_ref = t_ref
+            return None, res
+        # The step must be one of a smooth curve at the resolution DEFECT_MAX. On one branch
+        # the trapezoidal defect is the third-order term of the motion; a step that landed on
+        # another assembly carries the distance between the two assemblies at the step's
+        # midpoint in it. Where no sign of det J is watched (redundant equations, a sparse
+        # system) nothing else tells the assemblies apart, and where one is, two assemblies
+        # may still share its sign (a spatial slider-crank's jumped 160 -> 320 degrees).
+        d = self.sys.difference(q, q_a) / self.c - (0.5 * h) * (sa + sb)
+        self.defect = float(np.max(np.abs(d), initial=0.0))
+        bound = self.defect_max
+        near_ratio = min(state.closeness, new.closeness)
+        if not self.use_sign and near_ratio > SINGULAR_RTOL:
+            # near a singular position two assemblies come close (a spherical four-bar's two
+            # modes meet at its toggle): the resolution shrinks with the distance to it (not
+            # at the singular position itself, which a step leaves along its tangent)
+            bound *= min(1.0, near_ratio / DEFECT_RATIO)
+        if self.defect > bound and not from_singular:
+            del self.singular[n_sing:]
+            self.t_ref = t_ref
             return None, res
         if new.sign == 0.0 and sign_a:
             new = new._replace(sign=sign_a)  # a singular pose keeps the sign it came with
@@ -297,6 +381,7 @@ class _Continuation:
             short = near and abs(h) <= CROSSING_STEP * max(self.vscale, abs(v_b))
             if not (self.coarse or from_singular or short):
                 del self.singular[n_sing:]
+                self.t_ref = t_ref
                 return None, res
             lo, hi = min(v_a, v_b), max(v_a, v_b)
             if self.coarse:  # located later, pose by pose
@@ -311,6 +396,13 @@ class _Continuation:
                         v_star = singular_pose[0]   # the singular pose is the crossing
                     self.singular.append(v_star)
         return new, res
+
+    def mirrors(self, q, q_from) -> bool:
+        """Whether a joint holds at ``q`` only as a mirror image (a hinge's axes antiparallel)
+        where it did not at ``q_from``: ``q`` then lies on another solution set of the
+        equations, never on the motion of the mechanism from ``q_from``."""
+        new = self.sys.mirrored(q)
+        return bool(new.any()) and bool((new & ~self.sys.mirrored(q_from)).any())
 
     def _regular_nearby(self, q) -> bool:
         """Whether a square system found rank deficient at the pose ``q`` is regular next to
@@ -388,43 +480,90 @@ class _Continuation:
 
     def locate(self, a, b) -> float:
         """The parameter value of the singular position between the states ``a`` and ``b``
-        (on one branch, ``det J`` of opposite signs), to about 1e-12 relative.
+        (on one branch, ``det J`` of opposite signs), to round-off (about 1e-13 relative).
 
-        Regula falsi (Illinois) on :meth:`_signed_ratio` along the branch, each pose solved by
-        Newton from the interpolation of the bracketing poses.
+        The signed ratio ``f = sign(det J) sigma_min / sigma_max`` (:meth:`_signed_ratio`)
+        goes smoothly through zero there. Regula falsi (Illinois) on ``f`` along the branch
+        brackets the zero to :data:`LOCATE_SPAN` (relative); a pose much nearer the singular
+        position is ill-determined (two branches meet there, and Newton's pose error grows as
+        the distance to it shrinks), and so is its ``f``. The zero is then that of the cubic
+        through ``f`` at four poses spaced :data:`LOCATE_SPAN` about the estimate, each
+        well-determined: what the grid of the sweep was does not matter. Every pose is solved
+        by Newton from the cubic Hermite interpolation of ``a`` and ``b`` (their poses and
+        tangents), which keeps it on their branch.
         """
-        va, qa, vb, qb = a.v, a.q, b.v, b.q
+        va, vb = a.v, b.v
         ra, rb = a.ratio, b.ratio
         fa, fb = a[3] * ra, b[3] * rb
         if not (self.sys.dense and fa * fb < 0.0):
             w = ra / (ra + rb) if ra + rb > 0.0 else 0.5
             return va + w * (vb - va)
+        branch = self._hermite_branch(a, b)
+        span = LOCATE_SPAN * max(self.vscale, abs(va), abs(vb))
         last = 0
         v = va
         for _ in range(60):
             v = vb - fb * (vb - va) / (fb - fa)
-            if abs(vb - va) <= 1e-13 * max(self.vscale, abs(v)) or not va < v < vb \
-                    and not vb < v < va:
+            if abs(vb - va) <= span or not va < v < vb and not vb < v < va:
                 break
-            w = (v - va) / (vb - va)
-            q_p = self.sys.retract(qa, w * self.sys.difference(qb, qa))
-            q, res, vals = self.newton(v, q_p)
-            if not res.success:
-                break
-            f = self._signed_ratio(vals)
-            if f == 0.0:
-                break
+            f = self._ratio_at(v, branch(v))
+            if f is None or f == 0.0:
+                return float(v)
             if f * fa > 0.0:
-                va, qa, fa = v, q, f
+                va, fa = v, f
                 if last == -1:
                     fb *= 0.5
                 last = -1
             else:
-                vb, qb, fb = v, q, f
+                vb, fb = v, f
                 if last == 1:
                     fa *= 0.5
                 last = 1
-        return float(v)
+        # the zero of the cubic through four well-determined poses about the estimate
+        v0 = float(v)
+        nodes = v0 + span * np.array([-1.5, -0.5, 0.5, 1.5])
+        fs = np.array([self._ratio_at(vk, branch(vk)) for vk in nodes], dtype=float)
+        if not (np.all(np.isfinite(fs)) and fs[0] * fs[-1] < 0.0
+                and np.all(np.diff(np.sign(fs)) * np.sign(fs[-1]) >= 0)):
+            return v0   # not one simple zero between the nodes: the bracket's estimate
+        roots = np.roots(np.polyfit((nodes - v0) / span, fs, 3))
+        roots = roots[(np.abs(roots.imag) <= 1e-9) & (np.abs(roots.real) <= 1.5)].real
+        if roots.size != 1:
+            return v0
+        return v0 + span * float(roots[0])
+
+    def _hermite_branch(self, a, b):
+        """``predict(v)``: the pose at parameter ``v`` of the branch through the states ``a``
+        and ``b``, by cubic Hermite interpolation of their poses and tangents (a tangent not
+        given is solved for, ``J t = tangent_rhs``)."""
+        sys = self.sys
+        h = b.v - a.v
+        ta, tb = (s.t if s.t is not None else self._plain_tangent(s.v, s.q) for s in (a, b))
+        delta = sys.difference(b.q, a.q)
+
+        def predict(v):
+            tau = np.array([(v - a.v) / h])
+            return sys.retract(a.q, _hermite(tau, np.array([h]), delta[None], ta[None],
+                                             tb[None])[0])
+
+        return predict
+
+    def _plain_tangent(self, v, q) -> np.ndarray:
+        """The tangent ``dq/dv`` at the regular pose ``q`` (parameter ``v``), without the
+        bookkeeping of :meth:`tangent`."""
+        self.set_parameter(v)
+        _, vals = self.sys.evaluate(q)
+        return linear_solve(self.sys, vals, self.tangent_rhs(v, q), self.strategy.mode,
+                            self.strategy, rows=self.rows)
+
+    def _ratio_at(self, v, q0):
+        """The signed ratio (:meth:`_signed_ratio`) at the pose solved by Newton at parameter
+        ``v`` from ``q0``, of the Jacobian at that pose; None where Newton fails."""
+        q, res, _ = self.newton(v, q0)
+        if not res.success:
+            return None
+        _, vals = self.sys.evaluate(q)
+        return self._signed_ratio(vals)
 
     def locate_fold(self, a, b) -> float | None:
         """Where the motion stops beyond the state ``b`` (a limit position, where the branch
@@ -484,7 +623,7 @@ class _Continuation:
                     raise _UnreachableError(state.v, state.q, limit)
                 continue
             before, state = state, new
-            if res.iterations <= 2:
+            if res.iterations <= 2 and self.defect <= self.defect_max / 8:
                 h *= 2.0
         self._trail = (before, state)
         return state, iters
@@ -541,7 +680,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
         raise ValueError(f"values of {driver.label} (an angle) must be within +-{MAX_ANGLE:g} "
                          f"rad, got {big:g}")
     if driver.is_angle:
-        check_degrees_span(driver, float(np.min(values)), float(np.max(values)))
+        check_degrees_sweep(driver, values)
     states = np.empty((N, sys.n_state))
     iterations = np.zeros(N, dtype=int)
     residuals = np.zeros(N)
@@ -560,10 +699,11 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
             return
         k, lim, v_star, q_star = found
         motion = partial(k)
+        v_text, before_text = _apart(values[k], values[k - 1])
         err = SweepError(
-            f"{driver.describe()} cannot reach value {values[k]:.6g} (values[{k}]): "
+            f"{driver.describe()} cannot reach value {v_text} (values[{k}]): "
             f"the mechanism reaches {lim} at driver value {v_star:.10g} and the sweep stops "
-            f"there, like at a dead point (followed up to {values[k - 1]:.6g})", None,
+            f"there, like at a dead point (followed up to {before_text})", None,
             value=float(values[k]), index=k, motion=motion)
         err.limit = lim
         err.limit_value = v_star
@@ -580,10 +720,20 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
                 f"followed up to {reached:.6g}; give intermediate values (a sweep takes at most "
                 f"{MAX_STEPS} steps between two values, a few dozen per turn of a crank)",
                 res, value=float(v), index=index, motion=partial(index, None))
+        v_text, reached_text = _apart(v, reached)
+        if limit is not None and abs(limit - v) <= LIMIT_AT_VALUE * max(cont.vscale, abs(v)):
+            # the value asked for is the limit position itself (to round-off)
+            raise SweepError(
+                f"{driver.describe()} cannot reach value {v_text} (values[{index}]) as a "
+                f"regular pose: it is the limit position itself (a dead point, located at "
+                f"{limit:.12g}), where the motion stops and turns back and the Jacobian is "
+                f"singular; the sweep was followed up to {reached_text}, "
+                f"{abs(v - reached):.2g} short of it. End the sweep short of the limit position",
+                res, value=float(v), index=index, motion=partial(index, limit))
         raise SweepError(
-            f"{driver.describe()} cannot reach value {v:.6g} (values[{index}]): the mechanism "
-            f"was followed up to {reached:.6g} and cannot continue without leaving its assembly "
-            "branch (a limit or dead-centre position, or an unreachable value)",
+            f"{driver.describe()} cannot reach value {v_text} (values[{index}]): the mechanism "
+            f"was followed up to {reached_text} and cannot continue without leaving its "
+            "assembly branch (a limit or dead-centre position, or an unreachable value)",
             res, value=float(v), index=index,
             motion=partial(index, reached if limit is None else limit))
 
@@ -668,8 +818,6 @@ def _limit_crossing(cont, values, states, upto):
 def _locate_limit(cont, limits, lim, i, v0, v1, f, q0, q1):
     """The driver value and pose at which limit ``lim`` (index ``i``) is reached between the
     poses ``q0`` (at ``v0``, within it) and ``q1`` (at ``v1``, beyond it)."""
-    from .._limits import HeldProblem
-    from ..newton import LinearStrategy
 
     sys, driver = cont.sys, cont.driver
     row = sys.row_of(driver)
@@ -723,6 +871,16 @@ def _locate_limit(cont, limits, lim, i, v0, v1, f, q0, q1):
         if abs(gc) <= cont.tol or abs(b - a) <= 1e-13 * max(cont.vscale, abs(b)):
             return float(c), qc
     return float(b), qa
+
+
+def _apart(a: float, b: float, digits: int = 6) -> tuple[str, str]:
+    """``a`` and ``b`` written with ``digits`` significant digits, or with as many more as it
+    takes to tell them apart (a sweep followed up to just short of the value it asked for)."""
+    for d in range(digits, 18):
+        sa, sb = f"{a:.{d}g}", f"{b:.{d}g}"
+        if sa != sb or a == b:
+            return sa, sb
+    return sa, sb
 
 
 def _distinct(values, tol=1e-6, unit=1.0):
@@ -780,9 +938,10 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
         nodes[j] = new
         states[j] = new.q
         iterations[j] = res.iterations
-        if cont.ratio < 0.1 and stride < 64:
+        # a doubled stride multiplies the trapezoidal defect by about 8
+        if cont.ratio < 0.1 and cont.defect < cont.defect_max / 8 and stride < 64:
             stride *= 2
-        elif cont.ratio > 0.3 and stride > 1:
+        elif (cont.ratio > 0.3 or cont.defect > cont.defect_max / 2) and stride > 1:
             stride //= 2
         i = j
         if progress is not None:
@@ -828,6 +987,11 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
         ok &= dist <= 0.25 * scale + 10 * cont.tol
         if cont.use_sign:
             ok &= sign == signs
+        # within the resolution the coarse steps kept (see _Continuation.jump)
+        ok &= dist <= cont.defect_max + 10 * cont.tol
+        if cont.check_mirror:
+            ok &= ~sys.mirrored(Q, params=_driver_params(sys, cont.driver, values[idx])).any(
+                axis=-1)
         states[idx[ok]] = Q[ok]
         iterations[idx[ok]] = its[ok]
         known[idx[ok]] = np.max(np.abs(F[ok]), axis=1)
@@ -846,7 +1010,15 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
         before = None
         if k >= 2:
             secant = sys.difference(q_prev, states[k - 2]) / (v_prev - values[k - 2])
-            before = _State(values[k - 2], states[k - 2], secant, 0.0, None, 1.0)
+            sign, ratio = 0.0, 1.0
+            if cont.use_sign:
+                # its sign of det J and its ratio: where the pose k - 1 is singular, the step
+                # leaves from this one, and a change of sign on the way is located from it
+                _, vals2 = sys.evaluate(states[k - 2], params=_driver_params(
+                    sys, cont.driver, [values[k - 2]]))
+                r = cont._signed_ratio(vals2[0] if vals2.ndim > 1 else vals2)
+                sign, ratio = float(np.sign(r)), abs(r)
+            before = _State(values[k - 2], states[k - 2], secant, sign, None, ratio)
         prev = cont.make_state(v_prev, q_prev, vals[0] if vals.ndim > 1 else vals,
                                previous=before)
         try:
@@ -971,21 +1143,37 @@ def _hermite(tau, h, delta, ta, tb, aa=None, ab=None) -> np.ndarray:
 
 def _locate_missed(cont, values, states, signs, upto) -> None:
     """Locate the singular positions between consecutive poses whose ``det J`` signs differ
-    and where none was recorded (a coarse step of a batched sweep can pass two crossings)."""
+    and where none was recorded (a coarse step of a batched sweep can pass two crossings).
+
+    A pose of the sweep found singular itself (``sigma_min / sigma_max`` below
+    SINGULAR_RTOL: a value of the grid next to a crossing) records its own value; where the
+    batch refined the poses after it, no step left it to locate the crossing, so it is located
+    here, between the poses on either side, when their signs differ."""
     sys = cont.sys
+
+    def end(k):
+        _, vals = sys.evaluate(states[k], params=_driver_params(sys, cont.driver, [values[k]]))
+        vals = vals[0] if vals.ndim > 1 else vals
+        cont.set_parameter(values[k])
+        r = cont._signed_ratio(vals)
+        return _State(values[k], states[k], None, float(np.sign(r)), None, abs(r))
+
+    done = set()   # the intervals (i, i + 1) whose crossing is located
+    pose_of = {float(values[k]): k for k in range(1, upto - 1)}
+    for v in list(cont.singular):
+        k = pose_of.get(v)
+        if k is None:
+            continue
+        a, b = end(k - 1), end(k + 1)
+        if a.sign * b.sign < 0.0 and min(a.ratio, b.ratio) > SINGULAR_RTOL:
+            cont.singular.remove(v)
+            cont.singular.append(cont.locate(a, b))
+            done.update((k - 1, k))
     for i in np.flatnonzero((signs[:upto - 1] * signs[1:upto]) < 0.0):
         lo, hi = sorted((values[i], values[i + 1]))
-        if any(lo <= v <= hi for v in cont.singular):
+        if i in done or any(lo <= v <= hi for v in cont.singular):
             continue
-        ends = []
-        for k in (i, i + 1):
-            _, vals = sys.evaluate(states[k], params=_driver_params(sys, cont.driver,
-                                                                    [values[k]]))
-            vals = vals[0] if vals.ndim > 1 else vals
-            cont.set_parameter(values[k])
-            r = cont._signed_ratio(vals)
-            ends.append(_State(values[k], states[k], None, float(np.sign(r)), None, abs(r)))
-        cont.singular.append(cont.locate(*ends))
+        cont.singular.append(cont.locate(end(i), end(i + 1)))
 
 
 def _batch_newton(cont, Q0, values, max_iterations=8, reference=None):

@@ -351,7 +351,7 @@ def free_motion_amplitude(mech, direction, points=()) -> float:
     Examples
     --------
     >>> import mechsolve as ms
-    >>> from mechsolve.kinematics import free_motion_amplitude
+    >>> from mechsolve.analysis import free_motion_amplitude
     >>> model = ms.models.fourbar()
     >>> mech = model.mechanism
     >>> _ = mech.solve()

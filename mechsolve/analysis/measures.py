@@ -31,7 +31,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..body import Body
+from ..joints import Revolute
 from ..solver import SolveError, SweepError
+from .rates import _solve_linear
 
 __all__ = ["grashof", "fourbar_loops", "transmission_angle", "mechanical_advantage",
            "rotation_range", "RotationRange"]
@@ -67,8 +70,6 @@ def grashof(ground: float, crank: float, coupler: float, rocker: float) -> str:
 
 
 def _revolutes(mech):
-    from ..joints import Revolute
-
     return [j for j in mech.joints if isinstance(j, Revolute)]
 
 
@@ -134,8 +135,6 @@ def transmission_angle(motion, joint, *, fold: bool = False) -> np.ndarray:
     in the module docstring). ``fold=True`` reports ``min(gamma, pi - gamma)`` in ``[0, pi/2]``,
     the deviation from a straight line that designers bound (commonly at least 40 degrees).
     """
-    from ..joints import Revolute
-
     mech = motion.mechanism
     if mech.dim != 2:
         raise NotImplementedError("transmission angles are defined here for planar linkages")
@@ -163,8 +162,6 @@ def _unit_rates(motion) -> np.ndarray:
     """``nu (N, n)`` at every pose for a unit rate of the motion's driver (the others held):
     ``J nu = e_driver``, solved as :func:`mechsolve.analysis.rates.velocity` solves it (NaN
     where the pose is singular and the rates are not defined)."""
-    from .rates import _solve_linear
-
     driver = motion.driver
     if driver is None:
         raise ValueError("this motion follows time; the mechanical advantage needs a driver "
@@ -200,8 +197,6 @@ def mechanical_advantage(motion, output) -> np.ndarray:
     pose where the velocities are not defined. For a length driver the ratio has the unit of
     1 / length (driver speed per output angular speed).
     """
-    from ..body import Body
-
     mech = motion.mechanism
     if mech.dim != 2:
         raise NotImplementedError("the mechanical advantage is defined here for planar "

@@ -80,8 +80,16 @@ class Motion:
     def _rates(self, which):
         arr = self.velocities if which == "velocity" else self.accelerations
         if arr is None:
-            raise ValueError(f"this motion has no {which} data: it comes from a time sweep "
-                             "(mech.sweep_time) with drivers that have motion profiles")
+            if self.driver is not None:
+                raise ValueError(
+                    f"this motion has no {which} data: it is a position sweep of "
+                    f"{self.driver.describe()} (mech.sweep), poses at the driver's values with "
+                    "no time in them. For velocities and accelerations, sweep in time: give the "
+                    "driver a motion profile (e.g. drive.value = "
+                    "ms.profiles.ConstantSpeed(speed)) and call mech.sweep_time(times)")
+            raise ValueError(f"this motion has no {which} data: its poses carry no time (a "
+                             "time sweep, mech.sweep_time, with drivers that have motion "
+                             "profiles, has velocities and accelerations)")
         return arr
 
     def body_velocity(self, body) -> np.ndarray:

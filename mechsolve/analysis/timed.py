@@ -7,7 +7,13 @@ import numpy as np
 from .._validation import as_count, as_float, as_values
 from .._warnings import check_free_motion
 from ..solver import SolveError, SweepError, free_dof
-from .continuation import SINGULAR_RTOL, _Continuation, _distinct, _UnreachableError
+from .continuation import (
+    SINGULAR_RTOL,
+    _apart,
+    _Continuation,
+    _distinct,
+    _UnreachableError,
+)
 from .motion import Motion
 from .rates import _store_velocity, acceleration, velocity
 
@@ -76,8 +82,9 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
         mech.set_time(times[i - 1] if i else times[0])
         if i:
             mech.put_state(states[i - 1])
-        raise SweepError(f"the mechanism cannot follow its drivers past t = {reached:.6g} "
-                         f"(times[{i}] = {times[i]:.6g} is unreachable: {reason})", None,
+        reached_text, time_text = _apart(reached, times[i])
+        raise SweepError(f"the mechanism cannot follow its drivers past t = {reached_text} "
+                         f"(times[{i}] = {time_text} is unreachable: {reason})", None,
                          value=float(times[i]), index=i,
                          motion=partial(i, [reached if limit is None else limit]))
 

@@ -12,12 +12,12 @@
   revolute clearances to output points: :func:`tolerance`.
 * :mod:`.sweep` -- a family of designs over a driver's values through the batch axis, each
   on its own branch, optionally on a dask cluster: :func:`sweep`, :class:`DesignSweep`.
-* linkage measures of :mod:`mechsolve.analysis.measures`: :func:`grashof` (class from four
-  link lengths), :func:`fourbar_loops` (the loops of a mechanism, classified) and
-  :func:`rotation_range` (the values a driver reaches on its branch).
+
+The linkage measures (Grashof class, the loops of a mechanism, rotation range) are in
+:mod:`mechsolve.analysis` (``ms.design.grashof`` and the others are deprecated names of them).
 """
 
-from ..analysis.measures import RotationRange, fourbar_loops, grashof, rotation_range
+from .. import _deprecated
 from .parameters import parameter_slices, parameters, set_parameters
 from .sensitivity import MotionSensitivity, Sensitivity, motion_sensitivity, sensitivity
 from .sweep import DesignSweep, sweep
@@ -26,5 +26,12 @@ from .tolerance import ToleranceResult, tolerance
 
 __all__ = ["parameters", "set_parameters", "parameter_slices", "sensitivity",
            "motion_sensitivity", "Sensitivity", "MotionSensitivity", "tolerance",
-           "ToleranceResult", "synthesize", "SynthesisResult", "sweep", "DesignSweep",
-           "grashof", "fourbar_loops", "rotation_range", "RotationRange"]
+           "ToleranceResult", "synthesize", "SynthesisResult", "sweep", "DesignSweep"]
+
+#: Names that moved to :mod:`mechsolve.analysis` (deprecated here, removed in 0.3).
+_MOVED = dict.fromkeys(("grashof", "fourbar_loops", "rotation_range", "RotationRange"),
+                       "mechsolve.analysis")
+
+
+def __getattr__(name: str):
+    return _deprecated.moved_name(__name__, name, _MOVED)

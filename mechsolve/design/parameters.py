@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._names import _DIRECTIONS, _POSITIVE, _QUATERNIONS, _close, parameter_slices
+from .._validation import as_vector
 
 __all__ = ["parameter_slices", "parameters", "set_parameters"]
 
@@ -54,8 +55,6 @@ def set_parameters(mech, values) -> None:
     >>> mech.parameters()["O4.point2"]
     array([4.2, 0. ])
     """
-    from .._validation import as_vector
-
     if not hasattr(values, "items"):
         raise TypeError(f"values must be a mapping {{name: value}}, got "
                         f"{type(values).__name__}")

@@ -34,8 +34,11 @@ import warnings
 import numpy as np
 
 from .._linear import LinearStrategy
+from .._validation import as_vector
+from .._warnings import MechsolveWarning
 from ..analysis.rates import _body_slices
 from ..body import Body
+from ..solver import SolveError, strategy_for
 from ..spatial._quat import quat_rotate
 from .parameters import _DIRECTIONS, _QUATERNIONS, _close, parameter_slices
 
@@ -121,8 +124,6 @@ def _check_assembled(system, Q, params=None, what="the pose") -> None:
     phi = system.phi(Q, params=params) / system.eq_scale
     worst = np.max(np.abs(phi), axis=-1, initial=0.0)
     if not np.all(worst <= ASSEMBLED_TOL):
-        from ..solver import SolveError
-
         where = "" if np.ndim(worst) == 0 else f" (pose {int(np.argmax(worst))})"
         raise SolveError(f"sensitivities need an assembled mechanism: the largest residual of "
                          f"{what}{where} is {float(np.max(worst)):.3g} (in the model's units): "
@@ -132,8 +133,6 @@ def _check_assembled(system, Q, params=None, what="the pose") -> None:
 def _solve(system, vals: np.ndarray, R: np.ndarray):
     """``Phi_q X = R`` for stacks ``vals (B, nnz)``, ``R (B, m, r)`` with the system's linear
     strategy; returns ``(X (B, n, r), minimum_norm (B,))``."""
-    from ..solver import strategy_for
-
     B = len(vals)
     if system.dense:
         fac = LinearStrategy("auto").factor(system.jacobian_dense(vals), system.col_scale,
@@ -152,8 +151,6 @@ def _solve(system, vals: np.ndarray, R: np.ndarray):
 
 
 def _minimum_norm_warning(count: int, total: int) -> None:
-    from .._warnings import MechsolveWarning
-
     where = "the pose" if total == 1 else f"{count} of {total} poses"
     warnings.warn(f"sensitivities at {where}: the Jacobian is not square and regular "
                   "(redundant constraints, free degrees of freedom or a singular position), so "
@@ -173,8 +170,6 @@ def _own_body(mech, body) -> Body:
 
 
 def _local_point(mech, body, point) -> np.ndarray:
-    from .._validation import as_vector
-
     if point is None:
         return np.zeros(mech.dim)
     if isinstance(point, str):

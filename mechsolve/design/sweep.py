@@ -53,8 +53,11 @@ from .._heap import room_for
 from .._validation import as_count, as_float, as_values, as_vector
 from ..analysis.batch import per_item_entries
 from ..analysis.continuation import _hermite
+from ..body import Body
 from ..newton import Result
 from ..newton import newton as core_newton
+from ..profiles import Profile
+from ..solver import SolveError
 from ..spatial._quat import quat_rotate
 from ._lu import lu_solve, row_masks
 
@@ -156,8 +159,6 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
     -------
     DesignSweep
     """
-    from ..body import Body
-
     driver = mech._own_driver(driver)
     values = as_values(values)
     tol = as_float(tol, "tol", positive=True)
@@ -237,8 +238,6 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
 
 def _start_pose(work, driver, v0: float) -> np.ndarray:
     """The nominal design's pose at ``v0``, followed there from its current pose."""
-    from ..profiles import Profile
-
     current = driver.value
     if isinstance(current, Profile) or current == v0:
         driver._assign(v0, check_degrees=False)
@@ -370,8 +369,6 @@ def _assemble_alone(mech, parts, d, driver_index, v0, tol, max_iterations):
     nominal pose (on a copy of the chunk's mechanism, which stays as it is; the characteristic
     length stays the nominal design's, as in the batch). Returns its pose and iterations, or
     ``(None, 0)`` where it cannot be assembled."""
-    from ..solver import SolveError
-
     one = pickle.loads(pickle.dumps(mech))
     sys = one.system()
     for j, s, e, arr in parts:   # the design's parameters, in the joints' stacked rows

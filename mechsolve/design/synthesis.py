@@ -32,7 +32,9 @@ import numpy as np
 
 from .._names import _DIRECTIONS, _QUATERNIONS, _close
 from .._warnings import MechsolveWarning
+from ..solver import SolveError, free_dof
 from .parameters import parameter_slices
+from .sensitivity import motion_sensitivity
 
 __all__ = ["synthesize", "SynthesisResult"]
 
@@ -195,10 +197,7 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
     -------
     SynthesisResult
     """
-    from scipy.optimize import least_squares
-
-    from ..solver import SolveError, free_dof
-    from .sensitivity import motion_sensitivity
+    from scipy.optimize import least_squares  # a third of a second to import: when it runs
 
     tasks = [x is not None for x in (path, function, poses)]
     if sum(tasks) != 1:
@@ -444,8 +443,6 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
 
 def _candidate(work, wcols, x, reference, wdriver, vals):
     """A copy of the working mechanism at the design ``x``, solved at the first target."""
-    from ..solver import SolveError
-
     for (j, k), v in zip(wcols, x):
         if j is not None:
             j._p[k] = v
@@ -464,8 +461,6 @@ def _candidate(work, wcols, x, reference, wdriver, vals):
 
 def _turns(mech, driver) -> bool:
     """Whether ``driver`` turns a full turn from its value on the branch (a crank)."""
-    from ..solver import SolveError
-
     probe = copy.deepcopy(mech)
     d = probe.joint(driver.name)
     try:

@@ -28,9 +28,12 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import as_count, as_float
+from ..analysis.batch import batch_newton
+from ..joints import Revolute
 from ..joints.base import SPATIAL_VARIANTS, Joint
 from .parameters import _DIRECTIONS, _QUATERNIONS, _close, parameter_slices
 from .sensitivity import (
+    _arm,
     _check_assembled,
     _local_point,
     _own_body,
@@ -95,8 +98,6 @@ class ToleranceResult:
 
 
 def _revolute_classes() -> tuple:
-    from ..joints import Revolute
-
     return (Revolute, SPATIAL_VARIANTS.get(Revolute, Revolute))
 
 
@@ -235,8 +236,6 @@ def tolerance(mech, tolerances, *, outputs, motion=None, samples: int | None = N
 
 def _points(mech, Q, outs) -> np.ndarray:
     """Global positions of the outputs at states ``Q (..., n_state)``: ``(..., n_out, dim)``."""
-    from .sensitivity import _arm
-
     cols = []
     for body, p in outs:
         if body.is_ground:
@@ -251,8 +250,6 @@ def _points(mech, Q, outs) -> np.ndarray:
 def _monte_carlo(mech, motion, Q, names, sig, radii, outs, S, seed):
     """Output positions of ``S`` samples at every pose: ``(N, S, n_out, dim)`` (NaN where a
     sample could not be assembled)."""
-    from ..analysis.batch import batch_newton
-
     system = mech.system()
     if not system.dense:
         raise ValueError(f"Monte Carlo tolerance analysis solves through the batch axis, for "

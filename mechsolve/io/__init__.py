@@ -1,27 +1,28 @@
-"""Reading mechanisms and robots from description files, and writing model files.
+"""Parsers: description files read into plain data (tuples, arrays, dataclasses), never into
+mechanisms.
 
-* :mod:`mechsolve.io.model` -- model files (TOML): :func:`~mechsolve.io.model.load`
-  (``ms.load``), :func:`~mechsolve.io.model.save` (``Mechanism.save``), the format and its
-  JSON Schema; written by :mod:`mechsolve.io._writer`, joints by their constructor arguments
-  (:mod:`mechsolve.io._joint_codecs`), expressions of symbolic joints read by
-  :mod:`mechsolve.io._expressions`;
 * :mod:`mechsolve.io.urdf` -- :func:`~mechsolve.io.urdf.read_urdf_chain`, the joint chain of a
-  serial arm in a URDF file or text (built into a :class:`~mechsolve.robots.SerialArm` by
-  :func:`mechsolve.robots.load_urdf`), and :func:`~mechsolve.io.urdf.read_urdf_graph`, the
-  tree and the ``<loop_joint>`` elements (a mechsolve extension) of a robot with loops;
-* :mod:`mechsolve.io.urdf_loops` -- :func:`~mechsolve.io.urdf_loops.load_urdf_mechanism`,
-  a URDF robot with loops as a mechanism, and the joint values written back by name;
-* :mod:`mechsolve.io.mjcf` -- :func:`~mechsolve.io.mjcf.load_mjcf`, an MJCF model compiled by
-  MuJoCo (the optional ``mujoco`` package) as a mechanism, and its ``qpos`` written back; the
-  files it names checked first by :mod:`mechsolve.io._mjcf_scan`;
+  serial arm in a URDF file or text, and :func:`~mechsolve.io.urdf.read_urdf_graph`, the tree
+  and the ``<loop_joint>`` elements (a mechsolve extension) of a robot with loops;
+* :mod:`mechsolve.io._mjcf_scan` -- the files an MJCF model names, and its numbers, checked
+  before MuJoCo's compiler sees it;
+* :mod:`mechsolve.io._expressions` -- the expressions of a model file (symbolic joint types,
+  ``Expression`` profiles) checked token by token and parsed into SymPy;
 * :mod:`mechsolve.io._files` -- reading files up to a byte limit, and confining the files a
-  description names to its folder (or the places the caller allows).
+  description names to its folder (or the places the caller allows);
+* :mod:`mechsolve.io._joint_codecs` -- how each joint class is written in a model file (its
+  constructor's arguments by kind), the one module here that imports the joints.
 
-The URDF reader parses files into plain data and imports nothing of mechsolve, so the model
-classes build on it; the model-file reader builds mechanisms, and its writer reads only the
-objects it is given, so that a Mechanism saves itself without importing the reader.
+What builds on them: :mod:`mechsolve.robots` (serial arms from URDF chains, robots with loops
+from URDF graphs, MJCF models through MuJoCo) and :mod:`mechsolve.files` (model files). Apart
+from :mod:`._joint_codecs`, nothing here imports the rest of mechsolve.
 """
 
+from .. import _deprecated
 from .urdf import read_urdf_chain, read_urdf_graph
 
 __all__ = ["read_urdf_chain", "read_urdf_graph"]
+
+
+def __getattr__(name: str):
+    return _deprecated.moved_submodule(__name__, name)   # ms.io.model, until 0.3

@@ -305,6 +305,7 @@ def parse(text: str, symbols: dict):
     ...
     ValueError: '.' is not allowed in an expression (only numbers, ...)
     """
+    # SymPy when a file has expressions, not with mechsolve
     import sympy as sp
     from sympy.parsing.sympy_parser import parse_expr, standard_transformations
 

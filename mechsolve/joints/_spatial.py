@@ -429,6 +429,19 @@ class _FrameJoint(Joint):
         """The joint axis: the z axis of the joint frame on body 1, in body 1's coordinates."""
         return quat_to_matrix(self._p[self.sl.frame1])[:, 2].copy()
 
+    def _hinge_lines(self) -> list:
+        """``[(body, global point, global unit axis), ...]``: the lines about which a moving
+        body of this joint turns without breaking it (a hinge's axis, for the joints whose
+        rotation rows leave only the z axes' turn free); empty for the others."""
+        if self._mirror_axes != (2,):
+            return []
+        out = []
+        for b, o, f in zip(self.bodies, (self._p[self.sl.point1], self._p[self.sl.point2]),
+                           (self._p[self.sl.frame1], self._p[self.sl.frame2])):
+            if not b.is_ground:
+                out.append((b, b.to_global(o), _axes(b.pose, f)[:, 2].copy()))
+        return out
+
     def _half_turns(self) -> list:
         out = []
         for b, f in zip(self.bodies, (self._p[self.sl.frame1], self._p[self.sl.frame2])):

@@ -41,6 +41,7 @@ import numpy as np
 from .._validation import MAX_ANGLE, as_float, as_name
 from .._warnings import check_degrees_value
 from ..body import Body
+from ._geometry import Geometry
 
 __all__ = ["Joint", "DriverJoint", "ParameterSlices"]
 
@@ -534,8 +535,6 @@ class Joint(metaclass=ABCMeta):
         The default draws the points ``plot_points(self) -> [(body, point), ...]`` gives, if
         the class defines it (body coordinates); the built-in joints say more.
         """
-        from ._geometry import Geometry
-
         hook = getattr(self, "plot_points", None)
         if not callable(hook):
             return Geometry()
@@ -593,6 +592,12 @@ class Joint(metaclass=ABCMeta):
         the orientation is looked at, not the residual (see :meth:`_mirrored`).
         """
         return bool(type(self)._mirrored(self._p[None, :], *self._kernel_args())[0])
+
+    def _hinge_lines(self) -> list:
+        """``[(body, global point, global unit axis), ...]``: lines about which a moving body of
+        the joint turns without breaking it (a hinge's axis), which the search for other
+        assemblies turns bodies about. Default: none."""
+        return []
 
     def _half_turns(self) -> list:
         """``[(body, global axis), ...]``: half turns of the joint's moving bodies that can

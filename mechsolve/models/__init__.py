@@ -6,15 +6,15 @@
   Stewart platform, ...) and :data:`~mechsolve.models.spatial.SPATIAL_DEMOS`.
 
 ``mechsolve.models`` itself exports the planar builders, :class:`Model` and :data:`DEMOS`, as
-it always has; :mod:`mechsolve.models_spatial` still names the spatial module.
+it always has.
 
 Examples
 --------
 >>> import mechsolve as ms
 >>> ms.models.fourbar().mechanism.dof().dof
 1
->>> ms.models.spatial.stewart is ms.models_spatial.stewart
-True
+>>> ms.models.spatial.stewart().mechanism.dof().dof
+6
 """
 
 from . import planar as planar  # the submodules, as ms.models.planar / .spatial

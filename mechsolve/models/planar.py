@@ -21,6 +21,7 @@ import numpy as np
 from .. import joints
 from .._validation import as_float
 from ..body import Body
+from ..files import NamedSweep
 from ..joints.base import DriverJoint
 from ..mechanism import Mechanism
 
@@ -43,8 +44,6 @@ class Model:
     def keep_sweep(self, name: str = "demo") -> Mechanism:
         """The mechanism, with this model's sweep kept in :attr:`Mechanism.sweeps` under
         ``name`` (the driver's values, the output body), as saved in a model file."""
-        from ..io._writer import NamedSweep
-
         self.mechanism.sweeps[name] = NamedSweep(self.driver.name, self.values,
                                                  (self.output.name,))
         return self.mechanism

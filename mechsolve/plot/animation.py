@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..analysis import wiggle_free_motions
 from ._base import (
     _check_mechanism,
     _check_motion,
@@ -52,7 +53,7 @@ _VALUE_STYLE = {"ha": "left", "va": "top", "fontsize": 9, "zorder": 10,
 def _value_texts(motion) -> list[str]:
     """``"motor = 30.0°"`` for every pose of a motion (the corner label of an animation).
 
-    A motion that carries its own ``labels`` (a :class:`~mechsolve.kinematics.FreeMotion`)
+    A motion that carries its own ``labels`` (a :class:`~mechsolve.analysis.FreeMotion`)
     shows those.
     """
     labels = getattr(motion, "labels", None)
@@ -213,7 +214,7 @@ def animate(mech, motion, trace=(), *, frames: int | None = 120, step: int | Non
     >>> len(anim.indices), int(anim.indices[-1])  # 10 frames spread over the 361 poses
     (10, 360)
     >>> import matplotlib.pyplot as plt; plt.close(anim.drawing.ax.figure)
-    >>> model = ms.models_spatial.bricard()                # a spatial one, saved as a GIF
+    >>> model = ms.models.spatial.bricard()                # a spatial one, saved as a GIF
     >>> motion = model.mechanism.sweep(model.driver, model.values)
     >>> anim = ms.plot.animate(model.mechanism, motion, frames=5)
     >>> anim.indices.tolist()
@@ -355,7 +356,7 @@ def animate_free_motions(mech, *, amplitude=None, frames: int = 48, trace=(),
     back again, then the next motion from the same start pose; the corner label reads
     ``"free motion 1 of k: s = ..."``. Every frame is a pose that satisfies all constraints
     and drivers (followed by continuation, see
-    :func:`mechsolve.kinematics.wiggle_free_motions`), not a linear extrapolation. Where a
+    :func:`mechsolve.analysis.wiggle_free_motions`), not a linear extrapolation. Where a
     limit stops a motion short of ``A`` the animation waits at the limit pose, labelled
     ``(limit)``, until ``s`` comes back. The mechanism's state is not changed. Planar and
     spatial mechanisms are drawn as by :func:`animate`.
@@ -368,7 +369,7 @@ def animate_free_motions(mech, *, amplitude=None, frames: int = 48, trace=(),
         ``A`` in increment units (the basis mixes lengths and radians), for all motions or
         one per motion. Default (per motion): the moving joint points travel at most 8 % of
         the diagonal of the mechanism's bounding box, and no body turns by more than 0.2 rad
-        (:func:`mechsolve.kinematics.free_motion_amplitude`).
+        (:func:`mechsolve.analysis.free_motion_amplitude`).
     frames : int
         Frames per free motion (the animation has ``k * frames``).
     trace : sequence of (Body, point)
@@ -384,7 +385,7 @@ def animate_free_motions(mech, *, amplitude=None, frames: int = 48, trace=(),
     Returns
     -------
     MechanismAnimation
-        As :func:`animate`; ``.motion`` is the :class:`~mechsolve.kinematics.FreeMotion`
+        As :func:`animate`; ``.motion`` is the :class:`~mechsolve.analysis.FreeMotion`
         shown (its ``motion_index``, ``reached`` and ``limited`` tell which motion each frame
         follows and where limits stopped them).
 
@@ -405,9 +406,6 @@ def animate_free_motions(mech, *, amplitude=None, frames: int = 48, trace=(),
     (12, 'free motion 1 of 1: s = +0.331')
     >>> import matplotlib.pyplot as plt; plt.close(anim.drawing.ax.figure)
     """
-    # kinematics is not loaded by import mechsolve (Mechanism imports it on first use too)
-    from ..kinematics import wiggle_free_motions
-
     _check_mechanism(mech)
     if "step" in options:
         raise TypeError("animate_free_motions takes frames (per free motion), not step")

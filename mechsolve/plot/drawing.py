@@ -86,7 +86,7 @@ def draw(mech, ax=None, *, state=None, motion=None, trace=(), shapes=None, resul
     --------
     >>> import mechsolve as ms
     >>> from matplotlib.figure import Figure
-    >>> model = ms.models_spatial.rssr()
+    >>> model = ms.models.spatial.rssr()
     >>> ax = ms.plot.draw(model.mechanism, Figure().add_subplot(projection="3d"))
     >>> rocker = ms.plot.get_drawing(ax).outline(model.output)  # pivot and rod end, global
     >>> rocker.shape

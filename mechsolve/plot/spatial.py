@@ -40,7 +40,7 @@ Examples
 --------
 >>> import mechsolve as ms
 >>> from matplotlib.figure import Figure
->>> model = ms.models_spatial.stewart()
+>>> model = ms.models.spatial.stewart()
 >>> ax = ms.plot.draw(model.mechanism, Figure().add_subplot(projection="3d"))
 >>> drawing = ms.plot.get_drawing(ax)
 >>> drawing.outline(model.output).shape  # the platform: a hexagon
@@ -185,7 +185,7 @@ class Drawing3D(_DrawingBase):
     --------
     >>> import mechsolve as ms
     >>> from matplotlib.figure import Figure
-    >>> model = ms.models_spatial.spherical_fourbar()
+    >>> model = ms.models.spatial.spherical_fourbar()
     >>> ax = ms.plot.draw(model.mechanism, Figure().add_subplot(projection="3d"), frames=True)
     >>> drawing = ms.plot.get_drawing(ax)
     >>> sorted(body.name for body in drawing.bodies), len(drawing.triads)

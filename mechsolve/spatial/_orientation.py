@@ -255,7 +255,7 @@ class Orientation(FrozenSlots):
         arrays = {n: as_scalars(v, n) for v, n in zip((a, b, c), names, strict=True)}
         shape = broadcast_named(arrays)
         angles = np.stack([np.broadcast_to(v, shape) for v in arrays.values()], axis=-1)
-        from scipy.spatial.transform import Rotation
+        from scipy.spatial.transform import Rotation  # lazy: scipy.spatial is slow to import
 
         # flat for SciPy (before 1.17 it takes at most one stack axis), then reshaped
         q = Rotation.from_euler(seq, angles.reshape(-1, 3)).as_quat(scalar_first=True)
@@ -424,7 +424,7 @@ class Orientation(FrozenSlots):
         >>> Orientation.from_scipy(Rotation.from_quat([0.0, 0.0, 1.0, 0.0]))
         Orientation(w=0.0, x=0.0, y=0.0, z=1.0)
         """
-        from scipy.spatial.transform import Rotation
+        from scipy.spatial.transform import Rotation  # lazy: scipy.spatial is slow to import
 
         if not isinstance(rotation, Rotation):
             raise TypeError(
@@ -690,7 +690,7 @@ class Orientation(FrozenSlots):
         >>> Orientation.z_quaternion().as_scipy().as_quat()
         array([0., 0., 1., 0.])
         """
-        from scipy.spatial.transform import Rotation
+        from scipy.spatial.transform import Rotation  # lazy: scipy.spatial is slow to import
 
         return Rotation.from_quat(self._q, scalar_first=True)
 

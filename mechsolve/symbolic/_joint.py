@@ -6,6 +6,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .. import _version
 from .._validation import as_float
 from ..body import Body
 from ..joints.base import Joint
@@ -15,17 +16,11 @@ from ._frames import PlanarBodySymbols, SpatialBodySymbols
 __all__ = ["SymbolicJoint", "symbolic_joint"]
 
 
-def _version() -> str:
-    import mechsolve
-
-    return mechsolve.__version__
-
-
 def _kernels(defn: _derive.JointDefinition, *, use_cse: bool = True,
              cache: bool = True) -> dict:
     """Compiled kernels for a definition: from memory, from disk, or generated (and stored)."""
     phi_c, st = _derive.canonical(defn)
-    version = _version()
+    version = _version.__version__
     key = _derive.cache_key(phi_c, st, version)
     if not use_cse:
         key += "-nocse"

@@ -1,36 +1,7 @@
-"""Serial robot arms: Denavit–Hartenberg and URDF descriptions, forward and inverse kinematics.
+"""Serial arms: :class:`SerialArm` (from DH tables or URDF chains), forward kinematics, the
+Jacobian, inverse kinematics on the Newton core, and the arm as a mechanism.
 
-A :class:`SerialArm` is a chain of revolute or prismatic joints, each placed by a constant
-*origin* transform (from the previous joint's frame) followed by a motion about / along its
-``axis``, then a constant tool transform (the URDF convention; a DH table is converted to it).
-From it:
-
-* :meth:`SerialArm.forward` / :meth:`SerialArm.jacobian` -- vectorized forward kinematics and
-  the geometric Jacobian over any batch of joint vectors;
-* :meth:`SerialArm.ik` -- inverse kinematics of many targets at once on the Newton core
-  (:mod:`mechsolve.newton`): Newton, then Levenberg–Marquardt, then seeded restarts, on the
-  compact ``6 x n`` system (the frame-goal rows of :class:`~mechsolve.joints.FrameEndEffector`);
-* :meth:`SerialArm.chain_mechanism` -- the same compact system as a mechanism with one
-  :class:`~mechsolve.joints.SerialChain` joint, solvable with ``mech.solve()`` and
-  :func:`~mechsolve.analysis.solve_batch`;
-* :meth:`SerialArm.mechanism` -- the full multibody model (one body per link, link joints
-  whose coordinates are the joint values, optionally a frame end effector on the tool), to
-  combine with any other constraint (sewAngle, rcm, lookAt, closed loops) and to draw.
-
-An arm comes from a DH table (:func:`dh_arm`, :func:`ur5`) or a URDF file
-(:meth:`SerialArm.from_urdf`, :func:`load_urdf`, on the parser :mod:`mechsolve.io.urdf`).
-Robots whose links form loops (URDF with mechsolve's ``<loop_joint>`` element) are read into a
-mechanism by :func:`load_urdf_mechanism`, and written back by :func:`urdf_joint_values` (from
-:mod:`mechsolve.io.urdf_loops`); MJCF models by :func:`mechsolve.io.mjcf.load_mjcf`.
-
->>> import numpy as np
->>> import mechsolve as ms
->>> arm = ms.robots.ur5()
->>> q = np.array([0.1, -1.2, 1.4, -0.3, 1.5, 0.2])
->>> target = arm.forward(q)
->>> result = arm.ik(target, q + 0.1)
->>> bool(result.success), bool(np.allclose(result.q, q, atol=1e-8))
-(True, True)
+Private: :mod:`mechsolve.robots` is the public face; its docstring describes the arms.
 """
 
 from __future__ import annotations
@@ -41,21 +12,19 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import joints as _joints
+from .. import joints as _joints
+from .._validation import _all_finite, as_float
+from ..io.urdf import read_urdf_chain
+from ..joints._end_effectors import QUATERNION_TOLERANCE, _as_frame_parts, _unit_quaternions
+from ..joints._links import chain_forward
+from ..mechanism import Mechanism
+from ..newton import CONVERGED, MAX_ITERATIONS, Result, levenberg_marquardt, newton
+from ..solver import SolveError, time_limited
+from ..spatial import Frame, Orientation
+from ..spatial._quat import quat_from_matrix
 from ._ik import _FastChain, _goal_errors, _IKProblem
-from ._validation import _all_finite, as_float
-from .io.urdf import read_urdf_chain
-from .io.urdf_loops import URDFModel, load_urdf_mechanism, urdf_joint_values
-from .joints._end_effectors import QUATERNION_TOLERANCE, _as_frame_parts, _unit_quaternions
-from .joints._links import chain_forward
-from .mechanism import Mechanism
-from .newton import CONVERGED, MAX_ITERATIONS, Result, levenberg_marquardt, newton
-from .solver import SolveError, time_limited
-from .spatial import Frame, Orientation
-from .spatial._quat import quat_from_matrix
 
-__all__ = ["ArmJoint", "SerialArm", "ArmModel", "IKResult", "dh_arm", "ur5", "load_urdf",
-           "load_urdf_mechanism", "urdf_joint_values", "URDFModel", "UR5_DH"]
+__all__ = ["ArmJoint", "SerialArm", "ArmModel", "IKResult", "dh_arm", "ur5", "load_urdf", "UR5_DH"]
 
 #: Standard DH parameters ``(d, a, alpha)`` of the Universal Robots UR5 (theta = joint value).
 UR5_DH = (

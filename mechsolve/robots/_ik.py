@@ -18,8 +18,8 @@ import math
 
 import numpy as np
 
-from .joints._end_effectors import _log_rows, _skew
-from .spatial._quat import cross, quat_from_rotation, quat_to_matrix
+from ..joints._end_effectors import _log_rows, _skew
+from ..spatial._quat import cross, quat_from_rotation, quat_to_matrix
 
 _XYZXY = np.array([0, 1, 2, 0, 1])
 

@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import joints as _joints
+from ..io.urdf import read_urdf_graph
 from ..mechanism import Mechanism
 from ..spatial import Frame, Orientation
 from ..spatial._quat import quat_from_matrix
-from .urdf import read_urdf_graph
 
 __all__ = ["URDFModel", "load_urdf_mechanism", "urdf_joint_values"]
 
@@ -118,7 +118,7 @@ def load_urdf_mechanism(source, actuated=(), *, values=None, name=None) -> URDFM
     joint pins the coupler's far end to the rocker.
 
     >>> import numpy as np
-    >>> from mechsolve.io.urdf_loops import load_urdf_mechanism
+    >>> from mechsolve.robots import load_urdf_mechanism
     >>> text = '''<robot name="fourbar">
     ...   <link name="base"/><link name="crank"/><link name="coupler"/><link name="rocker"/>
     ...   <joint name="motor" type="continuous"><parent link="base"/><child link="crank"/>

@@ -1,22 +1,28 @@
-"""Writing model files: a mechanism as TOML text (see :mod:`mechsolve.io.model` for the format).
+"""Writing model files: a mechanism as TOML text (see :mod:`mechsolve.files` for the format).
 
 This module reads only the objects it is given (bodies, joints, profiles, sweeps, arms placed
-from a file), so :class:`~mechsolve.Mechanism` can save itself through it without importing the
-reader, which builds mechanisms.
+from a file): it imports no mechanism and no robot. Private: :mod:`mechsolve.files` is the
+public face.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import pathlib
 
 import numpy as np
 
+from .. import profiles
+from ..io._expressions import check
+from ..io._joint_codecs import codec_of, driver_is_angle
+from ..spatial import Frame
+
 __all__ = ["dumps", "save", "NamedSweep", "RobotEntry", "FORMAT_VERSION", "MAX_MAGNITUDE",
            "MAX_SWEEP_VALUES"]
 
-#: The format version this module writes and :mod:`mechsolve.io.model` reads (the file's
+#: The format version this module writes and :mod:`mechsolve.files` reads (the file's
 #: ``mechsolve`` key).
 FORMAT_VERSION = 1
 #: Bound on the magnitude of every number in a model file: the reader refuses larger ones,
@@ -68,8 +74,6 @@ class RobotEntry:
 def _robot_table(entry: RobotEntry, mech, w: _Writer) -> dict:
     """The ``[[robots]]`` table of an arm placed from a model file, at its current joint
     values (and target)."""
-    from ..spatial import Frame
-
     s = entry.spec
     out = {"name": s["name"]}
     if "dh" in s:
@@ -135,8 +139,6 @@ class _Writer:
 
 
 def _is_default(v, default) -> bool:
-    from ..spatial import Frame
-
     if default is None:
         return v is None
     if isinstance(default, Frame):
@@ -171,8 +173,6 @@ def _write_value(kind: str, v, w: _Writer, angle_value: bool = False):
     if kind in ("points", "direction"):
         return [float(x) for x in np.asarray(v, dtype=float)]
     if kind == "frame":
-        from ..spatial import Frame
-
         if not isinstance(v, Frame):
             return {"position": [float(x) for x in v]}
         out = {}
@@ -196,8 +196,6 @@ def _write_value(kind: str, v, w: _Writer, angle_value: bool = False):
 
 
 def _write_profile(p, angle: bool, w: _Writer) -> dict:
-    from .. import profiles
-
     kind = type(p).__name__
     if type(p) not in tuple(getattr(profiles, k) for k in PROFILES):
         raise ValueError(f"a {kind} profile cannot be written to a model file yet (supported: "
@@ -207,7 +205,7 @@ def _write_profile(p, angle: bool, w: _Writer) -> dict:
         return w.angle(x) if angle else float(x)
 
     if kind == "Expression":
-        import sympy as sp
+        import sympy as sp  # only a profile made from SymPy expressions gets here
 
         expr, = p.expressions[:1]
         ts = sorted(expr.free_symbols, key=str)
@@ -241,8 +239,6 @@ _POINT_SLOTS = {"point1": 0, "point2": 1, "frame1": 0, "frame2": 1}
 def _named_point(joint, key, v):
     """The name of the body point that the point (or identity-oriented frame) ``v`` of the
     argument ``key`` is, or None: a joint built from named points is written with them."""
-    from ..spatial import Frame
-
     slot = _POINT_SLOTS.get(key)
     if slot is None or slot >= len(joint.bodies):
         return None
@@ -258,8 +254,6 @@ def _named_point(joint, key, v):
 
 
 def _joint_table(joint, w: _Writer) -> dict:
-    from ._joint_codecs import codec_of, driver_is_angle
-
     kind, spec = codec_of(joint)
     out = {"type": kind}
     if joint.name is not None:
@@ -301,7 +295,7 @@ def dumps(mech) -> str:
     Raises ValueError for what the reader would refuse (see :func:`save`).
 
     >>> import mechsolve as ms
-    >>> print(ms.io.model.dumps(ms.models.fourbar().mechanism).splitlines()[0])
+    >>> print(ms.files.dumps(ms.models.fourbar().mechanism).splitlines()[0])
     mechsolve = 1
     """
     doc = _document(mech)
@@ -323,11 +317,9 @@ def _check_readable(doc: dict) -> None:
     """Refuse a document the reader would refuse: a number beyond :data:`MAX_MAGNITUDE` (or
     not finite), sweeps of more than :data:`MAX_SWEEP_VALUES` values, an expression beyond
     the bounds of :mod:`mechsolve.io._expressions`; the message names the key."""
-    from ._expressions import check
-
     def fail(path, what):
-        return ValueError(f"cannot save the mechanism: {path}: {what} (mechsolve.io.model."
-                          "load would refuse the file)")
+        return ValueError(f"cannot save the mechanism: {path}: {what} (mechsolve.load would "
+                          "refuse the file)")
 
     stack = [(k, v, True) for k, v in doc.items()]
     while stack:
@@ -372,8 +364,6 @@ def _key(k: str) -> str:
 
 def _toml_value(v) -> str:
     """One value in TOML's inline syntax (the document holds only these types)."""
-    import json
-
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
@@ -412,8 +402,6 @@ def _toml(doc: dict) -> str:
 
 
 def _document(mech) -> dict:
-    from ._joint_codecs import driver_is_angle
-
     w = _Writer(mech)
     doc = {"mechsolve": FORMAT_VERSION}
     if mech.name is not None:
@@ -428,6 +416,8 @@ def _document(mech) -> dict:
     if units:
         doc["units"] = units
     types = {}
+    # SymPy (under mechsolve.symbolic) is imported when a mechanism is saved, not when
+    # mechsolve is
     from ..symbolic._joint import SymbolicJoint
 
     for j in mech.joints:
@@ -508,9 +498,9 @@ def _needs_name(joint, mech) -> bool:
 
 
 def save(mech, path) -> None:
-    """Write a mechanism to a model file (TOML, see :mod:`mechsolve.io.model`).
+    """Write a mechanism to a model file (TOML, see :mod:`mechsolve.files`).
 
-    ``mech.save(path)`` is this function. The file has the mechanism's bodies at their current
+    ``ms.save(mech, path)`` is this function. The file has the mechanism's bodies at their current
     placement, its joints, drivers (with their values or profiles), end effectors with their
     targets, joint coordinates, time and named sweeps, in :attr:`Mechanism.units`.
     A joint that another joint refers to must have a name; classes that cannot be written yet

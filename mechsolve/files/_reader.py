@@ -1,80 +1,13 @@
-"""Model files: a mechanism in a TOML file that people write by hand and diff.
+"""Reading model files: the TOML text parsed, checked key by key and built into a mechanism.
 
-A model file holds a mechanism's bodies (with their placement: the state), its joints and
-drivers (each a constructor call written out: ``type``, ``name`` and the constructor's
-arguments by name, see :mod:`mechsolve.io._joint_codecs`), the drivers' motion profiles, the
-end effectors with their targets, and named sweeps, in units declared once per file::
-
-    mechsolve = 1                    # the format version
-    name = "four-bar"
-    dimension = 2                    # 2 (planar, the default) or 3 (spatial)
-
-    [units]
-    length = "mm"                    # a label: lengths are read and kept as written
-    angle = "deg"                    # "rad" (the default) or "deg": every angle in this file
-
-    [[bodies]]
-    name = "crank"
-    position = [50.0, 0.0]
-    angle = 0.0                      # planar; a spatial body has orientation = [w, x, y, z]
-
-    [[joints]]
-    type = "Revolute"
-    name = "O2"
-    bodies = ["ground", "crank"]
-    point1 = [0.0, 0.0]              # body-local points, as in joints.Revolute(...)
-    point2 = [-50.0, 0.0]
-
-    [[joints]]
-    type = "Driver"
-    name = "motor"
-    body = "crank"
-    coordinate = "angle"
-    value = 0.0
-
-    [[sweeps]]
-    name = "turn"
-    driver = "motor"
-    values = { start = 0.0, stop = 360.0, num = 361 }     # or an array of values
-
-Why TOML: it is the format of ``pyproject.toml`` that Python users already write; it has
-comments, no significant indentation and a reader in the standard library (``tomllib``), and
-it parses to plain tables, arrays, strings and numbers, so reading runs no code from the file.
-(YAML has more pitfalls, such as ``no`` read as false and arbitrary-object tags.) The
-published JSON Schema of the format is :data:`SCHEMA_PATH` (``model.schema.json`` here).
-
-Lengths carry no unit in mechsolve: a file in millimetres gives a mechanism in millimetres,
-and ``units.length`` is kept as a label (in :attr:`Mechanism.units`) for saving and for the
-command line. Angles are radians in Python; a file with ``angle = "deg"`` has its angles in
-degrees: body angles, the angle arguments of joints, the values, profiles and sweeps of angle
-drivers. Spatial orientations are unit quaternions ``[w, x, y, z]`` (any non-zero multiple is
-normalized) and a joint frame is a table ``{position = [...], orientation = [w, x, y, z]}``
-or ``{position = [...], axis = [...]}`` (the frame's z axis, turned from the body's by the
-smallest rotation), or a point ``[x, y, z]`` alone.
-
-Saving writes the canonical form: keys in a fixed order, arguments equal to their constructor
-default left out, angles in degrees rounded to 15 significant digits (so that ``30`` degrees
-comes back as ``30.0``), other numbers exactly (the shortest text that reads back to the same
-float). Loading a canonical file and saving it gives the same text; any file loads to a
-mechanism whose saved form loads to the same mechanism.
-
-Every fault of a file raises :class:`ModelFileError` (a ValueError) whose message names the
-file, the key path (``joints[3].point1``, with the joint's type and name) or the line and
-column of a syntax error, what was found and what was expected. A mechanism is only returned
-whole: nothing is built from a file with a fault.
-
-Reading is bounded whoever wrote the file: at most ``max_bytes`` bytes are read
-(:data:`MAX_CHARACTERS` by default), numbers are finite and within :data:`MAX_MAGNITUDE`,
-sweeps hold at most :data:`MAX_SWEEP_VALUES` values together, and expressions are checked
-against the bounds of :mod:`mechsolve.io._expressions` before SymPy sees them, with at most
-:data:`MAX_FILE_EQUATIONS` equations of joint types and :data:`MAX_FILE_TOKENS` expression
-tokens per file. A file the model names (a robot's ``urdf``) is read only from the model
-file's folder and below, symbolic links resolved, unless ``allow_paths`` names another place
-(:func:`load`). Saving refuses what loading would refuse, so a saved file always loads.
+Private: :mod:`mechsolve.files` is the public face and describes the format; the writer
+(:mod:`._writer`) holds what both directions share (the format version, the bounds, the
+sweep and robot entries).
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 import os
 import pathlib
@@ -82,7 +15,21 @@ import sys
 
 import numpy as np
 
-from ._files import allowed_roots, confine, read_bytes
+from .. import profiles
+from ..io._expressions import check, parse
+from ..io._files import allowed_roots, confine, read_bytes
+from ..io._joint_codecs import (
+    CODECS,
+    class_by_name,
+    driver_is_angle,
+    limits_are_angles,
+    symbolic_spec,
+)
+from ..joints import AngleDriver, CoordinateDriver, Driver
+from ..joints.base import SPATIAL_VARIANTS
+from ..mechanism import Mechanism
+from ..robots import SerialArm, load_urdf
+from ..spatial import Frame, MassProperties, Orientation
 from ._writer import (
     FORMAT_VERSION,
     MAX_MAGNITUDE,
@@ -90,13 +37,15 @@ from ._writer import (
     PROFILES,
     NamedSweep,
     RobotEntry,
-    dumps,
-    save,
 )
 
-__all__ = ["load", "loads", "save", "dumps", "ModelFileError", "FORMAT_VERSION",
-           "SCHEMA_PATH", "MAX_CHARACTERS", "MAX_MAGNITUDE", "MAX_SWEEP_VALUES",
-           "MAX_FILE_EQUATIONS", "MAX_FILE_TOKENS", "NamedSweep", "RobotEntry"]
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["load", "loads", "ModelFileError", "SCHEMA_PATH", "MAX_CHARACTERS",
+           "MAX_FILE_EQUATIONS", "MAX_FILE_TOKENS"]
 
 #: Longest model file read by default, in bytes (4 MiB: some 20 000 bodies, each with a
 #: joint; TOML reads about 1.5 MiB a second here). ``load(path, max_bytes=...)`` reads longer
@@ -212,8 +161,6 @@ class _Reader:
         return found
 
     def quaternion(self, v, path: str):
-        from ..spatial import Orientation
-
         q = self.vector(v, 4, path)
         n = float(np.linalg.norm(q))
         if not n > 0.0:
@@ -222,8 +169,6 @@ class _Reader:
         return Orientation(q if abs(n - 1.0) <= 4e-16 else q / n)
 
     def frame(self, v, path: str):
-        from ..spatial import Frame, Orientation
-
         if isinstance(v, list):
             return self.vector(v, 3, path)
         if isinstance(v, str):
@@ -304,8 +249,6 @@ class _Reader:
                     refs.append(self.joint(it, at))
             return refs[0] if kind == "coordinates1" else refs
         if kind == "masses":
-            from ..spatial import MassProperties
-
             if not isinstance(v, list) or not v:
                 raise self.fail(path, f"expected an array of masses, found {_shown(v)}")
             out = []
@@ -342,10 +285,6 @@ def _shown(v, most: int = 60) -> str:
 
 
 def _parse(text: str, r: _Reader) -> dict:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -357,7 +296,7 @@ def _parse(text: str, r: _Reader) -> dict:
 
 def loads(text: str, *, source: str = "<string>", base_dir=None, allow_paths=None,
           max_bytes: int = MAX_CHARACTERS):
-    """Build a mechanism from the text of a model file (see :mod:`mechsolve.io.model`).
+    """Build a mechanism from the text of a model file (see :mod:`mechsolve.files`).
 
     Parameters
     ----------
@@ -380,7 +319,7 @@ def loads(text: str, *, source: str = "<string>", base_dir=None, allow_paths=Non
 
     Examples
     --------
-    >>> from mechsolve.io.model import loads
+    >>> from mechsolve.files import loads
     >>> mech = loads('''
     ... mechsolve = 1
     ... [[bodies]]
@@ -418,11 +357,11 @@ def _max_bytes(max_bytes) -> int:
 
 
 def load(path, *, allow_paths=None, max_bytes: int = MAX_CHARACTERS):
-    """Build a mechanism from a model file (TOML, see :mod:`mechsolve.io.model`).
+    """Build a mechanism from a model file (TOML, see :mod:`mechsolve.files`).
 
     ``ms.load(path)`` is this function. The mechanism keeps the file's units
     (:attr:`Mechanism.units`) and named sweeps (:attr:`Mechanism.sweeps`) for
-    :meth:`Mechanism.save`.
+    :func:`save`.
 
     Parameters
     ----------
@@ -468,8 +407,6 @@ def load(path, *, allow_paths=None, max_bytes: int = MAX_CHARACTERS):
 
 
 def _build(data: dict, r: _Reader):
-    from ..mechanism import Mechanism
-
     r.table(data, "", _TOP_KEYS)
     if "mechsolve" not in data:
         raise r.fail("mechsolve", f"missing: a model file starts with mechsolve = "
@@ -588,8 +525,6 @@ def _call(r: _Reader, path: str, fn, *args, **kwargs):
 
 
 def _read_joint(t: dict, i: int, r: _Reader):
-    from ._joint_codecs import CODECS, class_by_name, limits_are_angles
-
     path = f"joints[{i}]"
     if not isinstance(t, dict):
         raise r.fail(path, f"expected a table, found {_shown(t)}")
@@ -658,9 +593,6 @@ def _read_joint(t: dict, i: int, r: _Reader):
 
 def _read_robot(t: dict, path: str, r: _Reader) -> None:
     """A serial arm by DH table or URDF file, placed on a body (see :class:`RobotEntry`)."""
-    from ..joints import CoordinateDriver
-    from ..robots import SerialArm, load_urdf
-
     if r.dim != 3:
         raise r.fail(path, "robots belong to a spatial model (dimension = 3)")
     r.table(t, path, _ROBOT_KEYS)
@@ -713,8 +645,6 @@ def _read_robot(t: dict, path: str, r: _Reader) -> None:
         spec.update(urdf=rel, tip=tip)
     if "base" in t:
         spec["base"] = base = r.frame(t["base"], f"{path}.base")
-        from ..spatial import Frame
-
         if not isinstance(base, Frame):
             base = Frame(base)
         arm = type(arm)(arm.joints, base=base * arm.base, tool=arm.tool, name=name)
@@ -750,11 +680,10 @@ def _read_joint_type(t: dict, path: str, r: _Reader) -> None:
     its Phi as texts over the body coordinates (``x1, y1, theta1``, ...; spatial ``x1, y1,
     z1, qw1, qx1, qy1, qz1``), its parameters, own coordinates and time symbol, parsed by
     :func:`mechsolve.io._expressions.parse` (no code from the file is run)."""
+    # SymPy is imported when a file defines joint types, not when mechsolve is
     import sympy as sp
 
-    from ..symbolic import body_symbols, symbolic_joint
-    from ._expressions import parse
-    from ._joint_codecs import symbolic_spec
+    from ..symbolic import PlanarBodySymbols, SpatialBodySymbols, body_symbols, symbolic_joint
 
     r.table(t, path, _TYPE_KEYS)
     for key in ("name", "bodies", "phi"):
@@ -781,8 +710,6 @@ def _read_joint_type(t: dict, path: str, r: _Reader) -> None:
     if isinstance(n, int):
         bodies = body_symbols(n, dim=r.dim)
     else:
-        from ..symbolic import PlanarBodySymbols, SpatialBodySymbols
-
         make = PlanarBodySymbols if r.dim == 2 else SpatialBodySymbols
         bodies = tuple(make(label) for label in n)
     params, coords = names("params"), names("coordinates")
@@ -826,8 +753,6 @@ def _read_joint_type(t: dict, path: str, r: _Reader) -> None:
 def _expression_tokens(r: _Reader, path: str, text, symbols) -> None:
     """Check an expression's text against the bounds of :mod:`mechsolve.io._expressions`
     before SymPy sees it, and add its tokens to the file's (:data:`MAX_FILE_TOKENS`)."""
-    from ._expressions import check
-
     r.tokens += _call(r, path, check, text, symbols)
     if r.tokens > MAX_FILE_TOKENS:
         raise r.fail(path, f"the expressions up to this one have {r.tokens} tokens, more than "
@@ -842,19 +767,12 @@ def _construct(cls, first: str, kwargs: dict, name):
 
 
 def _constructor_parameters(cls, dim: int) -> list:
-    import inspect
-
-    from ..joints.base import SPATIAL_VARIANTS
-
     built = SPATIAL_VARIANTS.get(cls, cls) if dim == 3 else cls
     return list(inspect.signature(built.__init__).parameters)[1:]
 
 
 def _value_is_angle(cls, t, kwargs, r) -> bool:
     """Whether the driver being read takes an angle (before it is built)."""
-    from ..joints import AngleDriver, CoordinateDriver, Driver
-    from ._joint_codecs import driver_is_angle
-
     if issubclass(cls, AngleDriver):
         return True
     if issubclass(cls, Driver):
@@ -870,8 +788,6 @@ def _value_is_angle(cls, t, kwargs, r) -> bool:
 
 
 def _read_profile(t, path: str, r: _Reader, angle: bool):
-    from .. import profiles
-
     if not isinstance(t, dict) or "type" not in t:
         raise r.fail(path, f"expected a table with a type (one of {', '.join(PROFILES)}), "
                            f"found {_shown(t)}")
@@ -882,10 +798,9 @@ def _read_profile(t, path: str, r: _Reader, angle: bool):
     unit = "angle" if angle else "number"
     if kind == "Expression":
         # a SymPy expression of time (in the driver's unit: degrees in a file in degrees),
-        # parsed under the whitelist of mechsolve.io._expressions
+        # parsed under the whitelist of mechsolve.io._expressions (SymPy imported here, when
+        # a file has such a profile, not when mechsolve is)
         import sympy as sp
-
-        from ._expressions import parse
 
         r.table(t, path, ("type", "expression", "t"))
         if "expression" not in t:
@@ -919,8 +834,6 @@ def _read_profile(t, path: str, r: _Reader, angle: bool):
 
 
 def _read_sweep(t: dict, path: str, r: _Reader) -> None:
-    from ._joint_codecs import driver_is_angle
-
     r.table(t, path, _SWEEP_KEYS)
     for key in ("name", "driver", "values"):
         if key not in t:

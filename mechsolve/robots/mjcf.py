@@ -60,11 +60,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import joints as _joints
+from ..io._files import allowed_roots, read_bytes
+from ..io._mjcf_scan import scan
 from ..mechanism import Mechanism
 from ..spatial import Frame, Orientation
 from ..spatial._quat import quat_from_matrix
-from ._files import allowed_roots, read_bytes
-from ._mjcf_scan import scan
 
 __all__ = ["MJCFModel", "load_mjcf", "MAX_BYTES", "MAX_MAGNITUDE"]
 
@@ -86,7 +86,7 @@ _EQ_NAMES = {0: "connect", 1: "weld", 2: "joint", 3: "tendon", 4: "flex", 5: "fl
 
 def _mujoco():
     try:
-        import mujoco
+        import mujoco  # the optional dependency, when an MJCF model is read
     except ImportError as err:                    # pragma: no cover - depends on the install
         raise ModuleNotFoundError("reading MJCF needs the mujoco package: pip install "
                                   "'mechsolve[mjcf]' (or pip install mujoco)") from err
@@ -169,7 +169,7 @@ class MJCFModel:
     _joint_names: list = field(default_factory=list, repr=False)
 
     def qpos(self, mechanism: Mechanism | None = None) -> np.ndarray:
-        """The pose as MuJoCo's ``qpos`` vector ``(nq,)`` (layout in :mod:`mechsolve.io.mjcf`).
+        """The pose as MuJoCo's ``qpos`` vector ``(nq,)`` (layout in :mod:`mechsolve.robots.mjcf`).
 
         ``mechanism`` defaults to :attr:`mechanism`; another mechanism with the same body and
         joint names (a copy, ``ms.load`` of a saved one) may be given.
