@@ -1665,7 +1665,9 @@ class SpatialAngleDriver(DriverJoint, variant_of=AngleDriver):
 
 
 class SpatialSlideDriver(DriverJoint, variant_of=SlideDriver):
-    """Drive a spatial prismatic's (or cylindrical's) slide ``z_1 . d``.
+    """Drive a spatial prismatic's (or cylindrical's) slide along frame 1's z axis.
+
+    ``Phi = z_1 . d - value`` with ``d`` the offset of frame 2's origin from frame 1's.
 
     What ``joints.SlideDriver`` builds for a spatial joint (``isinstance(driver,
     joints.SlideDriver)`` holds; see :class:`~mechsolve.joints.SlideDriver`).
