@@ -590,7 +590,9 @@ class Mechanism:
         return analysis.point_acceleration(self, self._own(body), point, nu, nudot)
 
     def free_motions(self) -> np.ndarray:
-        """Orthonormal basis ``(k, n)`` of the instantaneous free motions at the current pose."""
+        """The instantaneous free motions at the current pose: a ``(k, n)`` array whose
+        ``labels`` name the bodies that move and how (:func:`mechsolve.analysis.free_motions`).
+        """
         return analysis.free_motions(self)
 
     def free_motion_path(self, index: int, amplitudes, **options):

@@ -7,6 +7,7 @@ import numpy as np
 from .._validation import as_count, as_float, as_values
 from .._warnings import check_free_motion
 from ..solver import SolveError, SweepError, free_dof
+from ._named_motions import free_motion_labels
 from .continuation import (
     SINGULAR_RTOL,
     _apart,
@@ -95,7 +96,8 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
 
     mech.set_time(times[0])
     state, result = cont.start(times[0], cannot_start)
-    check_free_motion(free_dof(system, result), "time sweep")
+    check_free_motion(free_dof(system, result), "time sweep",
+                      lambda: free_motion_labels(mech))
     iterations[0] = result.iterations
     for i in range(N):
         if i:
