@@ -7,6 +7,7 @@ import numpy as np
 from .._validation import as_vector
 from ..body import Body
 from ..spatial._quat import quat_rotate
+from ._table import motion_table, write_csv
 
 __all__ = ["Motion"]
 
@@ -281,6 +282,90 @@ class Motion:
         if a is None:
             return v[:, :3] + np.cross(w, r)
         return a[:, :3] + np.cross(a[:, 3:], r) + np.cross(w, np.cross(w, r))
+
+    # -- tables ----------------------------------------------------------------------------------
+    def table(self, *, bodies=None, points=None, rates: bool = False, per=None):
+        """The motion as ``(columns, data)``: column names with units and an ``(N, c)`` array
+        (what :meth:`to_dataframe` and :meth:`to_csv` hold; see there)."""
+        return motion_table(self, bodies=bodies, points=points, rates=rates, per=per)
+
+    def to_dataframe(self, *, bodies=None, points=None, rates: bool = False, per=None):
+        """The motion as a :class:`pandas.DataFrame`, one row per pose, columns named with
+        units.
+
+        The first column is the swept driver's value (``"motor [rad]"``) or the time
+        (``"t [s]"``); then, per body, ``"crank.x [mm]"``, ``"crank.y [mm]"``,
+        ``"crank.angle [rad]"`` (spatial: ``x``, ``y``, ``z`` and the unit quaternion ``qw``,
+        ``qx``, ``qy``, ``qz``), then the joints' own coordinates (``"slot.0"``). Lengths are
+        in the model's length unit, named where the model declares it
+        (``mech.units["length"]``: a model file's ``[units] length = "mm"``); angles in
+        radians, or in degrees where the model declares ``angle = "deg"`` (the columns are
+        converted). Needs pandas (``pip install "mechsolve[pandas]"``); :meth:`to_csv`
+        writes the same table without it.
+
+        Parameters
+        ----------
+        bodies : sequence of Body, optional
+            The bodies to tabulate (default all, with the joints' own coordinates).
+        points : dict, optional
+            ``{name: (body, point)}``: paths of body points (body coordinates), columns
+            ``"name.x [mm]"`` and so on.
+        rates : bool
+            Also the bodies' (and points') velocities and accelerations: in time on a time
+            sweep (``"crank.vx [mm/s]"``, ``"crank.omega [rad/s]"``, ``"crank.ax [mm/s^2]"``),
+            or per unit rate of a driver with ``per="driver"`` on any sweep
+            (``"crank.dx/dmotor [mm/rad]"``, ``"crank.d2x/dmotor2 [mm/rad^2]"``: see
+            :meth:`velocity_coefficients`).
+        per : None or "driver" or DriverJoint or str
+            What the rates are per (see :meth:`velocity`).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Raises
+        ------
+        ImportError
+            If pandas is not installed, saying how to install it.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import mechsolve as ms
+        >>> model = ms.models.fourbar()
+        >>> motion = model.mechanism.sweep(model.driver, np.linspace(0, np.pi, 5))
+        >>> frame = motion.to_dataframe()                  # doctest: +SKIP
+        >>> list(frame.columns[:4])                         # doctest: +SKIP
+        ['motor [rad]', 'crank.x', 'crank.y', 'crank.angle [rad]']
+        """
+        try:
+            import pandas as pd  # optional: mechsolve[pandas], imported only when asked for
+        except ImportError:
+            raise ImportError('Motion.to_dataframe needs pandas: pip install "mechsolve[pandas]" '
+                              "(or pip install pandas); Motion.to_csv(path) writes the same "
+                              "table without it") from None
+        columns, data = self.table(bodies=bodies, points=points, rates=rates, per=per)
+        return pd.DataFrame(data, columns=columns)
+
+    def to_csv(self, path, *, bodies=None, points=None, rates: bool = False, per=None) -> None:
+        """Write the motion as a CSV file: a header of column names with units, then one row
+        per pose at full precision (read back, the numbers are the same). No pandas needed.
+
+        The columns and arguments are those of :meth:`to_dataframe`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import mechsolve as ms
+        >>> model = ms.models.fourbar()
+        >>> mech = model.mechanism
+        >>> mech.units = {"length": "mm"}
+        >>> motion = mech.sweep(model.driver, np.linspace(0, np.pi, 5))
+        >>> motion.table()[0][:4]
+        ['motor [rad]', 'crank.x [mm]', 'crank.y [mm]', 'crank.angle [rad]']
+        """
+        columns, data = self.table(bodies=bodies, points=points, rates=rates, per=per)
+        write_csv(path, columns, data)
 
     def sensitivity(self, params=None):
         """``dq/dp`` at every pose, with the mechanism's current parameters: a
