@@ -13,6 +13,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mechsolve as ms
 from mechsolve import joints
@@ -134,6 +136,19 @@ def test_rssr_rod_between_two_balls_spins_about_the_line_through_their_centres(s
     shown = "(" + ", ".join(f"{x:.3g}" for x in axis * np.sign(axis[0])) + ")"
     assert motions.labels == [f"rod spins about its own axis {shown}"]
     assert f"1. rod spins about its own axis {shown}" in str(report)
+
+
+@settings(max_examples=12, deadline=None)
+@given(theta=st.floats(0.0, 6.28), place=st.sampled_from(PLACES))
+def test_the_rod_spins_about_the_line_through_its_balls_at_any_crank_angle(theta, place):
+    scale, offset = place
+    mech, _ = rssr_rod(scale, offset, theta=theta)
+    B, C = _ball_centres(mech)
+    axis = (C - B) / np.linalg.norm(C - B)
+    (part,) = mech.free_motions().motions[0].parts
+    assert part.kind == "spin" and abs(abs(part.axis @ axis) - 1.0) <= 1e-12
+    off = B - part.point
+    assert np.linalg.norm(off - (off @ axis) * axis) <= _tol(scale, offset)
 
 
 def test_rssr_rod_the_same_words_in_micrometres_and_kilometres():
@@ -293,3 +308,19 @@ def test_free_motion_warning_numbers_two_motions():
     text = str(w.message)
     assert "2 degrees of freedom that no driver fixes (1: " in text and "; 2: " in text
     assert "tail turns about" in text
+
+
+def test_a_joints_own_coordinate_is_named_when_it_moves():
+    from test_joint_coordinates import build
+
+    mech, car, track, drive = build()
+    mech.solve()
+    mech.remove(drive)                       # the car runs free along its circular track
+    (motion,) = mech.free_motions().motions
+    turn, coordinate = motion.parts
+    assert turn.bodies == (car,) and turn.kind == "turn"
+    assert np.linalg.norm(turn.point) <= 1e-9          # the track's centre (solved to 1e-10)
+    assert coordinate.kind == "coordinate" and coordinate.joint is track
+    # the arc length runs at the radius times the car's turning rate
+    assert coordinate.rate == pytest.approx(2.0 * turn.rate, rel=1e-9)
+    assert motion.label == "car turns about (0, 0); CircleTrack's own coordinate changes"

@@ -24,6 +24,8 @@ A coupler point ``P``: ``P' = a (-sin t, cos t) + beta' perp(P - A)``,
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mechsolve as ms
 from mechsolve import joints
@@ -299,3 +301,18 @@ def test_at_a_toggle_the_coefficients_are_not_defined_and_the_pose_is_named():
                                             r"at pose 1 \(motor = 1\.37\d*\):.*singular "
                                             r"position.*Sweep values that stop short"):
         motion.velocity(mech.body("rocker"), per="driver")
+
+
+@settings(max_examples=15, deadline=None)
+@given(speed=st.floats(0.1, 50.0), start=st.floats(0.0, 6.28),
+       scale=st.sampled_from([1e-6, 1.0, 1e3]))
+def test_any_time_velocity_is_the_driver_rate_times_the_coefficient(speed, start, scale):
+    mech, motor, _ = fourbar(scale, theta=start)
+    motor.value = ms.profiles.ConstantSpeed(speed, start=start)
+    timed = mech.sweep_time([0.0, 0.5 / speed])
+    coupler = mech.body("coupler")
+    point = (0.2 * scale, 0.7 * scale)
+    v, vc = timed.velocity(coupler, point), timed.velocity(coupler, point, per="driver")
+    a, ac = timed.acceleration(coupler, point), timed.acceleration(coupler, point, per="driver")
+    assert np.max(np.abs(v - speed * vc)) <= 1e-12 * np.max(np.abs(v))
+    assert np.max(np.abs(a - speed**2 * ac)) <= 1e-12 * np.max(np.abs(a))

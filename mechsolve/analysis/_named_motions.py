@@ -19,7 +19,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._linear import RANK_RTOL
-from ..solver import DENSE_ANALYSIS_LIMIT
 
 __all__ = ["FreeMotions", "NamedMotion", "MotionPart", "named_free_motions",
            "free_motion_labels"]
@@ -27,6 +26,9 @@ __all__ = ["FreeMotions", "NamedMotion", "MotionPart", "named_free_motions",
 #: Relative size below which a body's share of a free motion counts as still, and below which
 #: a rotation (times the model's size) or a pitch counts as none.
 STILL_RTOL = 1e-8
+#: Most coordinates for which a warning names the free motions (a dense SVD of the Jacobian,
+#: under 0.1 s here); larger mechanisms are described by ``mech.dof()`` when asked.
+WARNING_LIMIT = 600
 #: A body's own axis: every point where a joint attaches it lies within this fraction of the
 #: model's size of the axis.
 ON_AXIS_RTOL = 1e-6
@@ -393,7 +395,7 @@ def _describe(mech, system, x: np.ndarray, items) -> NamedMotion:
         if float(np.max(np.abs(part))) <= STILL_RTOL * size:
             continue
         if cols.size and cols[0] >= system.c0_incr:
-            coords.append(item)
+            coords.append((item, cols))
             continue
         body = item
         blk = x[cols]
@@ -413,9 +415,12 @@ def _describe(mech, system, x: np.ndarray, items) -> NamedMotion:
         else:
             groups.append([[body], v0, w, key])
     parts = [_describe_group(mech, g[0], g[1], g[2], L) for g in groups]
-    for j in coords:
-        parts.append(MotionPart((), "coordinate", None, None, 0.0, 0.0, j,
-                                f"the own coordinate of {j.label} changes"))
+    for j, cols in coords:
+        part = x[cols]
+        k = int(np.argmax(np.abs(part)))
+        which = "own coordinate" if len(cols) == 1 else "own coordinates"
+        parts.append(MotionPart((), "coordinate", None, None, 0.0, float(part[k]), j,
+                                f"{j.label}'s {which} change{'s' if len(cols) == 1 else ''}"))
     label = "; ".join(p.text for p in parts) if parts else "nothing moves"
     return NamedMotion(x.copy(), tuple(parts), label)
 
@@ -454,7 +459,7 @@ def named_free_motions(mech, J: np.ndarray | None = None) -> FreeMotions:
 
 def free_motion_labels(mech) -> list:
     """The free motions of ``mech`` at its current pose in words (``[]`` when none, or when
-    the mechanism is too large for a dense analysis)."""
-    if mech.system().n > DENSE_ANALYSIS_LIMIT:
+    the mechanism has more than :data:`WARNING_LIMIT` coordinates)."""
+    if mech.system().n > WARNING_LIMIT:
         return []
     return named_free_motions(mech).labels
