@@ -214,7 +214,7 @@ def _items(mech, system) -> list:
     d = system.body_dim
     out = [(b, np.arange(d * b.index, d * (b.index + 1))) for b in mech.bodies]
     for j in mech.joints:
-        if j.n_coordinates:
+        if j.n_coordinates and j._coord_offset >= 0:
             start = system.c0_incr + j._coord_offset
             out.append((j, np.arange(start, start + j.n_coordinates)))
     return out
