@@ -20,10 +20,12 @@ from ._base import (
     _check_mechanism,
     _check_trace,
     _DrawingBase,
+    _grown,
     _is_3d,
     _named_points,
     _nan_join,
     _unique,
+    _user_limits,
 )
 from ._planar_geometry import _arc_arrow, _double_arrow, _outline, _poses, _transform
 from .shapes import Shape, _shape_of, circle
@@ -103,10 +105,11 @@ class Drawing(_DrawingBase):
                  highlight=(), tol: float = 1e-10, top_margin: float = 0.0,
                  travel=None, body_frames: bool = False) -> None:
         _check_planar(mech)
-        if ax is None:
+        if ax is None:  # a figure of its own, never the last one pyplot made
             import matplotlib.pyplot as plt  # matplotlib on first use
 
-            ax = plt.gca()
+            ax = plt.figure().add_subplot()
+        self._prior_limits = _user_limits(ax)
         super().__init__(mech, ax, states, travel, grow_traces)
         self._options = {"trace": trace, "trace_paths": None if grow_traces else trace_paths,
                          "grow_traces": grow_traces, "shapes": shapes, "names": names,
@@ -444,14 +447,17 @@ class Drawing(_DrawingBase):
 
     def _set_limits(self, top_margin: float) -> None:
         """Limits around everything drawn (``top_margin`` of the height more above), equal
-        aspect."""
+        aspect; limits the Axes had before (set by the user, or around what the user drew
+        first) are only grown."""
         ax = self.ax
         pts = np.concatenate(self._extent) if self._extent else np.zeros((1, 2))
         pts = pts[np.all(np.isfinite(pts), axis=1)]
         lo, hi = pts.min(axis=0), pts.max(axis=0)
         pad = 0.05 * max(float(np.max(hi - lo)), 1e-9) + self.size
         top = pad + top_margin * max(float(hi[1] - lo[1]), 1e-9)
-        self.limits = (lo[0] - pad, hi[0] + pad, lo[1] - pad, hi[1] + top)
+        lo, hi = _grown(np.array([lo[0] - pad, lo[1] - pad]),
+                        np.array([hi[0] + pad, hi[1] + top]), self._prior_limits)
+        self.limits = (float(lo[0]), float(hi[0]), float(lo[1]), float(hi[1]))
         ax.set_xlim(self.limits[0], self.limits[1])
         ax.set_ylim(self.limits[2], self.limits[3])
         ax.set_aspect("equal", adjustable="box")
