@@ -2,9 +2,10 @@
 
 The arm is drawn in a 3D matplotlib Axes as the polyline from its base through its joint
 origins to its tool, joints as circles with a short segment along each axis, the base as a
-triangle and the tool frame as a triad (x red, y green, z blue). Limits are a cube about the
-base as wide as the arm's reach, so that the view does not jump as it moves; limits the Axes
-already had (set by the user, or around what the user drew) only grow. Private: used by
+triangle and the tool frame as a triad (x red, y green, z blue). Limits are a box about the
+arm drawn (an animation: a cube about the base as wide as the arm's reach, so that the view
+does not jump as it moves), with equal scaling; limits the Axes already had (set by the user,
+or around what the user drew) only grow. Private: used by
 :meth:`SerialArm.plot <mechsolve.robots.SerialArm.plot>` and :meth:`SerialArm.animate
 <mechsolve.robots.SerialArm.animate>`.
 """
@@ -93,11 +94,18 @@ def _prior_limits(ax) -> np.ndarray | None:
     return np.array([ax.get_xlim(), ax.get_ylim(), ax.get_zlim()], dtype=float)
 
 
-def _set_limits(ax, arm, prior, points) -> None:
-    """A cube about the base as wide as the reach (and the points drawn), grown to cover
-    ``prior``; equal scaling."""
-    centre = np.asarray(arm.base.translation, dtype=float)
-    half = 1.05 * max(arm.length_scale, float(np.max(np.abs(points - centre))))
+def _set_limits(ax, arm, prior, points, *, reach: bool) -> None:
+    """Equal scaling about the points drawn, grown to cover ``prior``: a cube about the base
+    as wide as the arm's reach (``reach``: an animation, whose view must not jump), else a
+    box about the points with a margin of a tenth of the reach."""
+    L = arm.length_scale
+    if reach:
+        centre = np.asarray(arm.base.translation, dtype=float)
+        half = np.full(3, 1.05 * max(L, float(np.max(np.abs(points - centre)))))
+    else:
+        lo, hi = points.min(axis=0), points.max(axis=0)
+        centre = 0.5 * (lo + hi)
+        half = np.maximum(0.5 * (hi - lo) + 0.1 * L, 0.15 * L)
     lo, hi = centre - half, centre + half
     if prior is not None:
         lo, hi = np.minimum(lo, prior[:, 0]), np.maximum(hi, prior[:, 1])
@@ -123,7 +131,7 @@ def plot_arm(arm, q, ax=None, *, title: str | None = None):
     drawing = _ArmArtists(arm, ax, trace=False)
     drawing.set(q)
     points, _, _ = drawing.geometry(q)
-    _set_limits(ax, arm, prior, points)
+    _set_limits(ax, arm, prior, points, reach=False)
     if title is not None:
         ax.set_title(title)
     ax.arm_drawing = drawing
@@ -150,7 +158,7 @@ def animate_arm(arm, trajectory, ax=None, *, interval: float = 40, trace: bool =
     drawing = _ArmArtists(arm, ax, trace=trace)
     tips = arm.forward_matrix(Q)[:, :3, 3]
     frames = [drawing.geometry(q)[0] for q in Q]
-    _set_limits(ax, arm, prior, np.concatenate(frames))
+    _set_limits(ax, arm, prior, np.concatenate(frames), reach=True)
 
     def update(k):
         return drawing.set(Q[k], tips[:k + 1])

@@ -636,8 +636,8 @@ class SerialArm:
             Joint values.
         ax : matplotlib 3D Axes, optional
             Where to draw (default: a new pyplot figure). Limits it already has (set by hand,
-            or around what was drawn in it) only grow; otherwise they are a cube about the
-            base as wide as the arm's reach.
+            or around what was drawn in it) only grow; otherwise they are a box about the arm
+            with a margin of a tenth of its reach, equally scaled.
         title : str, optional
 
         Returns
