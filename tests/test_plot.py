@@ -486,3 +486,44 @@ def test_axis_labels_carry_the_length_unit():
     assert ax.get_zlabel() == "z (m)"
     with pytest.raises(TypeError, match="units must be the name of a length unit"):
         msplot.plot_motion(motion, model.mechanism.body("platform"), "z", units=3)
+
+
+def test_a_joint_of_ones_own_is_drawn_from_its_points(tmp_path, monkeypatch):
+    """As the issue found it: a custom (symbolic) joint was not drawn at all. A symbolic pin
+    that gives its points (``plot_points``) puts them on its bodies' outlines, and they are
+    marked where the joint is."""
+    import sympy as sp
+
+    from mechsolve.symbolic import body_symbols, symbolic_joint
+
+    monkeypatch.setenv("MECHSOLVE_CACHE_DIR", str(tmp_path))
+    b1, b2 = body_symbols(2)
+    px, py, qx, qy = sp.symbols("px py qx qy")
+    Pin = symbolic_joint("DrawnPin", bodies=(b1, b2), params=(px, py, qx, qy),
+                         phi=b1.to_global(px, py) - b2.to_global(qx, qy))
+    Pin.plot_points = lambda self: [(self.bodies[0], (self.px, self.py)),
+                                    (self.bodies[1], (self.qx, self.qy))]
+    mech = ms.Mechanism()
+    g = mech.ground
+    crank = mech.add_body("crank", position=(0.5, 0.0))
+    coupler = mech.add_body("coupler", position=(2.0, 1.0), angle=0.3)
+    rocker = mech.add_body("rocker", position=(4.0, 1.5), angle=1.5)
+    pins = [mech.add(Pin(g, crank, px=0.0, py=0.0, qx=-0.5, qy=0.0, name="O2")),
+            mech.add(Pin(crank, coupler, px=0.5, py=0.0, qx=-1.5, qy=0.0, name="A")),
+            mech.add(Pin(coupler, rocker, px=1.5, py=0.0, qx=-1.75, qy=0.0, name="B")),
+            mech.add(Pin(rocker, g, px=1.75, py=0.0, qx=4.0, qy=0.0, name="O4"))]
+    mech.add(joints.Driver(crank, "angle", 0.3, name="motor"))
+    mech.solve()
+    ax = msplot.draw(mech)
+    drawing = msplot.get_drawing(ax)
+    assert set(drawing.custom) == set(pins)
+    for j in pins:
+        marks = _vertices(drawing.custom[j])
+        for b, p in j.plot_points():
+            at = np.asarray(p, float) if b.is_ground else b.to_global(p)
+            assert _contains(marks, at)
+            if not b.is_ground:
+                assert _contains(_vertices(drawing.bodies[b]), at)
+    # the built-in joints keep their own marks
+    model = fourbar()
+    assert msplot.get_drawing(msplot.draw(model.mechanism)).custom == {}

@@ -47,6 +47,15 @@ def _check_planar_options(ax, view) -> None:
                          "(fig.add_subplot() without projection='3d')")
 
 
+def _points_only(g) -> bool:
+    """Whether a joint's geometry gives where it attaches and nothing else to draw it by (a
+    joint class of one's own with ``plot_points``)."""
+    marks = (g.pins, g.welds, g.pivots, g.rods, g.axes, g.rails, g.circles, g.racks, g.legs,
+             g.housings)
+    return bool(g.points) and not any(marks) and g.target is None and g.hinge is None \
+        and g.drive is None and g.chain is None
+
+
 def _rgb(color) -> tuple:
     from matplotlib.colors import to_rgb  # matplotlib on first use: import mechsolve stays light
 
@@ -77,6 +86,10 @@ class Drawing(_DrawingBase):
         Square markers at fixed joints.
     rods : dict
         ``Distance joint -> Line2D`` from one end to the other.
+    custom : dict
+        ``joint -> Line2D``: diamonds at the points of a joint that gives only where it
+        attaches (a joint class of one's own, such as a symbolic joint with ``plot_points``:
+        see :meth:`~mechsolve.joints.Joint.geometry`), so that it is seen.
     gears : dict
         ``(Body, radius) -> Polygon``: pitch circle with a spoke, turning with the body.
     racks : dict
@@ -118,6 +131,7 @@ class Drawing(_DrawingBase):
                          "body_frames": body_frames}
         self.gears: dict = {}
         self.racks: dict = {}
+        self.custom: dict = {}
         trace = _check_trace(mech, trace)
         self._build(trace, trace_paths, shapes or {}, names, show_ground, show_drivers,
                     float(top_margin), bool(body_frames))
@@ -377,6 +391,11 @@ class Drawing(_DrawingBase):
                 self.rods[j], _ = self._add_line([rod.end1, rod.end2], **style)
             pin_parts += g.pins
             weld_parts += g.welds
+            if _points_only(g):
+                self.custom[j], _ = self._add_line(
+                    list(g.points), linestyle="none", marker="D", markersize=6,
+                    markerfacecolor="white", markeredgecolor=GROUND_COLOR, markeredgewidth=1.5,
+                    zorder=6)
         self._add_pins(pin_parts, weld_parts)
 
     def _add_ground_pivots(self) -> None:
