@@ -303,7 +303,7 @@ def quat_from_matrix(R) -> np.ndarray:
 def _scipy_projects() -> bool:
     """Whether SciPy's ``Rotation.from_matrix`` projects a matrix with ``|R R^T - I| > 1e-12``
     onto ``U V^T`` of its singular value decomposition itself (SciPy 1.16 and later)."""
-    import scipy   # lazy, as scipy.spatial above (only its version is read)
+    import scipy  # lazy, as scipy.spatial above (only its version is read)
 
     major, minor = re.match(r"(\d+)\.(\d+)", scipy.__version__).groups()
     return (int(major), int(minor)) >= (1, 16)
