@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from PIL import Image
+from scipy.integrate import trapezoid  # np.trapezoid is NumPy 2 only
 
 import mechsolve as ms
 
@@ -125,7 +126,7 @@ def test_trapezoidal_accelerates_cruises_and_brakes_in_step():
         assert traj.q[-1, i] == b and traj.qd[-1, i] == 0 and traj.qd[0, i] == 0
         # the velocity integrates to the travel (trapezoid rule: exact on the linear pieces
         # except across the two switches)
-        area = np.trapezoid(traj.qd[:, i], t)
+        area = trapezoid(traj.qd[:, i], t)
         assert area == pytest.approx(b - a, abs=1e-4 * D)
     # joint 3 at speed 2 D / T: a triangle, braking from the middle on
     assert traj.qd[150, 3] == pytest.approx(1.0 / 3.0, rel=1e-12)
