@@ -49,6 +49,7 @@ code  name                   meaning
 
 from __future__ import annotations
 
+import sys
 import warnings
 from enum import IntEnum
 
@@ -173,7 +174,7 @@ class Result(dict):
             raise KeyError(key)
         warnings.warn(f"{type(self).__name__}.{key} is deprecated: use "
                       f"{type(self).__name__}.{new} ({key} will be removed in mechsolve "
-                      f"{_REMOVED_IN})", DeprecationWarning, stacklevel=3)
+                      f"{_REMOVED_IN})", DeprecationWarning, stacklevel=_outside())
         return self[new]
 
     def __getattr__(self, name):
@@ -205,6 +206,21 @@ class Result(dict):
         keys = [k for k in dict.fromkeys(SHARED + own) if k in self]
         return f"{type(self).__name__}(" + ", ".join(
             f"{k}={_short(dict.__getitem__(self, k))}" for k in keys) + ")"
+
+
+def _outside() -> int:
+    """The ``stacklevel`` of a warning raised in a method of a result that names the line
+    that read the result: past the frames of the results' own accessors (``__missing__``,
+    ``__getitem__``, ``__getattr__``, here and in their subclasses' modules)."""
+    frame = sys._getframe(2)      # the caller of the method that warns
+    level = 2
+    while frame is not None and frame.f_code.co_name in _ACCESSORS:
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+_ACCESSORS = frozenset({"__missing__", "__getitem__", "__getattr__"})
 
 
 def _short(value) -> str:
