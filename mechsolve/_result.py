@@ -178,8 +178,6 @@ class Result(dict):
         return self[new]
 
     def __getattr__(self, name):
-        if name.startswith("__"):
-            raise AttributeError(name)
         try:
             return self[name]
         except KeyError:

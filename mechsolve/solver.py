@@ -106,13 +106,22 @@ class SolveResult(Result):
              "free_dof")
     _renamed = {"scaled_residual": "residual"}
 
-    def __getitem__(self, key):
-        value = super().__getitem__(key)
-        if key == "status" and type(value) is int:
-            # the old comparisons with the rank verdict keep answering, with a warning
-            legacy = self.get("rank_status", "unknown") if self.get("success") else "failed"
-            return _LegacyStatus(value, legacy)
-        return value
+    @property
+    def status(self) -> int:
+        """The status code (an ``int``; compared with one of the old rank verdict strings it
+        answers as before, with a DeprecationWarning, until 0.3)."""
+        try:
+            value = self["status"]
+        except KeyError:
+            raise AttributeError("SolveResult has no field 'status'") from None
+        if type(value) is not int:
+            return value
+        legacy = self.get("rank_status", "unknown") if self.get("success") else "failed"
+        return _LegacyStatus(value, legacy)
+
+    @status.setter
+    def status(self, value) -> None:
+        self["status"] = value
 
 
 class SolveError(RuntimeError):
