@@ -114,7 +114,7 @@ class DesignSweep(Result):
     points : ndarray (D, N, K, dim) or None
         With ``outputs=[(body, point), ...]``: the global position of each output point.
     success : ndarray of bool (D, N)
-    status : ndarray of int (D, N)
+    status : ndarray of int8 (D, N)
         Codes of :class:`mechsolve.Status` per pose: ``0`` where reached; from the
         value a design did not reach on, its reason: ``5`` (``NOT_SOLVED``, cannot assemble),
         ``7`` (``LIMIT_POSITION``), ``8`` (``BRANCH_CHANGE``).
@@ -173,11 +173,12 @@ def _message(reason: np.ndarray) -> str:
 
 
 def _status(success: np.ndarray, failed_at: np.ndarray, reason: np.ndarray) -> np.ndarray:
-    """The status code of every pose ``(D, N)`` from where and why each design stopped."""
-    code = np.array([_REASON_STATUS[r] for r in reason.tolist()], dtype=np.int64)
-    D, N = success.shape
-    beyond = (failed_at[:, None] >= 0) & (np.arange(N)[None] >= failed_at[:, None])
-    return np.where(beyond, code[:, None], CONVERGED) * np.ones((D, N), dtype=np.int64)
+    """The status code of every pose ``(D, N)`` from where and why each design stopped (one
+    byte each: a family of millions of poses keeps them beside its points)."""
+    code = np.array([_REASON_STATUS[r] for r in reason.tolist()], dtype=np.int8)
+    N = success.shape[1]
+    stop = np.where(failed_at >= 0, failed_at, N)
+    return np.where(np.arange(N)[None] >= stop[:, None], code[:, None], np.int8(CONVERGED))
 
 
 def _residuals(source, states: np.ndarray, success: np.ndarray):

@@ -19,6 +19,7 @@ from .._result import (
     DEFAULT_MAX_ITERATIONS,
     MAX_ITERATIONS,
     NOT_SOLVED,
+    STATUS_MESSAGES,
     Result,
     status_message,
 )
@@ -881,7 +882,7 @@ class SerialArm:
         single = not shape
         if single:
             out = IKResult(q=Q[0], success=bool(ok[0]), status=int(status[0]),
-                           message=status_message(status[0]), iterations=int(its[0]),
+                           message=STATUS_MESSAGES[int(status[0])], iterations=int(its[0]),
                            residual=float(res[0]), residual_abs=float(max(pos[0], ang[0])),
                            position_error=float(pos[0]), orientation_error=float(ang[0]))
         else:
