@@ -194,7 +194,12 @@ class Result(dict):
             raise AttributeError(name) from None
 
     def __dir__(self):
-        return sorted(set(self.keys()) | set(dir(type(self))))
+        """The fields (and a subclass's public properties), as SciPy's ``OptimizeResult``
+        lists its keys."""
+        own = {name for klass in type(self).__mro__[:-2]
+               for name, value in vars(klass).items()
+               if isinstance(value, property) and not name.startswith("_")}
+        return sorted(set(self.keys()) | own)
 
     def __repr__(self) -> str:
         """The shared fields, then the subclass's ``_show`` (every scalar field without them):
