@@ -8,6 +8,8 @@ import json
 import numpy as np
 import pytest
 from _newton_cases import CASES, COPIES, REFERENCE, solve
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mechsolve.newton as core
 from mechsolve.newton import Problem
@@ -141,3 +143,97 @@ def test_the_reference_holds_every_case_on_every_path():
     assert set(REF) == set(CASES)
     for name in CASES:
         assert set(REF[name]) == ({"one", "batch"} if name in BOTH else {"one"})
+
+
+# -- the rules: one item decides as a batch decides for it ----------------------------------------
+_EDGES = [0.0, 5e-324, 1e-300, 1e-16, 0.25, 0.5, 1.0, 4.0, 1e300, np.inf, np.nan]
+
+
+def _numbers(min_value=0.0, nan=True):
+    edges = [v for v in _EDGES if np.isnan(v) and nan or v >= min_value]
+    return st.one_of(st.sampled_from(edges),
+                     st.floats(min_value=min_value, max_value=1e300, allow_nan=False))
+
+
+_BOOL = st.booleans()
+_POS = _numbers(5e-324, nan=False)
+#: Every rule with ``xp``, and what its arguments may be in the drivers (norms and bounds at
+#: least 0, damping factors in (0, 1], positive gain ratios where LM updates on them).
+RULES = {
+    "_stops": (_BOOL, _numbers(), st.integers(0, 60), st.integers(0, 60)),
+    "_stop_status": (_BOOL, _BOOL, _numbers()),
+    "_step_cap": (_numbers(nan=False), _POS),
+    "_first_damping": (_POS, _numbers(nan=False), _POS, _numbers(nan=False),
+                       st.floats(1e-4, 1.0), st.floats(1e-4, 1.0)),
+    "_theta": (_BOOL, _numbers(), _numbers(nan=False)),
+    "_may_grow": (_BOOL, st.floats(1e-4, 1.0), _BOOL),
+    "_after_trial": (_BOOL, _BOOL, _BOOL, st.floats(1e-4, 1.0), _numbers(nan=False),
+                     _numbers(nan=False), _POS, _BOOL, st.floats(1e-4, 1.0)),
+    "_error_gain": (_numbers(),),
+    "_keeps_correction": (_numbers(), _numbers(nan=False), _POS),
+    "_lm_flat": (st.integers(0, 3), _numbers(), _numbers(nan=False), _numbers(nan=False)),
+    "_lm_status": (_BOOL, _BOOL),
+    "_lm_first_mu": (_numbers(nan=False),),
+    "_lm_gain_ratio": (_BOOL, _numbers(nan=False), _numbers(), _numbers(-1e300)),
+    "_lm_accepted": (st.floats(5e-324, 1e300), _POS),
+}
+
+
+#: The arguments that are one number for a whole batch (options of the solve, the unknowns).
+SHARED = {"_stops": {3}, "_step_cap": {1}, "_first_damping": {5}, "_may_grow": {0},
+          "_after_trial": {0, 8}, "_lm_flat": {0}}
+
+
+def _same(a, b) -> bool:
+    return (a == b) or (isinstance(a, float) and np.isnan(a) and np.isnan(b))
+
+
+@pytest.mark.parametrize("rule", sorted(RULES))
+@given(data=st.data())
+@settings(max_examples=60)
+def test_a_rule_decides_for_one_item_as_for_that_item_in_a_batch(rule, data):
+    # the one-item path evaluates a rule on Python floats (_Item), the batch path on arrays
+    # (_Items): the same value for every item, edges (0, the smallest double, infinity, NaN)
+    # included, and no Python exception (a division by zero) where NumPy only warns
+    fn = getattr(core, rule)
+    shared = SHARED.get(rule, set())
+    first = tuple(data.draw(s) for s in RULES[rule])
+    items = [first] + [tuple(first[i] if i in shared else data.draw(s)
+                             for i, s in enumerate(RULES[rule])) for _ in range(3)]
+    ones = [fn(core._Item, *args) for args in items]
+    with np.errstate(all="ignore"):
+        many = fn(core._Items, *(column[0] if i in shared else np.array(column)
+                                 for i, column in enumerate(zip(*items))))
+    ones = [o if isinstance(o, tuple) else (o,) for o in ones]
+    many = many if isinstance(many, tuple) else (many,)
+    for k, one in enumerate(ones):
+        for a, b in zip(one, many):
+            b = np.broadcast_to(b, (len(items),))[k].item()
+            assert _same(a, b), (rule, items[k], a, b)
+
+
+# -- the linear step is the strategy's, on both paths ---------------------------------------------
+def test_the_one_item_path_factorizes_through_its_strategy():
+    # newton.py bypassed its own LinearStrategy for one item (`type(fac) is _OneFactor`): the
+    # one-item path asks the strategy for every factorization, dense and sparse
+    from mechsolve.newton import LinearStrategy, newton
+
+    asked = []
+
+    class Asked(LinearStrategy):
+        def factor_one(self, J, c, lsq):
+            fac = super().factor_one(J, c, lsq)
+            asked.append(type(fac).__name__)
+            return fac
+
+    for name in ("system_readme_sketch", "system_chain20_sparse"):
+        problem, x0, _, _, _ = CASES[name]()
+        asked.clear()
+        out = newton(problem, x0[None], strategy=Asked(), watch_det_sign=True)
+        assert out.success[0] and len(asked) >= out.iterations[0] > 0
+        assert set(asked) == {"_SparseOne" if problem.sparse else "_OneFactor"}
+        assert out.crossed[0] == (False if problem.sparse else out.crossed[0])
+    # "lsq": the minimum-norm step from the first iteration on
+    problem, x0, _, _, _ = CASES["system_readme_undamped"]()
+    out = newton(problem, x0[None], strategy=LinearStrategy("lsq"))
+    assert out.least_squares[0]
