@@ -1,10 +1,11 @@
 """The one Newton core: every nonlinear solve in mechsolve goes through this module.
 
-A *problem* supplies the residual ``F(x)`` (``m`` equations) and its Jacobian with respect to an
-increment ``dx`` of ``n`` numbers, the update ``x (+) dx`` (the exponential map for spatial
-rotations) and the scale of every increment component (lengths divided by the model's
-characteristic length, angles as they are). Items of a batch (many poses, targets or designs)
-are solved together along a leading batch axis; a single system is a batch of one.
+A *problem* (anything that implements :class:`Problem`) supplies the residual ``F(x)`` (``m``
+equations) and its Jacobian with respect to an increment ``dx`` of ``n`` numbers, the update
+``x (+) dx`` (the exponential map for spatial rotations) and the scale of every increment
+component (lengths divided by the model's characteristic length, angles as they are). Items of
+a batch (many poses, targets or designs) are solved together along a leading batch axis; a
+single system is a batch of one.
 
 :func:`newton` is Newton's method with Deuflhard's error-oriented globalization (NLEQ-ERR,
 Deuflhard 2004, *Newton Methods for Nonlinear Problems*, sec. 3.3): the step ``dx = -J^-1 F``
@@ -34,9 +35,9 @@ scaled by the increment scales and row-normalized, so it does not depend on the 
 optionally on the manifold of a set of hard equations. The linear strategies live in
 :mod:`mechsolve._linear`.
 
-A problem is anything that implements :class:`Problem`. The algorithm runs in two drivers,
-as it must run fast both over a batch axis (masks and index arrays) and for one item (scalar
-bookkeeping, where a batch's masks cost more than the arithmetic on a small system); every
+The algorithm runs in two drivers, as it must run fast both over a batch axis (masks and index
+arrays) and for one item (scalar bookkeeping: on a small system a batch's masks cost more than
+the arithmetic, and the batch driver takes three to four times as long for one item); every
 decision they take -- when to stop, the damping factor, whether a trial step is accepted,
 whether a full step ends the solve, Levenberg–Marquardt's gain ratio and damping -- is one of
 the rules below (:func:`_stops`, :func:`_first_damping`, :func:`_after_trial`...), pure
