@@ -237,3 +237,29 @@ def test_the_one_item_path_factorizes_through_its_strategy():
     problem, x0, _, _, _ = CASES["system_readme_undamped"]()
     out = newton(problem, x0[None], strategy=LinearStrategy("lsq"))
     assert out.least_squares[0]
+
+
+def test_the_batch_hands_its_waypoint_precision_to_the_one_item_path(monkeypatch):
+    # the batch path handed its last few items to the one-item path without pose_atol: they
+    # were polished to round-off where the batch asked for a waypoint's precision
+    from _newton_cases import readme_fourbar
+
+    from mechsolve.newton import _FEW, newton
+
+    handed = []
+    one_item = core._newton_one
+
+    def spy(*args, **kwargs):
+        handed.append(kwargs.get("pose_atol"))
+        return one_item(*args, **kwargs)
+
+    mech, _ = readme_fourbar()
+    mech.solve()
+    p = mech.system().problem()
+    rng = np.random.default_rng(9)
+    X = mech.state + rng.normal(scale=0.02, size=(_FEW + 4, len(mech.state)))
+    X[-3:] = mech.state + rng.normal(scale=0.8, size=(3, len(mech.state)))  # the slow ones
+    monkeypatch.setattr(core, "_newton_one", spy)
+    out = newton(p, X, tol=1e-6, pose_atol=1e-6)     # as a sweep asks for a coarse node
+    assert handed and set(handed) == {1e-6}
+    assert out.success.all()
