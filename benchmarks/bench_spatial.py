@@ -60,9 +60,9 @@ def main(argv=None) -> list[dict]:
 
     rng = np.random.default_rng(0)
     t1, t2 = rng.normal(size=(2, n_frames, 3))
-    q1 = Rotation.random(n_frames, rng=rng).as_quat(scalar_first=True)
-    q2 = Rotation.random(n_frames, rng=rng).as_quat(scalar_first=True)
-    qv = Rotation.random(n_vectors, rng=rng).as_quat(scalar_first=True)
+    q1 = Rotation.random(n_frames, rng).as_quat(scalar_first=True)
+    q2 = Rotation.random(n_frames, rng).as_quat(scalar_first=True)
+    qv = Rotation.random(n_vectors, rng).as_quat(scalar_first=True)
     vecs = rng.normal(size=(n_vectors, 3))
     rotvecs = rng.normal(size=(n_vectors, 3))
 

@@ -35,16 +35,28 @@ extensions = [
     "numpydoc",
     "sphinx_gallery.gen_gallery",
     "matplotlib.sphinxext.plot_directive",
+    "myst_parser",
+    "sphinx_copybutton",
 ]
 
-source_suffix = {".rst": "restructuredtext"}
+# The Markdown pages (architecture.md, the symbolic-joint tutorial) are pages of the site,
+# parsed by MyST; their ```pycon blocks stay doctests (tests/test_docs.py, test_symbolic.py).
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 master_doc = root_doc = "index"
-# The Markdown pages (architecture.md, the tutorial) stay Markdown: they are linked on the
-# repository, not parsed (no MyST dependency); the gallery's own bookkeeping is not a page.
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "*.md", "auto_examples/*.ipynb",
+# the gallery's own bookkeeping is not a page
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "auto_examples/*.ipynb",
                     "auto_examples/*.py", "auto_examples/*.zip", "sg_execution_times.rst",
                     "auto_examples/sg_execution_times.rst"]
 templates_path = []
+# MyST: "## Layers" becomes a target (architecture.md#layers) and ```pycon a highlighted block
+myst_heading_anchors = 3
+
+# -- the copy button: copies the code without its prompts (>>> , ... , $ ) and without the
+# output lines of a doctest, so that what is pasted runs
+copybutton_prompt_text = r">>> |\.\.\. |\$ "
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = True
+copybutton_exclude = ".linenos, .gp, .go"
 
 # -- API reference ------------------------------------------------------------------------------
 autosummary_generate = True
@@ -79,6 +91,9 @@ sphinx_gallery_conf = {
     "write_computation_times": False,
     "show_signature": False,
     "min_reported_time": 10,
+    # an example whose last block leaves an animation shows it (frames embedded as
+    # JavaScript: no ffmpeg needed), its thumbnail a GIF
+    "matplotlib_animations": (True, "jshtml"),
 }
 
 # -- the plot directive (getting started): sources shown, pictures at one size --------------------
@@ -98,9 +113,9 @@ try:
 except ImportError:      # pragma: no cover - the docs extra installs it
     html_theme = "alabaster"
 html_title = f"mechsolve {release}"
-html_static_path: list = []
-# The Markdown pages are copied as they are, next to the HTML (further.rst links to them).
-html_extra_path = ["architecture.md", "tutorial_symbolic_joint.md"]
+html_static_path = ["_static"]
+# long code lines and doctest outputs wrap instead of running past the page
+html_css_files = ["mechsolve.css"]
 
 
 # -- the command line's --help texts, written at build time --------------------------------------
@@ -128,5 +143,30 @@ def _write_cli_help(app) -> None:
             os.environ["COLUMNS"] = columns
 
 
+# What the gallery's matplotlib scraper writes on a page for a still, a set of stills, or an
+# animation.
+_GALLERY_PICTURES = ("sphx-glr-single-img", "sphx-glr-multi-img", "sphx-glr-animation")
+
+
+def _check_gallery_pictures(app, exception) -> None:
+    """Every example's page shows a picture: a page without one is a warning (an error under
+    ``-W``), naming the example."""
+    if exception is not None or app.builder.format != "html":
+        return
+    from sphinx.util import logging
+
+    logger = logging.getLogger(__name__)
+    gallery = pathlib.Path(app.outdir) / "auto_examples"
+    pages = sorted(p for p in gallery.glob("*.html") if p.name != "index.html")
+    if not pages:
+        logger.warning("the gallery has no example pages under %s", gallery)
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        if not any(mark in html for mark in _GALLERY_PICTURES):
+            logger.warning("gallery page %s shows no figure or animation: examples/%s.py "
+                           "must leave one", page.name, page.stem)
+
+
 def setup(app) -> None:
     app.connect("builder-inited", _write_cli_help)
+    app.connect("build-finished", _check_gallery_pictures)

@@ -48,3 +48,9 @@ for i in range(len(motion)):
     closure = max(closure, np.abs(loop - np.eye(4)).max())
 print(f"check: theta_i - theta_(i+3) at most {symmetry:.1e}; loop closes to {closure:.1e}")
 assert symmetry < 1e-12 and closure < 1e-12
+
+# %%
+# Bricard's linkage moving: six links in a closed loop that Gruebler's count calls rigid, each
+# hinge turning by the same angle as the one opposite it (an animation of the sweep; in a
+# script ``anim.save("bricard.gif")`` writes it, ``plt.show()`` plays it).
+anim = ms.plot.animate(mech, motion, frames=24, interval=80)

@@ -37,3 +37,9 @@ rack_err = np.abs(rack[0] - rack - r1 * turned).max()
 print(f"check: largest error against the radius ratios: gear angles {err:.1e} rad, "
       f"rack {rack_err:.1e}")
 assert err < 1e-12 and rack_err < 1e-12
+
+# %%
+# The train turning: gear1 drives gear2, which turns the small gear3 on its own axle, which
+# meshes inside the ring; gear1 also drives the rack down (pitch circles with a spoke, an
+# animation of the sweep; ``anim.save("gears.gif")`` writes it).
+anim = ms.plot.animate(mech, motion, frames=None, interval=80)

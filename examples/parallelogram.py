@@ -10,6 +10,7 @@ solves and sweeps the linkage.
 Run: python examples/parallelogram.py
 """
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 import mechsolve as ms
@@ -44,3 +45,12 @@ err = np.abs(diff).max(axis=1)
 print(f"check: largest error against the closed form: {err[level].max():.1e} away from the "
       f"change points, {err[~level].max():.1e} at them")
 assert err[level].max() < 1e-12 and err[~level].max() < 1e-4
+
+# %%
+# The linkage with its three cranks at 120 degrees and the circle the coupler's middle
+# follows; the coupler stays level all the way round (:func:`mechsolve.plot.draw`).
+fig, ax = plt.subplots(figsize=(7, 3.6))
+coupler = mech.body("coupler")
+ms.plot.draw(mech, ax, state=motion.states[np.argmin(np.abs(t - np.radians(120)))],
+             motion=motion, trace=[(coupler, (0.0, 0.0))])
+ax.set_title("parallelogram: the coupler translates on a circle, level")

@@ -14,6 +14,7 @@ changing the end effector's target between solves.
 
 import pathlib
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 import mechsolve as ms
@@ -71,3 +72,13 @@ for target, q in solved:
     err = max(err, np.abs(arm.forward(q).as_matrix() - target.as_matrix()).max())
 print(f"check: largest error of the forward kinematics against the targets: {err:.1e}")
 assert err < 1e-10
+
+# %%
+# The arm along the straight line (``arm.plot``): its first and last pose, and the tool's
+# path through every pose solved on the way.
+line = [q for _, q in solved[1:]]
+tool_path = arm.forward(np.array(line)).translation
+ax = plt.figure(figsize=(6, 5.6)).add_subplot(projection="3d")
+ax.plot(*tool_path.T, "o-", color="C3", markersize=3, zorder=10)
+arm.plot(line[0], ax)
+arm.plot(line[-1], ax, title="UR5 moving its tool 10 cm up, by inverse kinematics")

@@ -9,6 +9,7 @@ Run: python examples/slider_crank_3d.py
 
 import numpy as np
 
+import mechsolve as ms
 from mechsolve.models import spatial
 
 model = spatial.slider_crank_3d()
@@ -32,3 +33,10 @@ x_err = np.abs(x - np.cos(t) - np.sqrt(3.0**2 - (0.5 - np.sin(t)) ** 2 - 0.8**2)
 print(f"check: slider off its line by {off_line:.1e}, rod length off by {rod_err:.1e}, "
       f"slider off the closed form by {x_err:.1e}")
 assert off_line < 1e-12 and rod_err < 1e-12 and x_err < 1e-12
+
+# %%
+# The crank turning about z, the rod (a ball joint at the crank, a Hooke joint at the slider)
+# and the slider on its offset guide, with the path of the crank pin.
+ax = ms.plot.draw(mech, state=motion.states[40], motion=motion,
+                  trace=[(mech.body("crank"), (0.5, 0.0, 0.0))])
+ax.set_title(f"3D slider-crank: stroke {np.ptp(x):.4f}")

@@ -47,3 +47,9 @@ loop2 = O4 + arm * z["rocker"] + 3.0 * z["link5"] + 2.5 * z["link6"] - O6
 loop_err = max(np.abs(loop1).max(), np.abs(loop2).max())
 print(f"check: link lengths kept to {length_err:.1e}, loops closed to {loop_err:.1e}")
 assert length_err < 1e-12 and loop_err < 1e-12
+
+# %%
+# The six-bar over a turn of its crank: the first loop's ternary rocker drives the second
+# loop, and the coupler point of link5 traces its curve as it moves (an animation;
+# ``anim.save("watt.gif")`` writes it).
+anim = ms.plot.animate(mech, motion, trace=model.trace, frames=36, interval=80)

@@ -60,10 +60,26 @@ def _deg(mech) -> bool:
     return mech.units.get("angle") == "deg"
 
 
+def _unit(mech, kind: str) -> str:
+    """`` [mm]``, `` [deg]``: a header's unit for ``kind`` ("length" or "angle"), empty for a
+    length of a file that declares no length unit."""
+    if kind == "angle":
+        return " [deg]" if _deg(mech) else " [rad]"
+    length = mech.units.get("length")
+    return f" [{length}]" if length else ""
+
+
 def _pose_columns(mech, bodies) -> list[str]:
-    unit = "deg" if _deg(mech) else "rad"
-    coords = ("x", "y", "z", f"turn {unit}") if mech.dim == 3 else ("x", "y", f"angle {unit}")
-    return [f"{b.name} {c}" for b in bodies for c in coords]
+    return [f"{b.name} {c}" for b in bodies for c in _coordinate_names(mech)]
+
+
+def _coordinate_names(mech) -> list[str]:
+    """``x [mm]``, ``y [mm]``, ``angle [deg]`` (spatial: ``z`` and ``turn``, the rotation
+    angle from the identity)."""
+    length, angle = _unit(mech, "length"), _unit(mech, "angle")
+    if mech.dim == 3:
+        return [f"x{length}", f"y{length}", f"z{length}", f"turn{angle}"]
+    return [f"x{length}", f"y{length}", f"angle{angle}"]
 
 
 def _pose_values(mech, poses: np.ndarray) -> np.ndarray:
@@ -99,8 +115,7 @@ def _solve(args) -> int:
     elapsed = time.perf_counter() - t0
     print(f"{mech.name or args.file}: {result.message} in {result.iterations} iterations "
           f"({elapsed * 1e3:.1f} ms), residual {result.residual:.1e}")
-    coords = ("x", "y", "z", "turn") if mech.dim == 3 else ("x", "y", "angle")
-    header = ["body", *coords]
+    header = ["body", *_coordinate_names(mech)]
     rows = [[b.name, *_pose_values(mech, b.pose[None])[0]] for b in mech.bodies]
     _table(header, rows)
     if result.free_dof:
@@ -184,6 +199,22 @@ def _sweep_of(mech, args) -> tuple:
     return driver, values, bodies
 
 
+def _sweep_table(mech, driver, motion, bodies) -> tuple:
+    """``(header, data)`` of a sweep as printed and written: the driver's value in the file's
+    units, every output body's pose, residual and iterations."""
+    angle = driver_is_angle(driver)
+    unit = _unit(mech, "angle" if angle else "length")
+    # degrees to 15 digits, as a model file writes them: the values asked for (30, not
+    # 29.999999999999996 after the trip through radians)
+    shown_values = np.array([float(f"{x:.15g}") for x in np.degrees(motion.values)]) \
+        if angle and _deg(mech) else motion.values
+    header = [f"{driver.name}{unit}", *_pose_columns(mech, bodies), "residual", "iterations"]
+    cols = [np.reshape(shown_values, (-1, 1))] \
+        + [_pose_values(mech, motion.pose(b)) for b in bodies] \
+        + [motion.residuals[:, None], motion.iterations[:, None].astype(float)]
+    return header, np.hstack(cols)
+
+
 def _sweep(args) -> int:
     mech = _load(args.file, args)
     driver, values, bodies = _sweep_of(mech, args)
@@ -194,51 +225,71 @@ def _sweep(args) -> int:
         motion = mech.sweep(driver, values, progress=update)
     except SolveError as exc:
         close()
-        return _fail(f"{args.file}: {exc}")
+        status = _fail(f"{args.file}: {exc}")
+        reached = getattr(exc, "motion", None)
+        if reached is not None and len(reached) and (args.csv or args.json):
+            _write_tables(args, mech, driver, reached, bodies,
+                          f"the {len(reached)} poses reached before the sweep stopped")
+        elif args.csv or args.json:
+            print("mechsolve: no pose was reached: nothing written", file=sys.stderr)
+        return status
     close()
     elapsed = time.perf_counter() - t0
-    angle = driver_is_angle(driver)
-    unit = ("deg" if _deg(mech) else "rad") if angle else mech.units.get("length", "")
-    # degrees to 15 digits, as a model file writes them: the values asked for (30, not
-    # 29.999999999999996 after the trip through radians)
-    shown_values = np.array([float(f"{x:.15g}") for x in np.degrees(motion.values)]) \
-        if angle and _deg(mech) else motion.values
-    header = [f"{driver.name}{' ' + unit if unit else ''}", *_pose_columns(mech, bodies),
-              "residual", "iterations"]
-    cols = [shown_values[:, None]] + [_pose_values(mech, motion.pose(b)) for b in bodies] \
-        + [motion.residuals[:, None], motion.iterations[:, None].astype(float)]
-    data = np.hstack(cols)
+    header, data = _sweep_table(mech, driver, motion, bodies)
     rows = np.unique(np.linspace(0, len(motion) - 1, max(2, args.rows)).round().astype(int))
     _table(header, [[*r[:-1], int(r[-1])] for r in data[rows]])
     print(f"{len(motion)} poses in {elapsed * 1e3:.1f} ms, largest residual "
           f"{motion.residuals.max():.1e}")
+    status = _write_tables(args, mech, driver, motion, bodies)
+    if args.gif or args.plot:
+        status |= _pictures(args, mech, motion, driver)
+    return status
+
+
+def _write_tables(args, mech, driver, motion, bodies, partial: str | None = None) -> int:
+    """Write ``--csv`` and ``--json`` of ``motion``; ``partial`` says which poses they hold
+    when the sweep stopped before its last value."""
+    header, data = _sweep_table(mech, driver, motion, bodies)
+    what = f" ({partial})" if partial else ""
     status = 0
     if args.csv:
         try:
             np.savetxt(args.csv, data, delimiter=",", header=",".join(header), comments="",
                        fmt="%.17g")
-            print(f"wrote {len(motion)} rows to {pathlib.Path(args.csv).resolve()}")
+            print(f"wrote {len(motion)} rows{what} to {pathlib.Path(args.csv).resolve()}",
+                  file=sys.stderr if partial else sys.stdout)
         except OSError as exc:
             status = _fail(f"--csv {args.csv}: {exc.strerror or exc}")
     if args.json:
         status |= _write_json(args.json, {
             "driver": driver.name, "units": mech.units, "columns": header,
-            "rows": data.tolist(), "states": motion.states.tolist()})
-    if args.gif or args.plot:
-        status |= _pictures(args, mech, motion)
+            "rows": data.tolist(), "states": motion.states.tolist(),
+            "complete": partial is None}, what, partial is not None)
     return status
 
 
-def _write_json(path: str, payload: dict) -> int:
+def _write_json(path: str, payload: dict, what: str = "", to_stderr: bool = False) -> int:
     try:
         pathlib.Path(path).write_text(json.dumps(payload, indent=1))
     except OSError as exc:
         return _fail(f"--json {path}: {exc.strerror or exc}")
-    print(f"wrote {pathlib.Path(path).resolve()}")
+    print(f"wrote {pathlib.Path(path).resolve()}{what}",
+          file=sys.stderr if to_stderr else sys.stdout)
     return 0
 
 
-def _pictures(args, mech, motion) -> int:
+def _label_axes(ax, mech, title: str) -> None:
+    """Axis labels with the file's length unit, and a title."""
+    length = mech.units.get("length")
+    unit = f" [{length}]" if length else ""
+    ax.set_xlabel(f"x{unit}")
+    ax.set_ylabel(f"y{unit}")
+    if mech.dim == 3:
+        ax.set_zlabel(f"z{unit}")
+    ax.set_title(title, fontsize=10)
+
+
+def _pictures(args, mech, motion, driver) -> int:
     _agg()
     import matplotlib.pyplot as plt  # matplotlib when a picture is asked for, not before
 
@@ -250,7 +301,16 @@ def _pictures(args, mech, motion) -> int:
         else:
             fig, ax = plt.subplots(figsize=(8.0, 6.0))
         try:
-            plot.draw(mech, ax, state=motion.states[len(motion) // 8], motion=motion)
+            shown = len(motion) // 8
+            plot.draw(mech, ax, state=motion.states[shown], motion=motion)
+            value = float(motion.values[shown])
+            if driver_is_angle(driver) and _deg(mech):
+                value = float(np.degrees(value))
+            unit = _unit(mech, "angle" if driver_is_angle(driver) else "length")
+            value_text = f"{value:.4g}{unit.replace('[', '').replace(']', '')}"
+            _label_axes(ax, mech, f"{mech.name or pathlib.Path(args.file).stem}: "
+                                  f"{len(motion)} poses of {driver.name}, shown at "
+                                  f"{driver.name} = {value_text}")
             fig.savefig(args.plot, dpi=100)
             print(f"wrote {pathlib.Path(args.plot).resolve()}")
         except (OSError, ValueError) as exc:

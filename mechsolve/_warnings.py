@@ -110,13 +110,25 @@ def check_degrees_sweep(driver, values) -> None:
               f"ms.rad(values) for values in degrees.", DegreesWarning)
 
 
-def check_free_motion(free: int, what: str) -> None:
+def check_free_motion(free: int, what: str, describe=None) -> None:
     """Warn with :class:`FreeMotionWarning` if ``free`` degrees of freedom are left free by the
-    drivers of a ``what`` (``"sweep"``, ``"time sweep"``)."""
+    drivers of a ``what`` (``"sweep"``, ``"time sweep"``).
+
+    ``describe``: a callable giving the free motions in words (a list of strings, see
+    :meth:`Mechanism.free_motions`), called only when there is something to warn about; the
+    warning names them.
+    """
     if free > 0:
         s = "" if free == 1 else "s"
-        _warn(f"the {what} runs with {free} degree{s} of freedom that no driver fixes: the "
-              f"free bodies follow the minimum-norm motion, not a motion of the mechanism you "
-              f"may mean. Add {'a driver' if free == 1 else f'{free} drivers'} (mech.dof() "
-              f"reports the free motions) or fix the bodies that should stay put.",
+        labels = list(describe()) if describe is not None else []
+        if len(labels) == 1:
+            named = f" ({labels[0]})"
+        elif labels:
+            named = " (" + "; ".join(f"{i + 1}: {t}" for i, t in enumerate(labels)) + ")"
+        else:
+            named = ""
+        _warn(f"the {what} runs with {free} degree{s} of freedom that no driver fixes{named}: "
+              f"the free bodies follow the minimum-norm motion, not a motion of the mechanism "
+              f"you may mean. Add {'a driver' if free == 1 else f'{free} drivers'} (mech.dof() "
+              f"lists the free motions) or fix the bodies that should stay put.",
               FreeMotionWarning)

@@ -18,6 +18,7 @@ import pathlib
 import sys
 import textwrap
 import time
+import warnings
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from . import plot
 from ._cli_common import _agg, _progress_bar
 from ._cli_files import add_commands
 from ._version import __version__
+from ._warnings import MechsolveWarning
 from .models import DEMOS
 from .models.spatial import SPATIAL_DEMOS
 from .plot._base import _driver_unit
@@ -224,7 +226,29 @@ def main(argv: list[str] | None = None) -> int:
         if suffix not in _PILLOW_SUFFIXES + _FFMPEG_SUFFIXES + (".html", ".htm"):
             parser.error(f"--output {output}: an animation needs a .gif, .webp, .mp4 or .html "
                          f"file name; for a still picture use --plot {output}")
-    return args.func(args)
+    with warnings.catch_warnings():   # the command's own way of showing warnings, then back
+        warnings.showwarning = _plain_warning(args)
+        return args.func(args)
+
+
+def _plain_warning(args):
+    """``warnings.showwarning`` for the command: one plain line on standard error,
+    ``mechsolve: warning: ...``, with no source line, no Python file name and the command's
+    words for Python's advice (``mechsolve dof FILE`` for ``mech.dof()``)."""
+    target = getattr(args, "file", None)
+    dof = f"mechsolve dof {target}" if target else "mechsolve dof"
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        text = " ".join(str(message).split())
+        text = text.replace("(mech.dof() lists the free motions)", f"({dof} lists them)")
+        kind = "" if issubclass(category, MechsolveWarning) else f" ({category.__name__})"
+        stream = sys.stderr if file is None else file
+        try:
+            stream.write(f"mechsolve: warning{kind}: {text}\n")
+        except (OSError, ValueError):   # a closed stream: nowhere to say it
+            pass
+
+    return show
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -590,7 +590,9 @@ class Mechanism:
         return analysis.point_acceleration(self, self._own(body), point, nu, nudot)
 
     def free_motions(self) -> np.ndarray:
-        """Orthonormal basis ``(k, n)`` of the instantaneous free motions at the current pose."""
+        """The instantaneous free motions at the current pose: a ``(k, n)`` array whose
+        ``labels`` name the bodies that move and how (:func:`mechsolve.analysis.free_motions`).
+        """
         return analysis.free_motions(self)
 
     def free_motion_path(self, index: int, amplitudes, **options):
@@ -610,11 +612,66 @@ class Mechanism:
             return analysis.solve_batch(self, states, **options)
 
     def sweep_time(self, times, *, time_limit: float | None = None, **options):
-        """Follow time-driven drivers over ``times`` with velocities and accelerations.
+        """Follow the drivers' motion profiles over ``times``: poses, velocities and
+        accelerations in time.
 
-        See :func:`mechsolve.analysis.time_sweep`. ``time_limit`` (seconds) bounds the
-        wall-clock time. On any failure (including an exception raised by a ``progress``
-        callback) the mechanism is left as it was: state, time, driver values and profiles.
+        A driver moves in time once it has a motion profile (``drive.value =
+        ms.profiles.ConstantSpeed(speed=2.0)``, or ``Cubic``, ``Quintic``, ``Cycloidal``,
+        ``Function``, ``Expression``: see :mod:`mechsolve.profiles`); drivers without one
+        hold their values. At each time the pose is solved by continuation from the previous
+        one (the assembly branch is kept), then the velocities ``J nu = -Phi_t`` and the
+        accelerations ``J nudot = gamma - Phi_tt``, exact from the same Jacobian. For the
+        velocity per unit driver rate (no time needed), sweep the driver's values with
+        :meth:`sweep` and ask ``motion.velocity(body, point, per="driver")``.
+
+        Parameters
+        ----------
+        times : array_like, shape (N,)
+            The times, in sweep order (seconds, or the unit of the profiles' rates).
+        time_limit : float, optional
+            Wall-clock limit of the sweep, in seconds.
+        tol : float
+            Residual tolerance of every pose (default 1e-10).
+        max_iterations : int
+            Newton iteration cap per corrector (default 25).
+        progress : callable, optional
+            Called as ``progress(done, total)`` while sweeping.
+
+        Returns
+        -------
+        Motion
+            ``values`` (and ``times``) the times, ``states`` the poses, ``velocities`` and
+            ``accelerations`` ``(N, n)``; ``motion.velocity(body, point)``,
+            ``motion.acceleration(body, point)``, ``motion.body_velocity(body)`` per body.
+
+        Raises
+        ------
+        ValueError
+            If no driver has a motion profile.
+        SweepError
+            Where the drivers ask for a motion the mechanism cannot make (a toggle, a dead
+            centre, a limit), naming the time; ``.motion`` holds the poses up to it.
+
+        Notes
+        -----
+        On any failure (including an exception raised by a ``progress`` callback) the
+        mechanism is left as it was: state, time, driver values and profiles. See
+        :func:`mechsolve.analysis.time_sweep` for how singular positions on the way are
+        handled, and the guide page :doc:`/motion` for profiles, velocities and velocity
+        coefficients.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import mechsolve as ms
+        >>> model = ms.models.fourbar()
+        >>> mech = model.mechanism
+        >>> model.driver.value = ms.profiles.ConstantSpeed(speed=2 * np.pi)   # a turn a second
+        >>> motion = mech.sweep_time(np.linspace(0.0, 1.0, 101))
+        >>> float(motion.body_velocity(mech.body("crank"))[0, 2])   # rad/s
+        6.283185307179586
+        >>> motion.velocity(mech.body("coupler"), (0.0, 1.0)).shape     # a coupler point, /s
+        (101, 2)
         """
         with time_limited(time_limit, "sweep_time"), self._unchanged_on_failure():
             return analysis.time_sweep(self, times, **options)

@@ -19,7 +19,7 @@ FOURBAR = str(EXAMPLES / "fourbar.toml")
 def test_sweep_prints_a_table_in_the_files_units(capsys):
     assert main(["sweep", FOURBAR, "--rows", "5"]) == 0
     out = capsys.readouterr().out
-    assert "motor deg" in out and "coupler angle deg" in out
+    assert "motor [deg]" in out and "coupler angle [deg]" in out
     assert "361 poses" in out
 
 
@@ -37,7 +37,7 @@ def test_sweep_writes_csv_and_json_checked_from_the_poses(tmp_path, capsys):
     payload = json.loads(js.read_text())
     assert payload["driver"] == "motor" and len(payload["states"]) == 4
     header = csv.read_text().splitlines()[0].split(",")
-    assert header[0] == "motor deg" and header[-2:] == ["residual", "iterations"]
+    assert header[0] == "motor [deg]" and header[-2:] == ["residual", "iterations"]
 
 
 def test_solve_dof_and_check(capsys):
@@ -106,7 +106,7 @@ def test_convert_a_urdf_and_sweep_it(tmp_path, capsys):
     M = arm.forward_matrix(q)
     np.testing.assert_allclose(mech.bodies[-1].position, M[:3, 3], rtol=0, atol=1e-12)
     assert main(["sweep", str(out), "--rows", "3"]) == 0
-    assert "shoulder_drive deg" in capsys.readouterr().out
+    assert "shoulder_drive [deg]" in capsys.readouterr().out
     # the sweep spans the first joint's URDF limits (-3, 3), which sweeps keep
     assert math.isclose(mech.sweeps["first-joint"].values[0], -3.0)
     assert np.allclose(mech.joint("shoulder").limits, (-3.0, 3.0), rtol=1e-15)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _round_off import assert_same_states, assert_same_to_round_off
 
 import mechsolve as ms
 
@@ -136,7 +137,9 @@ def test_design_sweep_matches_the_single_design_sweep(family_result):
 def test_design_sweep_chunks_and_outputs_give_the_same_poses(family_result):
     model, designs, res = family_result
     again = ms.design.sweep(model.mechanism, designs, model.driver, VALUES, chunk=16)
-    assert np.array_equal(again.states, res.states, equal_nan=True)   # deterministic
+    # deterministic, to round-off (in other chunks the batched LU rounds alike only on
+    # some platforms; issue 26)
+    assert_same_states(model.mechanism, again.states, res.states)
     other = ms.design.sweep(model.mechanism, designs, model.driver, VALUES, chunk=7,
                             outputs=[(model.output, (0.0, 1.0))])
     assert other.states is None and other.points.shape == (50, len(VALUES), 1, 2)
@@ -185,9 +188,12 @@ def test_design_sweep_on_a_dask_local_cluster_is_identical(family_result):
             distributed.Client(cluster) as client:
         remote = ms.design.sweep(model.mechanism, designs, model.driver, VALUES, chunk=16,
                                  client=client)
-    for key in ("states", "success", "iterations", "failed_at", "reason", "reached"):
-        assert np.array_equal(np.asarray(remote[key]), np.asarray(res[key]),
-                              equal_nan=key in ("states", "reached")), key
+    for key in ("success", "iterations", "failed_at", "reason"):
+        assert np.array_equal(np.asarray(remote[key]), np.asarray(res[key])), key
+    # the poses and the driver values reached, to round-off (other processes; issue 26)
+    assert_same_states(model.mechanism, remote["states"], res["states"])
+    assert_same_to_round_off(remote["reached"], res["reached"],
+                             max(1.0, np.max(np.nan_to_num(np.abs(res["reached"])))))
 
 
 @pytest.mark.parametrize("scale", [1e-6, 1e-3, 1.0, 1e3, 1e6])

@@ -14,11 +14,27 @@ EXAMPLES = sorted((pathlib.Path(__file__).parent.parent / "examples").glob("*.py
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_example_runs(path, capsys):
     """Each example asserts its result against an independent truth (a closed form, a
-    published figure, a geometric invariant) and prints the figure on a line "check: ..."."""
-    runpy.run_path(str(path), run_name="__main__")
-    out = capsys.readouterr().out
-    assert any(line.startswith("check: ") for line in out.splitlines()), (
-        f"{path.name} printed no 'check: ' line: every example checks its result")
+    published figure, a geometric invariant) and prints the figure on a line "check: ...";
+    and it shows something: it leaves a figure (the gallery's still) or an animation (played
+    on its gallery page), every figure with something drawn in it."""
+    import matplotlib.pyplot as plt
+    from matplotlib.animation import Animation
+
+    plt.close("all")
+    try:
+        names = runpy.run_path(str(path), run_name="__main__")
+        out = capsys.readouterr().out
+        assert any(line.startswith("check: ") for line in out.splitlines()), (
+            f"{path.name} printed no 'check: ' line: every example checks its result")
+        figures = [plt.figure(n) for n in plt.get_fignums()]
+        assert figures, f"{path.name} leaves no figure: its gallery page would show no picture"
+        for fig in figures:
+            assert any(ax.has_data() for ax in fig.axes), f"{path.name}: an empty figure"
+        for anim in (v for v in names.values() if isinstance(v, Animation)):
+            assert anim._fig in figures
+            anim._init_draw()  # rendered, as the gallery does (no warning when collected)
+    finally:
+        plt.close("all")
 
 
 @pytest.mark.parametrize("name", list(DEMOS))

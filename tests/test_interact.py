@@ -68,7 +68,7 @@ def test_a_slider_per_driver_and_the_drawing_follows_it():
         # the crank's line ends at the crank pin, the coupler's passes through it
         pin = crank.to_global((0.5, 0.0))
         assert _contains(_xy(line), pin) and _contains(_xy(ui.drawing.bodies[coupler]), pin)
-        assert not ui.message.get_visible() and ui.failed == []
+        assert not ui.message_text.get_visible() and ui.failed == []
     assert len(ui.ax.get_children()) == n_artists  # moved in place: nothing added
     ui.figure.savefig(__import__("io").BytesIO(), format="png", dpi=30)
 
@@ -81,7 +81,7 @@ def test_an_unreachable_value_keeps_the_last_good_pose_and_names_the_driver():
     ui.set("rocker_drive", start - 0.2)  # reachable
     good_state = mech.state.copy()
     good_line = _xy(ui.drawing.bodies[rocker]).copy()
-    assert not ui.message.get_visible()
+    assert not ui.message_text.get_visible()
     # a failed solve leaves the mechanism's state as it was, not the value assigned
     drive.value = start + 1.5
     with pytest.raises(ms.SolveError, match="rocker_drive"):
@@ -90,8 +90,8 @@ def test_an_unreachable_value_keeps_the_last_good_pose_and_names_the_driver():
     assert drive.value == start + 1.5
     drive.value = start - 0.2
     ui.sliders["rocker_drive"].set_val(start + 1.5)  # past the rocker's limit
-    assert ui.message.get_visible()
-    text = ui.message.get_text()
+    assert ui.message_text.get_visible()
+    text = ui.message
     assert "rocker_drive" in text and "cannot" in text
     assert ui.failed == [drive]
     # the mechanism is at its last good pose, and interact put the value back
@@ -103,7 +103,7 @@ def test_an_unreachable_value_keeps_the_last_good_pose_and_names_the_driver():
     assert _contains(marks, (4.0, 0.0))
     # a later reachable value clears both
     ui.set("rocker_drive", start + 0.02)
-    assert not ui.message.get_visible() and ui.message.get_text() == "" and ui.failed == []
+    assert not ui.message_text.get_visible() and ui.message == "" and ui.failed == []
     assert not np.isfinite(_xy(ui.failed_marks)).any()
     assert drive.value == start + 0.02
     direct_mech, direct = _rocker_driven()
@@ -119,7 +119,7 @@ def test_a_value_the_driver_refuses_is_shown_too():
     assert list(ui.sliders) == ["leg1"]
     state = mech.state.copy()
     ui.set("leg1", -1.0)  # a distance must be positive
-    assert ui.message.get_visible() and "leg1" in ui.message.get_text()
+    assert ui.message_text.get_visible() and "leg1" in ui.message
     np.testing.assert_array_equal(mech.state, state)
     assert model.legs[0].value > 0
 
@@ -152,12 +152,12 @@ def test_target_sliders_move_a_robot_arms_end_effector():
     goal = np.array(model.end_effector.target_frame.translation) + (0.05, -0.03, 0.02)
     for k, c in enumerate("xyz"):
         ui.set(f"tool.{c}", goal[k])
-    assert not ui.message.get_visible()
+    assert not ui.message_text.get_visible()
     np.testing.assert_allclose(model.tool_frame().translation, goal, atol=1e-9)
     line = ui.drawing.targets[model.end_effector]
     assert _contains(_xyz(line), goal)  # the target's cross moved with it
     ui.set("tool.x", 3.0)  # out of reach
-    assert ui.message.get_visible() and "tool" in ui.message.get_text()
+    assert ui.message_text.get_visible() and "tool" in ui.message
     assert ui.failed == [model.end_effector]
     np.testing.assert_allclose(model.tool_frame().translation, goal, atol=1e-9)
 
@@ -174,3 +174,28 @@ def test_interact_on_a_given_axes_and_its_arguments():
     with pytest.raises(KeyError, match="motor"):
         ui.set("nothing", 1.0)
     assert ui.values() == {"motor": model.driver.value}
+
+
+def test_interact_keeps_its_tick_labels_in_the_figure_and_its_message_is_a_string():
+    """As the issue found it: the y tick labels were clipped at the figure's left edge, a
+    slider could turn the crank out of sight, and ``ui.message`` was a matplotlib Text."""
+    model = fourbar()
+    ui = msplot.interact(model.mechanism, names=True)
+    fig = ui.figure
+    renderer = fig.canvas.get_renderer()
+    fig.draw(renderer)
+    tight = ui.ax.get_tightbbox(renderer)      # the Axes with its drawn tick labels
+    assert tight.x0 >= 0 and tight.y0 >= 0 and tight.x1 <= fig.bbox.x1 and \
+        tight.y1 <= fig.bbox.y1
+    assert ui.ax.get_yticklabels()[0].get_window_extent(renderer).width > 0
+    ui.set("motor", 2.5)                     # the crank swings to the left of its pivot
+    (x0, x1), (y0, y1) = ui.ax.get_xlim(), ui.ax.get_ylim()
+    crank = ui.drawing.outline(model.mechanism.body("crank"))
+    assert np.all((crank[:, 0] > x0) & (crank[:, 0] < x1) & (crank[:, 1] > y0)
+                  & (crank[:, 1] < y1))
+    assert ui.message == ""
+    mech, drive = _rocker_driven()
+    ui = msplot.interact(mech)
+    ui.set("rocker_drive", drive.value + 1.5)   # past the rocker's limit
+    assert isinstance(ui.message, str) and ui.message.startswith("rocker_drive = ")
+    assert "cannot be solved" in ui.message and "\n" in ui.message_text.get_text()

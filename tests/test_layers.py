@@ -52,10 +52,7 @@ KNOWN = {
     ("comment", "mechsolve.plot.interaction", "mechsolve.joints._drivers"):
         "plot/interaction.py",
     ("comment", "mechsolve.plot.interaction", "mechsolve.joints._links"): "plot/interaction.py",
-    ("comment", "mechsolve.plot.motion", "matplotlib.pyplot"): "plot/motion.py",
     ("comment", "mechsolve.plot.spatial", "matplotlib.figure"): "plot/spatial.py",
-    ("comment", "mechsolve.plot.tolerance", "matplotlib.patches"): "plot/tolerance.py",
-    ("comment", "mechsolve.plot.tolerance", "matplotlib.pyplot"): "plot/tolerance.py",
 }
 
 

@@ -354,7 +354,7 @@ def test_time_sweeps_animate_and_plot_against_time(tmp_path):
     anim = msplot.animate(mech, motion, trace=model.trace, frames=3)
     assert anim._func(2)[-1].get_text() == "t = 0.5"
     ax = msplot.plot_motion(motion, mech.body("rocker"), ax=plt.figure().add_subplot())
-    assert ax.get_xlabel() == "time"
+    assert ax.get_xlabel() == "time (s)"
     np.testing.assert_allclose(ax.lines[0].get_xdata(), motion.values)
 
 
@@ -399,3 +399,131 @@ def test_body_frames_drawn_as_triads():
         assert _contains(xs, body.to_global((length, 0.0)))
         assert _contains(ys, body.to_global((0.0, length)))
     assert _contains(xs, (length, 0.0))  # ground's frame: the global axes
+
+
+# -- plots that cooperate (issue 30, item 4) ---------------------------------------------------
+def test_plot_motion_after_animate_makes_its_own_figure():
+    """As the issue tried it: plot_motion(motion, ram, "x") after animate(...) drew into the
+    animation's Axes."""
+    model = ms.models.quick_return()
+    mech = model.mechanism
+    motion = mech.sweep(model.driver, np.linspace(0, 2 * np.pi, 37))
+    anim = msplot.animate(mech, motion, frames=3)
+    before = list(anim.drawing.ax.lines)
+    ram = mech.body("ram")
+    ax = msplot.plot_motion(motion, ram, "x")
+    assert ax is not anim.drawing.ax and ax.figure is not anim.drawing.ax.figure
+    assert list(anim.drawing.ax.lines) == before
+    np.testing.assert_array_equal(ax.lines[0].get_ydata(), motion.pose(ram)[:, 0])
+    for plot in (lambda: msplot.plot_measure(motion, "mechanical_advantage", ram),
+                 lambda: msplot.draw(mech)):
+        assert plot().figure not in (ax.figure, anim.drawing.ax.figure)
+
+
+def test_draw_only_grows_the_limits_the_user_set_or_drew():
+    model = fourbar()
+    mech = model.mechanism
+    # a curve drawn first, reaching far past the linkage, is not cropped
+    fig, ax = plt.subplots()
+    ax.plot([-10.0, 12.0], [-6.0, 9.0])
+    msplot.draw(mech, ax)
+    x0, x1 = ax.get_xlim()
+    y0, y1 = ax.get_ylim()
+    assert x0 <= -10.0 and x1 >= 12.0 and y0 <= -6.0 and y1 >= 9.0
+    # limits set by hand around a part of the linkage grow to the whole of it, no further
+    fig, ax = plt.subplots()
+    ax.set_xlim(1.0, 2.0)
+    ax.set_ylim(0.5, 1.0)
+    msplot.draw(mech, ax)
+    drawing = msplot.get_drawing(ax)
+    own = msplot.draw(mech, plt.figure().add_subplot())
+    lo = np.minimum([own.get_xlim()[0], own.get_ylim()[0]], [1.0, 0.5])
+    hi = np.maximum([own.get_xlim()[1], own.get_ylim()[1]], [2.0, 1.0])
+    np.testing.assert_allclose(drawing.limits, (lo[0], hi[0], lo[1], hi[1]))
+    # limits set wider than the linkage are kept as they are
+    fig, ax = plt.subplots()
+    ax.set_xlim(-50.0, 50.0)
+    ax.set_ylim(-40.0, 40.0)
+    msplot.draw(mech, ax)
+    assert msplot.get_drawing(ax).limits == (-50.0, 50.0, -40.0, 40.0)
+
+
+def test_spatial_draw_only_grows_the_limits_too():
+    model = ms.models.spatial.rssr()
+    ax = plt.figure().add_subplot(projection="3d")
+    ax.plot([-20.0, 20.0], [-20.0, 20.0], [-20.0, 20.0])
+    msplot.draw(model.mechanism, ax)
+    for lim in (ax.get_xlim(), ax.get_ylim(), ax.get_zlim()):
+        assert lim[0] <= -20.0 and lim[1] >= 20.0
+
+
+def test_axis_labels_carry_the_length_unit():
+    model = slider_crank()
+    mech = model.mechanism
+    motion = mech.sweep(model.driver, model.values[::10])
+    slider = model.output
+    ax = msplot.plot_motion(motion, slider, "x")
+    assert ax.get_ylabel() == "slider x" and ax.get_xlabel() == "motor (deg)"
+    mech.units = {"length": "mm", "angle": "deg"}      # as a model file declares them
+    ax = msplot.plot_motion(motion, slider, "x")
+    assert ax.get_ylabel() == "slider x (mm)"
+    ax = msplot.plot_motion(motion, slider, point=(0.0, 0.0), units="in")
+    assert ax.get_ylabel() == "x, y (in)"
+    ax = msplot.plot_motion(motion, mech.body("crank"))
+    assert ax.get_ylabel() == "crank angle (deg)"
+    ax = msplot.draw(mech)
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("x (mm)", "y (mm)")
+    ax = msplot.draw(mech, units="m")
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("x (m)", "y (m)")
+    mech.units = {}
+    assert msplot.draw(mech).get_xlabel() == ""            # no unit known: no label
+    # a length driver's axis carries the unit too
+    model = ms.models.spatial.stewart()
+    motion = model.mechanism.sweep(model.legs[0], np.linspace(2.0, 2.1, 3))
+    ax = msplot.plot_motion(motion, model.mechanism.body("platform"), "z", units="m")
+    assert ax.get_xlabel() == f"{model.legs[0].name} (m)"
+    ax = msplot.draw(model.mechanism, units="m")
+    assert ax.get_zlabel() == "z (m)"
+    with pytest.raises(TypeError, match="units must be the name of a length unit"):
+        msplot.plot_motion(motion, model.mechanism.body("platform"), "z", units=3)
+
+
+def test_a_joint_of_ones_own_is_drawn_from_its_points(tmp_path, monkeypatch):
+    """As the issue found it: a custom (symbolic) joint was not drawn at all. A symbolic pin
+    that gives its points (``plot_points``) puts them on its bodies' outlines, and they are
+    marked where the joint is."""
+    import sympy as sp
+
+    from mechsolve.symbolic import body_symbols, symbolic_joint
+
+    monkeypatch.setenv("MECHSOLVE_CACHE_DIR", str(tmp_path))
+    b1, b2 = body_symbols(2)
+    px, py, qx, qy = sp.symbols("px py qx qy")
+    Pin = symbolic_joint("DrawnPin", bodies=(b1, b2), params=(px, py, qx, qy),
+                         phi=b1.to_global(px, py) - b2.to_global(qx, qy))
+    Pin.plot_points = lambda self: [(self.bodies[0], (self.px, self.py)),
+                                    (self.bodies[1], (self.qx, self.qy))]
+    mech = ms.Mechanism()
+    g = mech.ground
+    crank = mech.add_body("crank", position=(0.5, 0.0))
+    coupler = mech.add_body("coupler", position=(2.0, 1.0), angle=0.3)
+    rocker = mech.add_body("rocker", position=(4.0, 1.5), angle=1.5)
+    pins = [mech.add(Pin(g, crank, px=0.0, py=0.0, qx=-0.5, qy=0.0, name="O2")),
+            mech.add(Pin(crank, coupler, px=0.5, py=0.0, qx=-1.5, qy=0.0, name="A")),
+            mech.add(Pin(coupler, rocker, px=1.5, py=0.0, qx=-1.75, qy=0.0, name="B")),
+            mech.add(Pin(rocker, g, px=1.75, py=0.0, qx=4.0, qy=0.0, name="O4"))]
+    mech.add(joints.Driver(crank, "angle", 0.3, name="motor"))
+    mech.solve()
+    ax = msplot.draw(mech)
+    drawing = msplot.get_drawing(ax)
+    assert set(drawing.custom) == set(pins)
+    for j in pins:
+        marks = _vertices(drawing.custom[j])
+        for b, p in j.plot_points():
+            at = np.asarray(p, float) if b.is_ground else b.to_global(p)
+            assert _contains(marks, at)
+            if not b.is_ground:
+                assert _contains(_vertices(drawing.bodies[b]), at)
+    # the built-in joints keep their own marks
+    model = fourbar()
+    assert msplot.get_drawing(msplot.draw(model.mechanism)).custom == {}

@@ -74,9 +74,12 @@ def test_velocities_of_a_position_sweep_say_how_to_get_them():
     mech, drive = _fourbar()
     motion = mech.sweep(drive, np.linspace(0, 1, 5))
     crank = mech.body("crank")
-    text = (r"this motion has no {} data: it is a position sweep of Driver 'motor' on crank "
-            r"\(mech\.sweep\), poses at the driver's values with no time in them\. For velocities "
-            r"and accelerations, sweep in time: give the driver a motion profile \(e\.g\. "
+    # issue 30: the coefficients per unit driver rate need no time, and the message says so
+    text = (r"this motion has no {0} data: it is a position sweep of Driver 'motor' on crank "
+            r"\(mech\.sweep\), poses at the driver's values with no time in them\. Its {0} "
+            r"coefficients \(per unit rate of the driver, exact at every pose\) need no time: "
+            r"motion\.{0}\(body, point, per=\"driver\"\)\. For velocities "
+            r"and accelerations in time, sweep in time: give the driver a motion profile \(e\.g\. "
             r"drive\.value = ms\.profiles\.ConstantSpeed\(speed\)\) and call "
             r"mech\.sweep_time\(times\)")
     for call in (motion.velocity, motion.body_velocity):
@@ -85,6 +88,7 @@ def test_velocities_of_a_position_sweep_say_how_to_get_them():
     with pytest.raises(ValueError, match=text.format("acceleration")):
         motion.body_acceleration(crank)
     # what it says works
+    np.testing.assert_allclose(motion.body_velocity(crank, per="driver")[:, 2], 1.0, rtol=1e-14)
     drive.value = ms.profiles.ConstantSpeed(1.0)
     timed = mech.sweep_time(np.linspace(0, 1, 5))
     np.testing.assert_allclose(timed.body_velocity(crank)[:, 2], 1.0, atol=1e-12)

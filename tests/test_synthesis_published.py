@@ -42,12 +42,12 @@ def test_the_recorded_linkages_of_the_line_case_through_mechsolve(index):
     np.testing.assert_allclose(pf.design_of(mech), p, rtol=0, atol=1e-12)
 
 
-def _synthesize(case, p, theta2):
+def _synthesize(case, p, theta2, starts=1):
     params, bounds, free = pf.problem(case)
     mech, _ = pf.build(p, theta2[0])
     return ms.design.synthesize(mech, params, driver="theta2", path=pf.CASES[case]["targets"],
                                 body="coupler", point="P", driver_values=theta2,
-                                free_timing=free, bounds=bounds, starts=1)
+                                free_timing=free, bounds=bounds, starts=starts)
 
 
 def _check_result(case, res):
@@ -65,15 +65,17 @@ def _check_result(case, res):
 
 
 def test_six_points_on_a_line_without_timing_as_well_as_the_recorded_linkage():
-    """From one start design within the published bounds (the benchmark's 19th start,
-    rounded), mechsolve passes through the six points to round-off: at most the error of the
-    recorded best linkage (1.96e-20 by the closed form), the crank angles within [0, 2 pi] and
-    in the targets' order, the design within the published bounds. (Its rocker is longer than
-    its ground link: ``r4 <= r1``, a constraint of the source's formulation, is not kept --
-    ``synthesize`` takes box bounds only.)"""
+    """From a start design within the published bounds (the benchmark's 19th start, rounded)
+    and two drawn around it, mechsolve passes through the six points to round-off: at most the
+    error of the recorded best linkage (1.96e-20 by the closed form), the crank angles within
+    [0, 2 pi] and in the targets' order, the design within the published bounds. (Its rocker is
+    longer than its ground link: ``r4 <= r1``, a constraint of the source's formulation, is not
+    kept -- ``synthesize`` takes box bounds only.) The local minimum a single start reaches
+    depends on round-off on the way (once, with NumPy 1.24 in the full suite, 1.2e-5 away):
+    three starts make the outcome the platform's no more."""
     p0 = np.array([59.32, 10.98, 29.33, 57.78, 36.11, -2.25, 4.38, -2.51, 51.02])
     theta2 = 2.556 + np.linspace(0.0, math.pi, 6)
-    res = _synthesize("line6", p0, theta2)
+    res = _synthesize("line6", p0, theta2, starts=3)
     p, err = _check_result("line6", res)
     recorded = pf.RECORDED["line6"][0]
     assert err <= pf.closed_form_error(recorded[0], recorded[1], pf.CASES["line6"]["targets"])

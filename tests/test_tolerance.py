@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _round_off import assert_same_to_round_off
 
 import mechsolve as ms
 
@@ -42,9 +43,13 @@ def test_first_order_and_monte_carlo_agree_for_small_tolerances_along_a_sweep():
 
 
 def test_the_same_seed_gives_the_same_samples():
-    _, a = _sweep_result(seed=3)
+    # the same samples, solved to the same points to round-off of the model's size (NumPy
+    # 1.24 rounds the same solve differently at another memory alignment; issue 26)
+    model, a = _sweep_result(seed=3)
     _, b = _sweep_result(seed=3)
-    np.testing.assert_array_equal(a.mc_points, b.mc_points)
+    np.testing.assert_array_equal(a.failures, b.failures)
+    scale = max(model.mechanism.length_scale, np.max(np.abs(a.mc_points)))
+    assert_same_to_round_off(b.mc_points, a.mc_points, scale)
 
 
 def test_near_a_toggle_the_first_order_is_wrong_and_the_monte_carlo_shows_it():

@@ -2,7 +2,8 @@
 velocities and accelerations, time-driven motion and free motions.
 
 The rooms, lower ones first (a room imports only those before it): :mod:`.motion` (the
-``Motion`` result), :mod:`.dof`, :mod:`.batch` (many variants at once), :mod:`.continuation`
+``Motion`` result), ``_named_motions`` (free motions named in words), :mod:`.dof`,
+:mod:`.batch` (many variants at once), :mod:`.continuation`
 (sweeps), :mod:`.assembly` (from a rough sketch, goals, other branches), :mod:`.pipeline` (the
 stages of one solve, in order), :mod:`.rates` (velocities,
 accelerations), :mod:`.measures` (transmission angle, mechanical advantage, Grashof class,
@@ -10,6 +11,7 @@ rotation range; ``Motion`` delegates to it), :mod:`.timed` (time sweeps) and
 :mod:`.free_motion`.
 """
 
+from ._named_motions import FreeMotions, MotionPart, NamedMotion
 from .assembly import assemble, assemble_branch, closest_to_goals
 from .batch import BatchResult, batch_newton, solve_batch
 from .continuation import (
@@ -40,7 +42,8 @@ from .pipeline import solve_pose
 from .rates import acceleration, point_acceleration, point_velocity, velocity
 from .timed import time_sweep
 
-__all__ = ["DofReport", "Motion", "FreeMotion", "BatchResult", "dof_report", "sweep",
+__all__ = ["DofReport", "Motion", "FreeMotion", "FreeMotions", "NamedMotion", "MotionPart",
+           "BatchResult", "dof_report", "sweep",
            "solve_batch", "solve_pose", "batch_newton", "assemble", "assemble_branch",
            "closest_to_goals",
            "velocity", "acceleration", "point_velocity", "point_acceleration", "time_sweep",

@@ -472,7 +472,8 @@ def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
 
     Each start after the first is the given one moved: by a seeded random kick, growing with
     the attempts, and (spatial mechanisms with hinges) every other time by a body turned about
-    one of its hinges by a seeded angle, which keeps that hinge upright. A root where a joint
+    one of its hinges by a seeded angle, which keeps that hinge upright; with hinges a second
+    round of ``max_branches`` starts follows, all of them turned about hinges. A root where a joint
     holds only as a mirror image (a hinge's axes antiparallel) is no assembly: it is deflated,
     and the roots Newton reaches from it with a body of the mirrored joint turned a half turn
     are taken as well. (A spherical four-bar's equations have up to 2^4 mirror images of each
@@ -520,9 +521,11 @@ def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
     if sys.spatial:
         with mech.trying_state(q_start):
             hinges = [h for j in sys.joints for h in j._hinge_lines()]
-    for attempt in range(max_branches):
+    # with hinges, as many starts again after the first round, each a body turned about a
+    # hinge (a spherical four-bar's mirror images can take the first round)
+    for attempt in range(2 * max_branches if hinges else max_branches):
         q = q_start.copy()
-        if attempt and hinges and attempt % 2 == 0:
+        if attempt and hinges and (attempt % 2 == 0 or attempt >= max_branches):
             # every other start: a body turned about one of its hinges by a seeded angle,
             # which keeps that hinge and moves the body to where another assembly may hold
             # it (assemblies differ in their joints' angles), not to a mirror image

@@ -42,6 +42,7 @@ from ..solver import (
     linear_solve,
     strategy_for,
 )
+from ._named_motions import free_motion_labels
 from .batch import batch_newton
 from .motion import Motion
 
@@ -748,7 +749,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
         driver._assign(values[0], check_degrees=False)   # the values are judged above
         state, res = cont.start(values[0], cannot_start)
         if not cont.use_sign:   # else square and regular next to the start: no free motion
-            check_free_motion(free_dof(sys, res), "sweep")
+            check_free_motion(free_dof(sys, res), "sweep", lambda: free_motion_labels(mech))
         states[0] = state.q
         iterations[0] = res.iterations
         if batch == "auto":

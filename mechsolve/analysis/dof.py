@@ -6,6 +6,7 @@ import numpy as np
 
 from ..joints.base import DriverJoint
 from ..solver import DENSE_ANALYSIS_LIMIT, RedundantEquation, independent_rows
+from ._named_motions import FreeMotions, _scaled_jacobian, named_free_motions
 
 __all__ = ["DofReport", "dof_report"]
 
@@ -30,9 +31,27 @@ class DofReport:
         Degrees of freedom left free by the drivers (``n - rank`` of all equations).
     driver_conflicts : list of RedundantEquation
         Driver equations that depend on the constraints or on earlier drivers.
+    free_motions : FreeMotions
+        The ``free`` motions left by the drivers, named: ``free_motions.labels`` says in words
+        which bodies move and how (see :meth:`Mechanism.free_motions`).
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> model = ms.models.five_bar()          # two degrees of freedom, one driver
+    >>> print(model.mechanism.dof())
+    coordinates          12
+    Gruebler count       2
+    mobility (rank)      2   (constraint rank 10)
+    drivers              1
+    free after drivers   1
+    free motions (the drivers held):
+      1. b turns about (0, 1) at its joint with a; c turns about (3.09, 2);
+         d turns about (3, 0) at its joint with ground
     """
 
-    def __init__(self, *, n, gruebler, rank, redundant, drivers, free, driver_conflicts):
+    def __init__(self, *, n, gruebler, rank, redundant, drivers, free, driver_conflicts,
+                 free_motions=None):
         self.n = n
         self.gruebler = gruebler
         self.rank = rank
@@ -41,6 +60,8 @@ class DofReport:
         self.drivers = drivers
         self.free = free
         self.driver_conflicts = driver_conflicts
+        self.free_motions = FreeMotions(np.zeros((0, n))) if free_motions is None \
+            else free_motions
 
     def __repr__(self) -> str:
         return (f"DofReport(dof={self.dof}, gruebler={self.gruebler}, "
@@ -54,6 +75,10 @@ class DofReport:
             f"drivers              {self.drivers}",
             f"free after drivers   {self.free}",
         ]
+        if len(self.free_motions):
+            lines.append("free motions (the drivers held):")
+            lines += [f"  {i + 1}. {label}" for i, label in
+                      enumerate(self.free_motions.labels)]
         if self.redundant:
             lines.append(f"redundant equations  {len(self.redundant)}:")
             lines += [f"  {r!r}" for r in self.redundant]
@@ -76,7 +101,8 @@ def dof_report(mech) -> DofReport:
         raise ValueError(f"the rank-based DOF report needs a dense analysis and is limited to "
                          f"{DENSE_ANALYSIS_LIMIT} coordinates; this mechanism has {n}")
     _, vals = sys.evaluate(mech.state_view)
-    J = sys.jacobian_dense(vals)
+    J_all = sys.jacobian_dense(vals)
+    J = _scaled_jacobian(sys, J_all)   # ranks alike in micrometres and kilometres
     is_driver = np.zeros(sys.m, dtype=bool)
     for i, j in enumerate(sys.joints):
         if isinstance(j, DriverJoint):
@@ -89,5 +115,7 @@ def dof_report(mech) -> DofReport:
     redundant = [RedundantEquation(*sys.row_owner(int(c_rows[i]))) for i in dep_c]
     conflicts = [RedundantEquation(*sys.row_owner(int(order[i]))) for i in dep_all
                  if i >= len(c_rows)]
+    motions = named_free_motions(mech, J_all) if rank_all < n else None
     return DofReport(n=n, gruebler=gruebler, rank=rank_c, redundant=redundant,
-                     drivers=n_drivers, free=n - rank_all, driver_conflicts=conflicts)
+                     drivers=n_drivers, free=n - rank_all, driver_conflicts=conflicts,
+                     free_motions=motions)

@@ -10,26 +10,48 @@ from ..joints._end_effectors import _log_rows
 from ..newton import newton as core_newton
 from ..solver import NEAR_LAMBDA_MIN, svd_step
 from ..spatial._quat import quat_conjugate, quat_multiply
+from ._named_motions import FreeMotions, named_free_motions
 from .motion import Motion
 from .rates import _check_assembled, point_velocity
 
-__all__ = ["FreeMotion", "free_motions", "free_motion_path", "free_motion_amplitude",
+__all__ = ["FreeMotion", "FreeMotions", "free_motions", "free_motion_path", "free_motion_amplitude",
            "wiggle_free_motions"]
 
 
-def free_motions(mech) -> np.ndarray:
-    """Orthonormal basis of the instantaneous free motions at the current pose, ``(k, n)``.
+def free_motions(mech) -> FreeMotions:
+    """The instantaneous free motions at the current pose, named: a ``(k, n)`` array.
 
-    The null space of the Jacobian of all equations (drivers included): the directions in
-    which the mechanism can move to first order while every constraint and driver holds. Empty
-    (``k = 0``) when the drivers fix every degree of freedom.
+    The rows span the null space of the Jacobian of all equations (drivers included): the
+    directions in which the mechanism can move to first order while every constraint and
+    driver holds. Each row has unit length and keeps as many bodies still as it can (so the
+    rows of an under-driven five-bar are "the first link held" and "the last link held", not
+    an orthonormal mix of both); the rank is decided with lengths in the model's size, so the
+    same motions come out in micrometres and kilometres. Empty (``k = 0``) when the drivers fix
+    every degree of freedom.
+
+    The result is a :class:`~mechsolve.analysis.FreeMotions`, an ``ndarray`` whose
+    ``labels`` say in words which bodies move and how (``print()`` lists them) and whose
+    ``motions`` hold the axes, points and bodies of each.
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> model = ms.models.five_bar()
+    >>> mech = model.mechanism
+    >>> mech.remove(model.driver)          # two free motions now
+    >>> motions = mech.free_motions()
+    >>> motions.shape
+    (2, 12)
+    >>> print(motions)
+    2 free motions:
+      1. b turns about (0, 1) at its joint with a; c turns about (3.09, 2);
+         d turns about (3, 0) at its joint with ground
+      2. a turns about (0, 0) at its joint with ground; b turns about (0, 1.99);
+         c turns about (3.04, 0.999) at its joint with d
+    >>> [b.name for b in motions.motions[1].bodies]
+    ['a', 'b', 'c']
     """
-    system = mech.system()
-    _, vals = system.evaluate(mech.state_view)
-    J = system.jacobian_dense(vals)
-    _, s, Vt = np.linalg.svd(J, full_matrices=True)
-    rank = int(np.count_nonzero(s > 1e-9 * max(s[0] if s.size else 0.0, 1e-300)))
-    return Vt[rank:].copy()
+    return named_free_motions(mech)
 
 
 # -- following the free motions ----------------------------------------------------------------
@@ -49,8 +71,9 @@ class FreeMotion(Motion):
 
     Attributes
     ----------
-    basis : ndarray, shape (k, n)
-        The free-motion basis at the start pose ``q0`` (``mech.free_motions()``).
+    basis : FreeMotions, shape (k, n)
+        The free-motion basis at the start pose ``q0`` (``mech.free_motions()``, its rows
+        named in ``basis.labels``).
     start : ndarray
         The start state ``q0``.
     motion_index : ndarray of int, shape (N,)

@@ -7,6 +7,7 @@ import numpy as np
 from .._validation import as_vector
 from ..body import Body
 from ..spatial._quat import quat_rotate
+from ._table import motion_table, write_csv
 
 __all__ = ["Motion"]
 
@@ -77,31 +78,148 @@ class Motion:
         """The times of a time sweep (the same array as :attr:`values`)."""
         return self.values
 
-    def _rates(self, which):
+    def _rates(self, which, per=None):
+        """The ``(N, n)`` velocities (``which="velocity"``) or accelerations of the poses:
+        in time (``per=None`` or ``"time"``, a time sweep's), or per unit rate of a driver
+        (``per="driver"`` or a driver: the coefficients, see :meth:`velocity_coefficients`)."""
+        driver = self._per(per)
+        if driver is not None:
+            dq, d2q = self._coefficients(driver)
+            return dq if which == "velocity" else d2q
         arr = self.velocities if which == "velocity" else self.accelerations
         if arr is None:
             if self.driver is not None:
                 raise ValueError(
                     f"this motion has no {which} data: it is a position sweep of "
                     f"{self.driver.describe()} (mech.sweep), poses at the driver's values with "
-                    "no time in them. For velocities and accelerations, sweep in time: give the "
-                    "driver a motion profile (e.g. drive.value = "
+                    f"no time in them. Its {which} coefficients (per unit rate of the driver, "
+                    f"exact at every pose) need no time: motion.{which}(body, point, "
+                    "per=\"driver\"). For velocities and accelerations in time, sweep in "
+                    "time: give the driver a motion profile (e.g. drive.value = "
                     "ms.profiles.ConstantSpeed(speed)) and call mech.sweep_time(times)")
             raise ValueError(f"this motion has no {which} data: its poses carry no time (a "
                              "time sweep, mech.sweep_time, with drivers that have motion "
                              "profiles, has velocities and accelerations)")
         return arr
 
-    def body_velocity(self, body) -> np.ndarray:
+    def _per(self, per):
+        """The driver that ``per`` names, or None for rates in time."""
+        if per is None or (isinstance(per, str) and per == "time"):
+            return None
+        mech = self.mechanism
+        if isinstance(per, str) and per == "driver":
+            if self.driver is not None:
+                return self.driver
+            profiled = [d for d in mech.drivers if d.profile is not None]
+            if len(profiled) != 1:
+                names = ", ".join(d.label for d in profiled) or "none"
+                raise ValueError(f"per='driver' on a time sweep needs exactly one driver with a "
+                                 f"motion profile (drivers with profiles: {names}); name the "
+                                 "driver: per=drive or per='motor'")
+            return profiled[0]
+        if not isinstance(per, str) and not hasattr(per, "value"):
+            raise TypeError(f"per must be None or 'time' (rates in time), 'driver', or a "
+                            f"driver of the mechanism or its name, got {type(per).__name__} "
+                            f"{per!r}")
+        try:
+            return mech._own_driver(per)
+        except KeyError:
+            raise ValueError(f"per={per!r}: the mechanism has no driver of that name "
+                             f"(drivers: {', '.join(d.label for d in mech.drivers)})") from None
+
+    def _coefficients(self, driver):
+        """``(dq/dv, d2q/dv2)`` of ``driver`` at every pose, computed once per driver and
+        set of joint parameters (see :func:`mechsolve.analysis.rates.rate_coefficients`)."""
+        from .rates import rate_coefficients  # rates imports motion's room: not at the top
+
+        system = self.mechanism.system()
+        key = (id(driver), id(system), b"".join(g.P.tobytes() for g in system.groups))
+        cache = self.__dict__.setdefault("_coefficient_cache", {})
+        if key not in cache:
+            timed = self.driver is None
+            what = "velocity and acceleration coefficients"
+            cache[key] = rate_coefficients(self.mechanism, driver, self.values, self.states,
+                                           timed=timed, hints=self._branch_hints(driver),
+                                           what=what)
+        dq, d2q = cache[key]
+        return dq, d2q
+
+    def _branch_hints(self, driver):
+        """Near-values of ``dq/dv`` at every pose that tell the branch where a pose sits on
+        a crossing of branches: the central differences of the poses (a position sweep of
+        ``driver``), or the time sweep's velocities over the driver's rate."""
+        system = self.mechanism.system()
+        N = len(self)
+        if N < 2:
+            return None
+        if self.driver is None:
+            if self.velocities is None or driver.profile is None:
+                return None
+            rates = np.array([driver._rates(t)[0] for t in self.values])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                hints = self.velocities / rates[:, None]
+            return np.where(np.isfinite(hints), hints, 0.0)
+        if driver is not self.driver:
+            return None
+        lo = np.r_[0, np.arange(N - 2), N - 2]
+        hi = np.r_[1, np.arange(2, N), N - 1]
+        dv = self.values[hi] - self.values[lo]
+        dv = np.where(dv == 0.0, 1.0, dv)
+        return system.difference(self.states[hi], self.states[lo]) / dv[:, None]
+
+    def velocity_coefficients(self, per="driver") -> np.ndarray:
+        """``dq/dv`` at every pose: the velocity per unit rate of a driver, ``(N, n)``.
+
+        The solution of ``J dq/dv = e_driver`` (the velocity equations for a unit driver rate,
+        the other drivers held, time frozen) at each pose, exact from the Jacobian's
+        factorization there; no time is needed, so any sweep has them. Per planar body
+        ``(dx/dv, dy/dv, dtheta/dv)``, per spatial body ``(dr/dv, omega/vdot)`` (global),
+        then the joints' own coordinates. A body's slice is :meth:`body_velocity` with
+        ``per``; a point's, :meth:`velocity`.
+
+        Parameters
+        ----------
+        per : "driver" or DriverJoint or str
+            ``"driver"``: the swept driver (a position sweep) or the one driver with a motion
+            profile (a time sweep); or a driver of the mechanism (or its name).
+
+        Raises
+        ------
+        SolveError
+            At a pose that is a singular position where the driver's motion cannot be met (a
+            toggle, a dead centre: the coefficients are infinite there), naming the poses.
+
+        Notes
+        -----
+        They are computed with the mechanism's joint parameters at the time of the call.
+        At a pose that sits exactly on a singular position where assembly branches cross,
+        the coefficients are those of the branch the sweep came along (first-order accurate
+        there only, as in a time sweep).
+        """
+        return self._rates("velocity", per if per is not None else "driver").copy()
+
+    def acceleration_coefficients(self, per="driver") -> np.ndarray:
+        """``d2q/dv2`` at every pose: the acceleration per unit driver rate squared, with no
+        driver acceleration, ``(N, n)``.
+
+        The solution of ``J d2q/dv2 = gamma(q, dq/dv)`` from the same factorization as
+        :meth:`velocity_coefficients`. In time, with driver rate ``vdot`` and acceleration
+        ``vddot``: ``qddot = d2q/dv2 vdot**2 + dq/dv vddot`` (one driver moving, no
+        time-dependent joints).
+        """
+        return self._rates("acceleration", per if per is not None else "driver").copy()
+
+    def body_velocity(self, body, *, per=None) -> np.ndarray:
         """Generalized velocity of ``body`` at every step: ``(N, 3)`` planar ``(xdot, ydot,
         thetadot)``, or ``(N, 6)`` spatial ``(v, omega)`` (origin velocity and angular velocity,
-        global)."""
-        return self._body_rates(body, self._rates("velocity"))
+        global). In time (a time sweep), or per unit rate of a driver with ``per="driver"``
+        (any sweep: see :meth:`velocity_coefficients`)."""
+        return self._body_rates(body, self._rates("velocity", per))
 
-    def body_acceleration(self, body) -> np.ndarray:
+    def body_acceleration(self, body, *, per=None) -> np.ndarray:
         """Generalized acceleration of ``body`` at every step, shaped like
-        :meth:`body_velocity`."""
-        return self._body_rates(body, self._rates("acceleration"))
+        :meth:`body_velocity`; ``per="driver"``: per unit driver rate squared."""
+        return self._body_rates(body, self._rates("acceleration", per))
 
     def _body_rates(self, body, rates) -> np.ndarray:
         body = self._body(body)
@@ -110,15 +228,35 @@ class Motion:
             return np.zeros((len(self), d))
         return rates[:, d * body.index:d * (body.index + 1)].copy()
 
-    def velocity(self, body, point=None) -> np.ndarray:
-        """Global velocity of a body point at every step, shape ``(N, dim)``."""
-        nu = self._rates("velocity")
+    def velocity(self, body, point=None, *, per=None) -> np.ndarray:
+        """Global velocity of a body point at every step, shape ``(N, dim)``.
+
+        ``per=None``: in time, from a time sweep (:meth:`Mechanism.sweep_time`). ``per=
+        "driver"``: the velocity coefficient, ``dp/dv`` per unit rate of the swept driver
+        (any sweep, exact: see :meth:`velocity_coefficients`); ``per=`` a driver or its name
+        for another driver.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import mechsolve as ms
+        >>> model = ms.models.fourbar()
+        >>> motion = model.mechanism.sweep(model.driver, np.linspace(0, np.pi, 7))
+        >>> crank = model.mechanism.body("crank")
+        >>> motion.velocity(crank, (0.5, 0.0), per="driver")[0].round(12)  # crank tip
+        array([0., 1.])
+        """
+        nu = self._rates("velocity", per)
         return self._point_rates(body, point, nu, None)
 
-    def acceleration(self, body, point=None) -> np.ndarray:
-        """Global acceleration of a body point at every step, shape ``(N, dim)``."""
-        return self._point_rates(body, point, self._rates("velocity"),
-                                 self._rates("acceleration"))
+    def acceleration(self, body, point=None, *, per=None) -> np.ndarray:
+        """Global acceleration of a body point at every step, shape ``(N, dim)``.
+
+        ``per=None``: in time (a time sweep); ``per="driver"``: ``d2p/dv2``, the acceleration
+        for a unit driver rate and no driver acceleration (any sweep: see
+        :meth:`acceleration_coefficients`)."""
+        return self._point_rates(body, point, self._rates("velocity", per),
+                                 self._rates("acceleration", per))
 
     def _point_rates(self, body, point, nu, nudot):
         body = self._body(body)
@@ -144,6 +282,90 @@ class Motion:
         if a is None:
             return v[:, :3] + np.cross(w, r)
         return a[:, :3] + np.cross(a[:, 3:], r) + np.cross(w, np.cross(w, r))
+
+    # -- tables ----------------------------------------------------------------------------------
+    def table(self, *, bodies=None, points=None, rates: bool = False, per=None):
+        """The motion as ``(columns, data)``: column names with units and an ``(N, c)`` array
+        (what :meth:`to_dataframe` and :meth:`to_csv` hold; see there)."""
+        return motion_table(self, bodies=bodies, points=points, rates=rates, per=per)
+
+    def to_dataframe(self, *, bodies=None, points=None, rates: bool = False, per=None):
+        """The motion as a :class:`pandas.DataFrame`, one row per pose, columns named with
+        units.
+
+        The first column is the swept driver's value (``"motor [rad]"``) or the time
+        (``"t [s]"``); then, per body, ``"crank.x [mm]"``, ``"crank.y [mm]"``,
+        ``"crank.angle [rad]"`` (spatial: ``x``, ``y``, ``z`` and the unit quaternion ``qw``,
+        ``qx``, ``qy``, ``qz``), then the joints' own coordinates (``"slot.0"``). Lengths are
+        in the model's length unit, named where the model declares it
+        (``mech.units["length"]``: a model file's ``[units] length = "mm"``); angles in
+        radians, or in degrees where the model declares ``angle = "deg"`` (the columns are
+        converted). Needs pandas (``pip install "mechsolve[pandas]"``); :meth:`to_csv`
+        writes the same table without it.
+
+        Parameters
+        ----------
+        bodies : sequence of Body, optional
+            The bodies to tabulate (default all, with the joints' own coordinates).
+        points : dict, optional
+            ``{name: (body, point)}``: paths of body points (body coordinates), columns
+            ``"name.x [mm]"`` and so on.
+        rates : bool
+            Also the bodies' (and points') velocities and accelerations: in time on a time
+            sweep (``"crank.vx [mm/s]"``, ``"crank.omega [rad/s]"``, ``"crank.ax [mm/s^2]"``),
+            or per unit rate of a driver with ``per="driver"`` on any sweep
+            (``"crank.dx/dmotor [mm/rad]"``, ``"crank.d2x/dmotor2 [mm/rad^2]"``: see
+            :meth:`velocity_coefficients`).
+        per : None or "driver" or DriverJoint or str
+            What the rates are per (see :meth:`velocity`).
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Raises
+        ------
+        ImportError
+            If pandas is not installed, saying how to install it.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import mechsolve as ms
+        >>> model = ms.models.fourbar()
+        >>> motion = model.mechanism.sweep(model.driver, np.linspace(0, np.pi, 5))
+        >>> frame = motion.to_dataframe()                  # doctest: +SKIP
+        >>> list(frame.columns[:4])                         # doctest: +SKIP
+        ['motor [rad]', 'crank.x', 'crank.y', 'crank.angle [rad]']
+        """
+        try:
+            import pandas as pd  # optional: mechsolve[pandas], imported only when asked for
+        except ImportError:
+            raise ImportError('Motion.to_dataframe needs pandas: pip install "mechsolve[pandas]" '
+                              "(or pip install pandas); Motion.to_csv(path) writes the same "
+                              "table without it") from None
+        columns, data = self.table(bodies=bodies, points=points, rates=rates, per=per)
+        return pd.DataFrame(data, columns=columns)
+
+    def to_csv(self, path, *, bodies=None, points=None, rates: bool = False, per=None) -> None:
+        """Write the motion as a CSV file: a header of column names with units, then one row
+        per pose at full precision (read back, the numbers are the same). No pandas needed.
+
+        The columns and arguments are those of :meth:`to_dataframe`.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import mechsolve as ms
+        >>> model = ms.models.fourbar()
+        >>> mech = model.mechanism
+        >>> mech.units = {"length": "mm"}
+        >>> motion = mech.sweep(model.driver, np.linspace(0, np.pi, 5))
+        >>> motion.table()[0][:4]
+        ['motor [rad]', 'crank.x [mm]', 'crank.y [mm]', 'crank.angle [rad]']
+        """
+        columns, data = self.table(bodies=bodies, points=points, rates=rates, per=per)
+        write_csv(path, columns, data)
 
     def sensitivity(self, params=None):
         """``dq/dp`` at every pose, with the mechanism's current parameters: a

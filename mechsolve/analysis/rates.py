@@ -17,7 +17,8 @@ from ..joints.base import DriverJoint
 from ..newton import RANK_RTOL
 from ..solver import SolveError, linear_solve
 
-__all__ = ["velocity", "acceleration", "point_velocity", "point_acceleration"]
+__all__ = ["velocity", "acceleration", "point_velocity", "point_acceleration",
+           "rate_coefficients"]
 
 
 def _solve_linear(system, vals, rhs, what: str = "velocity", hint=None):
@@ -31,53 +32,82 @@ def _solve_linear(system, vals, rhs, what: str = "velocity", hint=None):
     the equations have no solution: at a toggle or dead-centre position the drivers' rates
     cannot be met, and :class:`~mechsolve.SolveError` says so, naming the joints involved.
     """
-    m, n = system.m, system.n
-    rhs = np.asarray(rhs, dtype=float)
-    if not system.dense:
-        J = system.jacobian_sparse(vals)
-        x = linear_solve(system, vals, rhs)
+    return _Factored(system, vals).solve(rhs, what, hint)
+
+
+class _Factored:
+    """The Jacobian at a pose factored once, for several right-hand sides (a velocity, then
+    the acceleration whose right-hand side needs it): see :func:`_solve_linear`."""
+
+    def __init__(self, system, vals) -> None:
+        self.system = system
+        self.vals = vals
+        self.lu = None
+        self._svd = None
+        m, n = system.m, system.n
+        if not system.dense:
+            return
+        # decisions on the Jacobian with lengths in the model's size and rows normalized
+        c = self.c = system.col_scale
+        Jc = system.jacobian_dense(vals) * c
+        self.norms = np.maximum(np.sqrt(np.sum(Jc * Jc, axis=1)), 1e-300)
+        self.J = Jc / self.norms[:, None]
+        if m == n and n:
+            lu, piv, info = sla.lapack.dgetrf(self.J)
+            if info == 0:
+                anorm = float(np.max(np.sum(np.abs(self.J), axis=0)))
+                rcond, _ = sla.lapack.dgecon(lu, anorm, norm="1")
+                if rcond > 10 * SINGULAR_RTOL:
+                    self.lu = (lu, piv)
+
+    @property
+    def regular(self) -> bool:
+        """Whether ``J`` is square and well-conditioned (solved by LU)."""
+        return self.lu is not None
+
+    def solve(self, rhs, what: str = "velocity", hint=None) -> np.ndarray:
+        system = self.system
+        m, n = system.m, system.n
+        rhs = np.asarray(rhs, dtype=float)
+        if not system.dense:
+            J = system.jacobian_sparse(self.vals)
+            x = linear_solve(system, self.vals, rhs)
+            scale = float(np.max(np.abs(rhs), initial=0.0))
+            miss = float(np.max(np.abs(J @ x - rhs), initial=0.0))
+            if not np.all(np.isfinite(x)) or miss > 1e-8 * scale:
+                raise SolveError(f"the {what} equations have no solution at this pose (largest "
+                                 f"residual {miss:.3g}): a singular position")
+            return x
+        c = self.c
+        rhs = rhs / self.norms
         scale = float(np.max(np.abs(rhs), initial=0.0))
-        miss = float(np.max(np.abs(J @ x - rhs), initial=0.0))
-        if not np.all(np.isfinite(x)) or miss > 1e-8 * scale:
-            raise SolveError(f"the {what} equations have no solution at this pose (largest "
-                             f"residual {miss:.3g}): a singular position")
-        return x
-    # decisions on the Jacobian with lengths in the model's size and rows normalized
-    c = system.col_scale
-    Jc = system.jacobian_dense(vals) * c
-    norms = np.maximum(np.sqrt(np.sum(Jc * Jc, axis=1)), 1e-300)
-    J = Jc / norms[:, None]
-    rhs = rhs / norms
-    scale = float(np.max(np.abs(rhs), initial=0.0))
-    if m == n and n:
-        lu, piv, info = sla.lapack.dgetrf(J)
-        if info == 0:
-            anorm = float(np.max(np.sum(np.abs(J), axis=0)))
-            rcond, _ = sla.lapack.dgecon(lu, anorm, norm="1")
-            if rcond > 10 * SINGULAR_RTOL:
-                return sla.lapack.dgetrs(lu, piv, rhs)[0] * c
-    U, s, Vt = np.linalg.svd(J, full_matrices=True)
-    if s.size == 0 or s[0] == 0.0:
-        if scale > 0.0:
-            raise SolveError(f"the {what} equations have no solution: the Jacobian is zero")
-        return np.zeros(n)
-    # Directions kept: above the rank tolerance, and for a square system above the singular
-    # position threshold too (a pose solved to 1e-10 at a singular point shows about 1e-5).
-    cut = (SINGULAR_RTOL if m == n else RANK_RTOL) * s[0]
-    r = int(np.count_nonzero(s > cut))
-    coeff = U[:, :r].T @ rhs
-    outside = rhs - U[:, :r] @ coeff
-    miss = float(np.max(np.abs(outside), initial=0.0))
-    # Next to a singular point the dropped left vector is known only to about the distance
-    # from it, so the part of rhs along it is noise below that; at a toggle it is of the order
-    # of rhs itself.
-    if miss > 1e-3 * scale:
-        raise SolveError(_no_solution_message(system, what, U[:, r:], outside, s, r))
-    x = Vt[:r].T @ (coeff / s[:r])
-    if hint is not None and r < n:
-        N = Vt[r:]
-        x = x + N.T @ (N @ (np.asarray(hint, dtype=float) / c - x))
-    return x * c
+        if self.lu is not None:
+            return sla.lapack.dgetrs(*self.lu, rhs)[0] * c
+        if self._svd is None:
+            self._svd = np.linalg.svd(self.J, full_matrices=True)
+        U, s, Vt = self._svd
+        if s.size == 0 or s[0] == 0.0:
+            if scale > 0.0:
+                raise SolveError(f"the {what} equations have no solution: the Jacobian is zero")
+            return np.zeros(n)
+        # Directions kept: above the rank tolerance, and for a square system above the
+        # singular position threshold too (a pose solved to 1e-10 at a singular point shows
+        # about 1e-5).
+        cut = (SINGULAR_RTOL if m == n else RANK_RTOL) * s[0]
+        r = int(np.count_nonzero(s > cut))
+        coeff = U[:, :r].T @ rhs
+        outside = rhs - U[:, :r] @ coeff
+        miss = float(np.max(np.abs(outside), initial=0.0))
+        # Next to a singular point the dropped left vector is known only to about the distance
+        # from it, so the part of rhs along it is noise below that; at a toggle it is of the
+        # order of rhs itself.
+        if miss > 1e-3 * scale:
+            raise SolveError(_no_solution_message(system, what, U[:, r:], outside, s, r))
+        x = Vt[:r].T @ (coeff / s[:r])
+        if hint is not None and r < n:
+            N = Vt[r:]
+            x = x + N.T @ (N @ (np.asarray(hint, dtype=float) / c - x))
+        return x * c
 
 
 def _no_solution_message(system, what, left, outside, s, r) -> str:
@@ -194,6 +224,90 @@ def acceleration(mech, *, hint=None) -> np.ndarray:
     nudot = _solve_linear(system, vals, rhs, "acceleration", hint)
     mech.rates_cache["nudot"] = nudot
     return nudot.copy()
+
+
+def rate_coefficients(mech, driver, values, states, *, timed: bool = False, hints=None,
+                      what: str = "velocity coefficients"):
+    """Velocity and acceleration coefficients of ``driver`` at each of ``states``:
+    ``dq/dv`` and ``d2q/dv2`` (increment space, ``(N, n)`` each), the other drivers held.
+
+    Differentiating ``Phi(q(v), v) = 0`` along the driver's value ``v`` (its equation is
+    ``f(q) - v``) gives ``J dq/dv = e_driver`` and ``J d2q/dv2 = gamma(q, dq/dv)``: the
+    velocity and acceleration equations for a unit driver rate, with no time in them. Both are
+    solved from one factorization of ``J`` at each pose, exactly (to round-off), as
+    :func:`velocity` and :func:`acceleration` solve theirs.
+
+    Parameters
+    ----------
+    mech : Mechanism
+    driver : DriverJoint
+        A driver of ``mech``.
+    values : ndarray, shape (N,)
+        The driver's value at each state (a position sweep), or the time (``timed``).
+    states : ndarray, shape (N, n_state)
+    timed : bool
+        ``values`` are times: the mechanism's time is set to each (time-dependent joints and
+        the drivers with profiles take their values there) and restored afterwards.
+    hints : ndarray, shape (N, n), optional
+        Near-solutions that pick the branch where a pose sits on a singular position where
+        branches cross (the velocity coefficients are not unique there).
+    what : str
+        How messages name the quantity.
+
+    Returns
+    -------
+    dq, d2q : ndarray, shape (N, n)
+
+    Raises
+    ------
+    SolveError
+        Where a pose is a singular position at which the driver's motion cannot be met (a
+        toggle or dead centre: the coefficients are infinite there), naming the poses and the
+        joints involved.
+    """
+    system = mech.system()
+    if driver not in system.joints:
+        raise ValueError(f"{driver.label} is not a driver of this mechanism's current joints")
+    e = np.zeros(system.m)
+    e[system.row_of(driver)] = 1.0
+    gi, ii, col = system.driver_slot(driver)
+    P = system.groups[gi].P
+    saved_value, saved_time = P[ii, col], mech.time
+    N = len(states)
+    dq = np.empty((N, system.n))
+    d2q = np.empty((N, system.n))
+    bad = []
+    try:
+        for k in range(N):
+            if timed:
+                mech.set_time(values[k])
+            else:
+                P[ii, col] = values[k]
+            q = states[k]
+            _, vals = system.evaluate(q)
+            lu = _Factored(system, vals)
+            hint = None if hints is None or lu.regular else hints[k]
+            try:
+                dq[k] = lu.solve(e, "velocity", hint)
+                slope = None
+                if not lu.regular and k and values[k] != values[k - 1]:
+                    slope = (dq[k] - dq[k - 1]) / (values[k] - values[k - 1])
+                d2q[k] = lu.solve(system.gamma(q, dq[k]), "acceleration", slope)
+            except SolveError as exc:
+                bad.append((k, exc))
+    finally:
+        P[ii, col] = saved_value
+        if timed:
+            mech.set_time(saved_time)
+    if bad:
+        k, exc = bad[0]
+        where = ", ".join(f"pose {i} ({'t' if timed else driver.name or driver.label} = "
+                          f"{values[i]:.6g})" for i, _ in bad[:5])
+        more = f" and {len(bad) - 5} more" if len(bad) > 5 else ""
+        raise SolveError(f"the {what} per unit rate of {driver.describe()} are not defined at "
+                         f"{where}{more}: {exc}. Sweep values that stop short of the singular "
+                         "position (mech.sweep stops at a limit by itself).")
+    return dq, d2q
 
 
 def _store_velocity(mech, nu: np.ndarray) -> np.ndarray:

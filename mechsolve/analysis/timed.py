@@ -7,6 +7,7 @@ import numpy as np
 from .._validation import as_count, as_float, as_values
 from .._warnings import check_free_motion
 from ..solver import SolveError, SweepError, free_dof
+from ._named_motions import free_motion_labels
 from .continuation import (
     SINGULAR_RTOL,
     _apart,
@@ -57,6 +58,39 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
     mechanism arrived on (a root of the second-order branch condition), and the acceleration's
     component along the singular direction is estimated from the previous step (first-order
     accurate only: elsewhere both are exact).
+
+    Parameters
+    ----------
+    mech : Mechanism
+        A mechanism with at least one driver that has a motion profile
+        (:mod:`mechsolve.profiles`); the others hold their values.
+    times : array_like, shape (N,)
+        The times, in sweep order.
+    tol : float
+        Residual tolerance of every pose.
+    max_iterations : int
+        Newton iteration cap per corrector.
+    progress : callable, optional
+        Called as ``progress(done, total)`` while sweeping.
+
+    Returns
+    -------
+    Motion
+        The poses with their ``velocities`` and ``accelerations`` (``(N, n)``, increment
+        space); the mechanism is left at the last time.
+
+    Raises
+    ------
+    ValueError
+        If no driver has a motion profile.
+    SweepError
+        Where the drivers ask for a motion the mechanism cannot make; ``.motion`` holds the
+        poses up to it.
+
+    See Also
+    --------
+    mechsolve.Mechanism.sweep_time : the same, leaving the mechanism as it was on a failure.
+    mechsolve.Motion.velocity_coefficients : velocities per unit driver rate, from any sweep.
     """
     times = as_values(times, "times")
     tol = as_float(tol, "tol", positive=True)
@@ -95,7 +129,8 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
 
     mech.set_time(times[0])
     state, result = cont.start(times[0], cannot_start)
-    check_free_motion(free_dof(system, result), "time sweep")
+    check_free_motion(free_dof(system, result), "time sweep",
+                      lambda: free_motion_labels(mech))
     iterations[0] = result.iterations
     for i in range(N):
         if i:

@@ -7,6 +7,7 @@ sweep and robot entries).
 
 from __future__ import annotations
 
+import difflib
 import inspect
 import math
 import os
@@ -524,6 +525,38 @@ def _call(r: _Reader, path: str, fn, *args, **kwargs):
         raise r.fail(path, str(exc)) from None
 
 
+#: What other tools call some joints (lower case) -> mechsolve's class.
+_JOINT_SYNONYMS = {"hinge": "Revolute", "pin": "Revolute", "pinned": "Revolute",
+                   "rotational": "Revolute", "slider": "Prismatic", "sliding": "Prismatic",
+                   "translational": "Prismatic", "ball": "Spherical", "socket": "Spherical",
+                   "weld": "Fixed", "rigid": "Fixed", "universal_joint": "Universal",
+                   "motor": "Driver"}
+
+
+def _unknown_type(kind: str, names: list, own: list) -> str:
+    """The message for a joint ``type`` that names no class: the closest names (a spelling
+    slip, another case), else a few of the classes and where the rest are listed."""
+    candidates = names + own
+    by_case = {n.lower(): n for n in candidates}
+    close = [by_case[kind.lower()]] if kind.lower() in by_case else []
+    synonym = _JOINT_SYNONYMS.get(kind.lower())
+    if synonym in names and synonym not in close:
+        close.append(synonym)
+    close += [n for n in difflib.get_close_matches(kind, candidates, n=3, cutoff=0.6)
+              if n not in close]
+    if not close:   # another case with a slip: "revolut"
+        lowered = difflib.get_close_matches(kind.lower(), list(by_case), n=3, cutoff=0.6)
+        close = [by_case[n] for n in lowered]
+    if close:
+        options = " or ".join(repr(n) for n in close)
+        return f"unknown joint type {kind!r}; did you mean {options}?"
+    own_text = f", or a name of joint_types ({', '.join(own)})" if own else \
+        ", or a name of joint_types"
+    return (f"unknown joint type {kind!r}; expected a class of mechsolve.joints such as "
+            f"Revolute, Prismatic, Spherical, Driver (the API reference of mechsolve.joints "
+            f"lists all {len(names)}){own_text}")
+
+
 def _read_joint(t: dict, i: int, r: _Reader):
     path = f"joints[{i}]"
     if not isinstance(t, dict):
@@ -538,8 +571,7 @@ def _read_joint(t: dict, i: int, r: _Reader):
     if cls is None:
         names = sorted({c.__name__ for c in CODECS if not c.__name__.startswith(("Spatial",
                                                                                   "_"))})
-        raise r.fail(f"{path}.type", f"unknown joint type {kind!r}; expected one of "
-                                     f"{', '.join(names)}, or a name of joint_types")
+        raise r.fail(f"{path}.type", _unknown_type(kind, names, list(r.types)))
     name = r.string(t["name"], f"{path}.name") if "name" in t else None
     label = f"{path} ({kind}{' ' + repr(name) if name else ''})"
     keys = [k for k, *_ in spec] + ["type", "name", "coordinates"]

@@ -608,6 +608,9 @@ class Prismatic(_TwoPointJoint, Joint):
         offset = np.arctan2(u1[1], u1[0]) - np.arctan2(u2[1], u2[0])
         super().__init__((body1, body2), np.concatenate([p1, p2, u1, [offset]]), name=name)
         self._set_limits(limits)
+        # the direction given, which a model file writes back while it still gives the
+        # offset: cos and sin of the offset need not read back to the same offset
+        self._axis2 = None if axis2 is None else u2
 
     @classmethod
     def _limit_measure(cls, P, X1, X2):

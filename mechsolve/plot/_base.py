@@ -285,6 +285,58 @@ def _driver_name(driver) -> str:
     return "t" if driver is None else driver.name or driver.label
 
 
+# -- units and the user's Axes -----------------------------------------------------------------
+def _length_unit(mech, units) -> str | None:
+    """The unit lengths are labelled with: ``units`` if given, else the length unit the
+    mechanism declares (``mech.units["length"]``, from a model file or set by hand), else
+    None (no unit is shown)."""
+    if units is not None:
+        if not isinstance(units, str) or not units.strip():
+            raise TypeError(f"units must be the name of a length unit such as 'mm', got "
+                            f"{units!r}")
+        return units.strip()
+    declared = getattr(mech, "units", None) or {}
+    unit = declared.get("length") if isinstance(declared, dict) else None
+    return unit if isinstance(unit, str) and unit.strip() else None
+
+
+def _with_unit(text: str, unit: str | None) -> str:
+    """``"x (mm)"``, or ``"x"`` where no unit is known."""
+    return f"{text} ({unit})" if unit else text
+
+
+def _label_axes(ax, unit: str | None, dim: int) -> None:
+    """Axis labels with the length unit: ``x (mm)``... A planar drawing without a known unit
+    keeps its axes unlabelled, and labels the user set stay."""
+    if dim == 2 and unit is None:
+        return
+    for name in ("x", "y", "z")[:dim]:
+        current = getattr(ax, f"get_{name}label")()
+        if current in ("", name) or current.startswith(f"{name} ("):
+            getattr(ax, f"set_{name}label")(_with_unit(name, unit))
+
+
+def _user_limits(ax) -> tuple | None:
+    """The limits an Axes holds before a drawing is added to it: the user's, where the user
+    set them (``set_xlim``...) or drew something (a curve), so that a drawing only grows them;
+    None for an empty Axes with automatic limits."""
+    names = ("x", "y", "z") if _is_3d(ax) else ("x", "y")
+    auto = all(getattr(ax, f"get_autoscale{n}_on")() for n in names)
+    if auto and not ax.has_data():
+        return None
+    return tuple(tuple(float(v) for v in getattr(ax, f"get_{n}lim")()) for n in names)
+
+
+def _grown(lo: np.ndarray, hi: np.ndarray, prior: tuple | None) -> tuple:
+    """``(lo, hi)`` grown to cover ``prior`` (the limits the Axes had, see
+    :func:`_user_limits`)."""
+    if prior is None:
+        return lo, hi
+    low = np.array([min(a, b) for a, b in prior], dtype=float)
+    high = np.array([max(a, b) for a, b in prior], dtype=float)
+    return np.minimum(lo, low), np.maximum(hi, high)
+
+
 # -- the drawing base --------------------------------------------------------------------------
 class _DrawingBase:
     """What a planar :class:`~mechsolve.plot.Drawing` and a spatial ``Drawing3D`` share.

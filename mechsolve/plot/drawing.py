@@ -18,6 +18,8 @@ from ._base import (
     _check_shapes,
     _check_trace,
     _get,
+    _label_axes,
+    _length_unit,
 )
 from .planar import Drawing, _check_planar_options
 
@@ -27,20 +29,25 @@ if TYPE_CHECKING:
 
 def draw(mech, ax=None, *, state=None, motion=None, trace=(), shapes=None, result=None,
          highlight=(), tol: float | None = None, names: bool = False, ground: bool = True,
-         drivers: bool = True, frames: bool = False, joint_axes: bool = True, view=None):
+         drivers: bool = True, frames: bool = False, joint_axes: bool = True, view=None,
+         units: str | None = None):
     """Draw a mechanism at its current pose (or at ``state``).
 
     A spatial mechanism (``Mechanism(dim=3)``) is drawn in a 3D Axes (mplot3d) with equal
     axis scaling; see :mod:`mechsolve.plot.spatial` for what its symbols are.
+
+    Without ``ax`` the drawing gets a figure of its own. Given an Axes that already holds
+    something (a curve drawn first) or limits set by hand, the drawing only grows its limits
+    to cover the mechanism: nothing drawn before is cropped.
 
     Parameters
     ----------
     mech : Mechanism
         A planar or spatial mechanism.
     ax : matplotlib Axes, optional
-        Where to draw (default: the current Axes of pyplot for a planar mechanism, a 3D Axes
-        on a new pyplot figure for a spatial one). A spatial mechanism needs a 3D Axes
-        (``fig.add_subplot(projection="3d")``), a planar one a 2D Axes.
+        Where to draw (default: a new pyplot figure, with a 3D Axes for a spatial
+        mechanism). A spatial mechanism needs a 3D Axes (``fig.add_subplot(projection="3d")``),
+        a planar one a 2D Axes.
     state : array_like, optional
         A state vector to draw instead of the mechanism's current one (the mechanism is not
         changed), e.g. ``motion.states[i]``.
@@ -70,6 +77,10 @@ def draw(mech, ax=None, *, state=None, motion=None, trace=(), shapes=None, resul
         Spatial only: draw revolute axes (a universal joint's two pins) as short segments.
     view : (float, float), optional
         Spatial only: the camera's elevation and azimuth in degrees (``ax.view_init``).
+    units : str, optional
+        The length unit of the axis labels (``"x (mm)"``); default the mechanism's declared
+        one, ``mech.units["length"]`` (a model file's ``[units]``). A planar drawing without
+        a unit has no axis labels.
 
     Returns
     -------
@@ -95,6 +106,7 @@ def draw(mech, ax=None, *, state=None, motion=None, trace=(), shapes=None, resul
     dim = _check_mechanism(mech)
     if dim == 2:
         _check_planar_options(ax, view)
+    unit = _length_unit(mech, units)
     trace = _check_trace(mech, trace)
     paths = None
     if motion is not None:
@@ -116,15 +128,18 @@ def draw(mech, ax=None, *, state=None, motion=None, trace=(), shapes=None, resul
 
         if ax is not None:
             spatial._check_3d_axes(ax)
-        return spatial.Drawing3D(mech, ax, states=states, trace=trace, trace_paths=paths,
-                                 grow_traces=False, shapes=shapes, names=names,
-                                 show_ground=ground, show_drivers=drivers, result=result,
-                                 highlight=highlight, tol=tol, travel=travel,
-                                 body_frames=frames, joint_axes=joint_axes, view=view).ax
-    return Drawing(mech, ax, states=states, trace=trace, trace_paths=paths, grow_traces=False,
-                   shapes=shapes, names=names, show_ground=ground, show_drivers=drivers,
-                   result=result, highlight=highlight, tol=tol, travel=travel,
-                   body_frames=frames).ax
+        ax = spatial.Drawing3D(mech, ax, states=states, trace=trace, trace_paths=paths,
+                               grow_traces=False, shapes=shapes, names=names,
+                               show_ground=ground, show_drivers=drivers, result=result,
+                               highlight=highlight, tol=tol, travel=travel,
+                               body_frames=frames, joint_axes=joint_axes, view=view).ax
+    else:
+        ax = Drawing(mech, ax, states=states, trace=trace, trace_paths=paths,
+                     grow_traces=False, shapes=shapes, names=names, show_ground=ground,
+                     show_drivers=drivers, result=result, highlight=highlight, tol=tol,
+                     travel=travel, body_frames=frames).ax
+    _label_axes(ax, unit, dim)
+    return ax
 
 
 def get_drawing(ax) -> Drawing | Drawing3D | None:

@@ -22,7 +22,7 @@ from ..joints._end_effectors import _LinkEndEffector
 from ..joints.base import DriverJoint, Joint
 from ..solver import SolveError
 from ..spatial import Frame
-from ._base import HIGHLIGHT_COLOR, _check_mechanism, _failed_joints, _get
+from ._base import HIGHLIGHT_COLOR, _check_mechanism, _failed_joints, _get, _renderer
 from .drawing import draw, get_drawing
 
 __all__ = ["interact", "Interactive"]
@@ -108,8 +108,11 @@ class Interactive:
     sliders : dict
         ``name -> matplotlib.widgets.Slider``: a driver's name (or label), and
         ``"<end effector>.x"`` (``.y``, ``.z``) for a target's coordinates.
-    message : matplotlib Text
-        The solver's message after a value that could not be solved (empty otherwise).
+    message : str
+        The solver's message after a value that could not be solved, as one string (the
+        slider and value first; ``""`` while the mechanism follows the sliders).
+    message_text : matplotlib Text
+        Where :attr:`message` is shown, at the top of the figure (wrapped to its width).
     failed : list of Joint
         The joints marked in red after such a value (empty otherwise).
     failed_marks : Line2D or Line3D
@@ -144,10 +147,13 @@ class Interactive:
         self.figure, self.ax = self._layout(ax, dim, len(controls))
         draw(mech, self.ax, **draw_kwargs)
         self.drawing = get_drawing(self.ax)
+        if ax is None and dim == 2:
+            self._fit_axes()
         nowhere = np.full((1, dim), np.nan)
         self.failed_marks = self.drawing._plot_line(nowhere, **_FAILED_STYLE)
-        self.message = self.figure.text(0.01, 0.99, "", **_MESSAGE_STYLE)
-        self.message.set_visible(False)
+        self.message = ""
+        self.message_text = self.figure.text(0.01, 0.99, "", **_MESSAGE_STYLE)
+        self.message_text.set_visible(False)
         self.sliders = self._make_sliders()
         if error is not None:
             self._show_failure(error, None, None)
@@ -195,6 +201,41 @@ class Interactive:
         ax.set_position([box.x0, box.y0 + cut, box.width, box.height - cut])
         self._slider_box = (box.x0, box.y0, box.width, cut)
         return fig, ax
+
+    def _fit_axes(self) -> None:
+        """Move the drawing's own Axes in from the figure's edges by what its tick labels
+        need (measured as drawn), so that none is clipped."""
+        fig, ax = self.figure, self.ax
+        renderer = _renderer(fig)
+        ax.apply_aspect()
+        tight = ax.get_tightbbox(renderer).transformed(fig.transFigure.inverted())
+        box = ax.get_position(original=True)
+        shown = ax.get_position()
+        pad = 0.01
+        left = max(shown.x0 - tight.x0, 0.0) + pad
+        right = max(tight.x1 - shown.x1, 0.0) + pad
+        bottom = max(shown.y0 - tight.y0, 0.0) + pad
+        top = max(tight.y1 - shown.y1, 0.0) + pad
+        x0, y0 = box.x0 - 0.03 + left, box.y0 + bottom
+        ax.set_position([x0, y0, box.x1 + 0.03 - right - x0, box.y1 - top - y0])
+
+    def _grow_limits(self) -> None:
+        """A planar drawing's limits grown (never shrunk) to the pose shown, so that a slider
+        cannot move a body out of sight."""
+        d = self.drawing
+        if d.dim != 2:
+            return
+        pts = [np.asarray(m.coords[d.frame], dtype=float).reshape(-1, 2) for m in d._moving]
+        pts = np.concatenate(pts) if pts else np.zeros((0, 2))
+        pts = pts[np.all(np.isfinite(pts), axis=1)]
+        if not len(pts):
+            return
+        (x0, x1), (y0, y1) = self.ax.get_xlim(), self.ax.get_ylim()
+        pad = 2.0 * d.size
+        lo, hi = pts.min(axis=0) - pad, pts.max(axis=0) + pad
+        if lo[0] < x0 or hi[0] > x1 or lo[1] < y0 or hi[1] > y1:
+            self.ax.set_xlim(min(x0, lo[0]), max(x1, hi[0]))
+            self.ax.set_ylim(min(y0, lo[1]), max(y1, hi[1]))
 
     def _make_sliders(self) -> dict:
         from matplotlib.widgets import Slider  # matplotlib on first use
@@ -244,6 +285,7 @@ class Interactive:
         else:
             self.last_good = mech.state.copy()
             self.drawing.set_state(self.last_good)
+            self._grow_limits()
             self._clear_failure()
         self.figure.canvas.draw_idle()
 
@@ -266,15 +308,17 @@ class Interactive:
         text = head + first
         if failed:
             text += "\nnot satisfied: " + ", ".join(j.name or j.label for j in failed)
+        self.message = text
         wrapped = "\n".join(textwrap.fill(line, 95) for line in text.splitlines())
-        self.message.set_text(wrapped)
-        self.message.set_visible(True)
+        self.message_text.set_text(wrapped)
+        self.message_text.set_visible(True)
 
     def _clear_failure(self) -> None:
         self.failed = []
         self.drawing._move(self.failed_marks, "line", np.full((1, self.drawing.dim), np.nan))
-        self.message.set_text("")
-        self.message.set_visible(False)
+        self.message = ""
+        self.message_text.set_text("")
+        self.message_text.set_visible(False)
 
 
 def _positive_only(driver) -> bool:
@@ -320,7 +364,7 @@ def interact(mech, *, drivers=None, targets: bool = True, ax=None, **draw_kwargs
     -------
     Interactive
         ``.figure``, ``.ax``, ``.drawing``, ``.sliders`` (name -> Slider), ``.set(name,
-        value)``, ``.message`` and ``.failed``.
+        value)``, ``.message`` (a string, empty while every value solves) and ``.failed``.
 
     Examples
     --------

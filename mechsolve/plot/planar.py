@@ -20,10 +20,12 @@ from ._base import (
     _check_mechanism,
     _check_trace,
     _DrawingBase,
+    _grown,
     _is_3d,
     _named_points,
     _nan_join,
     _unique,
+    _user_limits,
 )
 from ._planar_geometry import _arc_arrow, _double_arrow, _outline, _poses, _transform
 from .shapes import Shape, _shape_of, circle
@@ -43,6 +45,15 @@ def _check_planar_options(ax, view) -> None:
     if ax is not None and _is_3d(ax):
         raise ValueError("ax is a 3D Axes, but a planar mechanism is drawn in a 2D Axes "
                          "(fig.add_subplot() without projection='3d')")
+
+
+def _points_only(g) -> bool:
+    """Whether a joint's geometry gives where it attaches and nothing else to draw it by (a
+    joint class of one's own with ``plot_points``)."""
+    marks = (g.pins, g.welds, g.pivots, g.rods, g.axes, g.rails, g.circles, g.racks, g.legs,
+             g.housings)
+    return bool(g.points) and not any(marks) and g.target is None and g.hinge is None \
+        and g.drive is None and g.chain is None
 
 
 def _rgb(color) -> tuple:
@@ -75,6 +86,10 @@ class Drawing(_DrawingBase):
         Square markers at fixed joints.
     rods : dict
         ``Distance joint -> Line2D`` from one end to the other.
+    custom : dict
+        ``joint -> Line2D``: diamonds at the points of a joint that gives only where it
+        attaches (a joint class of one's own, such as a symbolic joint with ``plot_points``:
+        see :meth:`~mechsolve.joints.Joint.geometry`), so that it is seen.
     gears : dict
         ``(Body, radius) -> Polygon``: pitch circle with a spoke, turning with the body.
     racks : dict
@@ -103,10 +118,11 @@ class Drawing(_DrawingBase):
                  highlight=(), tol: float = 1e-10, top_margin: float = 0.0,
                  travel=None, body_frames: bool = False) -> None:
         _check_planar(mech)
-        if ax is None:
+        if ax is None:  # a figure of its own, never the last one pyplot made
             import matplotlib.pyplot as plt  # matplotlib on first use
 
-            ax = plt.gca()
+            ax = plt.figure().add_subplot()
+        self._prior_limits = _user_limits(ax)
         super().__init__(mech, ax, states, travel, grow_traces)
         self._options = {"trace": trace, "trace_paths": None if grow_traces else trace_paths,
                          "grow_traces": grow_traces, "shapes": shapes, "names": names,
@@ -115,6 +131,7 @@ class Drawing(_DrawingBase):
                          "body_frames": body_frames}
         self.gears: dict = {}
         self.racks: dict = {}
+        self.custom: dict = {}
         trace = _check_trace(mech, trace)
         self._build(trace, trace_paths, shapes or {}, names, show_ground, show_drivers,
                     float(top_margin), bool(body_frames))
@@ -374,6 +391,11 @@ class Drawing(_DrawingBase):
                 self.rods[j], _ = self._add_line([rod.end1, rod.end2], **style)
             pin_parts += g.pins
             weld_parts += g.welds
+            if _points_only(g):
+                self.custom[j], _ = self._add_line(
+                    list(g.points), linestyle="none", marker="D", markersize=6,
+                    markerfacecolor="white", markeredgecolor=GROUND_COLOR, markeredgewidth=1.5,
+                    zorder=6)
         self._add_pins(pin_parts, weld_parts)
 
     def _add_ground_pivots(self) -> None:
@@ -444,14 +466,17 @@ class Drawing(_DrawingBase):
 
     def _set_limits(self, top_margin: float) -> None:
         """Limits around everything drawn (``top_margin`` of the height more above), equal
-        aspect."""
+        aspect; limits the Axes had before (set by the user, or around what the user drew
+        first) are only grown."""
         ax = self.ax
         pts = np.concatenate(self._extent) if self._extent else np.zeros((1, 2))
         pts = pts[np.all(np.isfinite(pts), axis=1)]
         lo, hi = pts.min(axis=0), pts.max(axis=0)
         pad = 0.05 * max(float(np.max(hi - lo)), 1e-9) + self.size
         top = pad + top_margin * max(float(hi[1] - lo[1]), 1e-9)
-        self.limits = (lo[0] - pad, hi[0] + pad, lo[1] - pad, hi[1] + top)
+        lo, hi = _grown(np.array([lo[0] - pad, lo[1] - pad]),
+                        np.array([hi[0] + pad, hi[1] + top]), self._prior_limits)
+        self.limits = (float(lo[0]), float(hi[0]), float(lo[1]), float(hi[1]))
         ax.set_xlim(self.limits[0], self.limits[1])
         ax.set_ylim(self.limits[2], self.limits[3])
         ax.set_aspect("equal", adjustable="box")

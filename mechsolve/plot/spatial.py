@@ -67,10 +67,12 @@ from ._base import (
     _check_mechanism,
     _check_trace,
     _DrawingBase,
+    _grown,
     _is_3d,
     _Moving,
     _named_points,
     _unique,
+    _user_limits,
 )
 from ._spatial_geometry import (
     _arc_arrow,
@@ -211,6 +213,7 @@ class Drawing3D(_DrawingBase):
 
             ax = plt.figure(figsize=(6.4, 5.6)).add_subplot(projection="3d")
         _check_3d_axes(ax)
+        self._prior_limits = _user_limits(ax)
         super().__init__(mech, ax, states, travel, grow_traces)
         self._options = {"trace": trace, "trace_paths": None if grow_traces else trace_paths,
                          "grow_traces": grow_traces, "shapes": shapes, "names": names,
@@ -601,6 +604,9 @@ class Drawing3D(_DrawingBase):
         # proportions, so a unit is as long along every axis.
         half = np.maximum(0.5 * (hi - lo) + pad, 0.12 * span)
         mid = 0.5 * (lo + hi)
+        # limits the Axes had before (the user's, or around what the user drew) only grow
+        low, high = _grown(mid - half, mid + half, self._prior_limits)
+        mid, half = 0.5 * (low + high), 0.5 * (high - low)
         self.limits = tuple(float(v) for k in range(3) for v in (mid[k] - half[k],
                                                                 mid[k] + half[k]))
         ax.set_xlim(*self.limits[0:2])

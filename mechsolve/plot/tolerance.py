@@ -40,6 +40,7 @@ def tolerance_band(result, output: int = 0, *, k: float = 3.0, method: str = "fi
     method : {"first_order", "monte_carlo"}
         Whose covariance draws the band and the ellipses.
     ax : matplotlib Axes, optional
+        Where to plot (default: a new pyplot figure).
     ellipses : int
         Number of ``k sigma`` ellipses drawn along the path (0 for none; one at a single pose).
     samples : bool
@@ -66,7 +67,7 @@ def tolerance_band(result, output: int = 0, *, k: float = 3.0, method: str = "fi
     >>> bool(np.allclose(ax.lines[0].get_xydata(), res.nominal[:, 0]))
     True
     """
-    from matplotlib.patches import Ellipse, Polygon
+    from matplotlib.patches import Ellipse, Polygon  # matplotlib on first use
 
     nominal = np.asarray(result.nominal)
     if nominal.shape[-1] != 2:
@@ -83,10 +84,10 @@ def tolerance_band(result, output: int = 0, *, k: float = 3.0, method: str = "fi
     else:
         raise ValueError(f"method must be 'first_order' or 'monte_carlo', got {method!r}")
     k = float(k)
-    if ax is None:
-        import matplotlib.pyplot as plt
+    if ax is None:  # a figure of its own, never the last one pyplot made
+        import matplotlib.pyplot as plt  # matplotlib on first use
 
-        ax = plt.gca()
+        ax = plt.figure().add_subplot()
     path = nominal[:, output]
     ax.plot(path[:, 0], path[:, 1], color=color,
             label=label if label is not None else "nominal")

@@ -8,6 +8,11 @@ From it:
 
 * :meth:`SerialArm.forward` / :meth:`SerialArm.jacobian` -- vectorized forward kinematics and
   the geometric Jacobian over any batch of joint vectors;
+* :meth:`SerialArm.manipulability` -- Yoshikawa's measure ``sqrt(det(J J^T))`` of the task
+  rows chosen;
+* :meth:`SerialArm.plot` / :meth:`SerialArm.animate` -- the arm drawn at joint values, and
+  animated along joint-space trajectories (:func:`quintic`, :func:`trapezoidal`, in
+  :mod:`._trajectory`);
 * :meth:`SerialArm.ik` -- inverse kinematics of many targets at once on the Newton core
   (:mod:`mechsolve.newton`): Newton, then Levenberg–Marquardt, then seeded restarts, on the
   compact ``6 x n`` system (the frame-goal rows of :class:`~mechsolve.joints.FrameEndEffector`);
@@ -26,7 +31,9 @@ mechanism by :func:`load_urdf_mechanism`, and written back by :func:`urdf_joint_
 compiler, and written back by :meth:`MJCFModel.qpos` (in :mod:`mechsolve.robots.mjcf`).
 
 The rooms: :mod:`._ik` (the inverse-kinematics kernels), :mod:`._serial` (:class:`SerialArm`
-and its builders), :mod:`.urdf_loops` and :mod:`.mjcf` (robot descriptions with loops, as
+and its builders), :mod:`._trajectory` (joint-space trajectories), :mod:`._drawing` (an arm
+drawn and animated with matplotlib alone: it imports nothing of :mod:`mechsolve.plot`, a
+layer above), :mod:`.urdf_loops` and :mod:`.mjcf` (robot descriptions with loops, as
 mechanisms); the parsers they read with are in :mod:`mechsolve.io`.
 
 >>> import numpy as np
@@ -40,9 +47,10 @@ mechanisms); the parsers they read with are in :mod:`mechsolve.io`.
 """
 
 from ._serial import UR5_DH, ArmJoint, ArmModel, IKResult, SerialArm, dh_arm, load_urdf, ur5
+from ._trajectory import JointTrajectory, quintic, trapezoidal
 from .mjcf import MJCFModel, load_mjcf
 from .urdf_loops import URDFModel, load_urdf_mechanism, urdf_joint_values
 
 __all__ = ["ArmJoint", "SerialArm", "ArmModel", "IKResult", "dh_arm", "ur5", "load_urdf",
            "load_urdf_mechanism", "urdf_joint_values", "URDFModel", "load_mjcf", "MJCFModel",
-           "UR5_DH"]
+           "UR5_DH", "JointTrajectory", "quintic", "trapezoidal"]

@@ -22,6 +22,7 @@ from ..newton import CONVERGED, MAX_ITERATIONS, Result, levenberg_marquardt, new
 from ..solver import SolveError, time_limited
 from ..spatial import Frame, Orientation
 from ..spatial._quat import quat_from_matrix
+from ._drawing import animate_arm, plot_arm
 from ._ik import _FastChain, _goal_errors, _IKProblem
 
 __all__ = ["ArmJoint", "SerialArm", "ArmModel", "IKResult", "dh_arm", "ur5", "load_urdf", "UR5_DH"]
@@ -534,12 +535,168 @@ class SerialArm:
     def jacobian(self, q) -> np.ndarray:
         """Geometric Jacobian ``(..., 6, n)``: tool-origin velocity and angular velocity."""
         q = self._q(q)
-        C, tip = chain_forward(self._geom, self._kinds, q)
+        return self._jacobian(self._geom, q)
+
+    def _jacobian(self, geom, q) -> np.ndarray:
+        """The geometric Jacobian of the chain ``geom`` (the arm's, or its copy with another
+        base) at checked joint values."""
+        C, tip = chain_forward(geom, self._kinds, q)
         z = C[..., :3, 2]
         p = C[..., :3, 3]
         rev = (1.0 - self._kinds)[:, None]
         Jv = np.cross(z, tip[..., None, :3, 3] - p) * rev + z * (1.0 - rev)
         return np.concatenate([np.swapaxes(Jv, -1, -2), np.swapaxes(z * rev, -1, -2)], axis=-2)
+
+    def manipulability(self, q, axes="all") -> np.ndarray | float:
+        """Yoshikawa's manipulability ``w = sqrt(det(J J^T))`` at joint values ``q``.
+
+        ``J`` is the rows ``axes`` of the geometric Jacobian (:meth:`jacobian`): ``w`` is the
+        volume of the ellipsoid of tool velocities that unit joint speeds reach, 0 at a
+        singular pose. Computed as the product of ``J``'s singular values (the same number,
+        without squaring ``J``).
+
+        Parameters
+        ----------
+        q : array_like, shape (..., n)
+            Joint values (a batch gives a batch).
+        axes : {"all", "translation", "rotation"} or sequence of int
+            The task rows: all six (``vx, vy, vz, wx, wy, wz``), the three of the tool
+            origin's velocity, the three of the angular velocity, or chosen rows (``[0, 1]``
+            for a planar arm's x and y). At most ``n`` rows: with more rows than joints
+            ``J J^T`` is singular everywhere.
+
+        Returns
+        -------
+        float or ndarray, shape (...)
+            ``w`` in the rows' units (a length per row of the translation, 1 per row of the
+            rotation, per radian of each joint).
+
+        Raises
+        ------
+        ValueError
+            If ``axes`` names more rows than the arm has joints, or an unknown row.
+
+        Examples
+        --------
+        A planar 2R arm (links 1 and 0.5): ``w = l1 l2 |sin q2|`` in the plane.
+
+        >>> import numpy as np
+        >>> import mechsolve as ms
+        >>> arm = ms.robots.dh_arm([(0.0, 1.0, 0.0), (0.0, 0.5, 0.0)])
+        >>> round(float(arm.manipulability([0.3, np.pi / 2], axes=[0, 1])), 12)
+        0.5
+        >>> round(float(arm.manipulability([0.3, 0.0], axes=[0, 1])), 12)   # stretched out
+        0.0
+        """
+        q = self._q(q)
+        rows = self._task_rows(axes)
+        # The Jacobian does not depend on where the base stands, only on how it is turned:
+        # with the base moved to the origin, the lever arms tip - p lose no digits to a base
+        # far from the origin.
+        geom = self._geom.copy()
+        geom[0, :, 3] = 0.0
+        J = self._jacobian(geom, q)[..., rows, :]
+        w = np.prod(np.linalg.svd(J, compute_uv=False), axis=-1)
+        return float(w) if np.ndim(w) == 0 else w
+
+    def _task_rows(self, axes) -> list[int]:
+        named = {"all": [0, 1, 2, 3, 4, 5], "translation": [0, 1, 2], "rotation": [3, 4, 5]}
+        if isinstance(axes, str):
+            if axes not in named:
+                raise ValueError(f"axes must be 'all', 'translation', 'rotation' or a sequence "
+                                 f"of rows 0..5, got {axes!r}")
+            rows = named[axes]
+        else:
+            try:
+                rows = [int(r) for r in axes]
+            except (TypeError, ValueError):
+                raise TypeError(f"axes must be 'all', 'translation', 'rotation' or a sequence "
+                                f"of rows 0..5, got {axes!r}") from None
+            if not rows or any(not 0 <= r <= 5 for r in rows) or len(set(rows)) != len(rows):
+                raise ValueError(f"axes: rows must be distinct and within 0..5 (vx, vy, vz, "
+                                 f"wx, wy, wz), got {list(axes)}")
+        if len(rows) > self.n_joints:
+            raise ValueError(
+                f"axes: {len(rows)} task rows for {self.n_joints} joints; with more rows than "
+                f"joints J J^T is singular at every pose. Choose at most {self.n_joints} rows "
+                f"(a planar arm's x and y: axes=[0, 1])")
+        return rows
+
+    # -- pictures -------------------------------------------------------------------------------
+    def plot(self, q, ax=None, *, title: str | None = None):
+        """Draw the arm at joint values ``q`` in a 3D matplotlib Axes.
+
+        The links as the polyline from the base through the joint origins to the tool, the
+        joints as circles with a short segment along each axis, the base as a triangle, the
+        tool frame as a triad (x red, y green, z blue).
+
+        Parameters
+        ----------
+        q : array_like, shape (n,)
+            Joint values.
+        ax : matplotlib 3D Axes, optional
+            Where to draw (default: a new pyplot figure). Limits it already has (set by hand,
+            or around what was drawn in it) only grow; otherwise they are a box about the arm
+            with a margin of a tenth of its reach, equally scaled.
+        title : str, optional
+
+        Returns
+        -------
+        matplotlib Axes
+            ``ax.arm_drawing.links`` is the polyline (its points: base, joints, tool).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import mechsolve as ms
+        >>> from matplotlib.figure import Figure
+        >>> arm = ms.robots.ur5()
+        >>> q = np.array([0.1, -1.2, 1.4, -0.3, 1.5, 0.2])
+        >>> ax = arm.plot(q, Figure().add_subplot(projection="3d"))
+        >>> tip = np.array(ax.arm_drawing.links.get_data_3d())[:, -1]
+        >>> bool(np.allclose(tip, arm.forward(q).translation))
+        True
+        """
+        return plot_arm(self, q, ax, title=title)
+
+    def animate(self, trajectory, ax=None, *, interval: float = 40, trace: bool = True,
+                repeat: bool = True):
+        """Animate the arm along joint values: a matplotlib ``FuncAnimation``.
+
+        Parameters
+        ----------
+        trajectory : JointTrajectory or array_like, shape (N, n)
+            A frame per row (``ms.robots.quintic(q0, q1, t)``, ``trapezoidal``...).
+        ax : matplotlib 3D Axes, optional
+            Where to draw (default: a new pyplot figure); limits as for :meth:`plot`, covering
+            every frame.
+        interval : float
+            Milliseconds per frame.
+        trace : bool
+            Draw the tool's path as it grows.
+        repeat : bool
+
+        Returns
+        -------
+        matplotlib.animation.FuncAnimation
+            ``.save("arm.gif")`` writes a GIF with Pillow; ``.drawing`` holds the lines,
+            ``.q`` the joint values of each frame.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import mechsolve as ms
+        >>> arm = ms.robots.ur5()
+        >>> traj = ms.robots.quintic(np.zeros(6), [0.5, -1.0, 1.0, 0.0, 1.0, 0.0],
+        ...                          np.linspace(0.0, 2.0, 11))
+        >>> anim = arm.animate(traj)
+        >>> anim.q.shape
+        (11, 6)
+        >>> import pathlib, tempfile
+        >>> anim.save(pathlib.Path(tempfile.mkdtemp()) / "ur5.gif", writer="pillow", dpi=20)
+        >>> import matplotlib.pyplot as plt; plt.close(anim.drawing.ax.figure)
+        """
+        return animate_arm(self, trajectory, ax, interval=interval, trace=trace, repeat=repeat)
 
     # -- inverse kinematics ---------------------------------------------------------------------
     def _targets(self, targets) -> np.ndarray:

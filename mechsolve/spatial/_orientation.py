@@ -341,7 +341,8 @@ class Orientation(FrozenSlots):
 
         The columns are the outboard axes in reference coordinates. A matrix that is not a
         rotation (``R.T @ R != I`` or ``det R != 1`` within ``atol``) raises
-        :class:`ValueError`; small errors are projected onto the nearest rotation by SciPy.
+        :class:`ValueError`; small errors are projected onto the nearest rotation (``U V^T`` of
+        the singular value decomposition).
 
         Examples
         --------

@@ -32,6 +32,9 @@ array([0., 0., 0., 1.])
 
 from __future__ import annotations
 
+import functools
+import re
+
 import numpy as np
 
 __all__ = [
@@ -271,9 +274,12 @@ def quat_right_matrix(b) -> np.ndarray:
 def quat_from_matrix(R) -> np.ndarray:
     """Unit quaternions (w >= 0) of stacked rotation matrices, ``(..., 3, 3) -> (..., 4)``.
 
-    Delegates to :meth:`scipy.spatial.transform.Rotation.from_matrix` (which projects a
-    slightly non-orthogonal matrix onto the nearest rotation) and returns scalar-first
-    quaternions in canonical sign (``w >= 0``).
+    A matrix with ``|R R^T - I| > 1e-12`` is first projected onto the nearest rotation,
+    ``U V^T`` of its singular value decomposition (as SciPy does itself from 1.16 on; before,
+    its conversion left such a matrix's quaternion off by about the orthogonality error);
+    the conversion is :meth:`scipy.spatial.transform.Rotation.from_matrix`'s. Returns
+    scalar-first quaternions in canonical sign (``w >= 0``). A matrix with ``det R <= 0`` is
+    not a rotation: callers check (SciPy from 1.16 on raises ValueError).
 
     >>> quat_from_matrix(np.diag([1.0, -1.0, -1.0]))   # 180 degrees about x
     array([0., 1., 0., 0.])
@@ -282,8 +288,25 @@ def quat_from_matrix(R) -> np.ndarray:
     from scipy.spatial.transform import Rotation  # lazy: scipy.spatial is slow to import
 
     # flat for SciPy (before 1.17 it takes at most one stack axis), then reshaped
-    q = Rotation.from_matrix(R.reshape(-1, 3, 3)).as_quat(scalar_first=True)
+    flat = R.reshape(-1, 3, 3)
+    if not _scipy_projects():   # SciPy's own rule from 1.16 on, here for older ones
+        off = np.abs(flat @ np.swapaxes(flat, 1, 2) - np.eye(3)).max(axis=(1, 2)) > 1e-12
+        if off.any():
+            U, _, Vt = np.linalg.svd(flat[off])
+            flat = flat.copy()
+            flat[off] = U @ Vt
+    q = Rotation.from_matrix(flat).as_quat(scalar_first=True)
     return quat_canonical(q.reshape(R.shape[:-2] + (4,)))
+
+
+@functools.cache
+def _scipy_projects() -> bool:
+    """Whether SciPy's ``Rotation.from_matrix`` projects a matrix with ``|R R^T - I| > 1e-12``
+    onto ``U V^T`` of its singular value decomposition itself (SciPy 1.16 and later)."""
+    import scipy  # lazy, as scipy.spatial above (only its version is read)
+
+    major, minor = re.match(r"(\d+)\.(\d+)", scipy.__version__).groups()
+    return (int(major), int(minor)) >= (1, 16)
 
 
 def quat_from_rotation(R) -> np.ndarray:

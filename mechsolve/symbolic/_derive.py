@@ -465,7 +465,13 @@ class _Printer(NumPyPrinter):
     """NumPy printer with exact float literals and cheap integer powers."""
 
     def __init__(self) -> None:
-        super().__init__({"strict": True, "fully_qualified_modules": True})
+        super().__init__({"fully_qualified_modules": True})
+
+    def _print_not_supported(self, expr):
+        # An expression without NumPy code raises, on every SymPy: the setting strict=True
+        # does this from SymPy 1.13 on, and before it the printer put the expression's text
+        # into the code under a "Not supported" comment.
+        raise NotImplementedError(f"{expr} ({type(expr).__name__}) has no NumPy code")
 
     def _not_real(self, expr):
         # Phi is checked for these (define), and differentiating a real expression does not

@@ -24,7 +24,8 @@ def rng():
 
 
 def random_frame(rng):
-    return Frame(rng.normal(size=3), Rotation.random(rng=rng).as_quat(scalar_first=True))
+    # the Generator by position: SciPy 1.14 names the argument random_state, 1.15 rng
+    return Frame(rng.normal(size=3), Rotation.random(None, rng).as_quat(scalar_first=True))
 
 
 def point_cloud(rng, n=7):
@@ -90,7 +91,7 @@ def test_power_is_invariant(rng):
 def test_velocity_and_acceleration_shift_match_rigid_body(rng):
     """Move the point of application on a rotating body and compare with MovingFrame."""
     body = MovingFrame(
-        (0, 0, 0), Rotation.random(rng=rng).as_quat(scalar_first=True), *rng.normal(size=(4, 3))
+        (0, 0, 0), Rotation.random(None, rng).as_quat(scalar_first=True), *rng.normal(size=(4, 3))
     )
     p = rng.normal(size=3)  # a body-fixed point, body coordinates
     # quantities at the body origin, in parent coordinates

@@ -148,7 +148,8 @@ def test_quaternion_derivative_composition_eqs_8_and_11():
 
 
 def random_moving(rng, **names):
-    q = Rotation.random(rng=rng).as_quat(scalar_first=True)
+    # the Generator by position: SciPy 1.14 names the argument random_state, 1.15 rng
+    q = Rotation.random(None, rng).as_quat(scalar_first=True)
     return MovingFrame(rng.normal(size=3), q, *rng.normal(size=(4, 3)), **names)
 
 
@@ -259,9 +260,9 @@ def test_angular_in_parent_and_accessors():
 def test_batch_moving_frames_match_loop():
     rng = np.random.default_rng(8)
     n = 10
-    parts_a = [rng.normal(size=(n, 3)), Rotation.random(n, rng=rng).as_quat(scalar_first=True)]
+    parts_a = [rng.normal(size=(n, 3)), Rotation.random(n, rng).as_quat(scalar_first=True)]
     parts_a += list(rng.normal(size=(4, n, 3)))
-    parts_b = [rng.normal(size=(n, 3)), Rotation.random(n, rng=rng).as_quat(scalar_first=True)]
+    parts_b = [rng.normal(size=(n, 3)), Rotation.random(n, rng).as_quat(scalar_first=True)]
     parts_b += list(rng.normal(size=(4, n, 3)))
     A, B = MovingFrame(*parts_a), MovingFrame(*parts_b)
     C = A >> B

@@ -40,6 +40,24 @@ def test_from_matrix_round_trip_canonical(rng):
     np.testing.assert_allclose(back, qk.quat_canonical(q), atol=1e-12)
 
 
+@pytest.mark.parametrize("ours", [False, True])
+def test_from_matrix_projects_onto_the_nearest_rotation(rng, monkeypatch, ours):
+    """A rotation times a symmetric positive definite stretch S near I has that rotation as
+    its nearest one (the polar decomposition R S): its quaternion comes back to round-off, on
+    every SciPy (before 1.16 SciPy's own conversion was off by about the stretch, 1e-6 at
+    1e-6), in stacks that mix orthonormal and stretched matrices (issue 26). ``ours``: the
+    projection mechsolve does for SciPy before 1.16, forced on whatever SciPy is installed."""
+    if ours:
+        monkeypatch.setattr(qk, "_scipy_projects", lambda: False)
+    q = random_quats(rng, 40).reshape(2, 20, 4)
+    A = rng.normal(size=(2, 20, 3, 3))
+    size = np.array([0.0, 1e-9, 1e-7, 1e-6])[rng.integers(0, 4, size=(2, 20))]
+    S = np.eye(3) + size[..., None, None] * (A + np.swapaxes(A, -1, -2))
+    back = qk.quat_from_matrix(qk.quat_to_matrix(q) @ S)
+    assert back.shape == (2, 20, 4) and np.all(back[..., 0] >= 0)
+    np.testing.assert_allclose(back, qk.quat_canonical(q), rtol=0, atol=1e-14)
+
+
 def test_rotate_stack_and_single(rng):
     q = random_quats(rng, 300)
     v = rng.normal(size=(300, 3))
