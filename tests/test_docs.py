@@ -116,6 +116,7 @@ def test_narrative_doctests_are_shown_as_plain_python_that_runs():
     # API reference keeps its prompts
     from types import SimpleNamespace
 
+    pytest.importorskip("docutils", reason="the page transform needs docutils (the docs extra)")
     from docutils import nodes
     from docutils.core import publish_doctree
 
