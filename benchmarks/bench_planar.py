@@ -209,7 +209,7 @@ def bench_chain(n_loops: int, repeats: int, build=None) -> dict:
     totals, in_solve = np.asarray(totals), np.asarray(in_solve)
     row = {"N": n_loops, "bodies": len(mech.bodies), "unknowns": mech.n_dof_coordinates,
            "iterations": int(result.iterations), "undamped_iterations": len(undamped),
-           "residual": float(result.residual),
+           "residual": float(result.residual_abs),
            "total_ms": float(np.median(totals)) * 1e3,
            "factor_alone_ms": float(np.median(alone)) * 1e3,
            "best_factor_ms": float(np.median(best)) * 1e3, "factor_each_ms": each,

@@ -20,7 +20,7 @@ mech = model.mechanism
 print(mech.dof())
 model.driver.value = np.radians(120)
 result = mech.solve()
-print(result.status, "- redundant:", result.redundant)
+print(result.rank_status, "- redundant:", result.redundant)
 motion = mech.sweep(model.driver, model.values)
 tilt = np.abs(motion.pose(mech.body("coupler"))[:, 2])
 # With the cranks along the ground line the linkage is at a change point, where the pose is

@@ -114,7 +114,7 @@ def _solve(args) -> int:
         return _fail(f"{args.file}: {exc}")
     elapsed = time.perf_counter() - t0
     print(f"{mech.name or args.file}: {result.message} in {result.iterations} iterations "
-          f"({elapsed * 1e3:.1f} ms), residual {result.residual:.1e}")
+          f"({elapsed * 1e3:.1f} ms), residual {result.residual_abs:.1e}")
     header = ["body", *_coordinate_names(mech)]
     rows = [[b.name, *_pose_values(mech, b.pose[None])[0]] for b in mech.bodies]
     _table(header, rows)
@@ -124,7 +124,7 @@ def _solve(args) -> int:
     if args.json:
         _write_json(args.json, {"bodies": {b.name: b.pose.tolist() for b in mech.bodies},
                                 "iterations": int(result.iterations),
-                                "residual": float(result.residual), "units": mech.units})
+                                "residual": float(result.residual_abs), "units": mech.units})
     return 0
 
 
@@ -344,7 +344,7 @@ def _check(args) -> int:
     report = mech.dof()
     print(f"{args.file}: ok: {len(mech.bodies)} bodies, {len(mech.joints)} joints, "
           f"{report.free} free degree(s) of freedom after {report.drivers} driver(s); "
-          f"assembled in {result.iterations} iterations, residual {result.residual:.1e}")
+          f"assembled in {result.iterations} iterations, residual {result.residual_abs:.1e}")
     return 0
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import analysis, design
 from ._deprecated import moved_function
+from ._result import DEFAULT_MAX_ITERATIONS
 from ._scale import characteristic_length
 from ._system import System
 from ._validation import MAX_ANGLE, as_angle, as_count, as_float, as_name, as_vector
@@ -492,7 +493,8 @@ class Mechanism:
             if getattr(j, "time_dependent", False):
                 j.time = self.time
 
-    def solve(self, *, t: float | None = None, tol: float = 1e-10, max_iterations: int = 50,
+    def solve(self, *, t: float | None = None, tol: float = 1e-10,
+              max_iterations: int = DEFAULT_MAX_ITERATIONS,
               branch=None, time_limit: float | None = None) -> SolveResult:
         """Assemble the mechanism: Newton–Raphson from the current state.
 
@@ -510,7 +512,8 @@ class Mechanism:
             is returned exact to about 1e-14 of the model's size.
         max_iterations : int
             Newton iteration cap (per phase: the first attempt, the joints alone, every
-            driver's continuation step, the final polish).
+            driver's continuation step, the final polish); the same default
+            (50) as every solving entry point.
         branch : callable, optional
             ``branch(mech) -> bool``: a condition the assembly must satisfy (e.g.
             ``lambda m: m.body("coupler").to_global((1.5, 0))[1] > 0``). When the nearest
@@ -525,7 +528,9 @@ class Mechanism:
         Returns
         -------
         SolveResult
-            ``success``, ``status``, ``iterations``, ``residual``, ``free_dof``, ...
+            ``success``, ``status`` (an int code of :class:`mechsolve.Status`),
+            ``message``, ``iterations``, ``residual`` (scaled), ``residual_abs``,
+            ``rank_status``, ``free_dof``, ...
 
         Raises
         ------
@@ -633,7 +638,7 @@ class Mechanism:
         tol : float
             Residual tolerance of every pose (default 1e-10).
         max_iterations : int
-            Newton iteration cap per corrector (default 25).
+            Newton iterations per pose (default 50; a corrector takes at most 25).
         progress : callable, optional
             Called as ``progress(done, total)`` while sweeping.
 
@@ -656,7 +661,7 @@ class Mechanism:
         -----
         On any failure (including an exception raised by a ``progress`` callback) the
         mechanism is left as it was: state, time, driver values and profiles. See
-        :func:`mechsolve.analysis.time_sweep` for how singular positions on the way are
+        :func:`mechsolve.analysis.sweep_time` for how singular positions on the way are
         handled, and the guide page :doc:`/motion` for profiles, velocities and velocity
         coefficients.
 
@@ -674,7 +679,7 @@ class Mechanism:
         (101, 2)
         """
         with time_limited(time_limit, "sweep_time"), self._unchanged_on_failure():
-            return analysis.time_sweep(self, times, **options)
+            return analysis.sweep_time(self, times, **options)
 
     def _own_driver(self, driver) -> DriverJoint:
         """``driver`` (a driver of this mechanism, or its name) as the joint; a TypeError for

@@ -69,6 +69,17 @@ from ._linear import (
     _size,
     _within,
 )
+from ._result import (
+    CONVERGED,
+    DEFAULT_MAX_ITERATIONS,
+    MAX_ITERATIONS,
+    NO_PROGRESS,
+    NOT_FINITE,
+    RUNNING,
+    STATIONARY,
+    Result,
+    status_message,
+)
 from ._validation import _all_finite as _finite
 
 __all__ = ["Result", "NewtonResult", "LinearStrategy", "Problem", "newton",
@@ -170,60 +181,6 @@ def _check_time() -> None:
         raise OutOfTimeError(budget[1])
 
 
-# status codes of one item
-RUNNING, CONVERGED, MAX_ITERATIONS, NO_PROGRESS, STATIONARY, NOT_FINITE = range(-1, 5)
-
-
-class Result(dict):
-    """Base of every result in mechsolve: a dict with attribute access, like SciPy's
-    ``OptimizeResult``.
-
-    Subclasses list the fields their ``repr`` shows first in ``_show``.
-
-    Examples
-    --------
-    >>> r = Result(success=True, iterations=3)
-    >>> r.iterations
-    3
-    >>> r
-    Result(success=True, iterations=3)
-    """
-
-    _show: tuple[str, ...] = ()
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def __setattr__(self, name, value):
-        self[name] = value
-
-    def __delattr__(self, name):
-        try:
-            del self[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-    def __dir__(self):
-        return list(self.keys())
-
-    def __repr__(self) -> str:
-        keys = [k for k in self._show if k in self] or [
-            k for k, v in self.items() if np.ndim(v) == 0 and not isinstance(v, dict)]
-        return f"{type(self).__name__}(" + ", ".join(
-            f"{k}={_short(self[k])}" for k in keys) + ")"
-
-
-def _short(value) -> str:
-    if isinstance(value, np.ndarray) and value.size > 6:
-        return f"<array {value.shape}>"
-    if isinstance(value, (float, np.floating)):
-        return f"{float(value):.3g}"
-    return repr(value)
-
-
 class NewtonResult(Result):
     """Outcome of :func:`newton` or :func:`levenberg_marquardt` on a batch of items.
 
@@ -232,15 +189,20 @@ class NewtonResult(Result):
     x : ndarray (B, n_state)
         Returned states (the start for items that failed before any step).
     status : ndarray of int (B,)
-        ``CONVERGED`` (0), ``MAX_ITERATIONS`` (1), ``NO_PROGRESS`` (2: the damping factor fell
-        below its minimum), ``STATIONARY`` (3: the correction vanished with the residual above
-        ``tol``: a least-squares point) or ``NOT_FINITE`` (4).
+        The code of :class:`mechsolve.Status` of every item: ``CONVERGED`` (0),
+        ``MAX_ITERATIONS`` (1), ``NO_PROGRESS`` (2: the damping factor fell below its
+        minimum), ``STATIONARY`` (3: the correction vanished with the residual above ``tol``:
+        a least-squares point) or ``NOT_FINITE`` (4).
     success : ndarray of bool (B,)
+    message : str
+        The items' status codes in words.
     iterations : ndarray of int (B,)
         Newton steps taken.
     residual : ndarray (B,)
         Largest residual at ``x`` with every equation in its unit: lengths divided by the
         model's size, angles in radians.
+    residual_abs : ndarray (B,)
+        Largest residual at ``x`` in the equations' own units (``max |F|``).
     F : ndarray (B, m)
         Residual vector at ``x``.
     jacobian : ndarray
@@ -251,9 +213,27 @@ class NewtonResult(Result):
         singular systems).
     history : list of ndarray
         The largest scaled residual of the active items before each iteration.
+
+    ``message`` and ``residual_abs`` are worked out when first read (the Newton loops do not
+    spend time on them).
     """
 
     _show = ("success", "status", "iterations", "residual")
+
+    def __missing__(self, key):
+        if key == "message":
+            value = status_message(self["status"])
+        elif key == "residual_abs":
+            F = np.asarray(self["F"], dtype=float)
+            value = np.max(np.abs(F), axis=-1, initial=0.0)
+        else:
+            return super().__missing__(key)
+        dict.__setitem__(self, key, value)
+        return value
+
+    def __repr__(self) -> str:
+        self["message"], self["residual_abs"]     # noqa: B018 (worked out for the summary)
+        return super().__repr__()
 
 
 # -- the problem -------------------------------------------------------------------------------
@@ -553,7 +533,8 @@ def _lm_no_gain(f0, ft):
 
 
 # -- Newton ------------------------------------------------------------------------------------
-def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
+def newton(problem, x0, *, tol: float = 1e-10,
+           max_iterations: int = DEFAULT_MAX_ITERATIONS,
            strategy: LinearStrategy | None = None, damped: bool = True,
            transform=None, lambda_min: float = LAMBDA_MIN,
            max_step: float = MAX_STEP, pose_rtol: float = POSE_RTOL,

@@ -17,6 +17,7 @@ import scipy.linalg as sla
 
 from ._limits import HeldProblem, LimitSet, unreachable_message
 from ._linear import BAND_MAX, _maxabs
+from ._result import AT_LIMIT, DEFAULT_MAX_ITERATIONS, NOT_SOLVED, _LegacyStatus
 from ._validation import _all_finite, as_float
 from .newton import (
     CONVERGED,
@@ -32,37 +33,47 @@ from .newton import (
 )
 from .newton import newton as _core_newton
 
-__all__ = ["SolveResult", "SolveError", "SweepError", "RedundantEquation"]
+__all__ = ["SolveResult", "SolveError", "SweepError", "RedundantEquation", "failed_result"]
 
 # Largest system for which a dense SVD is used as the fallback / rank analysis.
 DENSE_ANALYSIS_LIMIT = 3000
 
 
 class SolveResult(Result):
-    """Outcome of a solve, a dict with attribute access (like SciPy's ``OptimizeResult``).
+    """Outcome of a solve, a dict with attribute access (like SciPy's ``OptimizeResult``;
+    the shared fields of every result are those of :class:`~mechsolve.Result`).
 
     Attributes
     ----------
     success : bool
         Whether every residual is within the tolerance.
-    status : str
-        ``"regular"``, ``"redundant"``, ``"underdetermined"``, ``"redundant, underdetermined"``
-        or ``"failed"``; ``"unknown"`` when the rank was not analysed (very large systems).
+    status : int
+        Why the solve stopped: a code of :class:`mechsolve.Status` (``0``: converged;
+        ``1``: the iteration limit; ``2``: no progress; ``3``: a least-squares point, the
+        constraints inconsistent; ``4``: not finite; ``5``: no stage of the solve assembled the
+        mechanism; ``6``: a joint limit stops it).
+    message : str
+        What happened, in words.
     iterations : int
         Newton iterations taken, over all phases of the solve.
+    residual : float
+        Largest residual with every equation in its unit: a length equation's residual divided
+        by the model's size (:attr:`Mechanism.length_scale`), an angle's in radians. ``tol``
+        bounds this (it was ``scaled_residual`` before 0.2, a name kept until 0.3).
+    residual_abs : float
+        Largest absolute constraint value at the returned state, in the equations' own units
+        (lengths in the model's length unit, angles in radians).
+    rank_status : str
+        The rank verdict at the pose: ``"regular"``, ``"redundant"``, ``"underdetermined"``,
+        ``"redundant, underdetermined"``; ``"unknown"`` when the rank was not analysed (very
+        large systems, or a failed solve). (It was ``status`` before 0.2: comparing
+        ``status`` with one of these strings still answers, with a DeprecationWarning, until
+        0.3.)
     phases : list of (str, int)
         The phases of the solve and the iterations of each: ``"newton"`` (Newton from the
         current state), ``"joints"`` (the joints alone, from a rough start), ``"drivers"``
         (each driver continued to its value), ``"goals"`` (Levenberg–Marquardt towards
         unreachable goals), ``"branch"`` (the search for another assembly).
-    residual : float
-        Largest absolute constraint value at the returned state (in the model's units).
-    scaled_residual : float
-        Largest residual with every equation in its unit: a length equation's residual divided
-        by the model's size (:attr:`Mechanism.length_scale`), an angle's in radians. ``tol``
-        bounds this.
-    message : str
-        What happened, in words.
     joint_residuals : dict
         Residual vector of every joint and driver.
     redundant : list of RedundantEquation
@@ -79,9 +90,38 @@ class SolveResult(Result):
         floating point.
     tol : float
         The residual tolerance of the solve.
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> mech = ms.models.fourbar().mechanism
+    >>> result = mech.solve()
+    >>> result.success, result.status, result.message, result.rank_status
+    (True, 0, 'converged', 'regular')
+    >>> result.residual <= 1e-10 and result.residual_abs <= 1e-10 * mech.length_scale
+    True
     """
 
-    _show = ("success", "status", "iterations", "residual", "free_dof", "message")
+    _show = ("success", "status", "message", "iterations", "residual", "rank_status",
+             "free_dof")
+    _renamed = {"scaled_residual": "residual"}
+
+    @property
+    def status(self) -> int:
+        """The status code (an ``int``; compared with one of the old rank verdict strings it
+        answers as before, with a DeprecationWarning, until 0.3)."""
+        try:
+            value = self["status"]
+        except KeyError:
+            raise AttributeError("SolveResult has no field 'status'") from None
+        if type(value) is not int:
+            return value
+        legacy = self.get("rank_status", "unknown") if self.get("success") else "failed"
+        return _LegacyStatus(value, legacy)
+
+    @status.setter
+    def status(self, value) -> None:
+        self["status"] = value
 
 
 class SolveError(RuntimeError):
@@ -234,9 +274,9 @@ def status_of(redundant, free: int) -> str:
 def free_dof(system, result) -> int:
     """Degrees of freedom the drivers leave free at a solved pose, from what the solve already
     knows (no new factorization): ``result.free_dof`` from its rank analysis, or, where the
-    rank was not analysed (status ``"unknown"``, very large systems), the excess of unknowns
-    over equations."""
-    if result.get("status") == "unknown":
+    rank of a successful solve was not analysed (``rank_status`` ``"unknown"``, very large
+    systems), the excess of unknowns over equations."""
+    if result.get("success") and result.get("rank_status") == "unknown":
         return max(0, system.n - system.m)
     return int(result.get("free_dof") or 0)
 
@@ -298,7 +338,8 @@ def _magnitudes(system, q: np.ndarray) -> np.ndarray:
     return np.maximum(mag, 1.0)
 
 
-def newton(system, q0: np.ndarray, *, tol: float = 1e-10, max_iterations: int = 50,
+def newton(system, q0: np.ndarray, *, tol: float = 1e-10,
+           max_iterations: int = DEFAULT_MAX_ITERATIONS,
            strategy: LinearStrategy | None = None, analyse: bool | None = None,
            rows: np.ndarray | None = None, transform=None,
            lambda_min: float = LAMBDA_MIN, pose_rtol: float = POSE_RTOL,
@@ -349,11 +390,12 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, max_iterations: int = 
     history = [float(h[0]) for h in out.history]
     if success:
         history.append(float(out.residual[0]))
-    result = SolveResult(success=success, iterations=int(out.iterations[0]), residual=r_abs,
-                         scaled_residual=float(out.residual[0]), message=message,
-                         history=history, status="failed" if not success else "regular",
-                         redundant=[], free_dof=0, rank=None, roundoff=roundoff,
-                         phases=[("newton", int(out.iterations[0]))])
+    result = SolveResult(success=success, status=status, message=message,
+                         iterations=int(out.iterations[0]),
+                         residual=float(out.residual[0]), residual_abs=r_abs,
+                         rank_status="regular" if success else "unknown",
+                         history=history, redundant=[], free_dof=0, rank=None,
+                         roundoff=roundoff, phases=[("newton", int(out.iterations[0]))])
     if success and rows is None:
         lsq = bool(out.least_squares[0])
         if analyse is None:
@@ -362,16 +404,16 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, max_iterations: int = 
         if analyse:
             info = analyse_rank(system, vals)
             if info is None:
-                result.status = "regular" if not lsq else "unknown"
+                result.rank_status = "regular" if not lsq else "unknown"
             else:
                 rank, redundant, free = info
                 result.update(rank=rank, redundant=redundant, free_dof=free,
-                              status=status_of(redundant, free))
-            system.verdict = result.status
+                              rank_status=status_of(redundant, free))
+            system.verdict = result.rank_status
             system.redundant = result.redundant
             system.free = result.free_dof
         else:
-            result.status = system.verdict or "regular"
+            result.rank_status = system.verdict or "regular"
             if system.verdict not in (None, "regular", "unknown"):
                 result.update(redundant=system.redundant, free_dof=system.free)
     result.joint_residuals = system.joint_residuals(phi_all)
@@ -380,6 +422,24 @@ def newton(system, q0: np.ndarray, *, tol: float = 1e-10, max_iterations: int = 
     if watch_det_sign:
         result.crossed = bool(out.crossed[0])
     return q, result, vals
+
+
+def failed_result(system, q, message: str, *, status: int = NOT_SOLVED, tol=None,
+                  **fields) -> SolveResult:
+    """The result of a solve that failed at the pose ``q``: its residuals (scaled and
+    absolute, and by joint) measured there, ``status`` (:data:`~mechsolve.NOT_SOLVED`
+    unless said) and ``message``; ``fields`` add to or replace the others."""
+    phi = system.phi(q)
+    result = SolveResult(success=False, status=status, message=message, iterations=0,
+                         residual=float(np.max(np.abs(phi) / system.eq_scale, initial=0.0)),
+                         residual_abs=float(np.max(np.abs(phi), initial=0.0)),
+                         rank_status="unknown", history=[], redundant=[], free_dof=0,
+                         rank=None, joint_residuals=system.joint_residuals(phi),
+                         state=np.array(q, dtype=float))
+    if tol is not None:
+        result.tol = tol
+    result.update(fields)
+    return result
 
 
 def failure_message(system, result: SolveResult, *, largest: int = 3) -> str:
@@ -396,7 +456,7 @@ def failure_message(system, result: SolveResult, *, largest: int = 3) -> str:
         result.joint_residuals.largest(1)
     after = f" after {result.iterations} iterations" if result.iterations else ""
     lines = [f"could not assemble the mechanism: {result.message}; largest residual "
-             f"{result.residual:.3g}{after}."]
+             f"{result.residual_abs:.3g}{after}."]
     lines.append("Joints with the largest residuals:" if len(ranked) > 1 else
                  "The joint with a residual:")
     for joint, r in ranked:
@@ -416,8 +476,7 @@ def solve_within(mech, system, limits: LimitSet, q, result, tol: float, max_iter
         return q, result
     if free_dof(system, result) == 0:
         # the drivers fix the pose: holding a limit would over-determine the mechanism
-        result.success = False
-        result.status = "failed"
+        result.update(success=False, status=AT_LIMIT, rank_status="unknown")
         result.message = unreachable_message(broken)
         result.active_limits = []
         result.limits_broken = broken
@@ -437,8 +496,7 @@ def solve_within(mech, system, limits: LimitSet, q, result, tol: float, max_iter
         result.iterations += int(out.iterations[0])
         result.phases = list(result.phases) + [("limits", int(out.iterations[0]))]
         if not out.success[0]:
-            result.success = False
-            result.status = "failed"
+            result.update(success=False, status=AT_LIMIT, rank_status="unknown")
             result.message = unreachable_message(
                 held, "holding the joints at their limits leaves the other constraints "
                 "unmet; the nearest pose without them")
@@ -453,8 +511,8 @@ def solve_within(mech, system, limits: LimitSet, q, result, tol: float, max_iter
             break
     phi = system.phi(q)
     result.state = q.copy()
-    result.residual = float(np.max(np.abs(phi), initial=0.0))
-    result.scaled_residual = float(np.max(np.abs(phi) / system.eq_scale, initial=0.0))
+    result.residual = float(np.max(np.abs(phi) / system.eq_scale, initial=0.0))
+    result.residual_abs = float(np.max(np.abs(phi), initial=0.0))
     result.joint_residuals = system.joint_residuals(phi)
     result.active_limits = limits.active(values)
     result.message = "converged with joints held at their limits: " + ", ".join(

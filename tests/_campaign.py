@@ -1609,7 +1609,7 @@ def run_batch_trial(kind: str, seed: int) -> Trial:
         elif single is not None and not ok:
             findings.append(("false_failure",
                              f"item {k}: solve_batch failed where solve() converged "
-                             f"(its residual {batch.residuals[k]:.3g}, this module's check "
+                             f"(its residual {batch.residual[k]:.3g}, this module's check "
                              f"{worst:.3g})"))
         elif single is None and ok:
             findings.append(("false_failure", f"item {k}: solve() failed where solve_batch "

@@ -198,7 +198,7 @@ def test_solve_stays_silent_and_reports_the_free_dof():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         result = mech.solve()   # assembling before the drivers are added is common
-    assert result.status == "underdetermined" and result.free_dof == 1
+    assert result.rank_status == "underdetermined" and result.free_dof == 1
 
 
 def test_a_fully_driven_sweep_and_time_sweep_do_not_warn():

@@ -86,6 +86,6 @@ def test_reachable_target_from_a_hard_start_is_solved_not_called_unreachable():
         chain.coordinates = starts[i]
         chain.target = target
         result = mech.solve()
-        assert result.success and result.residual <= 1e-10
+        assert result.success and result.residual_abs <= 1e-10
         np.testing.assert_allclose(arm.forward_matrix(chain.coordinates),
                                    arm.forward_matrix(q_true[i]), atol=1e-9)

@@ -331,7 +331,7 @@ def test_agreeing_drivers_are_solved_from_the_rough_sketch():
     mech, _ = readme_fourbar()           # the rough sketch again
     second = mech.add(joints.Driver(mech.body("rocker"), "angle", angle, name="rocker"))
     result = mech.solve()
-    assert result.status == "redundant"
+    assert result.rank_status == "redundant"
     assert [r.joint for r in result.redundant] == [second]
     assert mech.body("rocker").angle == pytest.approx(angle, abs=1e-14)
 
@@ -374,7 +374,7 @@ def test_a_rod_whose_points_coincide_at_the_start_is_assembled():
     mech.add(joints.Driver(a, "angle", 0.0))
     mech.add(joints.Driver(b, "angle", 0.0))
     result = mech.solve()
-    assert result.status == "underdetermined"
+    assert result.rank_status == "underdetermined"
     assert np.linalg.norm(b.position) == pytest.approx(1.0, rel=1e-14)
 
 

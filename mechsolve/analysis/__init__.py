@@ -11,6 +11,7 @@ rotation range; ``Motion`` delegates to it), :mod:`.timed` (time sweeps) and
 :mod:`.free_motion`.
 """
 
+from .._deprecated import moved_function as _moved_function
 from ._named_motions import FreeMotions, MotionPart, NamedMotion
 from .assembly import assemble, assemble_branch, closest_to_goals
 from .batch import BatchResult, batch_newton, solve_batch
@@ -40,13 +41,19 @@ from .measures import (
 from .motion import Motion
 from .pipeline import solve_pose
 from .rates import acceleration, point_acceleration, point_velocity, velocity
-from .timed import time_sweep
+from .timed import sweep_time
+
+#: Deprecated: ``ms.analysis.time_sweep`` is :func:`sweep_time` (one name per concept, as
+#: :meth:`Mechanism.sweep_time <mechsolve.Mechanism.sweep_time>`), until 0.3.
+time_sweep = _moved_function("mechsolve.analysis.time_sweep", "mechsolve.analysis.sweep_time",
+                             "ms.analysis.time_sweep(mech, times)",
+                             "ms.analysis.sweep_time(mech, times)")
 
 __all__ = ["DofReport", "Motion", "FreeMotion", "FreeMotions", "NamedMotion", "MotionPart",
            "BatchResult", "dof_report", "sweep",
            "solve_batch", "solve_pose", "batch_newton", "assemble", "assemble_branch",
            "closest_to_goals",
-           "velocity", "acceleration", "point_velocity", "point_acceleration", "time_sweep",
+           "velocity", "acceleration", "point_velocity", "point_acceleration", "sweep_time",
            "free_motions", "free_motion_path", "free_motion_amplitude", "wiggle_free_motions",
            "grashof", "fourbar_loops", "transmission_angle", "mechanical_advantage",
            "rotation_range", "RotationRange", "SINGULAR_RTOL", "NEAR_SINGULAR_RTOL", "COARSE_TOL",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._result import LIMIT_POSITION, NOT_SOLVED, STATIONARY
 from ..joints.base import DriverJoint
 from ..newton import levenberg_marquardt, residual_tolerance
 from ..newton import newton as core_newton
@@ -12,6 +13,7 @@ from ..solver import (
     DENSE_ANALYSIS_LIMIT,
     SolveError,
     SolveResult,
+    failed_result,
     independent_rows,
     newton,
     strategy_for,
@@ -214,17 +216,12 @@ def assemble(mech, *, tol: float, max_iterations: int):
                 for dd, vv in zip(drivers, targets):
                     dd._set_raw_value(vv)
                 q_lim = exc.state if exc.state is not None else q
-                phi = sys.phi(q_lim)
                 turns = "" if abs(goal - v) < np.pi else \
                     f" (or any whole turn from it, e.g. {goal:.6g})"
-                res = SolveResult(success=False, status="failed", iterations=0,
-                                  residual=float(np.max(np.abs(phi))), history=[],
-                                  message=f"{d.describe()} cannot reach {v:.6g}{turns}: from "
-                                  f"the assembled pose it can be moved only up to "
-                                  f"{exc.reached:.6g} (a limit position)",
-                                  redundant=[], free_dof=0, rank=None,
-                                  joint_residuals=sys.joint_residuals(phi), state=q_lim.copy(),
-                                  tol=tol)
+                res = failed_result(sys, q_lim, f"{d.describe()} cannot reach {v:.6g}{turns}: "
+                                    f"from the assembled pose it can be moved only up to "
+                                    f"{exc.reached:.6g} (a limit position)",
+                                    status=LIMIT_POSITION, tol=tol)
                 phases.append(("drivers", steps + cont.iterations))
                 return finish(q_lim, res)
             steps += its
@@ -245,8 +242,9 @@ def assemble(mech, *, tol: float, max_iterations: int):
     conflict = any(abs(phi[sys.row_of(d)]) > bound * sys.eq_scale[sys.row_of(d)]
                    for d in dependent)
     if conflict:   # the excess drivers disagree with the others: no need to polish
-        res = SolveResult(success=False, status="failed", iterations=0, history=[],
-                          redundant=[], free_dof=0, rank=None, tol=tol)
+        res = SolveResult(success=False, status=NOT_SOLVED, iterations=0, history=[],
+                          redundant=[], free_dof=0, rank=None, tol=tol,
+                          rank_status="unknown")
     else:
         q, res, _ = newton(sys, q, tol=tol, max_iterations=max_iterations, analyse=True)
     if not res.success and dependent:
@@ -256,6 +254,7 @@ def assemble(mech, *, tol: float, max_iterations: int):
                                                              c_rows))[0] if c_rows.size else 0)
         names = ", ".join(j.describe() for j in involved)
         phi = sys.phi(q_driven)
+        failed = failed_result(sys, q_driven, "")
         misses = "; ".join(
             f"{d.describe()} cannot reach {d.value:.6g} (it measures "
             f"{d.value + float(phi[sys.row_of(d)]):.6g} there)" for d in dependent)
@@ -263,8 +262,9 @@ def assemble(mech, *, tol: float, max_iterations: int):
                    f"degree{'s' if dof != 1 else ''} of freedom and {len(drivers)} drivers, "
                    f"and their values conflict: with the others at their values, {misses}. "
                    "Remove a driver, or give it the value the others imply",
-                   residual=float(np.max(np.abs(phi))), joint_residuals=sys.joint_residuals(phi),
-                   state=q_driven.copy(), status="failed", success=False)
+                   residual=failed.residual, residual_abs=failed.residual_abs,
+                   joint_residuals=failed.joint_residuals, state=q_driven.copy(),
+                   status=NOT_SOLVED, rank_status="unknown", success=False)
         return finish(q_driven, res)
     if not res.success and target_goals:
         return finish(*closest_to_goals(sys, q, is_goal, tol=tol,
@@ -350,13 +350,8 @@ def closest_to_goals(sys, q0, is_goal, *, tol: float, max_iterations: int):
 
     q, ok = restore(np.array(q0, dtype=float))
     if not ok:
-        phi = sys.phi(q)
-        res = SolveResult(success=False, status="failed", iterations=0,
-                          residual=float(np.max(np.abs(phi), initial=0.0)), history=[],
-                          message="the joints cannot be assembled even without the drivers and "
-                          "end-effector goals", redundant=[], free_dof=0, rank=None,
-                          joint_residuals=sys.joint_residuals(phi), state=q.copy(), tol=tol)
-        return q, res
+        return q, failed_result(sys, q, "the joints cannot be assembled even without the "
+                                "drivers and end-effector goals", tol=tol)
     its = 0
     if sys.n <= DENSE_ANALYSIS_LIMIT:
         def back_on_joints(X, idx):
@@ -379,13 +374,10 @@ def closest_to_goals(sys, q0, is_goal, *, tol: float, max_iterations: int):
             res.phases = [("goals", its)] + res.phases
             res.iterations += its
             return q_done, res
-    res = SolveResult(success=False, status="failed", iterations=its,
-                      residual=float(np.max(np.abs(phi), initial=0.0)), history=[],
-                      message="the goals cannot all be met: at the pose closest to them that "
-                      "satisfies every joint, the goals below still miss (an unreachable "
-                      "end-effector target or driver value)", redundant=[], free_dof=0,
-                      rank=None, joint_residuals=sys.joint_residuals(phi), state=q.copy(),
-                      tol=tol)
+    res = failed_result(sys, q, "the goals cannot all be met: at the pose closest to them "
+                        "that satisfies every joint, the goals below still miss (an "
+                        "unreachable end-effector target or driver value)", status=STATIONARY,
+                        iterations=its, tol=tol)
     return q, res
 
 
@@ -561,9 +553,8 @@ def assemble_branch(mech, condition, *, tol: float, max_iterations: int,
                 result.iterations += total
                 result.phases = [("branch", total)] + result.phases
                 return q, result
-    result = SolveResult(success=False, status="failed", iterations=0, residual=float("nan"),
-                         message="no assembly satisfies the branch condition", history=[],
-                         redundant=[], free_dof=0, rank=None)
+    # no pose found: the residuals are those of the start, where the mechanism stays
+    result = failed_result(sys, q_start, "no assembly satisfies the branch condition")
     also = ""
     if images:
         also = (f" (and {images} mirror image{'' if images == 1 else 's'}, where a joint holds "

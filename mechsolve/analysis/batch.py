@@ -6,9 +6,17 @@ import numpy as np
 
 from .._limits import unreachable_message
 from .._names import _DIRECTIONS, _POSITIVE, _QUATERNIONS, _close, parameter_slices
+from .._result import (
+    AT_LIMIT,
+    CONVERGED,
+    DEFAULT_MAX_ITERATIONS,
+    NOT_SOLVED,
+    Result,
+    status_message,
+)
 from .._validation import as_count, as_float
 from ..joints.base import DriverJoint, Joint
-from ..newton import LAMBDA_MIN, LinearStrategy, Result, residual_tolerance
+from ..newton import LAMBDA_MIN, LinearStrategy, residual_tolerance
 from ..newton import newton as core_newton
 from ..solver import NEAR_LAMBDA_MIN, SolveError, SolveResult
 
@@ -91,7 +99,7 @@ def det_signs(J: np.ndarray, K: np.ndarray | None = None,
 
 
 def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-10,
-                max_iterations: int = 20, raise_on_failure: bool = True):
+                max_iterations: int = DEFAULT_MAX_ITERATIONS, raise_on_failure: bool = True):
     """Solve many variants of one mechanism at once through the batch axis.
 
     Each batch item has its own start state and its own driver values or joint parameters
@@ -121,8 +129,9 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
     Returns
     -------
     BatchResult
-        ``states (B, n_state)``, ``success (B,)``, ``iterations (B,)``, ``residuals (B,)``
-        (each item's largest residual in its unit, as ``tol``).
+        ``states (B, n_state)``, ``success (B,)``, ``status (B,)``, ``iterations (B,)``,
+        ``residual (B,)`` (each item's largest residual in its unit, as ``tol``),
+        ``residual_abs (B,)``.
 
     Notes
     -----
@@ -164,9 +173,12 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
     for b in _beyond_newton(sys, Q0, Q, ok, stacked, square).tolist():
         Q[b], ok[b], its[b] = _solved_alone(mech, sys, Q0[b], stacked, b, tol, max_iterations)
     # each equation in its unit (lengths in the model's size), as Newton and solve() judge it
-    res = np.max(np.abs(sys.phi(Q, params=stacked)) / sys.eq_scale, axis=1)
+    phi = np.abs(sys.phi(Q, params=stacked))
+    res = np.max(phi / sys.eq_scale, axis=1, initial=0.0)
     ok &= res <= residual_tolerance(tol, Q, 1.0 / sys.state_scale)   # tol plus round-off
-    out = BatchResult(states=Q, success=ok, iterations=its, residuals=res)
+    status = np.where(ok, CONVERGED, NOT_SOLVED)
+    out = BatchResult(states=Q, success=ok, status=status, iterations=its, residual=res,
+                      residual_abs=np.max(phi, axis=1, initial=0.0))
     limits = sys.limits
     if limits is not None:
         # the items' poses are fixed by their drivers: one beyond a joint limit fails
@@ -176,7 +188,9 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
         out.reasons = [unreachable_message(limits.violated(M[b], tol), f"item {b}")
                        if broken[b] else None for b in range(B)]
         ok &= ~broken
+        status[broken] = AT_LIMIT
         out.active_limits = [limits.active(M[b]) if ok[b] else [] for b in range(B)]
+    out.message = status_message(status)
     if raise_on_failure and not ok.all():
         bad = np.flatnonzero(~ok)
         reason = out.get("reasons", [None] * B)[bad[0]]
@@ -186,8 +200,10 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
             err.batch = out
             raise err
         phi = sys.phi(Q[bad[0]], params={g: P[bad[0]] for g, P in stacked.items()})
-        first = SolveResult(success=False, status="failed", iterations=int(its[bad[0]]),
-                            residual=float(res[bad[0]]), message="batch item did not converge",
+        first = SolveResult(success=False, status=NOT_SOLVED, iterations=int(its[bad[0]]),
+                            residual=float(res[bad[0]]),
+                            residual_abs=float(np.max(np.abs(phi), initial=0.0)),
+                            message="batch item did not converge", rank_status="unknown",
                             joint_residuals=sys.joint_residuals(phi), history=[],
                             redundant=[], free_dof=0, rank=None)
         worst = first.joint_residuals.largest(3)
@@ -370,13 +386,32 @@ def _finite_array(value, name: str) -> np.ndarray:
 
 
 class BatchResult(Result):
-    """Result of :func:`solve_batch`: ``states (B, n_state)``, ``success (B,)``,
-    ``iterations (B,)`` and ``residuals (B,)`` (largest residual of each item, a length
-    equation's divided by the model's size, an angle's in radians).
+    """Result of :func:`solve_batch` (a :class:`~mechsolve.Result`), one entry per item.
+
+    Attributes
+    ----------
+    states : ndarray (B, n_state)
+        Every item's pose.
+    success : ndarray of bool (B,)
+    status : ndarray of int (B,)
+        Codes of :class:`mechsolve.Status`: ``0`` converged, ``5`` (``NOT_SOLVED``)
+        where neither the batch's Newton nor the item's own solve met its equations, ``6``
+        (``AT_LIMIT``) where its pose breaks a joint limit.
+    message : str
+        The items' status codes in words.
+    iterations : ndarray of int (B,)
+    residual : ndarray (B,)
+        Each item's largest residual, a length equation's divided by the model's size, an
+        angle's in radians (what ``tol`` bounds; ``residuals`` before 0.2, kept until 0.3).
+    residual_abs : ndarray (B,)
+        The same in the equations' own units.
 
     With joint limits also ``reasons`` (per item: why it failed on a limit, else ``None``)
     and ``active_limits`` (per item: the limits its pose sits at)."""
 
+    _renamed = {"residuals": "residual"}
+
     def __repr__(self) -> str:
         return (f"BatchResult({len(self['success'])} items, {int(self['success'].sum())} "
-                f"converged, largest residual {np.max(self['residuals']):.3g})")
+                f"converged, largest residual {np.max(self['residual'], initial=0.0):.3g}; "
+                f"{self['message']})")

@@ -30,6 +30,7 @@ from scipy.linalg import lapack
 
 from .._limits import HeldProblem
 from .._linear import SINGULAR_RTOL
+from .._result import DEFAULT_MAX_ITERATIONS
 from .._validation import MAX_ANGLE, as_count, as_float, as_values
 from .._warnings import check_degrees_sweep, check_free_motion
 from ..newton import POSE_RTOL, LinearStrategy
@@ -88,6 +89,9 @@ MAX_STEPS = 2000
 #: Poses refined together in one batch of a batched sweep: the memory of the refinement is
 #: bounded by a few chunks' Jacobians, whatever the number of poses.
 REFINE_CHUNK = 2048
+#: Newton iterations of a sweep's corrector (from its prediction, next to the pose): a step it
+#: cannot correct in that many is shortened. Within the sweep's ``max_iterations``.
+CORRECTOR_ITERATIONS = 25
 
 
 def _sigma_ratio(Js: np.ndarray) -> float:
@@ -630,7 +634,8 @@ class _Continuation:
         return state, iters
 
 
-def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
+def sweep(mech, driver, values, *, tol: float = 1e-10,
+          max_iterations: int = DEFAULT_MAX_ITERATIONS,
           batch: bool | str = "auto", progress=None) -> Motion:
     """Follow the mechanism as ``driver`` takes each of ``values`` in turn.
 
@@ -644,7 +649,9 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
     tol : float
         Residual tolerance of every pose.
     max_iterations : int
-        Newton iteration cap per corrector.
+        Newton iterations per pose; a corrector, which starts from a prediction next to the
+        pose, takes at most :data:`CORRECTOR_ITERATIONS` of them (a step it cannot correct in
+        that many is shortened).
     batch : bool or "auto"
         Refine poses together through the batch axis (small mechanisms; "auto" decides).
     progress : callable, optional
@@ -674,7 +681,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10, max_iterations: int = 25,
         raise TypeError(f"progress must be a callable progress(done, total) or None, got "
                         f"{type(progress).__name__} {progress!r}")
     N = len(values)
-    cont = _Continuation(mech, driver, tol, max_iterations)
+    cont = _Continuation(mech, driver, tol, min(max_iterations, CORRECTOR_ITERATIONS))
     sys = cont.sys
     if not sys.eq_lengths[sys.row_of(driver)] and np.max(np.abs(values)) > MAX_ANGLE:
         big = float(values[np.argmax(np.abs(values))])

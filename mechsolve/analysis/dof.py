@@ -4,18 +4,37 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._result import CONVERGED, Result
 from ..joints.base import DriverJoint
-from ..solver import DENSE_ANALYSIS_LIMIT, RedundantEquation, independent_rows
+from ..solver import DENSE_ANALYSIS_LIMIT, RedundantEquation, independent_rows, status_of
 from ._named_motions import FreeMotions, _scaled_jacobian, named_free_motions
 
 __all__ = ["DofReport", "dof_report"]
 
 
-class DofReport:
-    """Degrees-of-freedom report of a mechanism at its current pose.
+class DofReport(Result):
+    """Degrees-of-freedom report of a mechanism at its current pose (a
+    :class:`~mechsolve.Result`: a dict with attribute access).
 
     Attributes
     ----------
+    success : bool
+        True: the rank analysis was made (a mechanism too large for it raises ValueError).
+    status : int
+        ``0`` (:class:`mechsolve.Status`).
+    message : str
+        The mobility and what the drivers leave free, in words.
+    iterations : int
+        0: a rank analysis, no iteration.
+    residual, residual_abs : float
+        Largest residual at the pose analysed, every equation in its unit (lengths in the
+        model's size) and in the equations' own units: a rank at a pose that is not assembled
+        says little.
+    rank_status : str
+        The rank verdict with the drivers, as a solve reports it: ``"regular"``,
+        ``"redundant"``, ``"underdetermined"`` or ``"redundant, underdetermined"``.
+    n : int
+        Coordinates (increment components).
     dof : int
         Mobility from the rank of the constraint Jacobian (drivers excluded): ``n - rank``.
     gruebler : int
@@ -51,7 +70,16 @@ class DofReport:
     """
 
     def __init__(self, *, n, gruebler, rank, redundant, drivers, free, driver_conflicts,
-                 free_motions=None):
+                 free_motions=None, residual=0.0, residual_abs=0.0):
+        super().__init__()
+        self.success = True
+        self.status = CONVERGED
+        self.message = (f"{n - rank} degree{'s' if n - rank != 1 else ''} of freedom, {free} "
+                        "left free by the drivers")
+        self.iterations = 0
+        self.residual = residual
+        self.residual_abs = residual_abs
+        self.rank_status = status_of(list(redundant) + list(driver_conflicts), free)
         self.n = n
         self.gruebler = gruebler
         self.rank = rank
@@ -100,7 +128,7 @@ def dof_report(mech) -> DofReport:
     if n > DENSE_ANALYSIS_LIMIT:
         raise ValueError(f"the rank-based DOF report needs a dense analysis and is limited to "
                          f"{DENSE_ANALYSIS_LIMIT} coordinates; this mechanism has {n}")
-    _, vals = sys.evaluate(mech.state_view)
+    phi, vals = sys.evaluate(mech.state_view)
     J_all = sys.jacobian_dense(vals)
     J = _scaled_jacobian(sys, J_all)   # ranks alike in micrometres and kilometres
     is_driver = np.zeros(sys.m, dtype=bool)
@@ -118,4 +146,6 @@ def dof_report(mech) -> DofReport:
     motions = named_free_motions(mech, J_all) if rank_all < n else None
     return DofReport(n=n, gruebler=gruebler, rank=rank_c, redundant=redundant,
                      drivers=n_drivers, free=n - rank_all, driver_conflicts=conflicts,
-                     free_motions=motions)
+                     free_motions=motions,
+                     residual=float(np.max(np.abs(phi) / sys.eq_scale, initial=0.0)),
+                     residual_abs=float(np.max(np.abs(phi), initial=0.0)))

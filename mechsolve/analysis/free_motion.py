@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._result import DEFAULT_MAX_ITERATIONS
 from .._validation import as_count, as_float, as_values, as_vector
 from ..joints._end_effectors import _log_rows
 from ..newton import newton as core_newton
 from ..solver import NEAR_LAMBDA_MIN, svd_step
 from ..spatial._quat import quat_conjugate, quat_multiply
 from ._named_motions import FreeMotions, named_free_motions
+from .continuation import CORRECTOR_ITERATIONS
 from .motion import Motion
 from .rates import _check_assembled, point_velocity
 
@@ -251,7 +253,7 @@ class _Chart:
 
 
 def free_motion_path(mech, index: int, amplitudes, *, basis=None, tol: float = 1e-10,
-                     max_iterations: int = 25) -> FreeMotion:
+                     max_iterations: int = DEFAULT_MAX_ITERATIONS) -> FreeMotion:
     """Follow one free motion of a mechanism: poses that satisfy every constraint.
 
     Starting at the current (assembled) pose ``q0`` with free-motion basis ``B``
@@ -283,7 +285,9 @@ def free_motion_path(mech, index: int, amplitudes, *, basis=None, tol: float = 1
     tol : float
         Residual tolerance of every pose (constraints and chart equations).
     max_iterations : int
-        Newton iterations per step before the step is halved.
+        Newton iterations per pose: a step's corrector takes at most
+        :data:`~mechsolve.analysis.continuation.CORRECTOR_ITERATIONS` of them before the step
+        is halved.
 
     Returns
     -------
@@ -327,7 +331,7 @@ def free_motion_path(mech, index: int, amplitudes, *, basis=None, tol: float = 1
     s_req = as_values(amplitudes, "amplitudes")
     top = float(np.max(np.abs(s_req)))
     h_max = top / 12.0 if top > 0 else 1.0
-    chart = _Chart(mech, B, int(index), tol, max_iterations)
+    chart = _Chart(mech, B, int(index), tol, min(max_iterations, CORRECTOR_ITERATIONS))
     table = {0.0: (q0.copy(), 0, float(np.max(np.abs(system.phi(q0)), initial=0.0)))}
     pos, hi = chart.follow(sorted({float(v) for v in s_req if v > 0}), h_max)
     neg, lo = chart.follow(sorted({float(v) for v in s_req if v < 0}, reverse=True), h_max)
@@ -404,7 +408,8 @@ def free_motion_amplitude(mech, direction, points=()) -> float:
 
 
 def wiggle_free_motions(mech, *, amplitude=None, frames: int = 48, points=(),
-                        tol: float = 1e-10, max_iterations: int = 25) -> FreeMotion:
+                        tol: float = 1e-10,
+                        max_iterations: int = DEFAULT_MAX_ITERATIONS) -> FreeMotion:
     """Wiggle every free motion of a mechanism in turn, as one :class:`FreeMotion`.
 
     Free motion ``k`` (a row of ``mech.free_motions()``) is followed through

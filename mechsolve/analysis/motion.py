@@ -15,6 +15,11 @@ __all__ = ["Motion"]
 class Motion:
     """The poses of a mechanism along a sweep.
 
+    A data object, not a :class:`~mechsolve.Result`: a sweep that cannot reach a value raises
+    :class:`~mechsolve.SweepError` (whose ``.motion`` holds the poses up to it), so a motion
+    has no outcome to report, only poses, each one converged; it is a sequence of them (its
+    length, ``pose``, ``point``, rates), which a dict's keys and items would not describe.
+
     Attributes
     ----------
     values : ndarray, shape (N,)

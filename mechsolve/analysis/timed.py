@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._result import DEFAULT_MAX_ITERATIONS
 from .._validation import as_count, as_float, as_values
 from .._warnings import check_free_motion
 from ..solver import SolveError, SweepError, free_dof
 from ._named_motions import free_motion_labels
 from .continuation import (
+    CORRECTOR_ITERATIONS,
     SINGULAR_RTOL,
     _apart,
     _Continuation,
@@ -18,7 +20,7 @@ from .continuation import (
 from .motion import Motion
 from .rates import _store_velocity, acceleration, velocity
 
-__all__ = ["time_sweep"]
+__all__ = ["sweep_time"]
 
 
 def _time_continuation(mech, tol, max_iterations):
@@ -44,7 +46,8 @@ def _time_continuation(mech, tol, max_iterations):
     return _TimeContinuation(mech, None, tol, max_iterations)
 
 
-def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, progress=None):
+def sweep_time(mech, times, *, tol: float = 1e-10,
+               max_iterations: int = DEFAULT_MAX_ITERATIONS, progress=None):
     """Follow a time-driven mechanism over ``times``: positions, velocities, accelerations.
 
     Continuation in time: the predictor is the velocity step (with a curvature term) from the
@@ -69,7 +72,9 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
     tol : float
         Residual tolerance of every pose.
     max_iterations : int
-        Newton iteration cap per corrector.
+        Newton iterations per pose; a corrector takes at most
+        :data:`~mechsolve.analysis.continuation.CORRECTOR_ITERATIONS` of them (a step it
+        cannot correct in that many is shortened).
     progress : callable, optional
         Called as ``progress(done, total)`` while sweeping.
 
@@ -97,7 +102,7 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
     max_iterations = as_count(max_iterations, "max_iterations")
     drivers = [d for d in mech.drivers if d.profile is not None]
     if not drivers:
-        raise ValueError("time_sweep needs at least one driver with a motion profile "
+        raise ValueError("sweep_time needs at least one driver with a motion profile "
                          "(set driver.value = ms.profiles.ConstantSpeed(...) etc.)")
     system = mech.system()
     N = len(times)
@@ -105,7 +110,7 @@ def time_sweep(mech, times, *, tol: float = 1e-10, max_iterations: int = 25, pro
     nus = np.empty((N, system.n))
     nudots = np.empty((N, system.n))
     iterations = np.zeros(N, dtype=int)
-    cont = _time_continuation(mech, tol, max_iterations)
+    cont = _time_continuation(mech, tol, min(max_iterations, CORRECTOR_ITERATIONS))
 
     def partial(upto, extra=()):
         return Motion(mech, None, times[:upto].copy(), states[:upto].copy(),

@@ -233,6 +233,10 @@ class _Columns:
 class Sensitivity(_Columns):
     """The derivative of a solved pose with respect to named parameters.
 
+    A data object, not a :class:`~mechsolve.Result`: one linear solve at a pose already
+    solved, with no iteration or outcome to report; ``sens[name]`` reads a parameter's
+    columns, where a result's ``[]`` would read its fields.
+
     Attributes
     ----------
     dq_dp : ndarray, shape (n, c)

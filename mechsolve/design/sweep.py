@@ -50,11 +50,19 @@ import pickle
 import numpy as np
 
 from .._heap import room_for
+from .._result import (
+    BRANCH_CHANGE,
+    CONVERGED,
+    DEFAULT_MAX_ITERATIONS,
+    LIMIT_POSITION,
+    NOT_SOLVED,
+    Result,
+    status_message,
+)
 from .._validation import as_count, as_float, as_values, as_vector
 from ..analysis.batch import per_item_entries
 from ..analysis.continuation import _hermite
 from ..body import Body
-from ..newton import Result
 from ..newton import newton as core_newton
 from ..profiles import Profile
 from ..solver import SolveError
@@ -69,6 +77,9 @@ __all__ = ["DesignSweep", "sweep"]
 #: augmented Jacobians take 0.8 kB a design). On a 2-core EPYC with 1 MB of L2 a core and
 #: 32 MB of L3, 3000 to 6000 designs were equally fast, 1024 and 8192 15-30 % slower.
 CHUNK = 4096
+#: Newton iterations of a step's correction (from its prediction): a step that needs more is
+#: shortened (within the sweep's ``max_iterations``).
+STEP_ITERATIONS = 8
 #: A Newton correction (in the model's units) below which the next one would be at round-off:
 #: the pose after it is exact to about its square.
 STEP_DONE = 1e-7
@@ -90,7 +101,7 @@ MIN_FRACTION = 1e-7
 
 
 class DesignSweep(Result):
-    """Result of :func:`sweep`.
+    """Result of :func:`sweep` (a :class:`~mechsolve.Result`), one entry per design and value.
 
     Attributes
     ----------
@@ -103,8 +114,20 @@ class DesignSweep(Result):
     points : ndarray (D, N, K, dim) or None
         With ``outputs=[(body, point), ...]``: the global position of each output point.
     success : ndarray of bool (D, N)
+    status : ndarray of int8 (D, N)
+        Codes of :class:`mechsolve.Status` per pose: ``0`` where reached; from the
+        value a design did not reach on, its reason: ``5`` (``NOT_SOLVED``, cannot assemble),
+        ``7`` (``LIMIT_POSITION``), ``8`` (``BRANCH_CHANGE``).
+    message : str
+        The designs' outcomes in words.
     iterations : ndarray of int (D, N)
         Newton iterations of each pose (those of shorter retried steps included).
+    residual, residual_abs : ndarray (D, N)
+        Largest residual of every pose reached, every equation in its unit (lengths in the
+        model's size) and in the equations' own units; NaN where the pose was not reached, as
+        in ``states``. Worked out from the states when first read (the sweep does not spend
+        time on it); a sweep with ``outputs`` keeps no states, and reading them raises
+        ValueError.
     failed_at : ndarray of int (D,)
         Index of the first value a design did not reach, -1 for none.
     reason : ndarray of str (D,)
@@ -115,6 +138,17 @@ class DesignSweep(Result):
 
     _show = ()
 
+    def __missing__(self, key):
+        if key not in ("residual", "residual_abs"):
+            return super().__missing__(key)
+        if dict.get(self, "states") is None:
+            raise ValueError(f"DesignSweep.{key} is worked out from the states, and a sweep "
+                             "with outputs= keeps only the output points: sweep without "
+                             "outputs= for the residuals")
+        scaled, absolute = _residuals(self._source, self["states"], self["success"])
+        dict.update(self, residual=scaled, residual_abs=absolute)
+        return self[key]
+
     def __repr__(self) -> str:
         D, N = self.success.shape
         failed = int(np.count_nonzero(self.failed_at >= 0))
@@ -123,8 +157,62 @@ class DesignSweep(Result):
                 + "".join(f", {n} {r}" for r, n in kinds.items()) + ")")
 
 
+#: The status code of each reason a design stopped.
+_REASON_STATUS = {"": CONVERGED, "cannot assemble": NOT_SOLVED,
+                  "limit position": LIMIT_POSITION, "branch change": BRANCH_CHANGE}
+
+
+def _message(reason: np.ndarray) -> str:
+    """The designs' outcomes in words: ``"3 of 4 designs complete; 1 the motion stopped at a
+    limit position"``."""
+    parts = [f"{int(np.count_nonzero(reason == ''))} of {len(reason)} designs complete"]
+    for why in sorted(set(reason.tolist()) - {""}):
+        parts.append(f"{int(np.count_nonzero(reason == why))} "
+                     f"{status_message(_REASON_STATUS[why])}")
+    return "; ".join(parts)
+
+
+def _status(success: np.ndarray, failed_at: np.ndarray, reason: np.ndarray) -> np.ndarray:
+    """The status code of every pose ``(D, N)`` from where and why each design stopped (one
+    byte each: a family of millions of poses keeps them beside its points)."""
+    code = np.array([_REASON_STATUS[r] for r in reason.tolist()], dtype=np.int8)
+    N = success.shape[1]
+    stop = np.where(failed_at >= 0, failed_at, N)
+    return np.where(np.arange(N)[None] >= stop[:, None], code[:, None], np.int8(CONVERGED))
+
+
+def _residuals(source, states: np.ndarray, success: np.ndarray):
+    """The largest residuals ``(D, N)`` of the poses reached, scaled and absolute (NaN where
+    not reached), designs a chunk at a time."""
+    mech, parts, driver_index, values = source
+    sys = mech.system()
+    D, N = success.shape
+    scaled = np.full((D, N), np.nan)
+    absolute = np.full((D, N), np.nan)
+    gd, idd, col = sys.driver_slot(mech.joints[driver_index])
+    step = max(1, CHUNK // max(1, N))
+    for a in range(0, D, step):
+        b = min(a + step, D)
+        P = {}
+        for j, s, e, arr in parts:
+            gi, ii = sys.group_of[id(mech.joints[j])]
+            if gi not in P:
+                P[gi] = np.repeat(sys.groups[gi].P[None], b - a, axis=0)
+            P[gi][:, ii, s:e] = arr[a:b]
+        if gd not in P:
+            P[gd] = np.repeat(sys.groups[gd].P[None], b - a, axis=0)
+        P = {g: np.repeat(v[:, None], N, axis=1) for g, v in P.items()}
+        P[gd][:, :, idd, col] = values[None, :]
+        ok = success[a:b]
+        Q = np.where(ok[..., None], states[a:b], mech.state[None, None])
+        phi = np.abs(sys.phi(Q, params=P))
+        scaled[a:b] = np.where(ok, np.max(phi / sys.eq_scale, axis=-1, initial=0.0), np.nan)
+        absolute[a:b] = np.where(ok, np.max(phi, axis=-1, initial=0.0), np.nan)
+    return scaled, absolute
+
+
 def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = None,
-          tol: float = 1e-10, max_iterations: int = 8, outputs=None,
+          tol: float = 1e-10, max_iterations: int = DEFAULT_MAX_ITERATIONS, outputs=None,
           progress=None) -> DesignSweep:
     """Solve a family of designs over a driver's values through the batch axis.
 
@@ -148,7 +236,9 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
     tol : float
         Residual tolerance of every pose (every equation in its unit).
     max_iterations : int
-        Newton iterations per step.
+        Newton iterations of a design's own solve (one the batch could not assemble); a
+        step's correction, from its prediction, takes at most :data:`STEP_ITERATIONS` of
+        them, a step it cannot correct in that many is shortened.
     outputs : list of (body, point), optional
         Keep only these points' global paths (``points``) instead of the states: the memory of
         3.6 million four-bar poses is 58 MB for one point, 260 MB for the states.
@@ -230,10 +320,17 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
                    for a, b in bounds]
         for a, b in bounds:
             take(a, b, futures.pop(0).result())   # the worker's copy is dropped with it
-    return DesignSweep(values=values, designs=designs, states=merged.get("states"),
-                       points=merged.get("points"), success=merged["success"],
-                       iterations=merged["iterations"], failed_at=merged["failed_at"],
-                       reason=merged["reason"].astype(str), reached=merged["reached"])
+    reason = merged["reason"].astype(str)
+    status = _status(merged["success"], merged["failed_at"], reason)
+    result = DesignSweep(values=values, designs=designs, states=merged.get("states"),
+                         points=merged.get("points"), success=merged["success"],
+                         status=status, message=_message(reason),
+                         iterations=merged["iterations"], failed_at=merged["failed_at"],
+                         reason=reason, reached=merged["reached"])
+    # what the residuals are worked out from, when read (not a field)
+    object.__setattr__(result, "_source", (work, [(j, s, e, a) for j, s, e, a in parts],
+                                           index[id(driver)], values))
+    return result
 
 
 def _start_pose(work, driver, v0: float) -> np.ndarray:
@@ -274,7 +371,7 @@ def _sweep_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out
         P[gd] = np.repeat(sys.groups[gd].P[None], C, axis=0)
     e_vec = np.zeros(sys.m)
     e_vec[sys.row_of(driver)] = 1.0
-    step = _Stepper(sys, P, (gd, idd, col), e_vec, tol, max_iterations)
+    step = _Stepper(sys, P, (gd, idd, col), e_vec, tol, min(max_iterations, STEP_ITERATIONS))
 
     keep_states = out_spec is None
     states = np.full((C, N, sys.n_state), np.nan) if keep_states else None

@@ -31,6 +31,7 @@ import warnings
 import numpy as np
 
 from .._names import _DIRECTIONS, _QUATERNIONS, _close
+from .._result import CONVERGED, MAX_ITERATIONS, STATIONARY, Result, status_message
 from .._warnings import MechsolveWarning
 from ..solver import SolveError, free_dof
 from .parameters import parameter_slices
@@ -39,11 +40,27 @@ from .sensitivity import motion_sensitivity
 __all__ = ["synthesize", "SynthesisResult"]
 
 
-class SynthesisResult:
-    """What :func:`synthesize` found.
+class SynthesisResult(Result):
+    """What :func:`synthesize` found (a :class:`~mechsolve.Result`).
 
     Attributes
     ----------
+    success : bool
+        ``residual <= tol`` and the design accepted.
+    status : int
+        A code of :class:`mechsolve.Status`: ``0`` on the targets; ``1``
+        (``MAX_ITERATIONS``) where the best start's trust-region solver ran out of
+        evaluations (``max_evaluations``); ``3`` (``STATIONARY``) where it stopped at a
+        least-squares point that misses the targets.
+    message : str
+        The same in words.
+    iterations : int
+        Iterations of the trust-region solver (its Jacobian evaluations) over every start.
+    residual : float
+        The largest miss of a target, lengths in units of the model's size, angles in radians
+        (what ``tol`` bounds).
+    residual_abs : float
+        The same in the model's length unit (equal to ``error``).
     mechanism : Mechanism
         A copy of the mechanism with the best design, solved at the first target's driver
         value.
@@ -61,18 +78,12 @@ class SynthesisResult:
     error : float
         The largest distance of a target from what the design reaches (lengths in the model's
         units; radians for angles of poses and functions).
-    success : bool
-        ``error <= tol`` (in units of the model's size for lengths) and the design accepted.
     starts, evaluations : int
         Starts tried and residual evaluations in all.
     """
 
-    def __init__(self, **fields) -> None:
-        self.__dict__.update(fields)
-
-    def __repr__(self) -> str:
-        return (f"SynthesisResult(success={self.success}, error={self.error:.3g}, "
-                f"starts={self.starts}, evaluations={self.evaluations})")
+    _show = ("success", "status", "message", "iterations", "residual", "error", "starts",
+             "evaluations")
 
 
 class _OffBranchError(Exception):
@@ -395,6 +406,7 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
                                   else np.zeros(0))
     best = None
     tried = 0
+    iterations = 0
     for start in range(max(1, int(starts))):
         p_start = p0 if start == 0 else p0 + spread * L * rng.standard_normal(nP)
         x0 = np.clip(np.concatenate([p_start, extra0]), lo_x, hi_x)
@@ -407,6 +419,7 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
                                 max_nfev=max_evaluations)
         except (ValueError, np.linalg.LinAlgError):
             continue
+        iterations += int(out.njev or 0)
         try:
             r = evaluate(out.x)
         except _OffBranchError:
@@ -418,13 +431,13 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
         if ok and full_turn:
             ok = _turns(candidate, candidate.joint(driver.name))
         if ok and (best is None or err < best[0]):
-            best = (err, out.x.copy(), candidate)
+            best = (err, out.x.copy(), candidate, int(out.status))
         if best is not None and best[0] <= tol:
             break
     if best is None:
         raise ValueError(f"no design found from {tried} starts: every start left the branch "
                          "or failed the acceptance conditions")
-    err, x, result_mech = best
+    err, x, result_mech, ls_status = best
     found = {}
     for name in params:
         m = _COMPONENT.match(name)
@@ -433,12 +446,16 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
         found[name] = float(np.atleast_1d(value)[comp]) if comp is not None else value
     values = x[nP:] if timed else inputs
     err_units = err * (L if path is not None else 1.0)
-    return SynthesisResult(mechanism=result_mech, parameters=found,
+    success = bool(err <= tol)
+    # least_squares' status 0: max_nfev reached; 1 to 4: converged (to a miss, here)
+    status = CONVERGED if success else MAX_ITERATIONS if ls_status == 0 else STATIONARY
+    return SynthesisResult(success=success, status=status, message=status_message(status),
+                           iterations=iterations, residual=float(err), residual_abs=err_units,
+                           mechanism=result_mech, parameters=found,
                            driver_values=np.array(values, dtype=float),
                            point=None if path is None else traced(x),
                            offset=float(x[nP]) if (function is not None and free_offset)
-                           else 0.0, error=err_units, success=bool(err <= tol),
-                           starts=tried, evaluations=count[0])
+                           else 0.0, error=err_units, starts=tried, evaluations=count[0])
 
 
 def _candidate(work, wcols, x, reference, wdriver, vals):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._result import CONVERGED, NOT_SOLVED, Result, status_message
 from .._validation import as_count, as_float
 from ..analysis.batch import batch_newton
 from ..joints import Revolute
@@ -48,14 +49,27 @@ __all__ = ["tolerance", "ToleranceResult"]
 _CHUNK = 20000
 
 
-class ToleranceResult:
-    """Per-output statistics of a tolerance analysis (:func:`tolerance`).
+class ToleranceResult(Result):
+    """Per-output statistics of a tolerance analysis (:func:`tolerance`), a
+    :class:`~mechsolve.Result`.
 
     Every array has a leading pose axis (length 1 at a single pose) and an output axis, in the
     order of ``outputs``.
 
     Attributes
     ----------
+    success : bool
+        Whether every Monte Carlo sample was assembled (True without samples).
+    status : int
+        ``0``, or ``5`` (``NOT_SOLVED``, :class:`mechsolve.Status`) where a sample
+        could not be assembled (see ``failures``).
+    message : str
+        The same in words.
+    iterations : int
+        Newton iterations of the Monte Carlo solves (0 without samples).
+    residual, residual_abs : float
+        Largest residual of the nominal poses the first order is taken at, every equation in
+        its unit (lengths in the model's size) and in the equations' own units.
     outputs : list of (Body, ndarray)
         The measured body points (body coordinates).
     nominal : ndarray, shape (N, n_out, dim)
@@ -77,8 +91,7 @@ class ToleranceResult:
     motion : Motion or None
     """
 
-    def __init__(self, **fields) -> None:
-        self.__dict__.update(fields)
+    _show = ("success", "status", "message", "iterations", "residual", "samples")
 
     @property
     def std(self) -> np.ndarray:
@@ -215,12 +228,17 @@ def tolerance(mech, tolerances, *, outputs, motion=None, samples: int | None = N
     sigma = np.concatenate([sig[n] for n in names])
     cov = np.einsum("nkic,c,nkjc->nkij", J, sigma * sigma, J)
     nominal = _points(mech, Q, outs)
-    fields = dict(outputs=outs, nominal=nominal, columns=sens.columns, sigma=sigma,
+    system = mech.system()
+    phi = np.abs(system.phi(Q, params=pose_params(motion) if motion is not None else None))
+    fields = dict(success=True, status=CONVERGED, message=status_message(CONVERGED),
+                  iterations=0, residual=float(np.max(phi / system.eq_scale, initial=0.0)),
+                  residual_abs=float(np.max(phi, initial=0.0)),
+                  outputs=outs, nominal=nominal, columns=sens.columns, sigma=sigma,
                   jacobian=J, cov=cov, motion=motion, samples=None, mc_mean=None,
                   mc_std=None, mc_cov=None, mc_points=None, failures=None)
     if samples is not None:
         S = as_count(samples, "samples")
-        pts = _monte_carlo(mech, motion, Q, names, sig, radii, outs, S, seed)
+        pts, its = _monte_carlo(mech, motion, Q, names, sig, radii, outs, S, seed)
         ok = np.all(np.isfinite(pts), axis=(2, 3))
         with np.errstate(invalid="ignore", divide="ignore"):
             mean = np.nanmean(pts, axis=1)
@@ -230,7 +248,11 @@ def tolerance(mech, tolerances, *, outputs, motion=None, samples: int | None = N
             mc_cov = np.einsum("nski,nskj->nkij", dev, dev) / count
         fields.update(samples=S, mc_points=pts, mc_mean=mean, mc_cov=mc_cov,
                       mc_std=np.sqrt(np.einsum("...ii->...i", mc_cov)),
-                      failures=(~ok).sum(axis=1))
+                      failures=(~ok).sum(axis=1), iterations=its)
+        failed = int(fields["failures"].sum())
+        if failed:
+            fields.update(success=False, status=NOT_SOLVED,
+                          message=f"{failed} of {ok.size} samples could not be assembled")
     return ToleranceResult(**fields)
 
 
@@ -249,7 +271,7 @@ def _points(mech, Q, outs) -> np.ndarray:
 
 def _monte_carlo(mech, motion, Q, names, sig, radii, outs, S, seed):
     """Output positions of ``S`` samples at every pose: ``(N, S, n_out, dim)`` (NaN where a
-    sample could not be assembled)."""
+    sample could not be assembled), and the Newton iterations they took."""
     system = mech.system()
     if not system.dense:
         raise ValueError(f"Monte Carlo tolerance analysis solves through the batch axis, for "
@@ -286,6 +308,7 @@ def _monte_carlo(mech, motion, Q, names, sig, radii, outs, S, seed):
     _check_assembled(system, Q, base)
     out = np.full((N, S, len(outs), mech.dim), np.nan)
     per = max(1, _CHUNK // S)
+    iterations = 0
     for lo in range(0, N, per):
         hi = min(N, lo + per)
         n = hi - lo
@@ -299,11 +322,12 @@ def _monte_carlo(mech, motion, Q, names, sig, radii, outs, S, seed):
             v = params[gi][:, i, sl]
             params[gi][:, i, sl] = v / np.linalg.norm(v, axis=1, keepdims=True)
         Q0 = np.repeat(Q[lo:hi], S, axis=0)
-        Qs, ok, _, _ = batch_newton(system, Q0, params, tol=1e-10, max_iterations=30,
-                                    square=system.m == system.n)
+        Qs, ok, its, _ = batch_newton(system, Q0, params, tol=1e-10, max_iterations=30,
+                                      square=system.m == system.n)
+        iterations += int(its.sum())
         res = np.max(np.abs(system.phi(Qs, params=params) / system.eq_scale), axis=1)
         ok &= res <= 1e-8
         pts = _points(mech, Qs, outs)
         pts[~ok] = np.nan
         out[lo:hi] = pts.reshape((n, S) + pts.shape[1:])
-    return out
+    return out, iterations

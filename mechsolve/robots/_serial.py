@@ -13,12 +13,22 @@ from typing import ClassVar
 import numpy as np
 
 from .. import joints as _joints
+from .._result import (
+    AT_LIMIT,
+    CONVERGED,
+    DEFAULT_MAX_ITERATIONS,
+    MAX_ITERATIONS,
+    NOT_SOLVED,
+    STATUS_MESSAGES,
+    Result,
+    status_message,
+)
 from .._validation import _all_finite, as_float
 from ..io.urdf import read_urdf_chain
 from ..joints._end_effectors import QUATERNION_TOLERANCE, _as_frame_parts, _unit_quaternions
 from ..joints._links import chain_forward
 from ..mechanism import Mechanism
-from ..newton import CONVERGED, MAX_ITERATIONS, Result, levenberg_marquardt, newton
+from ..newton import levenberg_marquardt, newton
 from ..solver import SolveError, time_limited
 from ..spatial import Frame, Orientation
 from ..spatial._quat import quat_from_matrix
@@ -145,7 +155,7 @@ class ArmJoint:
 
 
 class IKResult(Result):
-    """Result of :meth:`SerialArm.ik` (a :class:`~mechsolve.newton.Result`: a dict with
+    """Result of :meth:`SerialArm.ik` (a :class:`~mechsolve.Result`: a dict with
     attribute access).
 
     Attributes
@@ -156,11 +166,20 @@ class IKResult(Result):
     success : bool or ndarray of bool
         Whether the tool frame at ``q`` is on the target: ``position_error <= tol * L`` and
         ``orientation_error <= tol`` (``L``: :attr:`SerialArm.length_scale`).
+    status : int or ndarray of int
+        Codes of :class:`mechsolve.Status`: ``0`` on the target; ``5``
+        (``NOT_SOLVED``) where no start (restarts included) reached it; ``6`` (``AT_LIMIT``)
+        where the pose found breaks the joints' limits.
+    message : str
+        The same in words.
     iterations : int or ndarray of int
         Newton and Levenberg–Marquardt steps spent on the target (restarts counted up to the
         first that succeeds, as if they ran one after another).
     residual : float or ndarray
         ``max(position_error / L, orientation_error)``: the goal's error in its units.
+    residual_abs : float or ndarray
+        ``max(position_error, orientation_error)``: the same in the model's length unit and
+        radians.
     position_error : float or ndarray
         ``|p_tool - p_target|`` at ``q`` (length unit of the model).
     orientation_error : float or ndarray
@@ -172,7 +191,7 @@ class IKResult(Result):
     def __repr__(self) -> str:
         ok = np.atleast_1d(self["success"])
         return (f"IKResult({len(ok)} targets, {int(ok.sum())} reached, largest residual "
-                f"{np.max(self['residual']):.3g})")
+                f"{np.max(self['residual']):.3g}; {self['message']})")
 
 
 @dataclass
@@ -756,7 +775,8 @@ class SerialArm:
         raise ValueError("targets must be Frames, (..., 7) arrays (translation, quaternion) or "
                          f"(..., 4, 4) matrices, got shape {arr.shape}")
 
-    def ik(self, targets, q0, *, tol: float = 1e-10, max_iterations: int = 50,
+    def ik(self, targets, q0, *, tol: float = 1e-10,
+           max_iterations: int = DEFAULT_MAX_ITERATIONS,
            max_step: float = 1.0, restarts: int = IK_RESTARTS,
            raise_on_failure: bool = True, time_limit: float | None = None,
            limits: bool = True) -> IKResult:
@@ -853,17 +873,23 @@ class SerialArm:
                                               max(0, int(restarts)), box)
         L = self._length
         ok = (pos <= tol * L) & (ang <= tol)
+        status = np.where(ok, CONVERGED, NOT_SOLVED)
         if box is not None:
-            ok &= np.all((Q >= box[0]) & (Q <= box[1]), axis=1)
+            inside = np.all((Q >= box[0]) & (Q <= box[1]), axis=1)
+            status[ok & ~inside] = AT_LIMIT
+            ok &= inside
         res = np.maximum(pos / L, ang)
         single = not shape
         if single:
-            out = IKResult(q=Q[0], success=bool(ok[0]), iterations=int(its[0]),
-                           residual=float(res[0]), position_error=float(pos[0]),
-                           orientation_error=float(ang[0]))
+            out = IKResult(q=Q[0], success=bool(ok[0]), status=int(status[0]),
+                           message=STATUS_MESSAGES[int(status[0])], iterations=int(its[0]),
+                           residual=float(res[0]), residual_abs=float(max(pos[0], ang[0])),
+                           position_error=float(pos[0]), orientation_error=float(ang[0]))
         else:
             out = IKResult(q=Q.reshape(shape + (n,)), success=ok.reshape(shape),
+                           status=status.reshape(shape), message=status_message(status),
                            iterations=its.reshape(shape), residual=res.reshape(shape),
+                           residual_abs=np.maximum(pos, ang).reshape(shape),
                            position_error=pos.reshape(shape),
                            orientation_error=ang.reshape(shape))
         if raise_on_failure and not ok.all():
