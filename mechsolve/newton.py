@@ -32,7 +32,7 @@ scaled by the increment scales and row-normalized, so it does not depend on the 
 :func:`levenberg_marquardt` minimizes ``|F|`` where the equations need not have a solution
 (end-effector goals, inverse kinematics from far starts), on the same problems and results,
 optionally on the manifold of a set of hard equations. The linear strategies live in
-:mod:`mechsolve._linear`.
+:mod:`mechsolve.linalg`.
 
 This module is over 700 lines because it holds the one algorithm twice, as it must run fast:
 over a batch axis (masks and index arrays) and for one item (scalar bookkeeping); the two are
@@ -47,23 +47,19 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.linalg import lapack
 
 from ._heap import room_for
-from ._linear import (
+from ._validation import _all_finite as _finite
+from .linalg import (
     RANK_RTOL,
     LinearStrategy,
-    _bounds,
-    _max_nrm,
-    _maxabs,
-    _nrm,
-    _OneFactor,
-    _size,
-    _SparseOne,
-    _within,
+    cholesky_solve,
+    lu_solve_batch,
+    min_norm_lstsq,
+    null_space,
 )
-from ._validation import _all_finite as _finite
+from .linalg._factor import _SparseOne
+from .linalg._vector import _bounds, _max_nrm, _maxabs, _nrm, _size, _within
 
 __all__ = ["Result", "NewtonResult", "LinearStrategy", "newton", "levenberg_marquardt",
            "RANK_RTOL", "CONVERGED", "MAX_ITERATIONS", "NO_PROGRESS", "STATIONARY",
@@ -649,9 +645,9 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
     while status is None:
         _check_time()
         J = problem.matrix(D[None])
-        fac = _SparseOne(J, c, lsq, strategy) if sp.issparse(J) else _OneFactor(J[0], c, lsq)
-        if watch_det_sign and type(fac) is _OneFactor:
-            sign = fac.det_sign()
+        fac = strategy.factor_one(J, c, lsq)
+        if watch_det_sign:
+            sign = fac.det_sign()   # 0 where not known (sparse): nothing is watched
             if sign0 is None:
                 sign0 = sign
             crossed |= sign * sign0 < 0
@@ -815,11 +811,7 @@ def _simplified_finish(problem, x, s, ns, theta, step_of, fac, c, idx, inv_e, to
 def _null_space(A: np.ndarray) -> np.ndarray:
     """Orthonormal basis ``(n, n - rank)`` of the null space of ``A (m, n)`` (rank at
     ``RANK_RTOL``)."""
-    if A.shape[0] == 0:
-        return np.eye(A.shape[1])
-    _, s, Vt = np.linalg.svd(A, full_matrices=True)
-    k = int(np.count_nonzero(s > RANK_RTOL * s[0])) if s.size and s[0] > 0 else 0
-    return Vt[k:].T
+    return null_space(A, RANK_RTOL).T
 
 
 def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int = 100,
@@ -987,8 +979,8 @@ def _damped_solve(AtA: np.ndarray, mu: float, grad: np.ndarray) -> np.ndarray:
     minimum-norm solution (:func:`_min_norm_step`)."""
     M = AtA.copy()
     M.flat[:: len(M) + 1] += mu
-    _, h, info = _posv(M, -grad)
-    return h if info == 0 else _min_norm_step(M, grad)
+    h, ok = cholesky_solve(M, -grad)
+    return h if ok else _min_norm_step(M, grad)
 
 
 def _damped_steps(AtA: np.ndarray, mu: np.ndarray, grad: np.ndarray) -> np.ndarray:
@@ -997,7 +989,7 @@ def _damped_steps(AtA: np.ndarray, mu: np.ndarray, grad: np.ndarray) -> np.ndarr
     one by one."""
     M = AtA + mu[:, None, None] * np.eye(AtA.shape[-1])
     try:
-        return np.linalg.solve(M, -grad[..., None])[..., 0]
+        return lu_solve_batch(M, -grad[..., None])[..., 0]
     except np.linalg.LinAlgError:
         return np.array([_damped_solve(a, u, g) for a, u, g in zip(AtA, mu, grad)])
 
@@ -1006,10 +998,7 @@ def _min_norm_step(M: np.ndarray, grad: np.ndarray) -> np.ndarray:
     """The minimum-norm least-squares solution of ``M h = -grad`` (``M`` symmetric positive
     semidefinite to round-off): the Gauss–Newton step in the directions the goals see, none
     along the others (``grad = A^T r`` has no component there)."""
-    return np.linalg.lstsq(M, -grad, rcond=None)[0]
-
-
-_posv = lapack.dposv
+    return min_norm_lstsq(M, -grad)
 
 
 def _lm_one(problem, x, tol, max_iterations, weights, goal, project, item: int = 0,

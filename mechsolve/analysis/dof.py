@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..joints.base import DriverJoint
-from ..solver import DENSE_ANALYSIS_LIMIT, RedundantEquation, independent_rows
+from ..linalg import independent_rows
+from ..solver import DENSE_ANALYSIS_LIMIT, RedundantEquation
 from ._named_motions import FreeMotions, _scaled_jacobian, named_free_motions
 
 __all__ = ["DofReport", "dof_report"]
