@@ -5,7 +5,9 @@ Run: python benchmarks/linalg_paths.py OLD_TREE [--rounds 5] [--out FILE]
 ``OLD_TREE`` is a source tree of the old revision (for instance
 ``git archive main | tar -x -C /tmp/old``); the new one is this checkout. Every measure runs in
 a fresh process with its tree first on ``sys.path``, old and new alternating round by round, and
-the table gives the medians and the median of the per-round ratios new/old (below 1: faster).
+the table gives the medians and the median of the per-round ratios new/old (below 1: faster);
+the rows marked ``(p10)`` compare the 10th percentiles of each process's timings instead,
+which the load of a shared machine moves less.
 The measures use only the public API:
 
 * the README four-bar: one ``mech.solve()`` after a 0.3 rad driver move, microseconds;
@@ -35,11 +37,18 @@ import numpy as np
 import mechsolve as ms
 from mechsolve import joints
 
-def median_time(fn, repeats):
+def times(fn, repeats):
     out = []
     for _ in range(repeats):
         t0 = time.perf_counter(); fn(); out.append(time.perf_counter() - t0)
-    return float(np.median(out))
+    return np.array(out)
+
+def record(name, fn, repeats, unit):
+    # the median (what the table compares) and the 10th percentile (less moved by the load
+    # of a shared machine)
+    t = times(fn, repeats) * unit
+    res[name] = float(np.median(t))
+    res[name + " (p10)"] = float(np.percentile(t, 10))
 
 def readme_fourbar():
     mech = ms.Mechanism()
@@ -66,14 +75,14 @@ if what == "fourbar":
         mech.solve()
         drive.value = 0.0
     solve()
-    res["four-bar solve after 0.3 rad, us"] = median_time(solve, 301) * 1e6
+    record("four-bar solve after 0.3 rad, us", solve, 301, 1e6)
     mech.state = q0
     values = np.radians(np.arange(360.0))
     def sweep():
         mech.state = q0
         mech.sweep(drive, values)
     sweep()
-    res["four-bar sweep 360 poses, ms"] = median_time(sweep, 15) * 1e3
+    record("four-bar sweep 360 poses, ms", sweep, 15, 1e3)
     mech.state = q0
     drive.value = 0.3
     mech.solve()
@@ -81,7 +90,7 @@ if what == "fourbar":
         mech.velocity()
         mech.acceleration()
     rates()
-    res["four-bar velocity+acceleration, us"] = median_time(rates, 301) * 1e6
+    record("four-bar velocity+acceleration, us", rates, 301, 1e6)
 elif what == "design":
     model = ms.models.fourbar()
     pivots = np.c_[4.0 + np.linspace(-0.2, 0.2, 1000), np.zeros(1000)]
@@ -89,7 +98,7 @@ elif what == "design":
     def run():
         return ms.design.sweep(model.mechanism, {"O4.point2": pivots}, model.driver, angles)
     out = run()
-    res["design sweep 1000 x 36, ms"] = median_time(run, 5) * 1e3
+    record("design sweep 1000 x 36, ms", run, 5, 1e3)
     res["design sweep success"] = int(np.count_nonzero(out.success))
 elif what == "chain":
     model = ms.models.fourbar_chain(1000)
@@ -103,7 +112,7 @@ elif what == "chain":
         mech.solve()
         model.driver.value = v0
     solve()
-    res["chain 1000 one solve, ms"] = median_time(solve, 15) * 1e3
+    record("chain 1000 one solve, ms", solve, 15, 1e3)
 print(json.dumps(res))
 '''
 

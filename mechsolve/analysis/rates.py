@@ -21,7 +21,7 @@ from ..linalg import (
     SPARSE_CONSISTENT_RTOL,
     SVD,
     TINY_NORM,
-    LinearStrategy,
+    factor_one,
     min_norm_solve,
 )
 from ..solver import SolveError, linear_solve
@@ -58,8 +58,7 @@ class _Factored:
             return
         # decisions on the Jacobian with lengths in the model's size and rows normalized; LU
         # only while the pose is well away from a singular position
-        fac = LinearStrategy().factor_one(system.jacobian_dense(vals)[None], system.col_scale,
-                                          not system.n)
+        fac = factor_one(system.jacobian_dense(vals), system.col_scale, not system.n)
         self.fac = fac
         self.regular = not fac.lsq and fac.rcond() > REGULAR_RCOND
         """Whether ``J`` is square and well-conditioned (solved by LU)."""

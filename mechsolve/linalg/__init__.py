@@ -28,7 +28,7 @@ The thresholds (:data:`RANK_RTOL`, :data:`SINGULAR_RTOL`, ...) are in
 """
 
 from ._batched import det_signs, lu_solve, row_masks, solve_each
-from ._factor import DenseLU, LinearStrategy, lu_factor
+from ._factor import DenseLU, LinearStrategy, factor_one, lu_factor
 from ._ordering import BandOrdering
 from ._rank import (
     SVD,
@@ -67,11 +67,11 @@ from ._thresholds import (
     TINY_NORM,
 )
 
-__all__ = ["LinearStrategy", "BandOrdering", "DenseLU", "lu_factor", "lu_solve", "row_masks",
-           "solve_each", "det_signs", "SVD", "cholesky_solve", "det_sign", "independent_rows",
-           "inverse", "lu_solve_batch", "min_norm_lstsq", "min_norm_solve", "null_space",
-           "numerical_rank", "orthonormal_columns", "row_norms", "scale_rows", "sigma_ratio",
-           "singular_values", "truncated_svd",
+__all__ = ["LinearStrategy", "BandOrdering", "DenseLU", "factor_one", "lu_factor", "lu_solve",
+           "row_masks", "solve_each", "det_signs", "SVD", "cholesky_solve", "det_sign",
+           "independent_rows", "inverse", "lu_solve_batch", "min_norm_lstsq", "min_norm_solve",
+           "null_space", "numerical_rank", "orthonormal_columns", "row_norms", "scale_rows",
+           "sigma_ratio", "singular_values", "truncated_svd",
            "BAND_MAX", "BATCH_PIVOT_MIN", "CONSISTENT_RTOL", "DENSE_LIMIT",
            "GOALS_CONSISTENT_RTOL", "HUGE_STEP", "NEAR_SINGULAR_RTOL", "NULL_WEIGHT_MIN",
            "PIVOT_RATIO_QUICK", "RANK_RTOL", "RCOND_MIN", "REGULAR_RCOND", "SAME_SIGN_BOUND",

@@ -33,7 +33,7 @@ from ._thresholds import (
 )
 from ._vector import _maxabs
 
-__all__ = ["LinearStrategy", "DenseLU", "lu_factor"]
+__all__ = ["LinearStrategy", "DenseLU", "factor_one", "lu_factor"]
 
 
 class LinearStrategy:
@@ -349,7 +349,7 @@ class _OneFactor:
         0 where LU was not taken."""
         if self.lu is None:
             return 0.0
-        anorm = float(np.max(np.sum(np.abs(self.Js), axis=0)))
+        anorm = float(np.add.reduce(np.abs(self.Js), axis=0).max())
         return float(_gecon(self.lu[0], anorm, norm="1")[0]) if anorm > 0 else 0.0
 
     def sigma_ratio(self) -> float:
@@ -424,6 +424,18 @@ class DenseLU:
         """The sign of ``det J``: the signs of U's diagonal and the parity of the row
         interchanges."""
         return _lu_sign(self.lu, self.piv)
+
+
+def factor_one(J: np.ndarray, c: np.ndarray, lsq: bool = False) -> _OneFactor:
+    """The factorization of one dense Jacobian ``J (m, n)`` scaled by the increment scales
+    ``c`` (:meth:`LinearStrategy.factor_one` of the default strategy, without building one):
+    LU while the scaled matrix is square and regular, else the minimum-norm least squares.
+
+    >>> fac = factor_one(np.array([[2.0, 0.0], [0.0, 4.0]]), np.ones(2))
+    >>> fac.solve(np.array([2.0, 2.0])).tolist(), fac.rcond()
+    ([1.0, 0.5], 1.0)
+    """
+    return _OneFactor(J, c, lsq)
 
 
 def lu_factor(J: np.ndarray) -> DenseLU | None:
