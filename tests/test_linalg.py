@@ -126,6 +126,25 @@ def test_sparse_factor_solves_like_the_dense_one(band):
     assert fac.sigma_ratio() == pytest.approx(la.sigma_ratio(la.scale_rows(dense)), rel=1e-12)
 
 
+def test_a_sparse_matrix_with_unsorted_indices_is_factored_and_left_as_it_is():
+    # every column's rows in reverse order: SuperLU (SciPy 1.14) sorted them in place, in the
+    # index array the scaled matrix shared with the caller's
+    rng = np.random.default_rng(12)
+    dense = np.diag(rng.uniform(3.0, 4.0, 6)) + np.diag(rng.uniform(-1, 1, 5), 1) + np.diag(
+        rng.uniform(-1, 1, 5), -1)
+    A = sp.csc_matrix(dense)
+    indices, data = A.indices.copy(), A.data.copy()
+    for j in range(6):
+        lo, hi = A.indptr[j], A.indptr[j + 1]
+        indices[lo:hi], data[lo:hi] = indices[lo:hi][::-1], data[lo:hi][::-1]
+    J = sp.csc_matrix((data, indices, A.indptr.copy()), shape=(6, 6))
+    assert not J.has_sorted_indices
+    x = rng.standard_normal(6)
+    fac = la.LinearStrategy().factor_one(J, np.ones(6), False)
+    np.testing.assert_allclose(fac.solve(dense @ x), x, rtol=1e-12)
+    assert np.array_equal(J.toarray(), dense) and np.array_equal(J.indices, indices)
+
+
 def test_sparse_sigma_ratio_past_the_dense_limit_says_so():
     n = la.DENSE_LIMIT + 1
     fac = la.LinearStrategy().factor(sp.identity(n, format="csc"), np.ones(n),

@@ -227,6 +227,11 @@ class _SparseFactor:
         key = (id(J.indptr), J.indptr.size, J.indices.size, id(c))
         cached = strategy._pattern
         if cached is None or cached[0] != key:
+            if not J.has_sorted_indices:
+                # SuperLU (SciPy 1.14) sorts the indices of the matrix it is given in place,
+                # which the scaled matrix shares with J: sorted in a copy, J stays as it is
+                J = J.sorted_indices()
+                key = (id(J.indptr), J.indptr.size, J.indices.size, id(c))
             cols = np.repeat(np.arange(J.shape[1]), np.diff(J.indptr))
             cached = strategy._pattern = (key, c[cols], J.indptr, J.indices)
         _, c_of, indptr, indices = cached
