@@ -58,7 +58,6 @@ from .linalg import (
     min_norm_lstsq,
     null_space,
 )
-from .linalg._factor import _SparseOne
 from .linalg._vector import _bounds, _max_nrm, _maxabs, _nrm, _size, _within
 
 __all__ = ["Result", "NewtonResult", "LinearStrategy", "newton", "levenberg_marquardt",
@@ -646,8 +645,8 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
         _check_time()
         J = problem.matrix(D[None])
         fac = strategy.factor_one(J, c, lsq)
-        if watch_det_sign:
-            sign = fac.det_sign()   # 0 where not known (sparse): nothing is watched
+        if watch_det_sign and not fac.sparse:   # watched on dense systems
+            sign = fac.det_sign()
             if sign0 is None:
                 sign0 = sign
             crossed |= sign * sign0 < 0
@@ -749,7 +748,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
                 D = Dt
                 status = CONVERGED
                 break
-            if type(fac) is _SparseOne and th < 1.0 and _within(gain * th * th * sb, fine):
+            if fac.sparse and th < 1.0 and _within(gain * th * th * sb, fine):
                 # two more contractions by theta leave the pose exact: simplified Newton steps
                 # (this sparse LU again, residuals only) instead of a new Jacobian and LU; a
                 # small dense system's LU costs no more than its residual, so it takes Newton

@@ -121,9 +121,24 @@ def test_sparse_factor_solves_like_the_dense_one(band):
     np.testing.assert_allclose(fac.solve(J @ x), x, rtol=1e-12)
     X = rng.standard_normal((n, 2))
     np.testing.assert_allclose(fac.solve_columns(J @ X), X, rtol=1e-12)
-    assert fac.det_sign() == 0   # not computed for sparse factors: unknown
+    assert fac.det_sign() == la.det_sign(J.toarray()) != 0
     dense = J.toarray()
     assert fac.sigma_ratio() == pytest.approx(la.sigma_ratio(la.scale_rows(dense)), rel=1e-12)
+
+
+@pytest.mark.parametrize("band", [False, True])
+def test_sparse_det_sign_is_the_dense_one(band):
+    # random sparse matrices, factored with SuperLU's permutations or in a band order with
+    # LAPACK's row interchanges: every sign as the dense LU of the same matrix gives it
+    rng = np.random.default_rng(21)
+    for _ in range(60):
+        n = int(rng.integers(2, 25))
+        A = sp.random(n, n, density=0.2, random_state=rng, format="csc")
+        A = sp.csc_matrix(A + sp.diags(rng.uniform(-3.0, 3.0, n) + 0.1))
+        rows, cols = A.nonzero()
+        strategy = la.LinearStrategy(band=la.BandOrdering(rows, cols, A.shape) if band else None)
+        fac = strategy.factor_one(A, rng.uniform(0.5, 2.0, n), False)
+        assert fac.lsq or fac.det_sign() == la.det_sign(A.toarray())
 
 
 def test_a_sparse_matrix_with_unsorted_indices_is_factored_and_left_as_it_is():

@@ -21,6 +21,7 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.sparse.csgraph import connected_components
 
 from ._ordering import BandOrdering
 from ._rank import det_sign, sigma_ratio, truncated_svd
@@ -90,6 +91,8 @@ class _DenseFactor:
     Items are solved by LU while their scaled matrix is square and regular, else by the
     truncated SVD (minimum-norm least squares). ``lsq`` (b,) says which items use the latter.
     """
+
+    sparse = False   #: a sparse LU (solving again costs far less than factoring)?
 
     def __init__(self, J: np.ndarray, c: np.ndarray, lsq: np.ndarray) -> None:
         Js = J * c
@@ -221,6 +224,8 @@ class _DenseFactor:
 class _SparseFactor:
     """SuperLU of one scaled sparse Jacobian, or its least-squares fallback."""
 
+    sparse = True   #: a sparse LU (solving again costs far less than factoring)?
+
     def __init__(self, J, c: np.ndarray, lsq: bool, strategy: LinearStrategy) -> None:
         J = J.tocsc()
         # the pattern is fixed for a problem: its column scales are gathered once
@@ -303,8 +308,25 @@ class _SparseFactor:
         return np.stack(cols, axis=-1)[None] if cols else np.zeros((1, self.Js.shape[1], 0))
 
     def det_sign(self) -> np.ndarray:
-        """0 (not known): the sparse LU's sign is not computed."""
-        return np.zeros(1)
+        """The sign of ``det J`` (the positive scalings keep it): the signs of U's diagonal
+        and the parities of the permutations (the band order's, the row interchanges, or
+        SuperLU's row and column permutations); 0 where LU was not taken."""
+        if self.lsq[0] or self._lu is None:
+            return np.zeros(1)
+        if self._band is not None:
+            band = self._band
+            lu, piv = self._lu
+            u = lu[band.kl + band.ku]
+            swaps = int(np.count_nonzero(piv != np.arange(len(piv))))
+            negative = (np.count_nonzero(u < 0.0) + swaps + _odd(band.row_order)
+                        + _odd(band.col_order))
+            zero = not np.all(u != 0.0)
+        else:
+            u = self._lu.U.diagonal()
+            negative = (np.count_nonzero(u < 0.0) + _odd(self._lu.perm_r)
+                        + _odd(self._lu.perm_c))
+            zero = not np.all(u != 0.0)
+        return np.zeros(1) if zero else np.array([-1.0 if negative % 2 else 1.0])
 
     def sigma_ratio(self) -> np.ndarray:
         """``sigma_min / sigma_max`` of the scaled matrix, by a dense SVD (up to
@@ -318,6 +340,8 @@ class _SparseFactor:
 class _OneFactor:
     """The factorization of one dense scaled Jacobian, with the least overhead (LAPACK
     directly): :class:`_DenseFactor` for a batch of one."""
+
+    sparse = False   #: a sparse LU (solving again costs far less than factoring)?
 
     __slots__ = ("r", "c", "Js", "lsq", "lu", "svd")
 
@@ -386,6 +410,8 @@ class _OneFactor:
 class _SparseOne:
     """:class:`_SparseFactor` with the one-item interface of :class:`_OneFactor`."""
 
+    sparse = True   #: a sparse LU (solving again costs far less than factoring)?
+
     __slots__ = ("f",)
 
     def __init__(self, J, c, lsq: bool, strategy: LinearStrategy) -> None:
@@ -405,8 +431,8 @@ class _SparseOne:
         return self.f.solve_columns(R[None])[0]
 
     def det_sign(self) -> int:
-        """0 (not known): the sparse LU's sign is not computed."""
-        return 0
+        """The sign of ``det J`` (see :meth:`_SparseFactor.det_sign`)."""
+        return int(self.f.det_sign()[0])
 
     def sigma_ratio(self) -> float:
         return float(self.f.sigma_ratio()[0])
@@ -452,6 +478,17 @@ def lu_factor(J: np.ndarray) -> DenseLU | None:
     """
     lu, piv, info = _getrf(J)
     return DenseLU(lu, piv) if info == 0 else None
+
+
+def _odd(perm: np.ndarray) -> int:
+    """1 for an odd permutation (an array of the images of ``0 .. n-1``), 0 for an even one:
+    ``n`` minus its number of cycles, counted as the components of its graph."""
+    n = len(perm)
+    if n == 0:
+        return 0
+    graph = sp.csr_matrix((np.ones(n), (np.arange(n), np.asarray(perm))), shape=(n, n))
+    cycles = connected_components(graph, directed=True, connection="weak")[0]
+    return (n - cycles) % 2
 
 
 def _lu_sign(lu: np.ndarray, piv: np.ndarray) -> int:
