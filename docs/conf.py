@@ -18,6 +18,7 @@ DOCS = pathlib.Path(__file__).resolve().parent
 ROOT = DOCS.parent
 # The mechsolve of this source tree, not whichever one is installed.
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(DOCS / "_ext"))     # plain_code: the narrative pages' code as plain Python
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 import mechsolve  # noqa: E402
@@ -37,6 +38,7 @@ extensions = [
     "matplotlib.sphinxext.plot_directive",
     "myst_parser",
     "sphinx_copybutton",
+    "plain_code",
 ]
 
 # The Markdown pages (architecture.md, the symbolic-joint tutorial) are pages of the site,
@@ -52,7 +54,8 @@ templates_path = []
 myst_heading_anchors = 3
 
 # -- the copy button: copies the code without its prompts (>>> , ... , $ ) and without the
-# output lines of a doctest, so that what is pasted runs
+# output lines of a doctest, so that what is pasted runs (the narrative pages' blocks are plain
+# Python already, docs/_ext/plain_code.py: the API reference's Examples keep their prompts)
 copybutton_prompt_text = r">>> |\.\.\. |\$ "
 copybutton_prompt_is_regexp = True
 copybutton_only_copy_prompt_lines = True

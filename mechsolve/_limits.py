@@ -231,7 +231,7 @@ class LimitSet:
 class HeldProblem:
     """The equations of a :class:`~mechsolve._system.System` (optionally only ``rows`` of them)
     with limits held at their bounds: rows ``measure_i(q) - bound_i`` appended, a problem for
-    the Newton core (:func:`mechsolve.newton.newton`)."""
+    the Newton core (:class:`mechsolve.newton.Problem`)."""
 
     def __init__(self, system, limits: LimitSet, held, rows=None) -> None:
         self.system = system

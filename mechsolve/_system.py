@@ -447,8 +447,9 @@ class System:
 
 class SystemProblem:
     """The equations of a :class:`System` as a problem for the Newton core
-    (:mod:`mechsolve.newton`): a batch of states ``(B, n_state)``, optionally only the rows
-    ``rows`` and with per-item parameters ``params`` (``{group index: (B, k, p)}``)."""
+    (:class:`mechsolve.newton.Problem`): a batch of states ``(B, n_state)``, optionally only
+    the rows ``rows`` and with per-item parameters ``params`` (``{group index: (B, k,
+    p)}``)."""
 
     def __init__(self, system: System, rows=None, params=None) -> None:
         self.system = system

@@ -1,10 +1,11 @@
 """The one Newton core: every nonlinear solve in mechsolve goes through this module.
 
-A *problem* supplies the residual ``F(x)`` (``m`` equations) and its Jacobian with respect to an
-increment ``dx`` of ``n`` numbers, the update ``x (+) dx`` (the exponential map for spatial
-rotations) and the scale of every increment component (lengths divided by the model's
-characteristic length, angles as they are). Items of a batch (many poses, targets or designs)
-are solved together along a leading batch axis; a single system is a batch of one.
+A *problem* (anything that implements :class:`Problem`) supplies the residual ``F(x)`` (``m``
+equations) and its Jacobian with respect to an increment ``dx`` of ``n`` numbers, the update
+``x (+) dx`` (the exponential map for spatial rotations) and the scale of every increment
+component (lengths divided by the model's characteristic length, angles as they are). Items of
+a batch (many poses, targets or designs) are solved together along a leading batch axis; a
+single system is a batch of one.
 
 :func:`newton` is Newton's method with Deuflhard's error-oriented globalization (NLEQ-ERR,
 Deuflhard 2004, *Newton Methods for Nonlinear Problems*, sec. 3.3): the step ``dx = -J^-1 F``
@@ -34,17 +35,25 @@ scaled by the increment scales and row-normalized, so it does not depend on the 
 optionally on the manifold of a set of hard equations. The linear strategies live in
 :mod:`mechsolve.linalg`.
 
-This module is over 700 lines because it holds the one algorithm twice, as it must run fast:
-over a batch axis (masks and index arrays) and for one item (scalar bookkeeping); the two are
-kept side by side so that they stay the same algorithm.
+The algorithm runs in two drivers, as it must run fast both over a batch axis (masks and index
+arrays) and for one item (scalar bookkeeping: on a small system a batch's masks cost more than
+the arithmetic, and the batch driver takes three to four times as long for one item); every
+decision they take -- when to stop, the damping factor, whether a trial step is accepted,
+whether a full step ends the solve, Levenberg–Marquardt's gain ratio and damping -- is one of
+the rules below (:func:`_stops`, :func:`_first_damping`, :func:`_after_trial`...), pure
+functions written once over ``xp``: NumPy arrays of the items of a batch (:class:`_Items`)
+or one item's Python floats (:class:`_Item`).
 """
 
 from __future__ import annotations
 
 import math
+import operator
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -60,9 +69,9 @@ from .linalg import (
 )
 from .linalg._vector import _bounds, _max_nrm, _maxabs, _nrm, _size, _within
 
-__all__ = ["Result", "NewtonResult", "LinearStrategy", "newton", "levenberg_marquardt",
-           "RANK_RTOL", "CONVERGED", "MAX_ITERATIONS", "NO_PROGRESS", "STATIONARY",
-           "NOT_FINITE"]
+__all__ = ["Result", "NewtonResult", "LinearStrategy", "Problem", "newton",
+           "levenberg_marquardt", "RANK_RTOL", "CONVERGED", "MAX_ITERATIONS", "NO_PROGRESS",
+           "STATIONARY", "NOT_FINITE"]
 
 EPS = float(np.finfo(float).eps)
 #: A Newton correction below ``QUICK * sqrt(pose_rtol)`` of every coordinate's size is the
@@ -245,7 +254,61 @@ class NewtonResult(Result):
     _show = ("success", "status", "iterations", "residual")
 
 
-# -- Newton ------------------------------------------------------------------------------------
+# -- the problem -------------------------------------------------------------------------------
+@runtime_checkable
+class Problem(Protocol):
+    """What :func:`newton` and :func:`levenberg_marquardt` ask of a problem: the residual
+    ``F(x)`` of ``m`` equations for a batch of states, its Jacobian with respect to an increment
+    ``dx`` of ``n`` numbers, the update ``x (+) dx`` and the units of all three.
+
+    mechsolve's problems are :class:`~mechsolve._system.SystemProblem` (a compiled system),
+    :class:`~mechsolve._limits.HeldProblem` (a system with joints held at their limits),
+    ``robots._ik._IKProblem`` (inverse kinematics of serial arms) and
+    ``analysis.free_motion._Chart`` (a free motion's chart equations); the tests check that each
+    implements this protocol (``isinstance(problem, Problem)``). The core also takes a problem
+    without ``sparse`` (taken as False) or ``magnitude`` (taken as None).
+
+    Attributes
+    ----------
+    col_scale : ndarray (n,)
+        The unit of every increment component: the model's size for lengths, 1 for angles.
+    state_scale : ndarray (n_state,)
+        The unit of every state component.
+    eq_scale : ndarray (m,)
+        The unit of every equation (every residual is measured as ``|F_i| / eq_scale_i``).
+    sparse : bool
+        Whether :meth:`matrix` gives one sparse matrix (one item at a time) rather than dense
+        matrices ``(b, m, n)``.
+    magnitude : callable or None
+        ``magnitude(X) -> (b, n)``: the size of every increment component's coordinate in the
+        problem's units, at least 1 (what round-off of the state is relative to); None: the
+        largest scaled state component, for every component.
+    """
+
+    col_scale: np.ndarray
+    state_scale: np.ndarray
+    eq_scale: np.ndarray
+    sparse: bool
+    magnitude: Callable[[np.ndarray], np.ndarray] | None
+
+    def evaluate(self, X: np.ndarray, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Residuals ``(b, m)`` and Jacobian data ``(b, ...)`` at the states ``X (b, n_state)``
+        of the items ``idx`` (their indices in the batch the core was given)."""
+        ...
+
+    def residual(self, X: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """Residuals ``(b, m)`` alone (see :meth:`evaluate`)."""
+        ...
+
+    def matrix(self, D: np.ndarray):
+        """The Jacobians of Jacobian data ``D``: dense ``(b, m, n)``, or one sparse matrix."""
+        ...
+
+    def retract(self, X: np.ndarray, dX: np.ndarray) -> np.ndarray:
+        """The states ``X (+) dX`` for increments ``dX (b, n)``."""
+        ...
+
+
 def _magnitude(problem, X: np.ndarray, inv_state: np.ndarray) -> np.ndarray:
     """Size of every increment component's coordinate, at least 1, in the problem's units
     ``(b, n)``: what round-off of the state is relative to (``problem.magnitude`` where the
@@ -253,14 +316,241 @@ def _magnitude(problem, X: np.ndarray, inv_state: np.ndarray) -> np.ndarray:
     own = getattr(problem, "magnitude", None)
     if own is not None:
         return own(X)
-    big = np.maximum(1.0, np.max(np.abs(X * inv_state), axis=1))
-    return np.broadcast_to(big[:, None], (len(X), len(problem.col_scale)))
+    big = np.max(np.abs(X * inv_state), axis=1, initial=1.0)
+    return np.repeat(big[:, None], len(problem.col_scale), axis=1)
+
+
+def _round_off_bounds(problem, X: np.ndarray, inv_state: np.ndarray, pose_rtol: float,
+                      pose_atol: float) -> tuple[np.ndarray, np.ndarray]:
+    """The bounds ``(b, n)`` of a correction at round-off (``tiny``) and of one that is the
+    last Newton needs (``quick``, see :data:`QUICK`), per item and component, taken at the
+    start (a Newton solve moves a coordinate far less than its own size once it is near the
+    solution)."""
+    tiny = pose_rtol * _magnitude(problem, X, inv_state)
+    quick = (QUICK / math.sqrt(pose_rtol)) * tiny
+    if pose_atol > 0.0:   # a waypoint: as precise in the model's units wherever it lies
+        tiny = np.maximum(tiny, pose_atol)
+        quick = np.maximum(quick, QUICK * math.sqrt(pose_atol))
+    return tiny, quick
 
 
 def _norm2(v: np.ndarray) -> np.ndarray:
     return np.sqrt(np.einsum("ij,ij->i", v, v))
 
 
+# -- the rules, written once for both drivers --------------------------------------------------
+# Every decision of the algorithm is one of the pure functions below. ``xp`` is _Items (NumPy
+# arrays over the items of a batch) or _Item (one item's Python floats and bools); the rules
+# use only arithmetic, comparisons, ``&``, ``|`` and the few functions of ``xp``, with IEEE
+# semantics in both, so that a rule decides for one item as it decides for that item in a
+# batch, given the same numbers. No division by zero is evaluated (Python raises on it): a
+# quotient used only where its divisor ``d`` is positive divides by ``max(d, _TINY)``, which
+# is ``d`` wherever ``d`` is positive.
+#: The smallest positive double.
+_TINY = math.ulp(0.0)
+#: A batch evaluates a rule for every item, also where its value is not used (a division by
+#: zero, an overflow there): NumPy's warnings about those are silenced.
+_QUIET = {"divide": "ignore", "invalid": "ignore", "over": "ignore"}
+
+
+class _Items:
+    """The rules' operations on NumPy arrays (the items of a batch)."""
+
+    where = staticmethod(np.where)
+    minimum = staticmethod(np.minimum)
+    maximum = staticmethod(np.maximum)
+    isfinite = staticmethod(np.isfinite)
+    not_ = staticmethod(np.logical_not)
+    sqrt = staticmethod(np.sqrt)
+
+
+class _Item:
+    """The rules' operations on Python floats and bools (one item): as NumPy's, NaN included,
+    at a fraction of the cost of a NumPy call on a scalar."""
+
+    @staticmethod
+    def where(cond, a, b):
+        return a if cond else b
+
+    @staticmethod
+    def minimum(a, b):
+        return a if a <= b else b if b <= a else a + b   # a NaN propagates
+
+    @staticmethod
+    def maximum(a, b):
+        return a if a >= b else b if b >= a else a + b
+
+    isfinite = staticmethod(math.isfinite)
+    sqrt = staticmethod(math.sqrt)
+    not_ = staticmethod(operator.not_)
+
+
+def _stops(xp, tiny, nd, iterations, max_iterations):
+    """Whether an item stops before its step: the correction is at round-off (``tiny``), not
+    finite, or the item is out of iterations."""
+    return tiny | xp.not_(xp.isfinite(nd)) | (iterations >= max_iterations)
+
+
+def _stop_status(xp, tiny, res_met, nd):
+    """The status of an item that stops (:func:`_stops`): converged where the residual is met
+    (at round-off, or out of steps), stationary at round-off with it unmet (a least-squares
+    point), else out of iterations, or not finite."""
+    return xp.where(res_met, CONVERGED, xp.where(
+        tiny, STATIONARY, xp.where(xp.isfinite(nd), MAX_ITERATIONS, NOT_FINITE)))
+
+
+def _last_by_estimate(lam_prev, nb_prev, nd_prev, nd, bound):
+    """Whether the full step ``dx`` (norm ``nd``, scaled) is the last Newton needs by
+    Deuflhard's estimate of the error it leaves, ``omega/2 |dx|^2`` with ``omega/2 =
+    |dxbar| / |dx|^2`` of the last step (``nb_prev``, ``nd_prev``), which must have been full
+    (``lam_prev``): within ``bound``, the smallest round-off bound of the item. A lower bound
+    of the nonlinearity: the caller confirms the step by its simplified correction."""
+    return (lam_prev >= 1.0) & (nb_prev / (nd_prev * nd_prev) * nd * nd <= bound)
+
+
+def _step_cap(xp, big, max_step):
+    """The factor that brings a step whose largest scaled component is ``big`` to
+    ``max_step`` (above 1 for a shorter step)."""
+    return max_step / xp.maximum(big, 1e-300)
+
+
+def _first_damping(xp, cap, d, nd_prev, nb_prev, lam_prev, lambda_min):
+    """The damping factor a damped step is tried with first: at most 1 and ``cap``
+    (:func:`_step_cap`), and after a step NLEQ-ERR's prediction ``|dx_prev| |dxbar_prev| /
+    (|dxbar_prev - dx| |dx|) lam_prev``, at least ``lambda_min``; ``d`` is its denominator, 0
+    where there was no step before (the prediction is 1 where it vanishes)."""
+    mu = xp.where(d > 0, nd_prev * nb_prev / xp.maximum(d, _TINY) * lam_prev, 1.0)
+    return xp.minimum(xp.minimum(1.0, cap), xp.maximum(mu, lambda_min))
+
+
+def _theta(xp, good, nb, nd):
+    """The contraction ``|dxbar| / |dx|`` of a trial step, infinite where its residual is not
+    finite (``good`` False)."""
+    return xp.where(good, nb / xp.maximum(nd, 1e-300), math.inf)
+
+
+def _monotone(th, lam):
+    """Deuflhard's natural monotonicity test: the simplified correction clearly smaller than
+    the correction, ``theta < 1 - lam/4``."""
+    return th < 1.0 - lam / 4.0
+
+
+def _decreased(good, fnorm_t, f_norm, lam):
+    """A sufficient decrease of the residual's norm (every equation in its unit), Armijo's
+    test: a damped trial step is also accepted where it holds, since next to a singular
+    Jacobian the simplified correction is unreliable."""
+    return good & (fnorm_t <= (1.0 - 1e-4 * lam) * f_norm)
+
+
+def _may_grow(xp, damped, lam, raised):
+    """Whether an accepted trial step may be tried again with a larger damping factor (see
+    :func:`_after_trial`): with damping on, where it was taken at ``lam < 1`` and its factor
+    was not raised before."""
+    return damped & (lam < 1.0) & xp.not_(raised)
+
+
+def _after_trial(xp, damped, good, accepted, lam, nd, dd, cap, raised, lambda_min):
+    """After a trial step at damping ``lam`` that was ``accepted`` or not: ``(grow, lam',
+    failed)``. A damped accepted step is tried again with a larger factor (``grow``) where
+    the one its trial predicts, ``min(1, mu')`` with ``mu' = |dx| lam^2 / (2 dd)`` (``dd =
+    |dxbar - (1 - lam) dx|``), is at least four times larger, once per step (``raised``); a
+    rejected one with ``min(mu', lam/2)`` (``lam/4`` where its residual was not finite, and
+    always without damping); ``failed``: rejected, and the next factor below
+    ``lambda_min``."""
+    if damped:
+        mu2 = xp.minimum(xp.where(dd > 0, 0.5 * nd * (lam * lam) / xp.maximum(dd, _TINY),
+                                  math.inf), cap)
+        up = xp.minimum(1.0, mu2)
+        grow = accepted & _may_grow(xp, damped, lam, raised) & (up >= 4.0 * lam)
+        new = xp.where(grow, up, xp.minimum(xp.where(good, mu2, 0.25 * lam), 0.5 * lam))
+    else:
+        grow = accepted & False
+        new = 0.25 * lam
+    return grow, new, xp.not_(accepted) & (new < lambda_min)
+
+
+def _after_failure(res_met: bool, lsq: bool, mode: str) -> int:
+    """What an item whose damping failed becomes: converged where its residual is met (no
+    step reduces the correction further: a singular root, where Newton converges only
+    linearly, as exact as it gets), ``RUNNING`` again by least squares where LU gave a useless
+    step (``mode`` ``"auto"``), else ``NO_PROGRESS``."""
+    if res_met:
+        return CONVERGED
+    if not lsq and mode == "auto":
+        return RUNNING
+    return NO_PROGRESS
+
+
+def _error_gain(xp, th):
+    """``theta / (1 - theta)``: the estimated error after the simplified correction of a full
+    step with contraction ``theta``, relative to that correction; infinite for ``theta >=
+    1`` (the quotient there may overflow to infinity: a batch ignores NumPy's warning)."""
+    return xp.where(th < 1.0, th / xp.maximum(1.0 - th, 1e-300), math.inf)
+
+
+def _converged(r_acc, res_tol, exact, th, gain, sb_max, error_tol):
+    """Whether a full step ends the solve: its residual ``r_acc`` within ``res_tol``, and the
+    estimated error after its simplified correction ``exact`` (every component within its
+    round-off bound) or, where the contraction is slow (``theta > 1/2``: a singular root),
+    within ``error_tol`` (``gain |dxbar|``, :func:`_error_gain`)."""
+    return (r_acc <= res_tol) & (exact | ((th > 0.5) & (gain * sb_max <= error_tol)))
+
+
+def _keeps_correction(xp, rf, r_acc, res_tol):
+    """Whether the pose after the simplified correction of the last step, with residual
+    ``rf``, is returned rather than the step's own (residual ``r_acc``): where its residual is
+    no larger, or within ``res_tol``."""
+    return rf <= xp.maximum(r_acc, res_tol)
+
+
+# Levenberg–Marquardt
+#: A least-squares point: a step within this many units in the last place of the state, or a
+#: decrease of ``|W F|^2`` within this many of its value.
+_LM_STILL = 4 * EPS
+#: Flat: the gradient below this fraction of ``sqrt(max diag(A^T A) |W F|^2)``.
+_LM_FLAT = 1e-13
+
+
+def _lm_flat(xp, n, gnorm, dmax, f0):
+    """Whether ``|W F|^2`` (``f0``) is stationary: no unknowns left (``n == 0``), or the
+    gradient's largest entry ``gnorm`` at round-off of its scale."""
+    return (n == 0) | (gnorm <= _LM_FLAT * xp.maximum(xp.sqrt(dmax * f0), 1e-300))
+
+
+def _lm_status(xp, met, flat):
+    """The status of an item that stops: converged, stationary or out of iterations."""
+    return xp.where(met, CONVERGED, xp.where(flat, STATIONARY, MAX_ITERATIONS))
+
+
+def _lm_first_mu(xp, dmax):
+    """The first damping ``mu``: ``1e-3`` of the largest diagonal entry of ``A^T A``."""
+    return 1e-3 * xp.maximum(dmax, 1e-300)
+
+
+def _lm_gain_ratio(xp, ok, f0, ft, predicted):
+    """The gain ratio ``rho`` of the actual decrease of ``|W F|^2`` to the ``predicted`` one;
+    -1 where the trial is not ``ok`` (not finite, not restored) or nothing was predicted."""
+    return xp.where(ok & (predicted > 0), (f0 - ft) / xp.maximum(predicted, _TINY), -1.0)
+
+
+def _lm_accepted(xp, rho, mu):
+    """Nielsen's update of ``(mu, nu)`` after an accepted step (gain ratio ``rho > 0``):
+    ``mu * max(1/3, 1 - (2 rho - 1)^3)`` and 2."""
+    # the factor is 1/3 from rho = 1 on: rho is taken at most 1, so that no cube overflows
+    return mu * xp.maximum(1.0 / 3.0, 1.0 - (2.0 * xp.minimum(rho, 1.0) - 1.0) ** 3), 2.0
+
+
+def _lm_rejected(mu, nu):
+    """Nielsen's update of ``(mu, nu)`` after a rejected step: ``mu nu`` and ``2 nu``."""
+    return mu * nu, 2.0 * nu
+
+
+def _lm_no_gain(f0, ft):
+    """No decrease left to gain from ``f0`` to ``ft``: a least-squares point."""
+    return f0 - ft <= _LM_STILL * f0
+
+
+# -- Newton ------------------------------------------------------------------------------------
 def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
            strategy: LinearStrategy | None = None, damped: bool = True,
            transform=None, lambda_min: float = LAMBDA_MIN,
@@ -270,12 +560,8 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
 
     Parameters
     ----------
-    problem : object
-        Supplies ``evaluate(X, idx) -> (F, D)`` (residuals ``(b, m)`` and Jacobian data of the
-        items ``idx``), ``residual(X, idx)``, ``matrix(D) -> J`` (dense ``(b, m, n)`` or one
-        sparse matrix), ``retract(X, dX)``, the units ``col_scale (n,)`` of the increment,
-        ``state_scale (n_state,)`` of the state and ``eq_scale (m,)`` of the equations
-        (the model's size for lengths, 1 for angles).
+    problem : Problem
+        The equations, their Jacobian, the update and their units (see :class:`Problem`).
     x0 : ndarray (B, n_state)
         Start states.
     tol : float
@@ -315,8 +601,7 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
     """
     strategy = strategy or LinearStrategy()
     X = np.array(x0, dtype=float)
-    B = len(X)
-    if B == 1:
+    if len(X) == 1:
         if getattr(problem, "sparse", False) and len(problem.col_scale) >= _ROOMY:
             # a large sparse system: its temporaries (band storage, Jacobian data, vectors of
             # every unknown) are MBs each; kept on the heap, they are not fresh pages each
@@ -330,8 +615,18 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
                            pose_atol=pose_atol)
     if watch_det_sign:
         raise ValueError("watch_det_sign is for a single system (a batch of one)")
+    return _newton_batch(problem, X, tol, max_iterations, strategy, damped, transform,
+                         lambda_min, max_step, pose_rtol, pose_atol)
+
+
+def _newton_batch(problem, X, tol, max_iterations, strategy, damped, transform, lambda_min,
+                  max_step, pose_rtol, pose_atol, few: int = _FEW) -> NewtonResult:
+    """:func:`newton` over the batch axis of ``X (B, n_state)`` (changed in place): masks and
+    index arrays select the items still running; once ``few`` or fewer are left (of more),
+    each is finished by :func:`_newton_one` from where it is."""
+    B = len(X)
     c = problem.col_scale
-    e = problem.eq_scale
+    inv_e = 1.0 / problem.eq_scale
     inv_state = 1.0 / problem.state_scale
     status = np.full(B, RUNNING)
     iters = np.zeros(B, dtype=int)
@@ -348,81 +643,74 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
         status[~finite] = NOT_FINITE
         keep = finite
         idx, F, D = idx[keep], F[keep], D[keep]
-    # what round-off is relative to, taken at the start as by _newton_one (a Newton solve
-    # moves a coordinate far less than its own size once it is near the solution): the bound
-    # of a correction at round-off, of one that is the last needed (see QUICK), and the
-    # smallest of the former per item
-    tiny_bound = pose_rtol * _magnitude(problem, X, inv_state)
-    tol_b = residual_tolerance(tol, X, inv_state)   # tol plus the coordinates' round-off
-    quick_bound = (QUICK / math.sqrt(pose_rtol)) * tiny_bound
-    if pose_atol > 0.0:   # a waypoint: as precise in the model's units wherever it lies
-        tiny_bound = np.maximum(tiny_bound, pose_atol)
-        quick_bound = np.maximum(quick_bound, QUICK * math.sqrt(pose_atol))
+    # the residual bound of every item (tol plus the coordinates' round-off), the bounds of a
+    # correction at round-off and of one that is the last needed, and the smallest of the
+    # former per item, all taken at the start
+    tol_b = residual_tolerance(tol, X, inv_state)
+    tiny_bound, quick_bound = _round_off_bounds(problem, X, inv_state, pose_rtol, pose_atol)
     min_bound = np.min(tiny_bound, axis=1) if tiny_bound.shape[1] else np.zeros(B)
-    # the last step of every item, for the damping prediction: ||dx||, dxbar (scaled), lambda
+    # the last step of every item, for the damping prediction: ||dx||, dxbar and its norm
+    # (scaled), lambda
     nd_prev = np.zeros(B)
+    nb_prev = np.zeros(B)
     sbar_prev = None
     lam_prev = np.ones(B)
     has_prev = np.zeros(B, dtype=bool)
     while idx.size:
         _check_time()
-        if idx.size <= _FEW < B:
+        if idx.size <= few < B:
             # a few slow items left: a batch iteration costs its bookkeeping whatever its
             # size, the one-item path far less per item
             for k in idx:
                 one = _newton_one(problem, X[k], tol, max(0, max_iterations - iters[k]),
                                   strategy, damped, transform, lambda_min, max_step, pose_rtol,
-                                  item=int(k), lsq=bool(lsq[k]), res_tol=float(tol_b[k]))
+                                  item=int(k), lsq=bool(lsq[k]), res_tol=float(tol_b[k]),
+                                  pose_atol=pose_atol)
                 X[k], F_out[k], D_out[k] = one.x[0], one.F[0], one.jacobian[0]
                 status[k], res[k], lsq[k] = one.status[0], one.residual[0], one.least_squares[0]
                 iters[k] += one.iterations[0]
             break
         J = problem.matrix(D)
         fac = strategy.factor(J, c, lsq[idx])
-        res[idx] = np.max(np.abs(F) / e, axis=1)
-        f_norm = _norm2(F / e)
+        Fe = F * inv_e
+        res[idx] = np.max(np.abs(Fe), axis=1)
+        f_norm = _norm2(Fe)
         history.append(res[idx].copy())
-        dx = fac.solve(-F)
+        s = fac.solve_scaled(-F)
         if transform is not None:
-            dx = transform(X[idx], dx, idx)
+            dx = transform(X[idx], s * c, idx)
+            s = dx / c
+        else:
+            dx = s * c
         lsq[idx] = fac.lsq
-        s = dx / c
         nd = _norm2(s)
         abs_s = np.abs(s)
         big = np.max(abs_s, axis=1, initial=0.0)
         tb = tiny_bound[idx]
         tiny = np.all(abs_s <= tb, axis=1)
-        ok_res = res[idx] <= tol_b[idx]
         # an item whose correction is at round-off is done: converged, or stationary
-        stop = tiny | ~np.isfinite(nd) | (iters[idx] >= max_iterations)
+        stop = _stops(_Items, tiny, nd, iters[idx], max_iterations)
         if stop.any():
-            status[idx[stop & tiny & ok_res]] = CONVERGED
-            status[idx[stop & tiny & ~ok_res]] = STATIONARY
-            status[idx[stop & ~tiny & ok_res]] = CONVERGED   # out of steps, residual met
-            status[idx[stop & ~tiny & ~ok_res]] = np.where(
-                np.isfinite(nd[stop & ~tiny & ~ok_res]), MAX_ITERATIONS, NOT_FINITE)
-            F_out[idx[stop]] = F[stop]
-            D_out[idx[stop]] = D[stop]
+            at = idx[stop]
+            status[at] = _stop_status(_Items, tiny[stop], res[at] <= tol_b[at], nd[stop])
+            F_out[at] = F[stop]
+            D_out[at] = D[stop]
         # a correction this small is the last one Newton needs: quadratic convergence leaves
         # an error of the order of its square times the nonlinearity (see QUICK)
         quick = ~stop & np.all(abs_s <= quick_bound[idx], axis=1)
         by_size = quick.copy()
         hp = has_prev[idx]
-        prev = damped and hp.any()
-        if prev:
-            # Deuflhard's estimate of the error a full step leaves, omega/2 |dx|^2, with
-            # omega/2 = |dxbar| / |dx|^2 of the last (full) step
-            with np.errstate(divide="ignore", invalid="ignore"):
-                half_omega = _norm2(sbar_prev[idx]) / nd_prev[idx] ** 2
-            quick |= ~stop & hp & (lam_prev[idx] >= 1.0) & (
-                half_omega * nd * nd <= min_bound[idx])
+        if hp.any():
+            with np.errstate(**_QUIET):
+                quick |= ~stop & hp & _last_by_estimate(lam_prev[idx], nb_prev[idx],
+                                                        nd_prev[idx], nd, min_bound[idx])
         if quick.any():
             q_at = np.flatnonzero(quick)
             q_items = idx[q_at]
             Xq = problem.retract(X[q_items], dx[q_at])
             Fq = problem.residual(Xq, q_items)
             with np.errstate(invalid="ignore"):
-                rq = np.where(np.isfinite(Fq).all(axis=1), np.max(np.abs(Fq) / e, axis=1),
+                rq = np.where(np.isfinite(Fq).all(axis=1), np.max(np.abs(Fq * inv_e), axis=1),
                               np.inf)
             okq = rq <= tol_b[q_items]
             check = okq & ~by_size[q_at]
@@ -431,10 +719,10 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
                 # nonlinearity, is confirmed by the simplified correction there (the same
                 # factorization): that is its error
                 at = q_at[check]
-                sbq = fac.solve(-Fq[check], at)
+                sbq = fac.solve_scaled(-Fq[check], at)
                 if transform is not None:
-                    sbq = transform(Xq[check], sbq, q_items[check])
-                okq[check] = np.all(np.abs(sbq / c) <= tb[at], axis=1)
+                    sbq = transform(Xq[check], sbq * c, q_items[check]) / c
+                okq[check] = np.all(np.abs(sbq) <= tb[at], axis=1)
             done = q_items[okq]
             X[done], F_out[done], D_out[done] = Xq[okq], Fq[okq], D[q_at[okq]]
             res[done], status[done] = rq[okq], CONVERGED
@@ -442,21 +730,17 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
             stop[q_at[okq]] = True
         if stop.all():   # every item is done: no step to damp
             break
-        # damping factor predicted from the last step (NLEQ-ERR)
-        lam[idx] = 1.0
-        cap = max_step / np.maximum(big, 1e-300)
+        # the damping factor each step is tried with first
+        cap = _step_cap(_Items, big, max_step)
         if damped:
-            lam[idx] = np.minimum(1.0, cap)
-        if prev:
-            sp_ = sbar_prev[idx]
-            denom = _norm2(sp_ - s) * nd
-            with np.errstate(divide="ignore", invalid="ignore"):
-                mu = nd_prev[idx] * _norm2(sp_) / denom * lam_prev[idx]
-            mu = np.where(denom > 0, mu, 1.0)
-            lam[idx] = np.minimum(lam[idx], np.where(hp, np.maximum(mu, lambda_min), 1.0))
+            d = np.where(hp, _norm2(sbar_prev[idx] - s) * nd, 0.0) if hp.any() else \
+                np.zeros(len(idx))
+            with np.errstate(**_QUIET):
+                lam[idx] = _first_damping(_Items, cap, d, nd_prev[idx], nb_prev[idx],
+                                          lam_prev[idx], lambda_min)
+        else:
+            lam[idx] = 1.0
         go = np.flatnonzero(~stop)
-        if go.size == 0:
-            break
         # trial steps, one damping factor per item
         X_new = None    # the new iterates, gathered only where not every item takes its step
         accepted = np.zeros(len(idx), dtype=bool)
@@ -470,114 +754,104 @@ def newton(problem, x0, *, tol: float = 1e-10, max_iterations: int = 50,
             good = np.isfinite(Ft).all(axis=1)
             every = good.all()
             if every:
-                dxb = fac.solve(-Ft, pend)
+                sb = fac.solve_scaled(-Ft, pend)
                 if transform is not None:
-                    dxb = transform(Xt, dxb, items)
+                    sb = transform(Xt, sb * c, items) / c
             else:
-                dxb = np.zeros((len(pend), dx.shape[1]))
+                sb = np.zeros((len(pend), s.shape[1]))
                 if good.any():
-                    dxb[good] = fac.solve(-Ft[good], pend[good])
+                    sb[good] = fac.solve_scaled(-Ft[good], pend[good])
                     if transform is not None:
-                        dxb[good] = transform(Xt[good], dxb[good], items[good])
-            sb = dxb / c
+                        sb[good] = transform(Xt[good], sb[good] * c, items[good]) / c
             nb = _norm2(sb)
-            th = np.where(good, nb / np.maximum(nd[pend], 1e-300), np.inf)
             lam_t = lam[items]
-            if damped:
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    mu2 = 0.5 * nd[pend] * lam_t**2 / _norm2(sb - (1.0 - lam_t[:, None])
-                                                             * s[pend])
-                mu2 = np.where(np.isfinite(mu2), mu2, np.inf)
-                # Deuflhard's natural monotonicity test, or (where a nearly singular Jacobian
-                # makes the simplified correction unreliable) a sufficient residual decrease
-                with np.errstate(invalid="ignore"):
-                    decrease = good & (_norm2((Ft if every else np.where(good[:, None], Ft, 0.0))
-                                              / e) <= (1.0 - 1e-4 * lam_t) * f_norm[pend])
-                reject = ~(th < 1.0 - lam_t / 4.0) & ~decrease
-                mu2 = np.minimum(mu2, cap[pend])
-                grow = ~reject & (lam_t < 1.0) & (np.minimum(1.0, mu2) >= 4.0 * lam_t) \
-                    & ~raised[pend]
-            else:
-                reject = ~good
-                grow = np.zeros(len(pend), dtype=bool)
-                mu2 = np.full(len(pend), np.inf)
-            take = ~reject & ~grow
+            dd = None
+            with np.errstate(**_QUIET):
+                th = _theta(_Items, good, nb, nd[pend])
+                if damped:
+                    fnorm_t = _norm2((Ft if every else np.where(good[:, None], Ft, 0.0)) * inv_e)
+                    take = _monotone(th, lam_t) | _decreased(good, fnorm_t, f_norm[pend], lam_t)
+                    dd = _norm2(sb - (1.0 - lam_t[:, None]) * s[pend])
+                else:
+                    take = good
+                grow, new_lam, low = _after_trial(_Items, damped, good, take, lam_t, nd[pend],
+                                                  dd, cap[pend], raised[pend], lambda_min)
+            take &= ~grow
             if X_new is None and len(pend) == len(idx) and take.all():
                 # every item takes its first trial step (the usual case): no gathering
-                X_new, F_new, D_new, sbar, theta = Xt, Ft, Dt, sb, th
+                X_new, F_new, D_new, sbar, theta, nbar = Xt, Ft, Dt, sb, th, nb
                 accepted[:] = True
                 break
             if X_new is None:
                 X_new, F_new, D_new = X[idx], F.copy(), D.copy()
                 sbar = np.zeros_like(s)
                 theta = np.zeros(len(idx))
+                nbar = np.zeros(len(idx))
             keep = pend[take]
             X_new[keep] = Xt[take]
             F_new[keep] = Ft[take]
             D_new[keep] = Dt[take]
             sbar[keep] = sb[take]
             theta[keep] = th[take]
+            nbar[keep] = nb[take]
             accepted[keep] = True
-            # retry the others with a new damping factor
-            new_lam = np.where(grow, np.minimum(1.0, mu2),
-                               np.minimum(np.where(good, mu2, 0.25 * lam_t), 0.5 * lam_t))
-            lam[items[grow | reject]] = new_lam[grow | reject]
+            # retry the others with their new damping factor
+            again = ~take
+            lam[items[again]] = new_lam[again]
             raised[pend[grow]] = True
-            low = reject & (new_lam < lambda_min)
             failed[pend[low]] = True
-            pend = pend[(grow | reject) & ~low]
+            pend = pend[again & ~low]
         # items that could not be damped: LU gave a useless step -> least squares, else fail
         for k in np.flatnonzero(failed) if failed.any() else ():
-            if res[idx[k]] <= tol_b[idx[k]]:
-                # no step reduces the correction further with the residual met: the root is
-                # as exact as it gets (a singular root, where Newton converges only linearly)
-                status[idx[k]] = CONVERGED
-                F_out[idx[k]] = F[k]
-                D_out[idx[k]] = D[k]
-            elif not lsq[idx[k]] and strategy.mode == "auto":
-                lsq[idx[k]] = True
+            i = idx[k]
+            then = _after_failure(bool(res[i] <= tol_b[i]), bool(lsq[i]), strategy.mode)
+            if then == RUNNING:
+                lsq[i] = True
             else:
-                status[idx[k]] = NO_PROGRESS
-                F_out[idx[k]] = F[k]
-                D_out[idx[k]] = D[k]
+                status[i] = then
+                F_out[i] = F[k]
+                D_out[i] = D[k]
         acc = np.flatnonzero(accepted)
         iters[idx[acc]] += 1
         X[idx[acc]] = X_new[acc]
         # converged: residual within tol and the pose after the simplified correction exact
         full = acc[lam[idx[acc]] >= 1.0]
         if full.size:
+            items = idx[full]
             F_acc = F_new[full]
-            r_acc = np.max(np.abs(F_acc) / e, axis=1)
+            r_acc = np.max(np.abs(F_acc * inv_e), axis=1)
             th = theta[full]
             sb_abs = np.abs(sbar[full])
-            gain = np.where(th < 1.0, th / np.maximum(1.0 - th, 1e-300), np.inf)
-            # the estimated error of every component after the simplified correction
+            with np.errstate(**_QUIET):
+                gain = _error_gain(_Items, th)
+            # the estimated error of every component after the simplified correction, gain
+            # |dxbar|, or |dxbar| itself, within round-off
+            exact = np.all(sb_abs * np.minimum(gain, 1.0)[:, None] <= tb[full], axis=1)
             with np.errstate(invalid="ignore"):
-                est = gain[:, None] * sb_abs
-            tb_acc = tb[full]
-            exact = np.all(est <= tb_acc, axis=1) | np.all(sb_abs <= tb_acc, axis=1)
-            slow = th > 0.5
-            tol_acc = tol_b[idx[full]]
-            done = (r_acc <= tol_acc) & (exact | (slow & (np.max(est, axis=1) <= tol)))
+                done = _converged(r_acc, tol_b[items], exact, th, gain,
+                                  np.max(sb_abs, axis=1, initial=0.0), tol)
             if done.any():
-                items = idx[full[done]]
+                items = items[done]
                 Xf = problem.retract(X_new[full[done]], sbar[full[done]] * c)
                 Ff = problem.residual(Xf, items)
-                better = np.isfinite(Ff).all(axis=1) & (
-                    np.max(np.abs(Ff) / e, axis=1) <= np.maximum(r_acc[done], tol_acc[done]))
+                with np.errstate(invalid="ignore"):
+                    rf = np.where(np.isfinite(Ff).all(axis=1),
+                                  np.max(np.abs(Ff * inv_e), axis=1), np.inf)
+                better = _keeps_correction(_Items, rf, r_acc[done], tol_b[items])
                 X[items[better]] = Xf[better]
                 F_out[items[better]] = Ff[better]
                 F_out[items[~better]] = F_acc[done][~better]
                 D_out[items] = D_new[full[done]]
-                res[items[better]] = np.max(np.abs(Ff[better]) / e, axis=1)
-                res[items[~better]] = r_acc[done][~better]
+                res[items] = np.where(better, rf, r_acc[done])
                 status[items] = CONVERGED
         # the next iteration
         active = status[idx] == RUNNING
         if sbar_prev is None:
             sbar_prev = np.zeros((B, s.shape[1]))
         nd_prev[idx] = nd
-        sbar_prev[idx] = sbar
+        if X_new is not None:
+            sbar_prev[idx] = sbar
+            nb_prev[idx] = nbar
         lam_prev[idx] = lam[idx]
         has_prev[idx] = accepted    # items that switched to least squares start afresh
         if accepted.all():   # the usual case: no mixing
@@ -595,25 +869,18 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
                 max_step, pose_rtol, item: int = 0, lsq: bool = False,
                 watch_det_sign: bool = False, res_tol: float | None = None,
                 pose_atol: float = 0.0) -> NewtonResult:
-    """:func:`newton` for one item: the same algorithm with scalar bookkeeping (a batch's
-    masks and index arrays cost more than the arithmetic on a small system). ``res_tol``: the
-    residual bound (``tol`` plus the coordinates' round-off) a batch run took at its start."""
+    """:func:`newton` for one item: the rules of :func:`_newton_batch` with scalar
+    bookkeeping (a batch's masks and index arrays cost more than the arithmetic on a small
+    system). ``item``, ``lsq``, ``res_tol``: the item's index, linear mode and residual bound
+    (``tol`` plus the coordinates' round-off) of a batch run it takes over."""
     c = problem.col_scale
     inv_e = 1.0 / problem.eq_scale
     inv_state = 1.0 / problem.state_scale
     error_tol = tol   # the bound of an estimated error, in the scaled units
     tol = float(residual_tolerance(tol, x, inv_state)) if res_tol is None else res_tol
     idx = np.array([item], dtype=np.intp)
-    own_magnitude = getattr(problem, "magnitude", None)
-    # what round-off is relative to, taken at the start (a Newton solve moves a coordinate
-    # far less than its own size once it is near the solution)
-    mag = pose_rtol * (own_magnitude(x[None])[0] if own_magnitude is not None else
-                       np.full(len(c), max(1.0, float(np.max(np.abs(x * inv_state))))))
-    quick = mag * (QUICK / math.sqrt(pose_rtol))
-    if pose_atol > 0.0:   # a waypoint: as precise in the model's units wherever it lies
-        mag = np.maximum(mag, pose_atol)
-        quick = np.maximum(quick, QUICK * math.sqrt(pose_atol))
-    quick = _bounds(quick)
+    mag, quick = _round_off_bounds(problem, x[None], inv_state, pose_rtol, pose_atol)
+    mag, quick = mag[0], _bounds(quick[0])
     fine = _bounds(mag * _SIMPLIFIED_MARGIN)
     mag = _bounds(mag)
     min_mag = min(mag, default=0.0) if type(mag) is list else (
@@ -629,7 +896,6 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
 
     F, D = problem.evaluate(x[None], idx)
     F, D = F[0], D[0]
-    lsq = lsq or strategy.mode == "lsq"
     it = 0
     has_prev = False
     status = None
@@ -641,11 +907,13 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
     sbar_prev = None
     sign0 = None
     crossed = False
+    # the sign of det J is watched on dense systems (a sparse factor's costs a pass over its
+    # permutations, and a large system's solve does not look for other assemblies)
+    watch = watch_det_sign and not getattr(problem, "sparse", False)
     while status is None:
         _check_time()
-        J = problem.matrix(D[None])
-        fac = strategy.factor_one(J, c, lsq)
-        if watch_det_sign and not fac.sparse:   # watched on dense systems
+        fac = strategy.factor_one(problem.matrix(D[None]), c, lsq)
+        if watch:
             sign = fac.det_sign()
             if sign0 is None:
                 sign0 = sign
@@ -655,20 +923,13 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
         dx, s = step_of(x, fac, -F)
         lsq = fac.lsq
         nd, big, tiny = _size(s, mag)
-        if tiny or not math.isfinite(nd) or it >= max_iterations:
-            if tiny:
-                status = CONVERGED if res <= tol else STATIONARY
-            elif res <= tol:
-                status = CONVERGED        # out of steps with the residual met
-            else:
-                status = MAX_ITERATIONS if math.isfinite(nd) else NOT_FINITE
+        if _stops(_Item, tiny, nd, it, max_iterations):
+            status = _stop_status(_Item, tiny, res <= tol, nd)
             break
         by_size = _within(s, quick)
-        if by_size or (
-                has_prev and lam_prev >= 1.0
-                and nb_prev / nd_prev**2 * nd * nd <= min_mag):
-            # the last step Newton needs: see QUICK, and Deuflhard's estimate of the error a
-            # full step leaves, omega/2 |dx|^2 with omega/2 = |dxbar| / |dx|^2 of the last one
+        if by_size or (has_prev and _last_by_estimate(lam_prev, nb_prev, nd_prev, nd, min_mag)):
+            # the last step Newton needs (see QUICK, _last_by_estimate): only its residual is
+            # evaluated
             xq = problem.retract(x[None], dx[None])[0]
             Fq = problem.residual(xq[None], idx)[0]
             rq = _maxabs(Fq * inv_e) if _finite(Fq) else math.inf
@@ -678,13 +939,12 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
                 x, F, res, status = xq, Fq, rq, CONVERGED
                 it += 1
                 break
-        lam = 1.0
-        if damped:
-            lam = min(1.0, max_step / max(big, 1e-300))
-            if has_prev:   # the damping factor predicted from the last step (NLEQ-ERR)
-                d = _nrm(sbar_prev - s) * nd
-                mu = nd_prev * nb_prev / d * lam_prev if d > 0 else 1.0
-                lam = min(lam, max(mu, lambda_min))
+        if damped:   # the damping factor the step is tried with first
+            cap = _step_cap(_Item, big, max_step)
+            d = _nrm(sbar_prev - s) * nd if has_prev else 0.0
+            lam = _first_damping(_Item, cap, d, nd_prev, nb_prev, lam_prev, lambda_min)
+        else:
+            lam, cap = 1.0, None
         raised = failed = False
         while True:
             xt = problem.retract(x[None], (dx if lam == 1.0 else lam * dx)[None])[0]
@@ -693,65 +953,53 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
             good = _finite(Ft)
             sb = step_of(xt, fac, -Ft)[1] if good else np.zeros_like(s)
             nb = _nrm(sb)
-            th = nb / max(nd, 1e-300) if good else math.inf
-            if not damped:
-                if good:
-                    break
-                lam *= 0.25
-                if lam < lambda_min:
-                    failed = True
-                    break
-                continue
-            dd = nb if lam == 1.0 else _nrm(sb - (1.0 - lam) * s)
-            mu2 = 0.5 * nd * lam * lam / dd if dd > 0 else math.inf
-            mu2 = min(mu2, max_step / max(big, 1e-300))
-            # Deuflhard's natural monotonicity test, or (where a nearly singular Jacobian makes
-            # the simplified correction unreliable) a sufficient decrease of the residual
-            reject = not th < 1.0 - lam / 4.0 and not (
-                good and _nrm(Ft * inv_e) <= (1.0 - 1e-4 * lam) * f_norm)
-            grow = not reject and lam < 1.0 and min(1.0, mu2) >= 4.0 * lam and not raised
-            if not reject and not grow:
+            th = _theta(_Item, good, nb, nd)
+            if damped:
+                take = _monotone(th, lam) or _decreased(good, _nrm(Ft * inv_e), f_norm, lam)
+            else:
+                take = good
+            if take and not _may_grow(_Item, damped, lam, raised):
                 break
-            lam = min(1.0, mu2) if grow else min(mu2 if good else 0.25 * lam, 0.5 * lam)
+            dd = (nb if lam == 1.0 else _nrm(sb - (1.0 - lam) * s)) if damped else None
+            grow, new_lam, failed = _after_trial(_Item, damped, good, take, lam, nd, dd, cap,
+                                                 raised, lambda_min)
+            if take and not grow:
+                break
+            lam = new_lam
             raised |= grow
-            if reject and lam < lambda_min:
-                failed = True
+            if failed:
                 break
         if failed:
-            if res <= tol:
-                # no step reduces the correction further with the residual met: the root is
-                # as exact as it gets (a singular root, where Newton converges only linearly)
-                status = CONVERGED
-            elif not lsq and strategy.mode == "auto":
+            status = _after_failure(res <= tol, lsq, strategy.mode)
+            if status == RUNNING:
+                status = None
                 lsq = True      # LU gave a useless step: least squares from here
                 has_prev = False
                 continue
-            else:
-                status = NO_PROGRESS
             break
         it += 1
         x = xt
-        if lam >= 1.0:   # converged: the residual met and the pose exact after dxbar
+        if lam >= 1.0:   # a full step: converged if the pose after dxbar is exact
             r_acc = _maxabs(Ft * inv_e)
-            gain = th / max(1.0 - th, 1e-300) if th < 1.0 else math.inf
-            # the estimated error after dxbar, gain |dxbar|, or |dxbar| itself within mag
-            exact = _within(sb * min(gain, 1.0), mag)
-            if r_acc <= tol and (exact or (th > 0.5 and gain * _maxabs(sb) <= error_tol)):
+            gain = _error_gain(_Item, th)
+            # (the estimated error, the rule's third argument, only where the residual is met)
+            if r_acc <= tol and _converged(r_acc, tol, _within(sb * min(gain, 1.0), mag), th,
+                                           gain, _maxabs(sb), error_tol):
                 xf = problem.retract(xt[None], (sb * c)[None])[0]
                 Ff = problem.residual(xf[None], idx)[0]
-                rf = _maxabs(Ff * inv_e) \
-                    if _finite(Ff) else math.inf
-                if rf <= max(r_acc, tol):
+                rf = _maxabs(Ff * inv_e) if _finite(Ff) else math.inf
+                if _keeps_correction(_Item, rf, r_acc, tol):
                     x, F, res = xf, Ff, rf
                 else:
                     F, res = Ft, r_acc
                 D = Dt
                 status = CONVERGED
                 break
-            if fac.sparse and th < 1.0 and _within(gain * th * th * sb, fine):
+            if fac.simplified_pays and th < 1.0 and _within(gain * th * th * sb, fine):
                 # two more contractions by theta leave the pose exact: simplified Newton steps
-                # (this sparse LU again, residuals only) instead of a new Jacobian and LU; a
-                # small dense system's LU costs no more than its residual, so it takes Newton
+                # (this factorization again, residuals only) instead of a new Jacobian and
+                # factorization; a small dense system's LU costs no more than its residual,
+                # so it takes Newton
                 done = _simplified_finish(problem, xt, sb, nb, th, step_of, fac, c, idx,
                                           inv_e, tol, fine, mag)
                 if done is not None:
@@ -806,6 +1054,7 @@ def _simplified_finish(problem, x, s, ns, theta, step_of, fac, c, idx, inv_e, to
     return None
 
 
+
 # -- Levenberg–Marquardt -----------------------------------------------------------------------
 def _null_space(A: np.ndarray) -> np.ndarray:
     """Orthonormal basis ``(n, n - rank)`` of the null space of ``A (m, n)`` (rank at
@@ -826,7 +1075,7 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
 
     Parameters
     ----------
-    problem : object
+    problem : Problem
         As for :func:`newton`.
     x0 : ndarray (B, n_state)
     tol : float
@@ -852,11 +1101,17 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
         ``residual`` holds the largest weighted goal residual.
     """
     X = np.array(x0, dtype=float)
-    B = len(X)
-    if B == 1 and hard is None:
+    if len(X) == 1 and hard is None:
         return _lm_one(problem, X[0], tol, max_iterations, weights, goal, project)
+    return _lm_batch(problem, X, tol, max_iterations, weights, goal, hard, restore, project)
+
+
+def _lm_batch(problem, X, tol, max_iterations, weights, goal, hard, restore, project,
+              few: int = _FEW) -> NewtonResult:
+    """:func:`levenberg_marquardt` over the batch axis of ``X`` (changed in place); without
+    hard rows, once ``few`` or fewer items are left each goes on alone (:func:`_lm_one`)."""
+    B = len(X)
     c = problem.col_scale
-    m = None
     status = np.full(B, RUNNING)
     iters = np.zeros(B, dtype=int)
     idx = np.arange(B)
@@ -869,7 +1124,8 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
         W = np.array(np.broadcast_to(weights, (B, m)), dtype=float)
     F_out, D_out = np.array(F), np.array(D)
     res = np.full(B, np.inf)
-    tol_b = residual_tolerance(tol, X, 1.0 / problem.state_scale)   # plus round-off
+    inv_state = 1.0 / problem.state_scale
+    tol_b = residual_tolerance(tol, X, inv_state)   # plus round-off
     bad = ~(np.isfinite(F).all(axis=1) & np.isfinite(D.reshape(B, -1)).all(axis=1))
     status[bad] = NOT_FINITE
     mu = np.full(B, np.nan)
@@ -879,7 +1135,7 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
     idx, F, D = idx[keep], F[keep], D[keep]
     while idx.size:
         _check_time()
-        if hard is None and idx.size <= _FEW:
+        if hard is None and idx.size <= few:
             # a few items (left): each goes on alone, from its state (see newton; their
             # iteration counts differ widely, so the batch would run for the slowest)
             for k in idx:
@@ -902,35 +1158,31 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
         AtA = np.einsum("bki,bkj->bij", A, A)
         grad = np.einsum("bki,bk->bi", A, g_res)
         f0 = np.einsum("bk,bk->b", g_res, g_res)
+        dmax = np.max(np.diagonal(AtA, axis1=1, axis2=2), axis=1, initial=0.0)
         met = res[idx] <= tol_b[idx]
-        gnorm = np.max(np.abs(grad), axis=1, initial=0.0)
-        scale = np.sqrt(np.max(np.diagonal(AtA, axis1=1, axis2=2), axis=1, initial=0.0) * f0)
-        flat = (A.shape[2] == 0) | (gnorm <= 1e-13 * np.maximum(scale, 1e-300))
-        out_of = iters[idx] >= max_iterations
-        done = met | flat | out_of
+        flat = _lm_flat(_Items, A.shape[2], np.max(np.abs(grad), axis=1, initial=0.0), dmax,
+                        f0)
+        done = met | flat | (iters[idx] >= max_iterations)
         if done.any():
-            status[idx[done & met]] = CONVERGED
-            status[idx[done & ~met & flat]] = STATIONARY
-            status[idx[done & ~met & ~flat]] = MAX_ITERATIONS
+            status[idx[done]] = _lm_status(_Items, met[done], flat[done])
             F_out[idx[done]] = F[done]
             D_out[idx[done]] = D[done]
         first = np.isnan(mu[idx])
-        diag_max = np.max(np.diagonal(AtA, axis1=1, axis2=2), axis=1, initial=0.0)
-        mu[idx[first]] = 1e-3 * np.maximum(diag_max[first], 1e-300)
+        mu[idx[first]] = _lm_first_mu(_Items, dmax[first])
         go = np.flatnonzero(~done)
         if go.size == 0:
             break
         items = idx[go]
         h = _damped_steps(AtA[go], mu[items], grad[go])
         # no step turns a body more than a half turn (as in Newton)
-        big = np.max(np.abs(h), axis=1, initial=0.0)
-        h *= np.minimum(1.0, MAX_STEP / np.maximum(big, 1e-300))[:, None]
+        h *= np.minimum(1.0, _step_cap(_Items, np.max(np.abs(h), axis=1, initial=0.0),
+                                       MAX_STEP))[:, None]
         step = h if hard is None else np.stack([Nb[k] @ h[j] for j, k in enumerate(go)])
         if project is not None:
             h = step = project(X[items], step * c, items) / c
         # a step at round-off of the state: a least-squares point (the goals cannot be met)
-        mag = _magnitude(problem, X[items], 1.0 / problem.state_scale)
-        still = np.all(np.abs(step) <= 4 * EPS * mag, axis=1)
+        mag = _magnitude(problem, X[items], inv_state)
+        still = np.all(np.abs(step) <= _LM_STILL * mag, axis=1)
         if still.any():
             status[items[still]] = STATIONARY
             F_out[items[still]] = F[go[still]]
@@ -946,21 +1198,19 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
         predicted = -(2.0 * np.einsum("bi,bi->b", grad[go], h)
                       + np.einsum("bi,bij,bj->b", h, AtA[go], h))
         ok &= np.isfinite(ft)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            rho = np.where(ok & (predicted > 0), (f0[go] - ft) / predicted, -1.0)
+        with np.errstate(**_QUIET):
+            rho = _lm_gain_ratio(_Items, ok, f0[go], ft, predicted)
         accept = (rho > 0) & ~still
         iters[items] += 1
         acc = items[accept]
-        X[acc] = Xt[accept]
-        mu[acc] *= np.maximum(1.0 / 3.0, 1.0 - (2.0 * rho[accept] - 1.0) ** 3)
-        nu[acc] = 2.0
+        mu[acc], nu[acc] = _lm_accepted(_Items, rho[accept], mu[acc])
         rej = items[~accept]
-        mu[rej] *= nu[rej]
-        nu[rej] *= 2.0
+        mu[rej], nu[rej] = _lm_rejected(mu[rej], nu[rej])
+        X[acc] = Xt[accept]
         F[go[accept]] = Ft[accept]
         D[go[accept]] = Dt[accept]
         # no decrease left to gain: the goals cannot all be met (a least-squares point)
-        flat_f = accept & (f0[go] - ft <= 4 * EPS * f0[go])
+        flat_f = accept & _lm_no_gain(f0[go], ft)
         status[items[flat_f]] = STATIONARY
         F_out[items[flat_f]] = Ft[flat_f]
         D_out[items[flat_f]] = Dt[flat_f]
@@ -969,8 +1219,6 @@ def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int 
     return NewtonResult(x=X, status=status, success=status == CONVERGED, iterations=iters,
                         residual=res, F=F_out, jacobian=D_out, least_squares=np.ones(B, bool),
                         history=history, weights=W)
-
-
 def _damped_solve(AtA: np.ndarray, mu: float, grad: np.ndarray) -> np.ndarray:
     """The Levenberg–Marquardt step ``h`` of ``(AtA + mu I) h = -grad``: Cholesky (LAPACK
     directly, the matrix is symmetric positive definite for ``mu > 0``); where round-off left
@@ -999,13 +1247,11 @@ def _min_norm_step(M: np.ndarray, grad: np.ndarray) -> np.ndarray:
     along the others (``grad = A^T r`` has no component there)."""
     return min_norm_lstsq(M, -grad)
 
-
 def _lm_one(problem, x, tol, max_iterations, weights, goal, project, item: int = 0,
             mu: float = math.nan, nu: float = 2.0, res_tol: float | None = None) -> NewtonResult:
-    """:func:`levenberg_marquardt` for item ``item`` without hard rows: the same steps with
-    scalar bookkeeping (a batch's masks and index arrays cost more than the arithmetic on a
-    small system; see :func:`_newton_one`). ``mu``, ``nu``, ``res_tol``: the damping state and
-    residual bound of a batch run it takes over."""
+    """:func:`levenberg_marquardt` for item ``item`` without hard rows: the rules of
+    :func:`_lm_batch` with scalar bookkeeping (see :func:`_newton_one`). ``mu``, ``nu``,
+    ``res_tol``: the damping state and residual bound of a batch run it takes over."""
     c = problem.col_scale
     idx = np.array([item], dtype=np.intp)
     F, D = problem.evaluate(x[None], idx)
@@ -1037,25 +1283,26 @@ def _lm_one(problem, x, tol, max_iterations, weights, goal, project, item: int =
         grad = A.T @ g_res
         f0 = float(g_res @ g_res)
         dmax = max(AtA.diagonal().tolist(), default=0.0)
-        flat = A.shape[1] == 0 or _maxabs(grad) <= 1e-13 * max(math.sqrt(dmax * f0), 1e-300)
-        if res <= tol or flat or it >= max_iterations:
-            status = CONVERGED if res <= tol else STATIONARY if flat else MAX_ITERATIONS
+        met = res <= tol
+        flat = _lm_flat(_Item, A.shape[1], _maxabs(grad), dmax, f0)
+        if met or flat or it >= max_iterations:
+            status = _lm_status(_Item, met, flat)
             F_out, D_out = F, D
             break
         if math.isnan(mu):
-            mu = 1e-3 * max(dmax, 1e-300)
+            mu = _lm_first_mu(_Item, dmax)
         h = _damped_solve(AtA, mu, grad)
         # no step turns a body more than a half turn (as in Newton)
-        h *= min(1.0, MAX_STEP / max(_maxabs(h), 1e-300))
+        h *= min(1.0, _step_cap(_Item, _maxabs(h), MAX_STEP))
         if project is not None:
             h = project(x[None], (h * c)[None], idx)[0] / c
         # a step at round-off of the state: a least-squares point (the goals cannot be met);
         # every coordinate's size is at most the largest scaled state entry (and at least 1),
         # so only a step below that bound needs the sizes themselves
         still = False
-        if _maxabs(h) <= 4 * EPS * max(1.0, _maxabs(x * inv_state)):
+        if _maxabs(h) <= _LM_STILL * max(1.0, _maxabs(x * inv_state)):
             mag = _magnitude(problem, x[None], inv_state)[0]
-            still = bool(np.all(np.abs(h) <= 4 * EPS * mag))
+            still = bool(np.all(np.abs(h) <= _LM_STILL * mag))
         if still:   # counted as the batch counts it, without evaluating a step not taken
             status = STATIONARY
             F_out, D_out = F, D
@@ -1068,18 +1315,16 @@ def _lm_one(problem, x, tol, max_iterations, weights, goal, project, item: int =
         ft = float(gt @ gt)
         # decrease of |W F|^2 that the linear model predicts
         predicted = -(2.0 * float(grad @ h) + float(h @ AtA @ h))
-        rho = (f0 - ft) / predicted if math.isfinite(ft) and predicted > 0 else -1.0
+        rho = _lm_gain_ratio(_Item, math.isfinite(ft), f0, ft, predicted)
         it += 1
         if rho > 0:
+            mu, nu = _lm_accepted(_Item, rho, mu)
             x, F, D = xt, Ft, Dt
-            mu *= max(1.0 / 3.0, 1.0 - (2.0 * rho - 1.0) ** 3)
-            nu = 2.0
-            if f0 - ft <= 4 * EPS * f0:   # no decrease left to gain: a least-squares point
+            if _lm_no_gain(f0, ft):   # no decrease left to gain: a least-squares point
                 status = STATIONARY
                 F_out, D_out = Ft, Dt
         else:
-            mu *= nu
-            nu *= 2.0
+            mu, nu = _lm_rejected(mu, nu)
     return NewtonResult(x=x[None], status=np.array([status]),
                         success=np.array([status == CONVERGED]), iterations=np.array([it]),
                         residual=np.array([res]), F=F_out[None], jacobian=D_out[None],

@@ -83,3 +83,51 @@ def test_api_reference_lists_every_public_class_and_function():
             if attr not in listed:
                 missing.append(f"{name}.{attr}")
     assert not missing, f"add to docs/api.rst: {', '.join(missing)}"
+
+
+def _plain_code():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("plain_code", DOCS / "_ext" / "plain_code.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_narrative_doctests_are_shown_as_plain_python_that_runs():
+    """The site shows a page's doctests as plain Python (docs/_ext/plain_code.py): what it shows
+    runs, line for line, and prints what its comments say."""
+    import contextlib
+    import io
+
+    plain = _plain_code().plain
+    text = (">>> import numpy as np\n>>> x = np.arange(3)\n>>> for k in x:\n...     print(k)\n"
+            "0\n1\n2\n>>> print('a\\n\\nb')\na\n<BLANKLINE>\nb\n")
+    shown = plain(text.replace("<BLANKLINE>", ""))
+    assert ">>>" not in shown and "..." not in shown
+    code = "\n".join(line for line in shown.split("\n") if not line.startswith("#"))
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(code, "<shown>", "exec"), {})
+    said = [line[2:] if line.startswith("# ") else "" for line in shown.split("\n")
+            if line.startswith("#")]
+    assert printed.getvalue().rstrip("\n").split("\n") == said
+    # the transform on a page: doctest blocks and prompted code blocks become plain Python; the
+    # API reference keeps its prompts
+    from types import SimpleNamespace
+
+    pytest.importorskip("docutils", reason="the page transform needs docutils (the docs extra)")
+    from docutils import nodes
+    from docutils.core import publish_doctree
+
+    rst = "Text.\n\n>>> 1 + 1\n2\n\n.. code-block:: pycon\n\n   >>> 2 + 2\n   4\n\n::\n\n   x = 1\n"
+    module = _plain_code()
+    for docname, kept in [("motion", False), ("generated/mechsolve.sweep", True)]:
+        tree = publish_doctree(rst, settings_overrides={"report_level": 5})
+        module._rewrite(SimpleNamespace(env=SimpleNamespace(docname=docname)), tree)
+        blocks = [n.astext() for n in tree.findall(nodes.literal_block)]
+        blocks += [n.astext() for n in tree.findall(nodes.doctest_block)]
+        if kept:
+            assert sorted(blocks) == sorted([">>> 1 + 1\n2", ">>> 2 + 2\n4", "x = 1"])
+        else:
+            assert sorted(blocks) == ["1 + 1\n# 2", "2 + 2\n# 4", "x = 1"]

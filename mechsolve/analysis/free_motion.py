@@ -136,7 +136,10 @@ def _fully_driven(mech) -> ValueError:
 
 
 class _Chart:
-    """Newton on ``Phi(q) = 0, B difference(q, q0) = s e_index`` (the tangent-space chart)."""
+    """Newton on ``Phi(q) = 0, B difference(q, q0) = s e_index`` (the tangent-space chart):
+    a :class:`mechsolve.newton.Problem`."""
+
+    sparse = False
 
     def __init__(self, mech, basis, index, tol, max_iterations):
         self.sys = mech.system()

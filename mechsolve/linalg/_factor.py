@@ -70,12 +70,15 @@ class LinearStrategy:
         return _DenseFactor(J, c, lsq | (self.mode == "lsq"))
 
     def factor_one(self, J, c: np.ndarray, lsq: bool):
-        """The factorization of one Jacobian ``J`` (a dense ``(1, m, n)`` or a sparse matrix)
-        with the one-item interface (``solve``, ``solve_scaled``, ``det_sign``, a bool
-        ``lsq``) and the least overhead: the Newton core's one-item path."""
+        """:meth:`factor` for one item (dense ``(1, m, n)`` or one sparse matrix), with the
+        one-item interface (:class:`_OneFactor`, :class:`_SparseOne`: ``lsq`` a bool,
+        ``solve_scaled``, ``det_sign``, ``simplified_pays``) and the least overhead."""
+        lsq = lsq or self.mode == "lsq"
+        if type(J) is np.ndarray:   # (cheaper than sp.issparse, once per Newton step)
+            return _OneFactor(J[0], c, lsq)
         if sp.issparse(J):
-            return _SparseOne(J, c, lsq or self.mode == "lsq", self)
-        return _OneFactor(J[0], c, lsq or self.mode == "lsq")
+            return _SparseOne(J, c, lsq, self)
+        return _OneFactor(np.asarray(J)[0], c, lsq)
 
 
 def _row_norms_dense(Jc: np.ndarray) -> np.ndarray:
@@ -92,7 +95,6 @@ class _DenseFactor:
     truncated SVD (minimum-norm least squares). ``lsq`` (b,) says which items use the latter.
     """
 
-    sparse = False   #: a sparse LU (solving again costs far less than factoring)?
 
     def __init__(self, J: np.ndarray, c: np.ndarray, lsq: np.ndarray) -> None:
         Js = J * c
@@ -146,6 +148,10 @@ class _DenseFactor:
     def solve(self, rhs: np.ndarray, sub: np.ndarray | None = None) -> np.ndarray:
         """Solutions for right-hand sides ``rhs (b', m)`` of the items ``sub`` (increasing item
         indices; default all)."""
+        return self.solve_scaled(rhs, sub) * self.c
+
+    def solve_scaled(self, rhs: np.ndarray, sub: np.ndarray | None = None) -> np.ndarray:
+        """:meth:`solve` in the scaled increment coordinates (the solutions divided by ``c``)."""
         b = len(self.Js)
         if self._lu is None and (sub is None or len(sub) == b) and not self.lsq.any():
             # every item, all by LU: one batched solve, no gathering
@@ -154,7 +160,7 @@ class _DenseFactor:
             except np.linalg.LinAlgError:
                 out = None
             if out is not None and np.abs(out).max(initial=0.0) < HUGE_STEP:
-                return out * self.c
+                return out
         idx = np.arange(b) if sub is None else sub
         y = rhs / self.r[idx]
         out = np.empty((len(idx), self.Js.shape[2]))
@@ -176,7 +182,7 @@ class _DenseFactor:
         at = np.flatnonzero(lsq)
         if at.size:
             out[at] = self._lsq_solve(idx[at], y[at])
-        return out * self.c
+        return out
 
 
     def solve_columns(self, R: np.ndarray) -> np.ndarray:
@@ -224,7 +230,6 @@ class _DenseFactor:
 class _SparseFactor:
     """SuperLU of one scaled sparse Jacobian, or its least-squares fallback."""
 
-    sparse = True   #: a sparse LU (solving again costs far less than factoring)?
 
     def __init__(self, J, c: np.ndarray, lsq: bool, strategy: LinearStrategy) -> None:
         J = J.tocsc()
@@ -276,6 +281,11 @@ class _SparseFactor:
         self._dense_svd = None
 
     def solve(self, rhs: np.ndarray, sub: np.ndarray | None = None) -> np.ndarray:
+        """The solution ``(1, n)`` for the right-hand side ``rhs (1, m)``."""
+        return self.solve_scaled(rhs) * self.c
+
+    def solve_scaled(self, rhs: np.ndarray, sub: np.ndarray | None = None) -> np.ndarray:
+        """:meth:`solve` in the scaled increment coordinates (the solution divided by ``c``)."""
         y = rhs[0] / self.r[0]
         x = None
         if not self.lsq[0]:
@@ -298,7 +308,7 @@ class _SparseFactor:
                 x = Vt.T @ ((U.T @ y) / s) if s.size else np.zeros(n)
             else:
                 x = spla.lsmr(self.Js, y, atol=1e-15, btol=1e-15, maxiter=20 * n)[0]
-        return (x * self.c)[None]
+        return x[None]
 
 
     def solve_columns(self, R: np.ndarray) -> np.ndarray:
@@ -341,9 +351,12 @@ class _OneFactor:
     """The factorization of one dense scaled Jacobian, with the least overhead (LAPACK
     directly): :class:`_DenseFactor` for a batch of one."""
 
-    sparse = False   #: a sparse LU (solving again costs far less than factoring)?
 
     __slots__ = ("r", "c", "Js", "lsq", "lu", "svd")
+    #: Whether simplified Newton steps (this factorization again) pay off against a new
+    #: Jacobian and factorization: not for a small dense system, whose LU costs no more than
+    #: its residual.
+    simplified_pays = False
 
     def __init__(self, J: np.ndarray, c: np.ndarray, lsq: bool) -> None:
         Jc = J * c
@@ -410,9 +423,11 @@ class _OneFactor:
 class _SparseOne:
     """:class:`_SparseFactor` with the one-item interface of :class:`_OneFactor`."""
 
-    sparse = True   #: a sparse LU (solving again costs far less than factoring)?
 
     __slots__ = ("f",)
+    #: A large sparse system's factorization costs far more than a solve with it and a
+    #: residual: simplified Newton steps pay off (see :class:`_OneFactor`).
+    simplified_pays = True
 
     def __init__(self, J, c, lsq: bool, strategy: LinearStrategy) -> None:
         self.f = _SparseFactor(J, c, lsq, strategy)
@@ -425,7 +440,7 @@ class _SparseOne:
         return self.f.solve(rhs[None])[0]
 
     def solve_scaled(self, rhs: np.ndarray) -> np.ndarray:
-        return self.f.solve(rhs[None])[0] / self.f.c
+        return self.f.solve_scaled(rhs[None])[0]
 
     def solve_columns(self, R: np.ndarray) -> np.ndarray:
         return self.f.solve_columns(R[None])[0]

@@ -221,7 +221,11 @@ class _IKProblem:
     is 1 for revolute joints and ``length`` for prismatic ones; the equation units are
     ``(L, L, L, 1, 1, 1)`` with ``L = length``. One item at a time takes
     :meth:`_FastChain.evaluate_one`, so that one target is not slowed by the batch kernels.
+    Implements :class:`mechsolve.newton.Problem`.
     """
+
+    sparse = False
+    magnitude = None   # the round-off of a joint vector: its largest scaled entry's
 
     def __init__(self, fast, base, col_scale, length, log=True):
         self.fast = fast
