@@ -8,7 +8,7 @@ factorized and solved by every backend that imports here:
 * SuperLU (SciPy ``splu``) with COLAMD, and with the natural order on the model's own order
   (small panels and relaxed supernodes: the solver's choice before the band LU);
 * band LU (LAPACK ``gbtrf``/``gbtrs`` through SciPy) in mechsolve's reverse Cuthill–McKee
-  order (:class:`mechsolve._linear.BandOrdering`), the factorization including the scatter of
+  order (:class:`mechsolve.linalg.BandOrdering`), the factorization including the scatter of
   the values into the band storage;
 * KLU and UMFPACK from kvxopt (``pip install kvxopt``), symbolic analysis once, numeric
   factorization per Jacobian, the values copied into kvxopt's matrix each time;
@@ -37,7 +37,7 @@ import scipy.sparse.linalg as spla
 from _output import add_out_option, prepare
 
 import mechsolve as ms
-from mechsolve._linear import BandOrdering
+from mechsolve.linalg import BandOrdering
 
 
 class Backend:

@@ -36,7 +36,7 @@ import scipy.sparse.linalg as spla
 from _output import add_out_option, prepare
 
 import mechsolve as ms
-import mechsolve._linear as linear_module
+import mechsolve.linalg._factor as linear_module
 from mechsolve.solver import strategy_for
 
 

@@ -14,9 +14,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._limits import LimitSet
-from ._linear import BandOrdering
 from ._scale import characteristic_length
 from .joints.base import DriverJoint
+from .linalg import BandOrdering, scale_rows
 from .spatial._quat import quat_conjugate, quat_exp, quat_log, quat_multiply, quat_normalize
 
 # Dense LAPACK below this many unknowns, SciPy sparse LU above.
@@ -241,9 +241,7 @@ class System:
         J = self.jacobian_dense(vals)
         if rows is not None:
             J = J[..., rows, :]
-        J = J * self.col_scale
-        norms = np.sqrt(np.einsum("...ij,...ij->...i", J, J))
-        return J / np.maximum(norms, 1e-300)[..., None]
+        return scale_rows(J, self.col_scale)
 
     # -- parameters -----------------------------------------------------------------------------
     def driver_slot(self, driver):

@@ -33,7 +33,7 @@ scaled by the increment scales and row-normalized, so it does not depend on the 
 :func:`levenberg_marquardt` minimizes ``|F|`` where the equations need not have a solution
 (end-effector goals, inverse kinematics from far starts), on the same problems and results,
 optionally on the manifold of a set of hard equations. The linear strategies live in
-:mod:`mechsolve._linear`.
+:mod:`mechsolve.linalg`.
 
 The algorithm runs in two drivers, as it must run fast both over a batch axis (masks and index
 arrays) and for one item (scalar bookkeeping: on a small system a batch's masks cost more than
@@ -56,19 +56,8 @@ from contextvars import ContextVar
 from typing import Protocol, runtime_checkable
 
 import numpy as np
-from scipy.linalg import lapack
 
 from ._heap import room_for
-from ._linear import (
-    RANK_RTOL,
-    LinearStrategy,
-    _bounds,
-    _max_nrm,
-    _maxabs,
-    _nrm,
-    _size,
-    _within,
-)
 from ._result import (
     CONVERGED,
     DEFAULT_MAX_ITERATIONS,
@@ -81,6 +70,15 @@ from ._result import (
     status_message,
 )
 from ._validation import _all_finite as _finite
+from .linalg import (
+    RANK_RTOL,
+    LinearStrategy,
+    cholesky_solve,
+    lu_solve_batch,
+    min_norm_lstsq,
+    null_space,
+)
+from .linalg._vector import _bounds, _max_nrm, _maxabs, _nrm, _size, _within
 
 __all__ = ["Result", "NewtonResult", "LinearStrategy", "Problem", "newton",
            "levenberg_marquardt", "RANK_RTOL", "CONVERGED", "MAX_ITERATIONS", "NO_PROGRESS",
@@ -890,10 +888,13 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
     sbar_prev = None
     sign0 = None
     crossed = False
+    # the sign of det J is watched on dense systems (a sparse factor's costs a pass over its
+    # permutations, and a large system's solve does not look for other assemblies)
+    watch = watch_det_sign and not getattr(problem, "sparse", False)
     while status is None:
         _check_time()
         fac = strategy.factor_one(problem.matrix(D[None]), c, lsq)
-        if watch_det_sign:
+        if watch:
             sign = fac.det_sign()
             if sign0 is None:
                 sign0 = sign
@@ -1039,11 +1040,7 @@ def _simplified_finish(problem, x, s, ns, theta, step_of, fac, c, idx, inv_e, to
 def _null_space(A: np.ndarray) -> np.ndarray:
     """Orthonormal basis ``(n, n - rank)`` of the null space of ``A (m, n)`` (rank at
     ``RANK_RTOL``)."""
-    if A.shape[0] == 0:
-        return np.eye(A.shape[1])
-    _, s, Vt = np.linalg.svd(A, full_matrices=True)
-    k = int(np.count_nonzero(s > RANK_RTOL * s[0])) if s.size and s[0] > 0 else 0
-    return Vt[k:].T
+    return null_space(A, RANK_RTOL).T
 
 
 def levenberg_marquardt(problem, x0, *, tol: float = 1e-10, max_iterations: int = 100,
@@ -1210,8 +1207,8 @@ def _damped_solve(AtA: np.ndarray, mu: float, grad: np.ndarray) -> np.ndarray:
     minimum-norm solution (:func:`_min_norm_step`)."""
     M = AtA.copy()
     M.flat[:: len(M) + 1] += mu
-    _, h, info = _posv(M, -grad)
-    return h if info == 0 else _min_norm_step(M, grad)
+    h, ok = cholesky_solve(M, -grad)
+    return h if ok else _min_norm_step(M, grad)
 
 
 def _damped_steps(AtA: np.ndarray, mu: np.ndarray, grad: np.ndarray) -> np.ndarray:
@@ -1220,7 +1217,7 @@ def _damped_steps(AtA: np.ndarray, mu: np.ndarray, grad: np.ndarray) -> np.ndarr
     one by one."""
     M = AtA + mu[:, None, None] * np.eye(AtA.shape[-1])
     try:
-        return np.linalg.solve(M, -grad[..., None])[..., 0]
+        return lu_solve_batch(M, -grad[..., None])[..., 0]
     except np.linalg.LinAlgError:
         return np.array([_damped_solve(a, u, g) for a, u, g in zip(AtA, mu, grad)])
 
@@ -1229,10 +1226,7 @@ def _min_norm_step(M: np.ndarray, grad: np.ndarray) -> np.ndarray:
     """The minimum-norm least-squares solution of ``M h = -grad`` (``M`` symmetric positive
     semidefinite to round-off): the Gauss–Newton step in the directions the goals see, none
     along the others (``grad = A^T r`` has no component there)."""
-    return np.linalg.lstsq(M, -grad, rcond=None)[0]
-
-
-_posv = lapack.dposv
+    return min_norm_lstsq(M, -grad)
 
 def _lm_one(problem, x, tol, max_iterations, weights, goal, project, item: int = 0,
             mu: float = math.nan, nu: float = 2.0, res_tol: float | None = None) -> NewtonResult:

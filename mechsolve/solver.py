@@ -13,19 +13,18 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import numpy as np
-import scipy.linalg as sla
 
 from ._limits import HeldProblem, LimitSet, unreachable_message
-from ._linear import BAND_MAX, _maxabs
 from ._result import AT_LIMIT, DEFAULT_MAX_ITERATIONS, NOT_SOLVED, _LegacyStatus
 from ._validation import _all_finite, as_float
+from .linalg import BAND_MAX, DENSE_LIMIT, independent_rows
+from .linalg._vector import _maxabs
 from .newton import (
     CONVERGED,
     LAMBDA_MIN,
     MAX_ITERATIONS,
     NOT_FINITE,
     POSE_RTOL,
-    RANK_RTOL,
     LinearStrategy,
     OutOfTimeError,
     Result,
@@ -35,8 +34,9 @@ from .newton import newton as _core_newton
 
 __all__ = ["SolveResult", "SolveError", "SweepError", "RedundantEquation", "failed_result"]
 
-# Largest system for which a dense SVD is used as the fallback / rank analysis.
-DENSE_ANALYSIS_LIMIT = 3000
+#: Largest system for which a dense SVD is used as the fallback / rank analysis (the
+#: linear-algebra layer's :data:`~mechsolve.linalg.DENSE_LIMIT`).
+DENSE_ANALYSIS_LIMIT = DENSE_LIMIT
 
 
 class SolveResult(Result):
@@ -187,15 +187,6 @@ class RedundantEquation:
 
 
 # -- linear algebra ----------------------------------------------------------------------------
-def svd_step(J: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """Minimum-norm least-squares solution of ``J x = rhs`` with a truncated SVD."""
-    U, s, Vt = np.linalg.svd(J, full_matrices=False)
-    if s.size == 0 or s[0] == 0.0:
-        return np.zeros(J.shape[-1])
-    r = int(np.count_nonzero(s > RANK_RTOL * s[0]))
-    return Vt[:r].T @ ((U[:, :r].T @ rhs) / s[:r])
-
-
 def linear_solve(system, vals: np.ndarray, rhs: np.ndarray, mode: str = "auto",
                  strategy: LinearStrategy | None = None, rows=None) -> np.ndarray:
     """``J x = rhs`` at Jacobian data ``vals`` with the solver's linear strategy: LU while
@@ -210,43 +201,6 @@ def linear_solve(system, vals: np.ndarray, rhs: np.ndarray, mode: str = "auto",
 
 
 # -- rank analysis -----------------------------------------------------------------------------
-def independent_rows(J: np.ndarray, rtol: float = RANK_RTOL) -> tuple[int, np.ndarray]:
-    """Rank of ``J`` and the rows to call redundant, preferring the latest rows.
-
-    The rank comes from an SVD. The left null space ``N`` (``N.T @ J = 0``) holds the linear
-    relations between rows; a Gaussian elimination of ``N.T`` that picks its pivots from the
-    last row backwards names, for each relation, the latest row it involves. With rows in joint
-    order, the later of two duplicate joints is the one named.
-    """
-    m, n = J.shape
-    if m == 0:
-        return 0, np.zeros(0, dtype=np.intp)
-    if m <= n:  # cheap first look: a pivoted QR of J^T shows full row rank without an SVD
-        R = sla.qr(J.T, mode="r", pivoting=True)[0]
-        d = np.abs(np.diag(R))
-        if d.size == m and d[-1] > rtol * max(d[0], 1e-300):
-            return m, np.zeros(0, dtype=np.intp)
-    U, s, _ = np.linalg.svd(J, full_matrices=True)
-    rank = int(np.count_nonzero(s > rtol * max(s[0], 1e-300))) if s.size else 0
-    A = U[:, rank:].T[:, ::-1].copy()  # relations x rows, latest row first
-    k = A.shape[0]
-    pivots = []
-    row = 0
-    for col in range(m):
-        if row == k:
-            break
-        piv = row + int(np.argmax(np.abs(A[row:, col])))
-        if abs(A[piv, col]) <= 1e-8:
-            continue
-        A[[row, piv]] = A[[piv, row]]
-        A[row] /= A[row, col]
-        others = np.arange(k) != row
-        A[others] -= np.outer(A[others, col], A[row])
-        pivots.append(m - 1 - col)
-        row += 1
-    return rank, np.sort(np.asarray(pivots, dtype=np.intp))
-
-
 def analyse_rank(system, vals: np.ndarray, rows=None):
     """Rank, redundant equations and free DOF of the Jacobian at a pose.
 
@@ -293,7 +247,7 @@ def strategy_for(system, mode: str = "auto") -> LinearStrategy:
 
     Large (sparse) systems are factorized by LAPACK's band LU when their pattern, in the band
     order of :attr:`System.band_ordering <mechsolve._system.System.band_ordering>`, has a band
-    of at most :data:`~mechsolve._linear.BAND_MAX` numbers per unknown (chains of loops), else
+    of at most :data:`~mechsolve.linalg.BAND_MAX` numbers per unknown (chains of loops), else
     by SuperLU with COLAMD. The choice is made on the pattern alone, so it is the same whatever
     the order in which joints and drivers were added.
     """

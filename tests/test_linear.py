@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 import mechsolve as ms
 from mechsolve import joints
-from mechsolve._linear import BAND_MAX, BandOrdering, LinearStrategy
+from mechsolve.linalg import BAND_MAX, BandOrdering, LinearStrategy
 from mechsolve.solver import strategy_for
 
 

@@ -199,7 +199,7 @@ def test_the_chain_is_finished_by_simplified_steps_and_exact(scale, monkeypatch)
     # simplified steps with the second LU leave every rocker at its closed-form angle
     from test_units import scaled_copy
 
-    import mechsolve._linear as linear
+    import mechsolve.linalg._factor as linear
 
     n_loops = 1000
     model = ms.models.fourbar_chain(n_loops)
@@ -627,7 +627,8 @@ def test_batched_least_squares_is_each_items_minimum_norm_solution():
     # items of different rank, solved together by least squares (their truncated SVDs in one
     # call): each item's step is the pseudo-inverse solution of its row-scaled matrix, for one
     # right-hand side and for many, and for a subset of the items
-    from mechsolve._linear import RANK_RTOL, _DenseFactor
+    from mechsolve.linalg import RANK_RTOL
+    from mechsolve.linalg._factor import _DenseFactor
 
     rng = np.random.default_rng(41)
     J = np.empty((5, 4, 4))

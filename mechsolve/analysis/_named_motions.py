@@ -18,7 +18,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._linear import RANK_RTOL
+from ..linalg import (
+    RANK_RTOL,
+    SVD,
+    numerical_rank,
+    orthonormal_columns,
+    scale_rows,
+    singular_values,
+)
+from ..linalg import null_space as _null_rows
 
 __all__ = ["FreeMotions", "NamedMotion", "MotionPart", "named_free_motions",
            "free_motion_labels"]
@@ -192,21 +200,15 @@ class FreeMotions(np.ndarray):
 def _scaled_jacobian(system, J: np.ndarray) -> np.ndarray:
     """``J`` with lengths in the model's size and every row of unit length: rank decisions
     that mean the same in micrometres and kilometres."""
-    Jc = J * system.col_scale
-    norms = np.sqrt(np.sum(Jc * Jc, axis=1))
-    return Jc / np.maximum(norms, 1e-300)[:, None]
+    return scale_rows(J, system.col_scale)
 
 
 def null_space(system, J: np.ndarray) -> np.ndarray:
     """Orthonormal basis ``(k, n)`` of the null space of ``J`` in scaled units (lengths in the
-    model's size), the rank decided at :data:`~mechsolve._linear.RANK_RTOL`."""
-    n = system.n
+    model's size), the rank decided at :data:`~mechsolve.linalg.RANK_RTOL`."""
     if J.shape[0] == 0:
-        return np.eye(n)
-    Js = _scaled_jacobian(system, J)
-    _, s, Vt = np.linalg.svd(Js, full_matrices=True)
-    rank = int(np.count_nonzero(s > RANK_RTOL * max(s[0] if s.size else 0.0, 1e-300)))
-    return Vt[rank:].copy()
+        return np.eye(system.n)
+    return _null_rows(_scaled_jacobian(system, J), RANK_RTOL).copy()
 
 
 def _items(mech, system) -> list:
@@ -224,9 +226,7 @@ def _kernel(M: np.ndarray, tol: float) -> np.ndarray:
     """Orthonormal columns spanning the null space of ``M`` (``M`` of entries at most 1)."""
     if M.size == 0:
         return np.eye(M.shape[1])
-    _, s, Vt = np.linalg.svd(M, full_matrices=True)
-    r = int(np.count_nonzero(s > tol))
-    return Vt[r:].T
+    return _null_rows(M, atol=tol).T
 
 
 def _sparse_basis(N: np.ndarray, items) -> np.ndarray:
@@ -240,14 +240,14 @@ def _sparse_basis(N: np.ndarray, items) -> np.ndarray:
     """
     k = len(N)
     blocks = [N[:, cols] for _, cols in items]
-    ranks = [np.linalg.matrix_rank(A, tol=1e-7) if A.size else 0 for A in blocks]
+    ranks = [numerical_rank(A, 1e-7) for A in blocks]
     order = sorted((i for i in range(len(items)) if ranks[i] > 0), key=lambda i: (ranks[i], i))
     chosen = np.zeros((k, 0))
 
     def outside(W):
         """Orthonormal ``W``'s part outside span(chosen): its largest singular value."""
         R = W - chosen @ (chosen.T @ W)
-        return np.linalg.svd(R, compute_uv=False)[0] if R.size else 0.0
+        return singular_values(R)[0] if R.size else 0.0
 
     vectors = []
     for _ in range(k):
@@ -260,13 +260,12 @@ def _sparse_basis(N: np.ndarray, items) -> np.ndarray:
             if outside(W2) > 1e-6:
                 W = W2
         R = W - chosen @ (chosen.T @ W)
-        _, _, Vt = np.linalg.svd(R, full_matrices=False)
-        c = W @ Vt[0]
+        c = W @ SVD(R).Vt[0]
         # less of the motions chosen before that keep the same bodies still (a rod's spin
         # out of the motion that turns the crank), which leaves c in W and its span alone
         inside = [x for x in vectors if np.linalg.norm(x - W @ (W.T @ x)) <= 1e-9]
         if inside:
-            Q = np.linalg.qr(np.array(inside).T)[0]
+            Q = orthonormal_columns(np.array(inside).T)
             c = c - Q @ (Q.T @ c)
         vectors.append(c / np.linalg.norm(c))
         q = c - chosen @ (chosen.T @ c)

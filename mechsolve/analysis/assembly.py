@@ -7,6 +7,7 @@ import numpy as np
 
 from .._result import LIMIT_POSITION, NOT_SOLVED, STATIONARY
 from ..joints.base import DriverJoint
+from ..linalg import NULL_WEIGHT_MIN, RANK_RTOL, SVD, independent_rows
 from ..newton import levenberg_marquardt, residual_tolerance
 from ..newton import newton as core_newton
 from ..solver import (
@@ -14,7 +15,6 @@ from ..solver import (
     SolveError,
     SolveResult,
     failed_result,
-    independent_rows,
     newton,
     strategy_for,
 )
@@ -60,12 +60,10 @@ def _excess_drivers(sys, q, is_driver) -> tuple[list, list]:
                 dependent.append(joint)
     if not dependent:
         return [], []
-    U, sv, _ = np.linalg.svd(Js[order], full_matrices=True)
-    rank = int(np.count_nonzero(sv > 1e-9 * sv[0])) if sv.size else 0
-    left = U[:, rank:]
+    left = SVD(Js[order], full=True).left_null_space(RANK_RTOL)
     weight = np.sqrt(np.sum(left[len(c_rows):] ** 2, axis=1))
     involved = []
-    for k in np.flatnonzero(weight > 1e-6):
+    for k in np.flatnonzero(weight > NULL_WEIGHT_MIN):
         joint = sys.row_owner(int(d_rows[k]))[0]
         if joint not in involved:
             involved.append(joint)
@@ -120,14 +118,13 @@ def _culprits(sys, q, rows, tol, max_iterations, limit: int = 40) -> list:
         return []
     _, vals = sys.evaluate(q)
     Js = sys.scaled_jacobian(vals, rows)
-    U, sv, _ = np.linalg.svd(Js, full_matrices=True)
-    rank = int(np.count_nonzero(sv > 1e-9 * sv[0])) if sv.size else 0
-    weight = np.sqrt(np.sum(U[:, rank:] ** 2, axis=1))
+    left = SVD(Js, full=True).left_null_space(RANK_RTOL)
+    weight = np.sqrt(np.sum(left ** 2, axis=1))
     if not weight.size:
         return []
     order = np.argsort(-weight)
     candidates = []
-    for i in order[weight[order] > 1e-6 * weight.max()]:
+    for i in order[weight[order] > NULL_WEIGHT_MIN * weight.max()]:
         joint = sys.row_owner(int(rows[i]))[0]
         if joint not in candidates:
             candidates.append(joint)

@@ -16,6 +16,7 @@ from .._result import (
 )
 from .._validation import as_count, as_float
 from ..joints.base import DriverJoint, Joint
+from ..linalg import det_sign, det_signs
 from ..newton import LAMBDA_MIN, LinearStrategy, residual_tolerance
 from ..newton import newton as core_newton
 from ..solver import NEAR_LAMBDA_MIN, SolveError, SolveResult
@@ -50,52 +51,6 @@ def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=F
     if residual:
         return out.x, ok, out.iterations, sign, out.F
     return out.x, ok, out.iterations, sign
-
-
-#: ``|K J - I|_F`` below which ``det J`` has the sign of ``det K^-1`` (any bound below 1 is
-#: exact: every eigenvalue of ``K J`` is then within that distance of 1); the margin covers
-#: the round-off of the product.
-SAME_SIGN_BOUND = 0.9
-
-
-def det_signs(J: np.ndarray, K: np.ndarray | None = None,
-              sign_k: np.ndarray | float | None = None,
-              which: np.ndarray | None = None) -> np.ndarray:
-    """Signs of ``det J`` of a stack ``J (B, n, n)``.
-
-    With a reference (``K``, the inverse of a regular matrix near the ``J``, ``(n, n)`` or one
-    per item ``(B, n, n)``, and ``sign_k``, the sign of that matrix's determinant, a number or
-    ``(B,)``) an item whose ``K J`` lies within Frobenius distance :data:`SAME_SIGN_BOUND` of
-    the identity has the reference's sign, which is exact (``I + t (K J - I)`` stays regular
-    for ``t`` in [0, 1]); only the others are factorized. With ``which (B,)`` the references
-    are ``K (R, n, n)`` and ``sign_k (R,)`` and ``which`` gives each item's (-1 for none; items
-    sharing one are best consecutive: each run takes one product, and no ``(B, n, n)`` array
-    of references is gathered).
-    """
-    out = np.empty(len(J))
-    todo = np.ones(len(J), dtype=bool)
-    if K is not None and len(J):
-        if which is None:
-            E = K @ J
-            ref_sign = np.broadcast_to(sign_k, out.shape)
-        else:
-            E = np.empty_like(J)
-            cuts = np.flatnonzero(np.diff(which)) + 1
-            for lo, hi in zip(np.r_[0, cuts].tolist(), np.r_[cuts, len(J)].tolist()):
-                if which[lo] < 0:
-                    E[lo:hi] = np.nan
-                else:
-                    np.matmul(K[which[lo]], J[lo:hi], out=E[lo:hi])
-            ref_sign = np.asarray(sign_k)[which]
-        n = J.shape[1]
-        E.reshape(len(J), -1)[:, :: n + 1] -= 1.0
-        with np.errstate(invalid="ignore"):
-            close = np.einsum("bij,bij->b", E, E) < SAME_SIGN_BOUND**2
-        out[close] = ref_sign[close]
-        todo = ~close
-    if todo.any():
-        out[todo] = np.linalg.slogdet(J[todo])[0]
-    return out
 
 
 def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-10,
@@ -237,7 +192,7 @@ def _beyond_newton(sys, Q0, Q, ok, stacked, square: bool) -> np.ndarray:
     if square and sys.n and ok.any():
         params = _items(stacked, ok)
         with np.errstate(all="ignore"):
-            start, end = (np.linalg.slogdet(sys.jacobian_dense(sys.evaluate(X, params)[1]))[0]
+            start, end = (det_sign(sys.jacobian_dense(sys.evaluate(X, params)[1]))
                           for X in (Q0[ok], Q[ok]))
         odd[ok] |= start * end < 0
     return np.flatnonzero(odd)

@@ -26,13 +26,24 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy.linalg import lapack
 
 from .._limits import HeldProblem
-from .._linear import SINGULAR_RTOL
 from .._result import DEFAULT_MAX_ITERATIONS
 from .._validation import MAX_ANGLE, as_count, as_float, as_values
 from .._warnings import check_degrees_sweep, check_free_motion
+from ..linalg import (
+    NEAR_SINGULAR_RTOL,
+    REGULAR_RCOND,
+    SINGULAR_RTOL,
+    SVD,
+    det_sign,
+    inverse,
+    lu_factor,
+    lu_solve_batch,
+    row_norms,
+    scale_rows,
+    sigma_ratio,
+)
 from ..newton import POSE_RTOL, LinearStrategy
 from ..newton import newton as core_newton
 from ..solver import (
@@ -49,11 +60,6 @@ from .motion import Motion
 
 __all__ = ["sweep"]
 
-_getrf, _getrs = lapack.dgetrf, lapack.dgetrs
-
-# Below this ratio a pose counts as near a singular position, where the sweep insists on a
-# continuous tangent (branches may cross there).
-NEAR_SINGULAR_RTOL = 0.05
 # Coarse nodes of a batched sweep only pin the branch (every pose is refined afterwards): their
 # residual tolerance, in the equations' units.
 COARSE_TOL = 1e-4
@@ -92,12 +98,6 @@ REFINE_CHUNK = 2048
 #: Newton iterations of a sweep's corrector (from its prediction, next to the pose): a step it
 #: cannot correct in that many is shortened. Within the sweep's ``max_iterations``.
 CORRECTOR_ITERATIONS = 25
-
-
-def _sigma_ratio(Js: np.ndarray) -> float:
-    """``sigma_min / sigma_max`` of a scaled Jacobian (the smallest of its column count)."""
-    s = np.linalg.svd(Js, compute_uv=False)
-    return float(s[-1] / s[0]) if s.size and s[0] > 0 else 0.0
 
 
 def _rows_of(sys, select) -> np.ndarray:
@@ -216,26 +216,20 @@ class _Continuation:
             if self.use_sign:
                 J = sys.jacobian_dense(vals)
                 J = J if rows is None else J[rows]
-                Jc = J * self.c   # the scaled Jacobian (see System.scaled_jacobian)
-                Js = Jc / np.maximum(np.sqrt(np.einsum("ij,ij->i", Jc, Jc)), 1e-300)[:, None]
-                s = np.linalg.svd(Js, compute_uv=False)
-                self.sigma_ratio = float(s[-1] / s[0]) if s[0] > 0 else 0.0
-                if s[-1] > SINGULAR_RTOL * s[0]:
-                    # one LU gives the tangent and the sign of det J (U's diagonal and the
-                    # parity of the row exchanges)
-                    lu, piv, info = _getrf(J)
-                    if info == 0:
-                        d = lu.diagonal()
-                        swaps = int(np.count_nonzero(piv != np.arange(len(piv))))
-                        sign = -1.0 if (np.count_nonzero(d < 0.0) + swaps) % 2 else 1.0
-                        return _getrs(lu, piv, b)[0], sign
+                # the scaled Jacobian (see System.scaled_jacobian)
+                self.sigma_ratio = sigma_ratio(scale_rows(J, self.c))
+                if self.sigma_ratio > SINGULAR_RTOL:
+                    # one LU gives the tangent and the sign of det J
+                    lu = lu_factor(J)
+                    if lu is not None:
+                        return lu.solve(b), float(lu.det_sign())
                 self.at_singular = True
                 if previous is not None:
                     return previous.t, 0.0
                 return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
             # no sign of det J (redundant equations): how near a singular position the pose
             # is, which bounds the defect of the steps from it (see jump)
-            self.closeness = _sigma_ratio(sys.scaled_jacobian(vals, rows))
+            self.closeness = sigma_ratio(sys.scaled_jacobian(vals, rows))
             return linear_solve(sys, vals, b, "lsq", rows=rows), 0.0
         return linear_solve(sys, vals, b, self.strategy.mode, self.strategy, rows=rows), 0.0
 
@@ -422,8 +416,7 @@ class _Continuation:
         _, vals = sys.evaluate(near)
         Js = sys.scaled_jacobian(vals)
         Js = Js if self.rows is None else Js[self.rows]
-        s = np.linalg.svd(Js, compute_uv=False)
-        return bool(s.size and s[0] > 0 and s[-1] > 10 * SINGULAR_RTOL * s[0])
+        return sigma_ratio(Js) > REGULAR_RCOND
 
     def branch_tangent(self, vals, v, q, default):
         """At a singular position where two branches cross, the tangent of the branch that
@@ -439,14 +432,13 @@ class _Continuation:
         c = self.c
         J = sys.jacobian_dense(vals)
         J = J if rows is None else J[rows]
-        r = np.maximum(np.sqrt(np.sum((J * c) ** 2, axis=1)), 1e-300)
-        Js = J * c / r[:, None]
-        U, sv, Vt = np.linalg.svd(Js)
-        if sv.size < 2 or sv[-1] > SINGULAR_RTOL * sv[0] or sv[-2] <= SINGULAR_RTOL * sv[0]:
+        r = row_norms(J * c)
+        svd = SVD(J * c / r[:, None], full=True)
+        if not svd.simple_singular():
             return default
-        n, u = Vt[-1], U[:, -1]
+        n, u = svd.Vt[-1], svd.U[:, -1]
         b = self.tangent_rhs(v, q) / r
-        tp = Vt[:-1].T @ ((U[:, :-1].T @ b) / sv[:-1])
+        tp = svd.solve(b, rank=svd.s.size - 1)
 
         def g(a):
             gam = sys.gamma(q, c * (tp + a * n))
@@ -480,8 +472,7 @@ class _Continuation:
         """``sign(det J) sigma_min / sigma_max`` of the scaled Jacobian: it changes sign
         linearly through a simple singular position."""
         Js = self.sys.scaled_jacobian(vals, self.rows)
-        sv = np.linalg.svd(Js, compute_uv=False)
-        return float(np.linalg.slogdet(Js)[0] * sv[-1] / sv[0]) if sv[0] > 0 else 0.0
+        return det_sign(Js) * sigma_ratio(Js)
 
     def locate(self, a, b) -> float:
         """The parameter value of the singular position between the states ``a`` and ``b``
@@ -1056,7 +1047,7 @@ def _derivatives(cont, states, keys) -> dict:
     value; a node's own tangent comes from the Jacobian of the corrector's last iterate, a
     loose waypoint's correction away), the inverse ``K`` of the scaled ``J diag(c)`` and the
     sign of ``det J``, the reference of the poses refined next to it (see
-    :func:`~mechsolve.analysis.batch.det_signs`). All nodes are solved at once. Nodes near a
+    :func:`~mechsolve.linalg.det_signs`). All nodes are solved at once. Nodes near a
     singular position are left out (their derivatives are large and unreliable), as are all
     where a Jacobian is singular."""
     use = [i for i, s in enumerate(states)
@@ -1069,12 +1060,12 @@ def _derivatives(cont, states, keys) -> dict:
                                                     [states[i].v for i in use]))
     J = sys.jacobian_dense(vals)
     try:
-        T = np.linalg.solve(J, np.broadcast_to(cont.e, Q.shape[:1] + cont.e.shape)[..., None])
-        A = np.linalg.solve(J, sys.gamma(Q, T[..., 0])[..., None])
-        K = np.linalg.inv(J * sys.col_scale)
+        T = lu_solve_batch(J, np.broadcast_to(cont.e, Q.shape[:1] + cont.e.shape)[..., None])
+        A = lu_solve_batch(J, sys.gamma(Q, T[..., 0])[..., None])
+        K = inverse(J * sys.col_scale)
     except np.linalg.LinAlgError:
         return {}
-    sign = np.linalg.slogdet(J)[0]
+    sign = det_sign(J)
     T, A = T[..., 0], A[..., 0]
     ok = np.isfinite(T).all(axis=1) & np.isfinite(A).all(axis=1) & np.isfinite(K).all(
         axis=(1, 2)) & (sign != 0.0)
@@ -1215,7 +1206,7 @@ def _newton_step(sys, Q0, params):
     (1, else 0)."""
     F, vals = sys.evaluate(Q0, params=params)
     try:
-        dx = np.linalg.solve(sys.jacobian_dense(vals), -F[..., None])[..., 0]
+        dx = lu_solve_batch(sys.jacobian_dense(vals), -F[..., None])[..., 0]
     except np.linalg.LinAlgError:
         return Q0, np.zeros(len(Q0), dtype=int)
     with np.errstate(invalid="ignore"):

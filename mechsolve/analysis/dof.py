@@ -6,7 +6,8 @@ import numpy as np
 
 from .._result import CONVERGED, Result
 from ..joints.base import DriverJoint
-from ..solver import DENSE_ANALYSIS_LIMIT, RedundantEquation, independent_rows, status_of
+from ..linalg import independent_rows
+from ..solver import DENSE_ANALYSIS_LIMIT, RedundantEquation, status_of
 from ._named_motions import FreeMotions, _scaled_jacobian, named_free_motions
 
 __all__ = ["DofReport", "dof_report"]

@@ -8,8 +8,9 @@ import numpy as np
 from .._result import DEFAULT_MAX_ITERATIONS
 from .._validation import as_count, as_float, as_values, as_vector
 from ..joints._end_effectors import _log_rows
+from ..linalg import min_norm_solve
 from ..newton import newton as core_newton
-from ..solver import NEAR_LAMBDA_MIN, svd_step
+from ..solver import NEAR_LAMBDA_MIN
 from ..spatial._quat import quat_conjugate, quat_multiply
 from ._named_motions import FreeMotions, named_free_motions
 from .continuation import CORRECTOR_ITERATIONS
@@ -151,7 +152,6 @@ class _Chart:
         self.e[index] = 1.0
         self.tol = tol
         self.max_iterations = max_iterations
-        self._svd_step = svd_step
         self.target = np.zeros(self.k)
         # the units of the problem (see mechsolve.newton): chart rows are increment components
         self.col_scale = self.sys.col_scale
@@ -185,7 +185,7 @@ class _Chart:
     def tangent(self, q) -> np.ndarray:
         _, vals = self.sys.evaluate(q)
         rhs = np.concatenate([np.zeros(self.sys.m), self.e])
-        return self._svd_step(self._stacked(q, vals), rhs)
+        return min_norm_solve(self._stacked(q, vals), rhs)
 
     # -- the chart equations as a problem of the Newton core --------------------------------
     def evaluate(self, X, idx):

@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..joints.base import DriverJoint
+from ..linalg import det_sign, sigma_ratio
 from ..newton import LAMBDA_MIN, residual_tolerance
 from ..solver import (
     NEAR_LAMBDA_MIN,
@@ -220,9 +221,8 @@ def _det_sign(sys, q):
     J = sys.jacobian_dense(vals)
     if not np.all(np.isfinite(J)):
         return None
-    sign = float(np.linalg.slogdet(J)[0])
-    s = np.linalg.svd(sys.scaled_jacobian(vals), compute_uv=False)
-    return (sign, float(s[-1] / s[0]) if s[0] > 0 else 0.0) if sign != 0.0 else None
+    sign = det_sign(J)
+    return (sign, sigma_ratio(sys.scaled_jacobian(vals))) if sign != 0.0 else None
 
 
 def _position_gap(sys, q, q0) -> float:

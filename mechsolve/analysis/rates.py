@@ -9,12 +9,21 @@ global coordinates; ``nudot`` likewise holds ``(a, alpha)``.
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg as sla
 
-from .._linear import SINGULAR_RTOL
 from .._validation import as_vector
 from ..joints.base import DriverJoint
-from ..newton import RANK_RTOL
+from ..linalg import (
+    CONSISTENT_RTOL,
+    GOALS_CONSISTENT_RTOL,
+    RANK_RTOL,
+    REGULAR_RCOND,
+    SINGULAR_RTOL,
+    SPARSE_CONSISTENT_RTOL,
+    SVD,
+    TINY_NORM,
+    factor_one,
+    min_norm_solve,
+)
 from ..solver import SolveError, linear_solve
 
 __all__ = ["velocity", "acceleration", "point_velocity", "point_acceleration",
@@ -42,28 +51,17 @@ class _Factored:
     def __init__(self, system, vals) -> None:
         self.system = system
         self.vals = vals
-        self.lu = None
+        self.fac = None
         self._svd = None
-        m, n = system.m, system.n
+        self.regular = False
         if not system.dense:
             return
-        # decisions on the Jacobian with lengths in the model's size and rows normalized
-        c = self.c = system.col_scale
-        Jc = system.jacobian_dense(vals) * c
-        self.norms = np.maximum(np.sqrt(np.sum(Jc * Jc, axis=1)), 1e-300)
-        self.J = Jc / self.norms[:, None]
-        if m == n and n:
-            lu, piv, info = sla.lapack.dgetrf(self.J)
-            if info == 0:
-                anorm = float(np.max(np.sum(np.abs(self.J), axis=0)))
-                rcond, _ = sla.lapack.dgecon(lu, anorm, norm="1")
-                if rcond > 10 * SINGULAR_RTOL:
-                    self.lu = (lu, piv)
-
-    @property
-    def regular(self) -> bool:
+        # decisions on the Jacobian with lengths in the model's size and rows normalized; LU
+        # only while the pose is well away from a singular position
+        fac = factor_one(system.jacobian_dense(vals), system.col_scale, not system.n)
+        self.fac = fac
+        self.regular = not fac.lsq and fac.rcond() > REGULAR_RCOND
         """Whether ``J`` is square and well-conditioned (solved by LU)."""
-        return self.lu is not None
 
     def solve(self, rhs, what: str = "velocity", hint=None) -> np.ndarray:
         system = self.system
@@ -74,38 +72,36 @@ class _Factored:
             x = linear_solve(system, self.vals, rhs)
             scale = float(np.max(np.abs(rhs), initial=0.0))
             miss = float(np.max(np.abs(J @ x - rhs), initial=0.0))
-            if not np.all(np.isfinite(x)) or miss > 1e-8 * scale:
+            if not np.all(np.isfinite(x)) or miss > SPARSE_CONSISTENT_RTOL * scale:
                 raise SolveError(f"the {what} equations have no solution at this pose (largest "
                                  f"residual {miss:.3g}): a singular position")
             return x
-        c = self.c
-        rhs = rhs / self.norms
+        fac = self.fac
+        c = fac.c
+        if self.regular:
+            return fac.solve(rhs)
+        rhs = rhs / fac.r
         scale = float(np.max(np.abs(rhs), initial=0.0))
-        if self.lu is not None:
-            return sla.lapack.dgetrs(*self.lu, rhs)[0] * c
         if self._svd is None:
-            self._svd = np.linalg.svd(self.J, full_matrices=True)
-        U, s, Vt = self._svd
+            self._svd = SVD(fac.Js, full=True)
+        svd = self._svd
+        s = svd.s
         if s.size == 0 or s[0] == 0.0:
             if scale > 0.0:
                 raise SolveError(f"the {what} equations have no solution: the Jacobian is zero")
             return np.zeros(n)
         # Directions kept: above the rank tolerance, and for a square system above the
-        # singular position threshold too (a pose solved to 1e-10 at a singular point shows
-        # about 1e-5).
-        cut = (SINGULAR_RTOL if m == n else RANK_RTOL) * s[0]
-        r = int(np.count_nonzero(s > cut))
+        # singular position threshold too.
+        r = svd.rank(SINGULAR_RTOL if m == n else RANK_RTOL)
+        U = svd.U
         coeff = U[:, :r].T @ rhs
         outside = rhs - U[:, :r] @ coeff
         miss = float(np.max(np.abs(outside), initial=0.0))
-        # Next to a singular point the dropped left vector is known only to about the distance
-        # from it, so the part of rhs along it is noise below that; at a toggle it is of the
-        # order of rhs itself.
-        if miss > 1e-3 * scale:
+        if miss > CONSISTENT_RTOL * scale:
             raise SolveError(_no_solution_message(system, what, U[:, r:], outside, s, r))
-        x = Vt[:r].T @ (coeff / s[:r])
+        x = svd.solve(rhs, rank=r)
         if hint is not None and r < n:
-            N = Vt[r:]
+            N = svd.Vt[r:]
             x = x + N.T @ (N @ (np.asarray(hint, dtype=float) / c - x))
         return x * c
 
@@ -156,15 +152,13 @@ def _solve_with_goals(system, vals, rhs, goals, mech) -> np.ndarray:
     b = np.concatenate([rhs] + [g.target for g in goals])
     c = system.col_scale
     Ac = A * c
-    norms = np.maximum(np.sqrt(np.sum(Ac * Ac, axis=1)), 1e-300)
+    norms = np.maximum(np.sqrt(np.sum(Ac * Ac, axis=1)), TINY_NORM)
     As, bs = Ac / norms[:, None], b / norms
-    U, s, Vt = np.linalg.svd(As, full_matrices=False)
-    if s.size == 0 or s[0] == 0.0:
+    if not As.any():
         return np.zeros(system.n)
-    r = int(np.count_nonzero(s > RANK_RTOL * s[0]))
-    x = Vt[:r].T @ ((U[:, :r].T @ bs) / s[:r])
+    x = min_norm_solve(As, bs, RANK_RTOL)
     miss = float(np.max(np.abs(As @ x - bs), initial=0.0))
-    if miss > 1e-9 * max(float(np.max(np.abs(bs), initial=0.0)), 1.0):
+    if miss > GOALS_CONSISTENT_RTOL * max(float(np.max(np.abs(bs), initial=0.0)), 1.0):
         names = ", ".join(g.label for g in goals)
         raise SolveError(f"the velocity equations with the goals {names} have no solution at "
                          f"this pose (largest residual {miss:.3g}): the goals conflict with the "

@@ -7,11 +7,11 @@ import numpy as np
 from .._result import DEFAULT_MAX_ITERATIONS
 from .._validation import as_count, as_float, as_values
 from .._warnings import check_free_motion
+from ..linalg import SVD
 from ..solver import SolveError, SweepError, free_dof
 from ._named_motions import free_motion_labels
 from .continuation import (
     CORRECTOR_ITERATIONS,
-    SINGULAR_RTOL,
     _apart,
     _Continuation,
     _distinct,
@@ -191,10 +191,10 @@ def _branch_velocity(mech, incoming) -> np.ndarray:
     J = system.jacobian_dense(vals) if system.dense else None
     if J is None or system.m != system.n:
         return velocity(mech, check=False, hint=incoming)
-    U, s, Vt = np.linalg.svd(J)
-    if s.size < 2 or s[-1] > SINGULAR_RTOL * s[0] or s[-2] <= SINGULAR_RTOL * s[0]:
+    svd = SVD(J, full=True)
+    if not svd.simple_singular():
         return velocity(mech, check=False, hint=incoming)
-    n, u = Vt[-1], U[:, -1]
+    n, u = svd.Vt[-1], svd.U[:, -1]
     c_in = float(n @ (np.asarray(incoming, dtype=float) - nu_p))
     scale = max(float(np.linalg.norm(nu_p)), abs(c_in), 1.0)
     g = [float(u @ system.gamma(mech.state_view, nu_p + c * n)) for c in (-scale, 0.0, scale)]

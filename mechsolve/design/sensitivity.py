@@ -33,11 +33,11 @@ import warnings
 
 import numpy as np
 
-from .._linear import LinearStrategy
 from .._validation import as_vector
 from .._warnings import MechsolveWarning
 from ..analysis.rates import _body_slices
 from ..body import Body
+from ..linalg import LinearStrategy
 from ..solver import SolveError, strategy_for
 from ..spatial._quat import quat_rotate
 from .parameters import _DIRECTIONS, _QUATERNIONS, _close, parameter_slices

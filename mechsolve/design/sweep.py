@@ -7,7 +7,7 @@ once, the Newton core's damped Newton for the others; a design whose pose holds 
 as its mirror image is assembled alone by :meth:`Mechanism.solve`). Then all designs of a
 chunk move together: at each value a predictor (cubic Hermite from the last two poses and
 their tangents ``dq/dv``; the tangent step at the first) and a batched Newton corrector, whose
-Gaussian elimination runs over the batch axis (:func:`~mechsolve.design._lu.lu_solve`): one
+Gaussian elimination runs over the batch axis (:func:`~mechsolve.linalg.lu_solve`): one
 factorization of the chunk's Jacobians gives the corrections, the tangents and the signs of
 ``det J`` (LAPACK, one design at a time, for the few whose pivots the chunk's do not suit).
 Predictors and corrections live in the Newton increment's space and every state is updated
@@ -63,11 +63,11 @@ from .._validation import as_count, as_float, as_values, as_vector
 from ..analysis.batch import per_item_entries
 from ..analysis.continuation import _hermite
 from ..body import Body
+from ..linalg import lu_solve, row_masks, solve_each
 from ..newton import newton as core_newton
 from ..profiles import Profile
 from ..solver import SolveError
 from ..spatial._quat import quat_rotate
-from ._lu import lu_solve, row_masks
 
 __all__ = ["DesignSweep", "sweep"]
 
@@ -565,20 +565,9 @@ class _Stepper:
         """Tangents ``J t = e`` and signs of ``det J`` at the poses ``Q`` of designs ``idx``."""
         _, V = self.sys.evaluate(Q, params=self._params(idx))
         J = self.sys.jacobian_dense(V)
-        sign = np.sign(np.linalg.det(J))
-        T = np.zeros((len(Q), self.sys.n))
-        fine = np.isfinite(sign) & (sign != 0.0)
-        sign[~fine] = 0.0
-        for k in ([np.flatnonzero(fine)] if fine.any() else []):
-            rhs = np.broadcast_to(self.e, (len(k), len(self.e)))[..., None]
-            try:
-                T[k] = np.linalg.solve(J[k], rhs)[..., 0]
-            except np.linalg.LinAlgError:   # an exactly singular one: one by one
-                for r in k:
-                    try:
-                        T[r] = np.linalg.solve(J[r], self.e)
-                    except np.linalg.LinAlgError:
-                        sign[r] = 0.0
+        T, sign = solve_each(J, np.broadcast_to(self.e, (len(Q), len(self.e)))[..., None])
+        T = T[..., 0]
+        T[sign == 0.0] = 0.0
         return T, sign
 
     def _newton_step(self, F, V):
@@ -599,18 +588,11 @@ class _Stepper:
         dx, t = x[:, 0].T, x[:, 1].T
         left = np.flatnonzero(~ok)
         if left.size:   # ill-conditioned for the batch's pivots, or singular: one by one
-            J = self.sys.jacobian_dense(V[left])
             rhs = np.empty((left.size, n, 2))
             rhs[..., 0] = -F[left]
             rhs[..., 1] = self.e
-            X = np.full_like(rhs, np.nan)
-            for r in range(left.size):
-                try:
-                    X[r] = np.linalg.solve(J[r], rhs[r])
-                except np.linalg.LinAlgError:
-                    pass
+            X, sign[left] = solve_each(self.sys.jacobian_dense(V[left]), rhs)
             dx[left], t[left] = X[..., 0], X[..., 1]
-            sign[left] = np.sign(np.linalg.det(J))
         return dx, t, sign
 
     def correct(self, idx, Qp, Qa, Sa, Ta):

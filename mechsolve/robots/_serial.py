@@ -27,6 +27,7 @@ from .._validation import _all_finite, as_float
 from ..io.urdf import read_urdf_chain
 from ..joints._end_effectors import QUATERNION_TOLERANCE, _as_frame_parts, _unit_quaternions
 from ..joints._links import chain_forward
+from ..linalg import singular_values
 from ..mechanism import Mechanism
 from ..newton import levenberg_marquardt, newton
 from ..solver import SolveError, time_limited
@@ -615,7 +616,7 @@ class SerialArm:
         geom = self._geom.copy()
         geom[0, :, 3] = 0.0
         J = self._jacobian(geom, q)[..., rows, :]
-        w = np.prod(np.linalg.svd(J, compute_uv=False), axis=-1)
+        w = np.prod(singular_values(J), axis=-1)
         return float(w) if np.ndim(w) == 0 else w
 
     def _task_rows(self, axes) -> list[int]:

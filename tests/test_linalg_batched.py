@@ -1,4 +1,5 @@
-"""The batched LU of design sweeps (batch on the last axis) and the sweep's room on the heap."""
+"""The batched LU of the linear-algebra layer (batch on the last axis), as design sweeps use it,
+and the sweep's room on the heap."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pytest
 
 import mechsolve as ms
 from mechsolve import _heap
-from mechsolve.design._lu import THRESHOLD, lu_solve, row_masks
+from mechsolve.linalg import BATCH_PIVOT_MIN as THRESHOLD
+from mechsolve.linalg import lu_solve, row_masks
 
 
 def _augmented(J, b):

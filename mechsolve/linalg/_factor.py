@@ -1,4 +1,4 @@
-"""Linear strategies of the Newton core: how the step ``J dx = rhs`` is taken.
+"""Factorizations of the Jacobian behind one protocol: how ``J x = rhs`` is solved.
 
 LU while the Jacobian, scaled by the units of the increments and row-normalized, is square and
 regular (LAPACK for one system, batched ``gesv`` for many; for large sparse systems LAPACK's
@@ -6,99 +6,37 @@ band LU when the pattern has a narrow band in the order of a :class:`BandOrderin
 SuperLU with an ordering fixed per pattern); the minimum-norm least-squares step (truncated
 SVD, or LSMR for very large systems) for redundant, under-driven or singular systems. Every
 rank decision is taken on the scaled matrix, so it does not depend on the length unit.
+
+Every factorization here answers the same questions: ``solve`` (one right-hand side per item),
+``solve_columns`` (many), ``det_sign`` (the sign of ``det J``; 0 where it is not known) and
+``sigma_ratio`` (``sigma_min / sigma_max`` of the scaled matrix); ``lsq`` says which items took
+the least-squares path.
 """
 
 from __future__ import annotations
 
-import math
 import warnings
 
 import numpy as np
 import scipy.linalg as sla
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from scipy.sparse.csgraph import reverse_cuthill_mckee
+from scipy.sparse.csgraph import connected_components
 
-__all__ = ["BandOrdering", "LinearStrategy", "RANK_RTOL", "SINGULAR_RTOL"]
+from ._ordering import BandOrdering
+from ._rank import det_sign, sigma_ratio, truncated_svd
+from ._thresholds import (
+    DENSE_LIMIT,
+    HUGE_STEP,
+    PIVOT_RATIO_QUICK,
+    RANK_RTOL,
+    RCOND_MIN,
+)
+from ._vector import _maxabs
 
-#: Singular values of the scaled Jacobian below ``RANK_RTOL`` times the largest count as zero.
-RANK_RTOL = 1e-9
-#: A square Jacobian whose smallest singular value is below this fraction of its largest marks a
-#: singular position (at a pose solved to 1e-10, a singular point shows as about 1e-5): the
-#: sweeps' threshold, and the velocity solve's.
-SINGULAR_RTOL = 1e-4
-#: LU is not used on a scaled Jacobian whose reciprocal condition number is below this.
-RCOND_MIN = 1e-13
-#: A scaled LU step larger than this means the matrix is numerically singular.
-HUGE_STEP = 1e8
-#: Largest system for which the least-squares step uses a dense SVD (else LSMR).
-DENSE_LSQ_LIMIT = 3000
-
-#: Band LU is used while the band storage, ``2 kl + ku + 1`` numbers per unknown, is at most
-#: this (a chain of planar loops needs 18, a chain of spatial loops 40).
-BAND_MAX = 64
+__all__ = ["LinearStrategy", "DenseLU", "factor_one", "lu_factor"]
 
 
-# -- orderings ---------------------------------------------------------------------------------
-class BandOrdering:
-    """Rows and columns of a sparsity pattern reordered to a narrow band, chosen once per pattern.
-
-    The order is the reverse Cuthill–McKee order of the bipartite graph of equations and unknowns
-    (an equation is joined to the unknowns it depends on), split into its rows and its columns.
-    It depends on the pattern alone, not on the order in which joints and drivers were added:
-    a driver added last, whose row touches the first body, lands next to that body's equations.
-    ``kl`` and ``ku`` are the lower and upper bandwidths of the matrix in this order.
-
-    The ordering is the symbolic analysis of the band LU, done once per topology and kept by
-    the :class:`~mechsolve._system.System` for every solve and sweep step; ``_layouts`` keeps
-    the positions of a CSC pattern's entries in the band storage, computed on first use.
-
-    Parameters
-    ----------
-    rows, cols : ndarray
-        Row and column of every entry of the pattern.
-    shape : tuple of int
-        ``(m, n)``.
-    """
-
-    def __init__(self, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> None:
-        m, n = shape
-        self.shape = (int(m), int(n))
-        A = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=self.shape)
-        graph = sp.bmat([[None, A], [A.T, None]], format="csr")
-        order = reverse_cuthill_mckee(graph, symmetric_mode=True).astype(np.intp)
-        #: the equations and the unknowns in band order
-        self.row_order = order[order < m]
-        self.col_order = order[order >= m] - m
-        self.row_pos = np.empty(m, dtype=np.intp)
-        self.row_pos[self.row_order] = np.arange(m)
-        self.col_pos = np.empty(n, dtype=np.intp)
-        self.col_pos[self.col_order] = np.arange(n)
-        d = self.row_pos[rows] - self.col_pos[cols] if len(rows) else np.zeros(1, np.intp)
-        self.kl = max(int(d.max()), 0)
-        self.ku = max(int(-d.min()), 0)
-        self._layouts = {}
-
-    @property
-    def width(self) -> int:
-        """Rows of LAPACK's band storage of the LU factors, ``2 kl + ku + 1``."""
-        return 2 * self.kl + self.ku + 1
-
-    def layout(self, indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
-        """Positions in the column-major band storage ``(width, n)`` of the entries of a CSC
-        pattern ``(indptr, indices)`` of the full matrix (computed once per pattern)."""
-        key = (id(indptr), indptr.size, indices.size)
-        hit = self._layouts.get(key)
-        if hit is not None and hit[0] is indptr and hit[1] is indices:
-            return hit[2]
-        cols = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
-        i, j = self.row_pos[indices], self.col_pos[cols]
-        flat = j * self.width + (self.kl + self.ku + i - j)
-        self._layouts = {key: (indptr, indices, flat)}
-        return flat
-
-
-# -- linear strategies -------------------------------------------------------------------------
 class LinearStrategy:
     """How the linear step ``J dx = rhs`` is taken.
 
@@ -156,6 +94,7 @@ class _DenseFactor:
     Items are solved by LU while their scaled matrix is square and regular, else by the
     truncated SVD (minimum-norm least squares). ``lsq`` (b,) says which items use the latter.
     """
+
 
     def __init__(self, J: np.ndarray, c: np.ndarray, lsq: np.ndarray) -> None:
         Js = J * c
@@ -273,9 +212,24 @@ class _DenseFactor:
             out[at] = self._lsq_solve(at, Y[at])
         return out * size * self.c[:, None]
 
+    def det_sign(self) -> np.ndarray:
+        """The signs of the items' ``det J`` (the positive scalings keep them): 1, -1, or 0
+        where an item is singular or not square."""
+        b, m, n = self.Js.shape
+        return det_sign(self.Js) if m == n else np.zeros(b)
+
+    def sigma_ratio(self) -> np.ndarray:
+        """``sigma_min / sigma_max`` of every item's scaled matrix."""
+        s = np.linalg.svd(self.Js, compute_uv=False)
+        if not s.shape[-1]:
+            return np.zeros(len(s))
+        with np.errstate(all="ignore"):
+            return np.where(s[:, 0] > 0, s[:, -1] / s[:, 0], 0.0)
+
 
 class _SparseFactor:
     """SuperLU of one scaled sparse Jacobian, or its least-squares fallback."""
+
 
     def __init__(self, J, c: np.ndarray, lsq: bool, strategy: LinearStrategy) -> None:
         J = J.tocsc()
@@ -283,6 +237,11 @@ class _SparseFactor:
         key = (id(J.indptr), J.indptr.size, J.indices.size, id(c))
         cached = strategy._pattern
         if cached is None or cached[0] != key:
+            if not J.has_sorted_indices:
+                # SuperLU (SciPy 1.14) sorts the indices of the matrix it is given in place,
+                # which the scaled matrix shares with J: sorted in a copy, J stays as it is
+                J = J.sorted_indices()
+                key = (id(J.indptr), J.indptr.size, J.indices.size, id(c))
             cols = np.repeat(np.arange(J.shape[1]), np.diff(J.indptr))
             cached = strategy._pattern = (key, c[cols], J.indptr, J.indices)
         _, c_of, indptr, indices = cached
@@ -342,11 +301,9 @@ class _SparseFactor:
                 x = None
         if x is None:
             n = self.Js.shape[1]
-            if n <= DENSE_LSQ_LIMIT:
+            if n <= DENSE_LIMIT:
                 if self._dense_svd is None:
-                    U, s, Vt = np.linalg.svd(self.Js.toarray(), full_matrices=False)
-                    k = int(np.count_nonzero(s > RANK_RTOL * s[0])) if s.size and s[0] else 0
-                    self._dense_svd = (U[:, :k], s[:k], Vt[:k])
+                    self._dense_svd = truncated_svd(self.Js.toarray(), RANK_RTOL)
                 U, s, Vt = self._dense_svd
                 x = Vt.T @ ((U.T @ y) / s) if s.size else np.zeros(n)
             else:
@@ -360,10 +317,40 @@ class _SparseFactor:
         cols = [self.solve(R[:, :, j])[0] for j in range(R.shape[2])]
         return np.stack(cols, axis=-1)[None] if cols else np.zeros((1, self.Js.shape[1], 0))
 
+    def det_sign(self) -> np.ndarray:
+        """The sign of ``det J`` (the positive scalings keep it): the signs of U's diagonal
+        and the parities of the permutations (the band order's, the row interchanges, or
+        SuperLU's row and column permutations); 0 where LU was not taken."""
+        if self.lsq[0] or self._lu is None:
+            return np.zeros(1)
+        if self._band is not None:
+            band = self._band
+            lu, piv = self._lu
+            u = lu[band.kl + band.ku]
+            swaps = int(np.count_nonzero(piv != np.arange(len(piv))))
+            negative = (np.count_nonzero(u < 0.0) + swaps + _odd(band.row_order)
+                        + _odd(band.col_order))
+            zero = not np.all(u != 0.0)
+        else:
+            u = self._lu.U.diagonal()
+            negative = (np.count_nonzero(u < 0.0) + _odd(self._lu.perm_r)
+                        + _odd(self._lu.perm_c))
+            zero = not np.all(u != 0.0)
+        return np.zeros(1) if zero else np.array([-1.0 if negative % 2 else 1.0])
+
+    def sigma_ratio(self) -> np.ndarray:
+        """``sigma_min / sigma_max`` of the scaled matrix, by a dense SVD (up to
+        :data:`~mechsolve.linalg.DENSE_LIMIT` unknowns)."""
+        if self.Js.shape[1] > DENSE_LIMIT:
+            raise ValueError(f"sigma_ratio needs a dense SVD, for systems of at most "
+                             f"{DENSE_LIMIT} unknowns; this one has {self.Js.shape[1]}")
+        return np.array([sigma_ratio(self.Js.toarray())])
+
 
 class _OneFactor:
     """The factorization of one dense scaled Jacobian, with the least overhead (LAPACK
     directly): :class:`_DenseFactor` for a batch of one."""
+
 
     __slots__ = ("r", "c", "Js", "lsq", "lu", "svd")
     #: Whether simplified Newton steps (this factorization again) pay off against a new
@@ -386,7 +373,7 @@ class _OneFactor:
                 # rows have norm 1, so U's diagonal shows a nearly singular matrix cheaply;
                 # only then is the condition number estimated
                 d = list(map(abs, lu.diagonal().tolist()))
-                if min(d) > 1e-6 * max(d) or _gecon(
+                if min(d) > PIVOT_RATIO_QUICK * max(d) or _gecon(
                         lu, float(np.abs(self.Js).sum(axis=0).max()), norm="1")[0] > RCOND_MIN:
                     self.lu = (lu, piv)
             if self.lu is None:
@@ -397,14 +384,24 @@ class _OneFactor:
         U's diagonal and the parity of the row interchanges; 0 where LU was not taken."""
         if self.lsq or self.lu is None:
             return 0
-        lu, piv = self.lu
-        if len(piv) <= 32:   # in Python for a small matrix (cheaper than NumPy reductions)
-            negative = sum(d < 0.0 for d in lu.diagonal().tolist()) + sum(
-                p != i for i, p in enumerate(piv.tolist()))
-        else:
-            negative = np.count_nonzero(lu.diagonal() < 0.0) + np.count_nonzero(
-                piv != np.arange(len(piv)))
-        return -1 if negative % 2 else 1
+        return _lu_sign(*self.lu)
+
+    def rcond(self) -> float:
+        """LAPACK's estimate of the reciprocal condition number (1-norm) of the scaled matrix;
+        0 where LU was not taken."""
+        if self.lu is None:
+            return 0.0
+        anorm = float(np.add.reduce(np.abs(self.Js), axis=0).max())
+        return float(_gecon(self.lu[0], anorm, norm="1")[0]) if anorm > 0 else 0.0
+
+    def sigma_ratio(self) -> float:
+        """``sigma_min / sigma_max`` of the scaled matrix (by an SVD)."""
+        return sigma_ratio(self.Js)
+
+    def solve_columns(self, R: np.ndarray) -> np.ndarray:
+        """Solutions ``(n, r)`` for many right-hand sides ``R (m, r)``."""
+        return np.stack([self.solve(R[:, j]) for j in range(R.shape[1])], axis=-1) \
+            if R.shape[1] else np.zeros((self.Js.shape[1], 0))
 
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         return self.solve_scaled(rhs) * self.c
@@ -418,15 +415,14 @@ class _OneFactor:
                 return x
             self.lsq = True      # numerically singular: least squares from now on
         if self.svd is None:
-            U, s, Vt = np.linalg.svd(self.Js, full_matrices=False)
-            k = int(np.count_nonzero(s > RANK_RTOL * s[0])) if s.size and s[0] > 0 else 0
-            self.svd = (U[:, :k], s[:k], Vt[:k])
+            self.svd = truncated_svd(self.Js, RANK_RTOL)
         U, s, Vt = self.svd
         return Vt.T @ ((U.T @ y) / s) if s.size else np.zeros(self.Js.shape[1])
 
 
 class _SparseOne:
     """:class:`_SparseFactor` with the one-item interface of :class:`_OneFactor`."""
+
 
     __slots__ = ("f",)
     #: A large sparse system's factorization costs far more than a solve with it and a
@@ -440,66 +436,88 @@ class _SparseOne:
     def lsq(self) -> bool:
         return bool(self.f.lsq[0])
 
-    def det_sign(self) -> int:
-        """0: the sign of a sparse Jacobian's determinant is not computed."""
-        return 0
-
     def solve(self, rhs: np.ndarray) -> np.ndarray:
         return self.f.solve(rhs[None])[0]
 
     def solve_scaled(self, rhs: np.ndarray) -> np.ndarray:
         return self.f.solve_scaled(rhs[None])[0]
 
+    def solve_columns(self, R: np.ndarray) -> np.ndarray:
+        return self.f.solve_columns(R[None])[0]
+
+    def det_sign(self) -> int:
+        """The sign of ``det J`` (see :meth:`_SparseFactor.det_sign`)."""
+        return int(self.f.det_sign()[0])
+
+    def sigma_ratio(self) -> float:
+        return float(self.f.sigma_ratio()[0])
+
+
+class DenseLU:
+    """LAPACK's LU with partial pivoting of one square matrix as it is (no scaling): see
+    :func:`lu_factor`."""
+
+    __slots__ = ("lu", "piv")
+
+    def __init__(self, lu: np.ndarray, piv: np.ndarray) -> None:
+        self.lu, self.piv = lu, piv
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        """``J x = b`` (``b (n,)`` or ``(n, r)``)."""
+        return _getrs(self.lu, self.piv, b)[0]
+
+    def det_sign(self) -> int:
+        """The sign of ``det J``: the signs of U's diagonal and the parity of the row
+        interchanges."""
+        return _lu_sign(self.lu, self.piv)
+
+
+def factor_one(J: np.ndarray, c: np.ndarray, lsq: bool = False) -> _OneFactor:
+    """The factorization of one dense Jacobian ``J (m, n)`` scaled by the increment scales
+    ``c`` (:meth:`LinearStrategy.factor_one` of the default strategy, without building one):
+    LU while the scaled matrix is square and regular, else the minimum-norm least squares.
+
+    >>> fac = factor_one(np.array([[2.0, 0.0], [0.0, 4.0]]), np.ones(2))
+    >>> fac.solve(np.array([2.0, 2.0])).tolist(), fac.rcond()
+    ([1.0, 0.5], 1.0)
+    """
+    return _OneFactor(J, c, lsq)
+
+
+def lu_factor(J: np.ndarray) -> DenseLU | None:
+    """The LU of one square matrix as it is, or None where it is exactly singular.
+
+    >>> lu = lu_factor(np.array([[0.0, 2.0], [1.0, 0.0]]))
+    >>> lu.solve(np.array([2.0, 3.0])).tolist(), lu.det_sign()
+    ([3.0, 1.0], -1)
+    """
+    lu, piv, info = _getrf(J)
+    return DenseLU(lu, piv) if info == 0 else None
+
+
+def _odd(perm: np.ndarray) -> int:
+    """1 for an odd permutation (an array of the images of ``0 .. n-1``), 0 for an even one:
+    ``n`` minus its number of cycles, counted as the components of its graph."""
+    n = len(perm)
+    if n == 0:
+        return 0
+    graph = sp.csr_matrix((np.ones(n), (np.arange(n), np.asarray(perm))), shape=(n, n))
+    cycles = connected_components(graph, directed=True, connection="weak")[0]
+    return (n - cycles) % 2
+
+
+def _lu_sign(lu: np.ndarray, piv: np.ndarray) -> int:
+    """The sign of the determinant from an LU: U's diagonal and the row interchanges."""
+    if len(piv) <= 32:   # in Python for a small matrix (cheaper than NumPy reductions)
+        negative = sum(d < 0.0 for d in lu.diagonal().tolist()) + sum(
+            p != i for i, p in enumerate(piv.tolist()))
+    else:
+        negative = np.count_nonzero(lu.diagonal() < 0.0) + np.count_nonzero(
+            piv != np.arange(len(piv)))
+    return -1 if negative % 2 else 1
+
 
 _getrf, _gecon, _getrs = sla.lapack.dgetrf, sla.lapack.dgecon, sla.lapack.dgetrs
 _gbtrf, _gbtrs = sla.lapack.dgbtrf, sla.lapack.dgbtrs
 
 
-def _nrm(v: np.ndarray) -> float:
-    """Euclidean norm: in Python floats for short vectors (cheaper than a NumPy call;
-    ``math.hypot`` scales against overflow and is accurate to about one rounding).
-
-    Long vectors are summed by NumPy itself, not by BLAS: OpenBLAS threads a long ``ddot``,
-    and on a busy machine its threads wait for the cores that another BLAS's threads (SciPy's
-    LAPACK has its own) still spin on, which can cost milliseconds per call.
-    """
-    if v.size <= 32:
-        return math.hypot(*v.tolist())
-    return math.sqrt(float(np.add.reduce(v * v)))
-
-
-def _maxabs(v: np.ndarray) -> float:
-    """Largest absolute entry (0 for an empty vector)."""
-    if v.size <= 32:
-        return max(map(abs, v.tolist()), default=0.0)
-    return float(np.max(np.abs(v))) if v.size else 0.0
-
-
-def _within(v: np.ndarray, bound) -> bool:
-    """Whether ``|v_i| <= bound_i`` for every entry; ``bound`` is a list of floats for short
-    vectors (see :func:`_bounds`), else an array."""
-    if type(bound) is list:
-        return all(map(float.__le__, map(abs, v.tolist()), bound))
-    return bool(np.all(np.abs(v) <= bound))
-
-
-def _size(v: np.ndarray, bound) -> tuple[float, float, bool]:
-    """``(_nrm(v), _maxabs(v), _within(v, bound))`` from one pass over a short vector."""
-    if type(bound) is list:
-        a = list(map(abs, v.tolist()))
-        return (math.hypot(*a), max(a, default=0.0),
-                all(map(float.__le__, a, bound)))
-    return _nrm(v), _maxabs(v), _within(v, bound)
-
-
-def _max_nrm(v: np.ndarray) -> tuple[float, float]:
-    """``(_maxabs(v), _nrm(v))``, from one conversion of a short vector."""
-    if v.size <= 32:
-        a = list(map(abs, v.tolist()))
-        return max(a, default=0.0), math.hypot(*a)
-    return _maxabs(v), _nrm(v)
-
-
-def _bounds(bound: np.ndarray):
-    """``bound`` in the form :func:`_within` is fastest with: a list for short vectors."""
-    return bound.tolist() if bound.size <= 32 else bound

@@ -9,20 +9,23 @@ comes from the pivots.
 
 The pivot row is one for the whole batch: at each step the row whose entry in the pivot
 column, relative to the column's largest (in the rows not yet eliminated), is largest in the
-item where it is smallest; when that falls below :data:`THRESHOLD`, the row for which the
+item where it is smallest; when that falls below
+:data:`~mechsolve.linalg.BATCH_PIVOT_MIN`, the row for which the
 most items are above it (threshold partial pivoting; LAPACK's partial pivoting is a
 threshold of 1 for every item separately). An item for which the pivot falls below the
 threshold, or whose matrix is singular, is reported and left to the caller
-(:func:`numpy.linalg.solve` on those few).
+(:func:`solve_each`, LAPACK on those few).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-#: Smallest ratio of a pivot to the largest entry of its column below it: each elimination
-#: step grows an entry by at most ``1 + 1 / THRESHOLD`` (partial pivoting: 2).
-THRESHOLD = 0.1
+from ._rank import det_sign, lu_solve_batch
+from ._thresholds import BATCH_PIVOT_MIN as THRESHOLD
+from ._thresholds import SAME_SIGN_BOUND
+
+__all__ = ["lu_solve", "row_masks", "solve_each", "det_signs"]
 
 
 def row_masks(pattern) -> list:
@@ -115,3 +118,77 @@ def lu_solve(A: np.ndarray, n: int, masks=None):
                 r = _index(above)
                 x[r] -= A[r, i, None] * x[i]
     return x, sign, ok
+
+
+def solve_each(J: np.ndarray, R: np.ndarray):
+    """``J X = R`` for a stack ``J (B, n, n)``, ``R (B, n, r)`` by LAPACK, and the signs of the
+    determinants: one batched call, item by item only where one is exactly singular.
+
+    Returns
+    -------
+    X : ndarray (B, n, r)
+        The solutions; NaN for the items whose sign is 0.
+    sign : ndarray (B,)
+        The sign of every ``det J`` (0 where it is singular or not finite).
+
+    Examples
+    --------
+    >>> J = np.stack([np.diag([2.0, -1.0]), np.zeros((2, 2))])
+    >>> X, sign = solve_each(J, np.ones((2, 2, 1)))
+    >>> X[0, :, 0].tolist(), sign.tolist(), bool(np.isnan(X[1]).all())
+    ([0.5, -1.0], [-1.0, 0.0], True)
+    """
+    sign = det_sign(J)
+    X = np.full(np.shape(R), np.nan)
+    fine = np.flatnonzero(sign != 0.0)
+    if fine.size:
+        try:
+            X[fine] = lu_solve_batch(J[fine], R[fine])
+        except np.linalg.LinAlgError:   # an exactly singular one: one by one
+            for k in fine.tolist():
+                try:
+                    X[k] = lu_solve_batch(J[k], R[k])
+                except np.linalg.LinAlgError:
+                    sign[k] = 0.0
+    return X, sign
+
+
+def det_signs(J: np.ndarray, K: np.ndarray | None = None,
+              sign_k: np.ndarray | float | None = None,
+              which: np.ndarray | None = None) -> np.ndarray:
+    """Signs of ``det J`` of a stack ``J (B, n, n)``.
+
+    With a reference (``K``, the inverse of a regular matrix near the ``J``, ``(n, n)`` or one
+    per item ``(B, n, n)``, and ``sign_k``, the sign of that matrix's determinant, a number or
+    ``(B,)``) an item whose ``K J`` lies within Frobenius distance
+    :data:`~mechsolve.linalg.SAME_SIGN_BOUND` of the identity has the reference's sign, which
+    is exact (``I + t (K J - I)`` stays regular for ``t`` in [0, 1]); only the others are
+    factorized. With ``which (B,)`` the references
+    are ``K (R, n, n)`` and ``sign_k (R,)`` and ``which`` gives each item's (-1 for none; items
+    sharing one are best consecutive: each run takes one product, and no ``(B, n, n)`` array
+    of references is gathered).
+    """
+    out = np.empty(len(J))
+    todo = np.ones(len(J), dtype=bool)
+    if K is not None and len(J):
+        if which is None:
+            E = K @ J
+            ref_sign = np.broadcast_to(sign_k, out.shape)
+        else:
+            E = np.empty_like(J)
+            cuts = np.flatnonzero(np.diff(which)) + 1
+            for lo, hi in zip(np.r_[0, cuts].tolist(), np.r_[cuts, len(J)].tolist()):
+                if which[lo] < 0:
+                    E[lo:hi] = np.nan
+                else:
+                    np.matmul(K[which[lo]], J[lo:hi], out=E[lo:hi])
+            ref_sign = np.asarray(sign_k)[which]
+        n = J.shape[1]
+        E.reshape(len(J), -1)[:, :: n + 1] -= 1.0
+        with np.errstate(invalid="ignore"):
+            close = np.einsum("bij,bij->b", E, E) < SAME_SIGN_BOUND**2
+        out[close] = ref_sign[close]
+        todo = ~close
+    if todo.any():
+        out[todo] = det_sign(J[todo])
+    return out
