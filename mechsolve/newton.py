@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -325,9 +326,11 @@ def _norm2(v: np.ndarray) -> np.ndarray:
 # semantics in both, so that a rule decides for one item as it decides for that item in a
 # batch, given the same numbers. No division by zero is evaluated (Python raises on it): a
 # quotient used only where its divisor ``d`` is positive divides by ``max(d, _TINY)``, which
-# is ``d`` wherever ``d`` is positive.
-#: The smallest positive double.
-_TINY = math.ulp(0.0)
+# is ``d`` wherever ``d`` is a positive normal number.
+#: The smallest positive normal double (not the smallest subnormal: a thread that flushes
+#: subnormals to zero, as XLA's callback threads and ``torch.set_flush_denormal(True)`` do,
+#: reads a subnormal divisor as zero).
+_TINY = sys.float_info.min
 #: A batch evaluates a rule for every item, also where its value is not used (a division by
 #: zero, an overflow there): NumPy's warnings about those are silenced.
 _QUIET = {"divide": "ignore", "invalid": "ignore", "over": "ignore"}
