@@ -31,8 +31,8 @@ Examples
 ...                          ms.diff.velocity("coupler", (0.0, 1.0), speeds={"motor": 1.0})])
 >>> lin = f.linearize([0.3])
 >>> point, vel = f.split(lin.value)
->>> dpoint, dvel = f.split(lin.jacobian().T)       # columns: d/d(motor.value)
->>> bool(np.allclose(dpoint, vel))                # the velocity per unit crank speed
+>>> dpoint, dvel = f.split(lin.jacobian(), axis=0)  # rows (2, 1): d/d(motor.value)
+>>> bool(np.allclose(dpoint[:, 0], vel))             # the velocity per unit crank speed
 True
 """
 

@@ -212,9 +212,14 @@ class LoopFunction:
             out[i] = joint._p[col]
         return out
 
-    def split(self, y) -> list:
-        """``y`` (or a batch ``(..., n_out)``, NumPy, JAX or PyTorch) cut into the outputs."""
-        return [y[..., s] for s in self.slices]
+    def split(self, y, axis: int = -1) -> list:
+        """``y`` (NumPy, JAX or PyTorch; its ``axis`` of length ``n_out``: a batch of values
+        ``(..., n_out)``, or ``axis=0`` for the rows of a Jacobian) cut into the outputs."""
+        if y.shape[axis] != self.n_out:
+            raise ValueError(f"y must have {self.n_out} entries along axis {axis}, got shape "
+                             f"{tuple(y.shape)}")
+        lead = (slice(None),) * (axis % len(y.shape))
+        return [y[lead + (s,)] for s in self.slices]
 
     # -- evaluation ------------------------------------------------------------------------
     def _check(self, p) -> np.ndarray:
