@@ -238,3 +238,13 @@ def test_layout_labels_and_current_parameters():
     assert [a.shape for a in f.split(np.zeros((7, 15)), axis=0)] == [(2, 15), (2, 15), (3, 15)]
     with pytest.raises(ValueError, match="y must have 7 entries along axis -1"):
         f.split(np.zeros(6))
+
+
+def test_derivatives_taken_after_other_evaluations_use_their_own_parameters():
+    f, _ = fourbar_function()
+    p1, p2 = fourbar_p(f, LENGTHS[1]), fourbar_p(f, LENGTHS[2])
+    late = f.linearize(p1)
+    f(p2)                                                  # another forward pass in between
+    J_late = late.jacobian()
+    np.testing.assert_array_equal(f.parameters(), p2)     # put back afterwards
+    np.testing.assert_allclose(J_late, f.linearize(p1).jacobian(), rtol=0, atol=1e-13)

@@ -24,6 +24,7 @@ correction's relative error into the derivatives (1e-8 where the last correction
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 import scipy.linalg as sla
@@ -254,11 +255,29 @@ class LoopFunction:
             raise
         return mech.state
 
-    def _restore(self, p: np.ndarray, q: np.ndarray) -> None:
-        """Put parameters ``p`` and state ``q`` back without solving (after a batch)."""
+    def _set(self, p: np.ndarray) -> None:
+        """Set the parameters ``p`` (no solve)."""
         cols = self._cols
         set_parameters(self.mechanism, {name: p[cols.spans[name]] for name in cols.names})
+
+    def _restore(self, p: np.ndarray, q: np.ndarray) -> None:
+        """Put parameters ``p`` and state ``q`` back without solving (after a batch)."""
+        self._set(p)
         self.mechanism.put_state(q)
+
+    @contextmanager
+    def _at(self, p: np.ndarray):
+        """The parameters ``p`` set for the block (a linearization's derivatives taken after
+        other evaluations), the current ones put back afterwards."""
+        current = self.parameters()
+        if np.array_equal(current, p):
+            yield
+            return
+        self._set(p)
+        try:
+            yield
+        finally:
+            self._set(current)
 
     def __call__(self, p) -> np.ndarray:
         """``y = f(p)``: the outputs at the pose solved for ``p`` (the mechanism keeps it)."""
@@ -274,7 +293,11 @@ class LoopFunction:
 class Linearization:
     """A :class:`LoopFunction` at a solved pose: :attr:`value`, :meth:`jacobian`,
     :meth:`jvp`, :meth:`vjp`, all from one factorization of ``Phi_q`` there (made when first
-    needed: for the velocity outputs, or the first derivative)."""
+    needed: for the velocity outputs, or the first derivative).
+
+    It keeps its parameters ``p`` and pose: derivatives taken after other evaluations of the
+    function (a backward pass after several forward ones) set ``p`` for the time they take.
+    Parameters outside the function's, changed in between, are not kept."""
 
     def __init__(self, fn: LoopFunction, p: np.ndarray, q: np.ndarray) -> None:
         self.function = fn
@@ -290,8 +313,9 @@ class Linearization:
     def _fac(self) -> _Factor:
         if self._factor is None:
             system = self.function.mechanism.system()
-            _, self._vals = system.evaluate(self.state)
-            self._factor = _Factor(system, self._vals)
+            with self.function._at(self.p):
+                _, self._vals = system.evaluate(self.state)
+                self._factor = _Factor(system, self._vals)
         return self._factor
 
     def _velocity(self, speeds) -> np.ndarray:
@@ -299,7 +323,8 @@ class Linearization:
         fn = self.function
         if not self._nu:
             system = fn.mechanism.system()
-            D = fn._driver_cols.phi_p(system, self.state)
+            with fn._at(self.p):
+                D = fn._driver_cols.phi_p(system, self.state)
             self._Xd = self._fac().solve(-D)                 # dq/d(driver values)
         cols = fn._driver_cols
         s = np.zeros(len(cols))
@@ -316,13 +341,14 @@ class Linearization:
             system = mech.system()
             q = self.state
             fac = self._fac()
-            X = fac.solve(-fn._cols.phi_p(system, q))          # dq/dp (n, c)
-            dnu = {}
-            for s in fn._speed_sets:
-                nu = self._nu[s]
-                R = velocity_rhs(mech, fn._cols, q[None], nu[None], X[None], None,
-                                 self._vals[None], None if fac.J is None else fac.J[None])
-                dnu[s] = fac.solve(R[0])
+            with fn._at(self.p):
+                X = fac.solve(-fn._cols.phi_p(system, q))          # dq/dp (n, c)
+                dnu = {}
+                for s in fn._speed_sets:
+                    nu = self._nu[s]
+                    R = velocity_rhs(mech, fn._cols, q[None], nu[None], X[None], None,
+                                     self._vals[None], None if fac.J is None else fac.J[None])
+                    dnu[s] = fac.solve(R[0])
             self._jac = np.concatenate([
                 r.derivative(q, X, self._nu.get(r.speeds), dnu.get(r.speeds))
                 for r in fn._res])
