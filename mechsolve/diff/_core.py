@@ -27,9 +27,8 @@ from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 
 import numpy as np
-import scipy.linalg as sla
 
-from .._linear import HUGE_STEP, RANK_RTOL, _OneFactor
+from .._linear import HUGE_STEP, RANK_RTOL, _getrs, _OneFactor
 from ..design.parameters import set_parameters
 from ..design.sensitivity import ParameterColumns, velocity_rhs
 from ..solver import SolveError, strategy_for
@@ -85,13 +84,20 @@ class _Factor:
             return X
         Y = R / self.f.r[:, None]
         if self.svd is None:
-            X = sla.lapack.dgetrs(self.f.lu[0], self.f.lu[1], Y)[0]
+            # one right-hand side at a time: a matrix of them makes LAPACK call the level-3
+            # BLAS (dtrsm), whose threads cost milliseconds on a busy machine (see
+            # mechsolve._linear._nrm); a 9 x 9 triangular pair costs about 1.5 us
+            lu, piv = self.f.lu
+            X = np.empty((Y.shape[1], Y.shape[0]))
+            for j in range(Y.shape[1]):
+                X[j] = _getrs(lu, piv, Y[:, j])[0]
+            X = X.T
             size = np.max(np.abs(Y), initial=0.0)
             if not np.max(np.abs(X), initial=0.0) <= HUGE_STEP * max(size, 1e-300):
                 raise _singular(self.system, None, self.system.n)
         else:
             U, s, Vt = self.svd
-            X = Vt.T @ ((U.T @ Y) / s[:, None])
+            X = np.einsum("kn,kr->nr", Vt, np.einsum("mk,mr->kr", U, Y) / s[:, None])
         return X * self.c[:, None]
 
 
@@ -330,7 +336,7 @@ class Linearization:
         s = np.zeros(len(cols))
         for name, speed in speeds:
             s[cols.spans[name]] = speed
-        nu = self._nu[speeds] = self._Xd @ s
+        nu = self._nu[speeds] = np.einsum("nk,k->n", self._Xd, s)
         return nu
 
     def jacobian(self) -> np.ndarray:
@@ -356,11 +362,12 @@ class Linearization:
 
     def jvp(self, t) -> np.ndarray:
         """``dy/dp t`` for a parameter tangent ``t (n_in,)``."""
-        return self.jacobian() @ _vector(t, self.function.n_in, "t")
+        # einsum, not BLAS: see _Factor.solve
+        return np.einsum("ij,j->i", self.jacobian(), _vector(t, self.function.n_in, "t"))
 
     def vjp(self, ct) -> np.ndarray:
         """``ct^T dy/dp`` for an output cotangent ``ct (n_out,)``."""
-        return _vector(ct, self.function.n_out, "ct") @ self.jacobian()
+        return np.einsum("i,ij->j", _vector(ct, self.function.n_out, "ct"), self.jacobian())
 
 
 def _vector(v, size: int, name: str) -> np.ndarray:

@@ -184,7 +184,7 @@ class _Resolved:
             R = _rotation(q[7 * body.index + 3:7 * body.index + 7])
             # d R = [dphi]x R, the rotation vector dphi in global axes
             W = _skew(rows[3:].T)                     # (c, 3, 3)
-            dR = (W @ R).reshape(c, 9).T
+            dR = np.einsum("cij,jk->cik", W, R).reshape(c, 9).T
             return np.concatenate([rows[:3], dR])
         if self.kind == "point":
             return _point_derivative(mech, q, body, self.p, X)
