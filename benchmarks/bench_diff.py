@@ -28,6 +28,15 @@ from _output import add_out_option, prepare
 
 import mechsolve as ms
 
+try:        # optional: the JAX and PyTorch rows where they are installed
+    import jax
+except ImportError:
+    jax = None
+try:
+    import torch
+except ImportError:
+    torch = None
+
 FOURBAR_PARAMS = ["O2.point2", "A.point1", "A.point2", "B.point1", "B.point2", "O4.point1",
                   "O4.point2", "motor.value"]
 
@@ -74,6 +83,34 @@ def interleaved(value, both, pa, pb, rounds: int) -> dict:
             float(np.median(tb) * 1e6), "ratio": float(np.median(tb / tv))}
 
 
+def measure(name: str, f, pa, pb, rounds: int) -> list:
+    """The rows of one case: NumPy, then JAX and PyTorch where installed."""
+    ct = np.ones(f.n_out)
+    rows = [(name, "NumPy", interleaved(f, lambda p: f.linearize(p).vjp(ct), pa, pb, rounds))]
+    if jax is not None:
+        jax.config.update("jax_enable_x64", True)
+        g = ms.diff.to_jax(f)
+        loss = jax.jit(lambda p: (g(p) ** 2).sum())
+        vg = jax.jit(jax.value_and_grad(lambda p: (g(p) ** 2).sum()))
+        rows.append((name, "JAX", interleaved(lambda p: loss(p).block_until_ready(),
+                                              lambda p: vg(p)[1].block_until_ready(), pa, pb,
+                                              rounds)))
+    if torch is not None:
+        gt = ms.diff.to_torch(f)
+
+        def value(p):
+            with torch.no_grad():
+                return (gt(torch.as_tensor(p)) ** 2).sum()
+
+        def both(p):
+            x = torch.tensor(p, requires_grad=True)
+            (gt(x) ** 2).sum().backward()
+            return x.grad
+
+        rows.append((name, "PyTorch", interleaved(value, both, pa, pb, rounds)))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=200)
@@ -83,39 +120,7 @@ def main() -> None:
              lambda: fourbar(True), "Stewart pose": stewart}
     rows = []
     for name, build in cases.items():
-        f, pa, pb = build()
-        ct = np.ones(f.n_out)
-        rows.append((name, "NumPy", interleaved(f, lambda p: f.linearize(p).vjp(ct), pa, pb,
-                                                args.rounds)))
-        try:
-            import jax   # optional: spares the import where JAX is not installed
-        except ImportError:
-            jax = None
-        if jax is not None:
-            jax.config.update("jax_enable_x64", True)
-            g = ms.diff.to_jax(f)
-            loss = jax.jit(lambda p: (g(p) ** 2).sum())
-            vg = jax.jit(jax.value_and_grad(lambda p: (g(p) ** 2).sum()))
-            rows.append((name, "JAX", interleaved(
-                lambda p: loss(p).block_until_ready(),
-                lambda p: vg(p)[1].block_until_ready(), pa, pb, args.rounds)))
-        try:
-            import torch   # optional, as above
-        except ImportError:
-            torch = None
-        if torch is not None:
-            gt = ms.diff.to_torch(f)
-
-            def value(p):
-                with torch.no_grad():
-                    return (gt(torch.as_tensor(p)) ** 2).sum()
-
-            def both(p):
-                x = torch.tensor(p, requires_grad=True)
-                (gt(x) ** 2).sum().backward()
-                return x.grad
-
-            rows.append((name, "PyTorch", interleaved(value, both, pa, pb, args.rounds)))
+        rows += measure(name, *build(), args.rounds)
     print("| mechanism, outputs | framework | value (us) | value + gradient (us) | "
           "median ratio |")
     print("|---|---|---|---|---|")
