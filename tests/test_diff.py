@@ -18,11 +18,15 @@ from _diff_cases import (
     bricard_symmetric_direction,
     fourbar_closed_form,
     fourbar_function,
+    fourbar_outputs,
     fourbar_p,
+    lengths_matrix,
     richardson_jacobian,
     stewart_function,
     stewart_leg_jacobian,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mechsolve as ms
 from mechsolve.diff._outputs import _rotation
@@ -248,3 +252,17 @@ def test_derivatives_taken_after_other_evaluations_use_their_own_parameters():
     J_late = late.jacobian()
     np.testing.assert_array_equal(f.parameters(), p2)     # put back afterwards
     np.testing.assert_allclose(J_late, f.linearize(p1).jacobian(), rtol=0, atol=1e-13)
+
+
+@settings(max_examples=12)
+@given(crank=st.floats(0.6, 1.2), coupler=st.floats(2.6, 3.4), rocker=st.floats(3.0, 3.8),
+       angle=st.floats(-np.pi, np.pi))
+def test_fourbar_jacobian_matches_the_closed_form_on_random_designs(crank, coupler, rocker,
+                                                                    angle):
+    L = np.array([4.0, crank, coupler, rocker, angle])
+    mech = ms.models.fourbar(4.0, crank, coupler, rocker).mechanism
+    f = ms.diff.LoopFunction(mech, FOURBAR_PARAMS, fourbar_outputs())
+    lin = f.linearize(fourbar_p(f, L))
+    assert_close_rel(lin.value, fourbar_closed_form(np, L), 1e-12, "values")
+    assert_close_rel(lin.jacobian() @ lengths_matrix(), _closed_form_jacobian(L), 1e-8,
+                     "derivatives")
