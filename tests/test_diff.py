@@ -266,3 +266,19 @@ def test_fourbar_jacobian_matches_the_closed_form_on_random_designs(crank, coupl
     assert_close_rel(lin.value, fourbar_closed_form(np, L), 1e-12, "values")
     assert_close_rel(lin.jacobian() @ lengths_matrix(), _closed_form_jacobian(L), 1e-8,
                      "derivatives")
+
+
+def test_a_large_sparse_system_against_central_differences():
+    model = ms.models.fourbar_chain(60)              # 363 unknowns: the sparse LU
+    mech = model.mechanism
+    mech.solve()
+    assert not mech.system().dense
+    body = mech.bodies[3]
+    f = ms.diff.LoopFunction(mech, ["joints[4].point1", "joints[5].point2", "motor.value"], [
+        ms.diff.point(body, (0.1, 0.2)), ms.diff.pose(body),
+        ms.diff.velocity(body, (0.1, 0.2), speeds={"motor": 1.0})])
+    p = f.parameters() + 0.01
+    J = f.linearize(p).jacobian()
+    assert_close_rel(J, richardson_jacobian(f, p, 1e-3), 1e-8, "sparse")
+    s = mech.sensitivity(f.params, state=f.linearize(p).state)
+    np.testing.assert_allclose(J[:2], s.point(body, (0.1, 0.2)), rtol=0, atol=1e-12)
