@@ -95,7 +95,8 @@ def point_of_pose(pose, x, xp=np):
 
 
 if jax is not None:
-    jax.config.update("jax_enable_x64", True)
+    x64_before = jax.config.jax_enable_x64
+    jax.config.update("jax_enable_x64", True)           # float64: the solve's precision
     solves = [ms.diff.to_jax(f, mode="jvp") for f in functions]     # forward mode
 
     def residuals_jax(x):
@@ -279,3 +280,5 @@ design_error = np.max(np.abs(x - TRUE))
 print(f"check: design recovered to {design_error:.1e}, coupler points to {curve_error:.1e} of "
       f"the ground length {GROUND:g}")
 assert design_error < 1e-8 and curve_error < 1e-10 * GROUND
+if jax is not None:    # as it was (this script also runs inside the test suite)
+    jax.config.update("jax_enable_x64", x64_before)

@@ -100,6 +100,7 @@ def to_jax(fn: LoopFunction, *, mode: str = "vjp"):
     Examples
     --------
     >>> import jax, jax.numpy as jnp
+    >>> before = jax.config.jax_enable_x64
     >>> jax.config.update("jax_enable_x64", True)
     >>> import mechsolve as ms
     >>> mech = ms.models.fourbar().mechanism
@@ -109,6 +110,7 @@ def to_jax(fn: LoopFunction, *, mode: str = "vjp"):
     >>> slope = jax.grad(height)(jnp.array([0.3]))
     >>> slope.shape, slope.dtype
     ((1,), dtype('float64'))
+    >>> jax.config.update("jax_enable_x64", before)
     """
     # JAX is an optional extra, imported only here: spares the import at start-up
     import jax
