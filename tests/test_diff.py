@@ -282,3 +282,14 @@ def test_a_large_sparse_system_against_central_differences():
     assert_close_rel(J, richardson_jacobian(f, p, 1e-3), 1e-8, "sparse")
     s = mech.sensitivity(f.params, state=f.linearize(p).state)
     np.testing.assert_allclose(J[:2], s.point(body, (0.1, 0.2)), rtol=0, atol=1e-12)
+
+
+def test_fourbar_velocity_derivative_is_the_time_sweep_s_velocity_sensitivity():
+    f, _ = fourbar_function(speed=2.5)
+    lin = f.linearize(fourbar_p(f, LENGTHS[1]))
+    velocity = f.split(lin.jacobian(), axis=0)[1]          # (2, 15)
+    mech = f.mechanism
+    mech.joint("motor").value = ms.profiles.ConstantSpeed(speed=2.5, start=LENGTHS[1][4])
+    motion = mech.sweep_time([0.0])
+    timed = motion.velocity_sensitivity("coupler", (0.0, 1.0), params=FOURBAR_PARAMS)[0]
+    np.testing.assert_allclose(velocity, timed, rtol=0, atol=1e-9 * np.abs(timed).max())
