@@ -152,3 +152,23 @@ def test_failures_raise_mechsolve_exceptions():
         ms.diff.to_jax(toggle, mode="fwd")
     with pytest.raises(TypeError, match="fn must be a mechsolve.diff.LoopFunction"):
         ms.diff.to_jax(lambda p: p)
+
+
+def test_callbacks_solve_with_ieee_arithmetic():
+    """XLA's callback threads flush denormals to zero; the solves run in a thread that does
+    not (where math.ulp(0.0) is the smallest denormal, as everywhere else)."""
+    import math
+
+    from mechsolve.diff._frameworks import _solver_thread
+
+    worker = _solver_thread()
+
+    def probe(x):
+        here = math.ulp(0.0)
+        there = worker.submit(math.ulp, 0.0).result()
+        return np.array([here, there])
+
+    here, there = np.asarray(jax.jit(lambda x: jax.pure_callback(
+        probe, jax.ShapeDtypeStruct((2,), jnp.float64), x))(jnp.zeros(1)))
+    assert there == 5e-324
+    assert here in (0.0, 5e-324)          # XLA's own choice, reported by this test

@@ -9,6 +9,7 @@ PyTorch are imported when :func:`to_jax` or :func:`to_torch` is called, never by
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -16,9 +17,28 @@ from ._core import LoopFunction
 
 __all__ = ["to_jax", "to_torch"]
 
-#: The exception a callback raised in this thread, to be raised again as itself where JAX
-#: hands back its own runtime error.
-_raised = threading.local()
+#: The last exception a JAX callback raised, to be raised again as itself where JAX hands back
+#: its own runtime error (checked against that error's message).
+_raised = {"error": None}
+_lock = threading.Lock()
+_worker = None
+
+
+def _solver_thread() -> ThreadPoolExecutor:
+    """One thread, started from the caller's (not from an XLA thread), that runs the NumPy
+    solves of JAX callbacks.
+
+    XLA runs callbacks with denormal numbers flushed to zero (FTZ/DAZ set in the thread's
+    floating-point control word): there ``math.ulp(0.0)`` is 0.0 and a tiny guard of the
+    Newton core divides by zero. A thread started from an ordinary Python thread keeps IEEE
+    arithmetic, so the solve gives what it gives outside JAX.
+    """
+    global _worker
+    with _lock:
+        if _worker is None:
+            _worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="mechsolve-diff")
+            _worker.submit(int).result()       # start the thread now, from this thread
+        return _worker
 
 
 def _check_function(fn) -> LoopFunction:
@@ -58,14 +78,16 @@ def _batched(fn: LoopFunction, P: np.ndarray, jacobian: bool):
             return Y, J.reshape(P.shape[:-1] + (fn.n_out, fn.n_in))
         return Y
     except Exception as exc:
-        _raised.error = exc
+        _raised["error"] = exc
         raise
 
 
 def to_jax(fn: LoopFunction, *, mode: str = "vjp"):
     """``fn`` as a JAX function ``p (..., n_in) -> y (..., n_out)`` that JAX can differentiate.
 
-    The solve runs in NumPy through ``jax.pure_callback``; the derivative is the function's
+    The solve runs in NumPy through ``jax.pure_callback`` (in a thread of its own, with IEEE
+    arithmetic: XLA's callback threads flush denormal numbers to zero); the derivative is the
+    function's
     Jacobian ``dy/dp`` at the solved pose, computed by the same callback when JAX asks for a
     derivative (one factorization of ``Phi_q`` for the value and the derivative), then used
     by JAX: ``ct @ dy/dp`` in the backward pass.
@@ -127,11 +149,14 @@ def to_jax(fn: LoopFunction, *, mode: str = "vjp"):
             return y
         return y, jax.ShapeDtypeStruct(p.shape[:-1] + (n_out, n_in), p.dtype)
 
+    worker = _solver_thread()
+
     def value_cb(p):
-        return np.asarray(_batched(fn, p, False), dtype=p.dtype)
+        y = worker.submit(_batched, fn, p, False).result()
+        return np.asarray(y, dtype=p.dtype)
 
     def both_cb(p):
-        y, J = _batched(fn, p, True)
+        y, J = worker.submit(_batched, fn, p, True).result()
         return np.asarray(y, dtype=p.dtype), np.asarray(J, dtype=p.dtype)
 
     def value(p):
@@ -171,12 +196,11 @@ def to_jax(fn: LoopFunction, *, mode: str = "vjp"):
                              f"got {p.shape}")
         if not jnp.issubdtype(p.dtype, jnp.floating):
             p = p.astype(jnp.result_type(float))
-        _raised.error = None
+        _raised["error"] = None
         try:
             return solve(p)
         except Exception as exc:
-            own = getattr(_raised, "error", None)
-            _raised.error = None
+            own, _raised["error"] = _raised["error"], None
             if own is not None and own is not exc and type(own).__name__ in str(exc):
                 raise own from exc
             raise
