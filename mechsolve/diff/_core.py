@@ -125,6 +125,12 @@ class LoopFunction:
     ``Phi_q`` at the solved pose (see :mod:`mechsolve.diff`); :func:`~mechsolve.diff.to_jax`
     and :func:`~mechsolve.diff.to_torch` wrap the function for JAX and PyTorch.
 
+    With redundant constraints (Bricard's linkage: more equations than unknowns, full column
+    rank) the derivative is the least-squares solution of ``Phi_q dq = -Phi_p dp``, exact
+    along parameter changes that keep the mechanism assemblable (its driver values; geometry
+    that keeps a Bricard linkage line-symmetric); along others the mechanism cannot be
+    assembled at all, and the forward call says so.
+
     Parameters
     ----------
     mech : Mechanism
