@@ -1,10 +1,12 @@
 """Test-session set-up shared by tests/ and the package doctests."""
 
+import importlib.util
 import os
 import shutil
 import tempfile
 
 import matplotlib
+import pytest
 from hypothesis import settings
 
 matplotlib.use("Agg")
@@ -39,3 +41,16 @@ def pytest_unconfigure(config):
         os.environ[_CACHE_VAR] = previous
     if path is not None:
         shutil.rmtree(path, ignore_errors=True)
+
+
+#: Package doctests that need an optional extra: skipped, with the reason, where it is missing.
+_DOCTEST_NEEDS = {"mechsolve.diff._frameworks.to_jax": "jax",
+                  "mechsolve.diff._frameworks.to_torch": "torch"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        need = _DOCTEST_NEEDS.get(item.name)
+        if need is not None and importlib.util.find_spec(need) is None:
+            item.add_marker(pytest.mark.skip(reason=f"the example needs {need} (pip install "
+                                                    f"mechsolve[{need}])"))

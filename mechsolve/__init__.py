@@ -33,7 +33,7 @@ from .spatial import (
 
 __all__ = [
     "Mechanism", "Body", "SpatialBody", "joints", "models", "plot", "robots", "files",
-    "profiles",
+    "profiles", "diff",
     "Result", "Status", "SolveResult", "SolveError", "SweepError", "RedundantEquation",
     "DofReport", "Motion", "load", "save", "ModelFileError",
     "Orientation", "Frame", "MovingFrame", "FrameMismatchError",
@@ -45,7 +45,7 @@ __all__ = [
 #: mechsolve`` stays light (``symbolic`` imports SymPy, which is why it is not in ``__all__``
 #: either: ``from mechsolve import *`` should not pay for it). ``profiles`` and ``design`` are
 #: imported with the model files and the Mechanism.
-_LAZY_SUBMODULES = ("profiles", "symbolic", "design")
+_LAZY_SUBMODULES = ("profiles", "symbolic", "design", "diff")
 
 
 def __getattr__(name: str) -> _types.ModuleType:

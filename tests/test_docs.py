@@ -64,7 +64,7 @@ def test_site_page_runs_as_a_doctest(page, tmp_path, monkeypatch):
 
 API_MODULES = ["mechsolve", "mechsolve.joints", "mechsolve.models", "mechsolve.models.spatial",
                "mechsolve.robots", "mechsolve.plot", "mechsolve.profiles", "mechsolve.symbolic",
-               "mechsolve.files", "mechsolve.io.urdf", "mechsolve.design"]
+               "mechsolve.files", "mechsolve.io.urdf", "mechsolve.design", "mechsolve.diff"]
 
 
 def test_api_reference_lists_every_public_class_and_function():
