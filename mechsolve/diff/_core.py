@@ -28,9 +28,9 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .._linear import HUGE_STEP, RANK_RTOL, _getrs, _OneFactor
 from ..design.parameters import set_parameters
 from ..design.sensitivity import ParameterColumns, velocity_rhs
+from ..linalg import HUGE_STEP, SVD, DenseLU, factor_one
 from ..solver import SolveError, strategy_for
 from ._outputs import Output
 
@@ -46,7 +46,7 @@ class SingularJacobianError(SolveError):
 class _Factor:
     """``Phi_q`` at a solved pose, factorized once; :meth:`solve` for many right-hand sides.
 
-    Dense systems: LU of the scaled matrix (:class:`mechsolve._linear._OneFactor`), or the
+    Dense systems: LU of the scaled matrix (:func:`mechsolve.linalg.factor_one`), or the
     truncated SVD where the matrix is not square and regular; a rank below the number of
     unknowns raises :class:`SingularJacobianError`. Sparse systems: the system's own sparse
     strategy (band LU or SuperLU).
@@ -61,13 +61,13 @@ class _Factor:
         if self.dense:
             J = system.jacobian_dense(vals[None])[0]
             self.J = J
-            f = self.f = _OneFactor(J, self.c, False)
+            f = self.f = factor_one(J, self.c, False)
             if f.lsq:
-                U, s, Vt = np.linalg.svd(f.Js, full_matrices=False)
-                k = int(np.count_nonzero(s > RANK_RTOL * s[0])) if s.size and s[0] > 0 else 0
+                svd = SVD(f.Js)
+                k = svd.rank()
                 if k < n:
                     raise _singular(system, k, n)
-                self.svd = (U, s, Vt)
+                self.svd = (svd.U, svd.s, svd.Vt)
         else:
             self.J = None
             J = system.jacobian_sparse(vals)
@@ -86,11 +86,11 @@ class _Factor:
         if self.svd is None:
             # one right-hand side at a time: a matrix of them makes LAPACK call the level-3
             # BLAS (dtrsm), whose threads cost milliseconds on a busy machine (see
-            # mechsolve._linear._nrm); a 9 x 9 triangular pair costs about 1.5 us
-            lu, piv = self.f.lu
+            # mechsolve.linalg._vector); a 9 x 9 triangular pair costs about 1.5 us
+            lu = DenseLU(*self.f.lu)
             X = np.empty((Y.shape[1], Y.shape[0]))
             for j in range(Y.shape[1]):
-                X[j] = _getrs(lu, piv, Y[:, j])[0]
+                X[j] = lu.solve(Y[:, j])
             X = X.T
             size = np.max(np.abs(Y), initial=0.0)
             if not np.max(np.abs(X), initial=0.0) <= HUGE_STEP * max(size, 1e-300):
