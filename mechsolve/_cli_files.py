@@ -6,7 +6,10 @@
   ``--plot``;
 * ``mechsolve dof FILE`` -- the degrees-of-freedom report;
 * ``mechsolve check FILE`` -- read and assemble: exit status 0, or 1 with the message;
-* ``mechsolve convert robot.urdf -o robot.toml`` -- a URDF arm as a model file.
+* ``mechsolve convert robot.urdf -o robot.toml`` -- a URDF arm as a model file;
+* ``mechsolve export FILE --dxf links.dxf --svg links.svg`` -- the links' outlines and pin
+  holes at true scale (:func:`mechsolve.plot.export`), with ``--trace BODY:X,Y`` the path of
+  a point over a sweep (chosen as for ``sweep``).
 
 Values on the command line and in the tables are in the file's units (degrees for the angles
 of a file with ``units.angle = "deg"``). Faults of the file or the command are reported in one
@@ -376,12 +379,58 @@ def _convert(args) -> int:
     return 0
 
 
+def _export(args) -> int:
+    if not (args.dxf or args.svg):
+        raise _UserError("export: say what to write with --dxf PATH and/or --svg PATH")
+    mech = _load(args.file, args)
+    if mech.dim != 2:
+        raise _UserError(f"{args.file}: export draws planar mechanisms; this one is spatial")
+    try:
+        mech.solve()
+    except SolveError as exc:
+        return _fail(f"{args.file}: {exc}")
+    motion, trace = None, []
+    if args.trace:
+        for text in args.trace:
+            body_name, _, xy = text.partition(":")
+            try:
+                point = tuple(float(v) for v in xy.split(","))
+                if len(point) != 2 or not all(np.isfinite(point)):
+                    raise ValueError
+            except ValueError:
+                raise _UserError(f"--trace {text!r}: expected BODY:X,Y (a point in the body's "
+                                 "coordinates, e.g. coupler:0,1)") from None
+            try:
+                trace.append((mech.body(body_name), point))
+            except (KeyError, ValueError):
+                names = ", ".join(b.name for b in mech.bodies)
+                raise _UserError(f"--trace {text!r}: no body named {body_name!r} (bodies: "
+                                 f"{names})") from None
+        driver, values, _ = _sweep_of(mech, args)
+        try:
+            motion = mech.sweep(driver, values)
+        except SolveError as exc:
+            return _fail(f"{args.file}: {exc}")
+    status = 0
+    for path in (args.dxf, args.svg):
+        if not path:
+            continue
+        try:
+            written = plot.export(mech, path, motion=motion, trace=trace, width=args.width,
+                                  hole=args.hole, layout=args.layout)
+        except (OSError, ImportError, ValueError) as exc:
+            status = _fail(f"{path}: {exc}")
+            continue
+        print(f"wrote {len(mech.bodies)} links to {written.resolve()}")
+    return status
+
+
 def add_commands(sub) -> None:
     """Register the file commands on the ``mechsolve`` parser's subparsers."""
     def command(name, func, help_text):
         p = sub.add_parser(name, help=help_text, description=help_text)
-        p.add_argument("file", help="model file (.toml)" if name != "convert" else
-                       "URDF file (.urdf)")
+        p.add_argument("file", help="model file (.toml, or a SolveSpace sketch .slvs)"
+                       if name != "convert" else "URDF file (.urdf)")
         if name != "convert":
             p.add_argument("--allow-path", action="append", metavar="DIR",
                            help="a folder outside the model file's own that files it names "
@@ -418,6 +467,23 @@ def add_commands(sub) -> None:
                                                           "URDF's name with .toml)")
     p.add_argument("--tip", metavar="LINK", help="the chain's last link (default: the only "
                                                  "leaf)")
+    p = command("export", _export, "write the links of a planar model (outlines and pin "
+                                   "holes, at true scale) as DXF and/or SVG drawings")
+    p.add_argument("--dxf", metavar="PATH", help="the DXF file to write (needs ezdxf)")
+    p.add_argument("--svg", metavar="PATH", help="the SVG file to write")
+    p.add_argument("--layout", choices=("assembly", "parts"), default="assembly",
+                   help="the links where they are assembled (default), or each laid out on "
+                        "its own for cutting")
+    p.add_argument("--width", type=float, metavar="W", help="width of the links, in the "
+                                                            "model's length unit")
+    p.add_argument("--hole", type=float, metavar="D", help="diameter of the pin holes")
+    p.add_argument("--trace", action="append", metavar="BODY:X,Y",
+                   help="also write the path of this point of BODY over a sweep; repeatable")
+    p.add_argument("--sweep", metavar="NAME", help="the sweep of --trace (default: the first)")
+    p.add_argument("--driver", metavar="NAME", help="the driver to move for --trace")
+    p.add_argument("--values", metavar="START:STOP:STEP", help="its values for --trace")
+    p.add_argument("--max-poses", type=_positive, default=MAX_POSES, metavar="N",
+                   help=f"refuse sweeps of more than N poses (default {MAX_POSES})")
 
 
 def _positive(text: str) -> int:

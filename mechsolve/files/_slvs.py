@@ -13,8 +13,10 @@ them their meaning as a planar linkage. How a sketch maps (see also ``docs/forma
   meeting at a node with a ``PARALLEL`` or ``PERPENDICULAR`` constraint are merged, until
   nothing more merges. Each link is a body named after SolveSpace's name of the request of
   its first line segment (``r004`` for request 4), placed as drawn: its frame at the first
-  end of that segment, its x axis along it. A bar that is a link on its own and has a
-  ``PT_PT_DISTANCE`` between its ends takes that distance as its length, exactly.
+  end of that segment, its x axis along it. Its nodes are its named points
+  (``p<handle of the node's first point>``, :attr:`Body.points <mechsolve.Body.points>`).
+  A bar that is a link on its own and has a ``PT_PT_DISTANCE`` between its ends takes that
+  distance as its length, exactly.
 * **The ground** is the link holding the workplane's origin (a point coincident with it),
   every point locked where it was dragged (``WHERE_DRAGGED``) and every bar with a
   ``HORIZONTAL`` or ``VERTICAL`` constraint that touches it (it is then fixed too), merged by
@@ -226,8 +228,10 @@ class _Sketch:
                 self.used.append((h, c, t))
         self.node = {p: find(p) for p in self.points}
         self.where = {}           # node -> its position (its first point's)
+        self.first = {}           # node -> its first point
         for p in sorted(self.points):
             self.where.setdefault(self.node[p], self.points[p])
+            self.first.setdefault(self.node[p], p)
         pts = np.array(list(self.where.values()))
         self.size = max(float(np.ptp(pts, axis=0).max()) if len(pts) > 1 else 0.0,
                         float(np.abs(pts).max()), 1e-300)
@@ -388,6 +392,8 @@ class _Sketch:
             else:
                 local[n1] = np.array([float(np.hypot(*d)), 0.0])
             body = mech.add_body(f"r{first >> 16:03x}", position=tuple(p0), angle=ang)
+            for n in sorted(nodes, key=lambda n: self.first[n]):
+                body.add_point(f"p{self.first[n]:08x}", local[n])
             self.bodies.append(body)
             self.local.append(local)
             self.angle0.append(ang)
@@ -436,7 +442,7 @@ class _Sketch:
                 return i
 
             pairs = wanted.get(n, []) + [(links[0], k) for k in links[1:]]
-            pin = f"pin_{min(p for p, m in self.node.items() if m == n):08x}"
+            pin = f"pin_{self.first[n]:08x}"
             made = 0
             for i, j in pairs:
                 if root(i) == root(j):
