@@ -1,7 +1,8 @@
 """``ms.load(path)``: a model file read by the reader of its format, chosen by its suffix.
 
 * ``.slvs`` -- a SolveSpace sketch (:mod:`mechsolve.files._slvs`);
-* ``.sdf`` -- an SDFormat model (:mod:`mechsolve.files._sdf`);
+* ``.sdf`` -- an SDFormat model (:func:`mechsolve.robots.load_sdf_mechanism`; the
+  mechanism has no drivers: add them to its joints, named as in the file);
 * anything else -- a mechsolve model file (TOML, :mod:`mechsolve.files._reader`).
 """
 
@@ -10,8 +11,11 @@ from __future__ import annotations
 import os
 import pathlib
 
+from ..io._files import read_bytes
+from ..io.sdf import MAX_CHARACTERS as _SDF_BYTES
 from ..io.slvs import MAX_CHARACTERS as _SLVS_BYTES
-from ._reader import MAX_CHARACTERS
+from ..robots.sdf import load_sdf_mechanism
+from ._reader import MAX_CHARACTERS, ModelFileError
 from ._reader import load as _load_toml
 from ._slvs import load_slvs
 
@@ -59,4 +63,28 @@ def load(path, *, allow_paths=None, max_bytes: int | None = None):
                         f"{max_bytes!r}")
     if suffix == ".slvs":
         return load_slvs(path, max_bytes=max_bytes or _SLVS_BYTES)
+    if suffix == ".sdf":
+        return _load_sdf(path, max_bytes or _SDF_BYTES)
     return _load_toml(path, allow_paths=allow_paths, max_bytes=max_bytes or MAX_CHARACTERS)
+
+
+def _load_sdf(path, limit: int):
+    """The mechanism of an SDF model (no drivers: add them to the joints by name)."""
+    source = repr(str(path))
+    try:
+        data = read_bytes(pathlib.Path(os.fspath(path)), limit)
+    except IsADirectoryError:
+        raise ModelFileError(f"SDF file {source}: is a directory, not a file") from None
+    except OSError as exc:
+        raise ModelFileError(f"SDF file {source}: cannot be read ({exc.strerror or exc})") \
+            from None
+    if len(data) > limit:
+        raise ModelFileError(f"SDF file {source}: more than {limit} bytes (load(path, "
+                             "max_bytes=...) reads longer files)")
+    try:
+        return load_sdf_mechanism(data).mechanism
+    except ValueError as exc:
+        text = str(exc)
+        if text.startswith("SDF:"):
+            text = f"SDF file {source}:" + text[4:]
+        raise ModelFileError(text) from None
