@@ -239,3 +239,19 @@ def test_mutated_sdf_loads_or_is_refused_by_name(text):
             return
         for body in robot.mechanism.bodies:
             assert np.all(np.isfinite(body.position))
+
+
+def test_a_moving_joint_to_the_world_moves_its_child():
+    text = '''<sdf version="1.7"><model name="pendulum">
+      <link name="bob"><pose>0 0 -1 0 0 0</pose></link>
+      <joint name="swing" type="revolute"><parent>world</parent><child>bob</child>
+        <pose>0 0 1 0 0 0</pose><axis><xyz>0 1 0</xyz></axis></joint>
+    </model></sdf>'''
+    assert read_sdf_graph(text).root == "world"
+    robot = load_sdf_mechanism(text, ["swing"])
+    for t in (0.4, np.pi / 2, -2.0):
+        robot.actuated["swing"].value = t
+        robot.mechanism.solve()
+        want = (-math.sin(t), 0.0, -math.cos(t))        # (0, 0, -1) turned about +y
+        assert np.max(np.abs(robot.links["bob"].position - want)) <= 1e-12
+        assert np.max(np.abs(load_sdf(text).forward([t]).translation - want)) <= 1e-12

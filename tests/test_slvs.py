@@ -8,6 +8,7 @@ and kilometres, and far from the origin.
 
 from __future__ import annotations
 
+import math
 import os
 import pathlib
 import re
@@ -278,3 +279,35 @@ def test_mutated_sketches_load_or_are_refused_by_name(text):
             assert str(exc).startswith("SolveSpace sketch '<string>'")
             return
         assert all(np.all(np.isfinite(b.position)) for b in mech.bodies)
+
+
+def test_an_angle_between_two_moving_links_drives_the_pin_between_them():
+    """The angle dimension between the crank and the coupler (not the ground line): the
+    driver's sense of rotation follows the drawing, and the solve keeps the drawn pose."""
+    mech = ms.load(DATA / "fourbar.slvs")
+    mech.solve()
+    crank, coupler = mech.body("r005"), mech.body("r006")
+    drawn = math.degrees(coupler.angle - crank.angle)          # negative: clockwise
+    text = _angle(FOURBAR, abs(drawn), "00050000", "00060000")
+    other = loads_slvs(text)
+    drive = other.joint("c010")
+    assert [b.name for b in drive.joint.bodies] == ["r005", "r006"]
+    assert abs(drive.value - math.radians(drawn)) <= 1e-14
+    other.solve()
+    for name in ("r005", "r006", "r009"):
+        _close(other.body(name).position, mech.body(name).position, 80.0)
+    # the dimension measured the other way round (-dA, other=1) gives the same driver
+    flipped = _angle(FOURBAR, 180.0 - abs(drawn), "00050000", "00060000", other=1)
+    assert abs(loads_slvs(flipped).joint("c010").value - drive.value) <= 1e-13
+
+
+def _angle(text, degrees, a, b, other=0):
+    """``text`` with its angle constraint c010 between the lines ``a`` and ``b``."""
+    block = re.compile(r"Constraint\.h\.v=00000010\n.*?AddConstraint", re.S)
+    new = ("Constraint.h.v=00000010\nConstraint.type=120\nConstraint.group.v=00000002\n"
+           f"Constraint.workplane.v=80020000\nConstraint.valA={degrees!r}\n"
+           f"Constraint.entityA.v={a}\nConstraint.entityB.v={b}\nConstraint.other={other}\n"
+           "AddConstraint")
+    out, n = block.subn(new, text)
+    assert n == 1
+    return out

@@ -21,7 +21,8 @@ What is read, per SDFormat 1.7 to 1.11 (``http://sdformat.org/spec``):
   parent ``world`` makes the child link the root (fixed to the ground); ``<axis><xyz>`` with
   ``expressed_in``; ``<axis><limit><lower>``/``<upper>`` (magnitudes of ``1e15`` and more,
   such as SDFormat's default ``1e16``, mean no limit on that side).
-* The root is the child of a joint to ``world`` if there is one, else the model's
+* The root (fixed: the ground) is the child of a fixed joint to ``world`` if there is one,
+  else the world itself if a moving joint joins a link to it, else the model's
   ``canonical_link`` if it names one, else its first link.
 
 Every input is read or rejected with a :class:`ValueError` whose message starts with
@@ -95,11 +96,13 @@ class SDFGraph(NamedTuple):
     name : str or None
         The model's name.
     root : str
-        The root link (fixed to the ground).
+        The root link (fixed to the ground), or ``"world"`` where a moving joint joins a link
+        to the world.
     links : list of str
         Every link, in file order.
     poses : dict
-        Link name -> its pose in the model frame (4 x 4), as the file places it.
+        Link name (and the root) -> its pose in the model frame (4 x 4), as the file places
+        it.
     joints : list of SDFJoint
         The tree joints, parents before children (each child reached once).
     loops : list of SDFJoint
@@ -297,6 +300,7 @@ def _read(root: ET.Element) -> SDFGraph:
         parent, child = _text(el, "parent", what), _text(el, "child", what)
         for tag, link in (("parent", parent), ("child", child)):
             if link not in links and not (tag == "parent" and link == "world"):
+                # (a child "world" is refused: the world moves nothing)
                 raise _SDFError(f"{what} names {tag} {link!r}, which is not a <link> of the "
                                 "model")
         if parent == child:
@@ -337,7 +341,9 @@ def _read(root: ET.Element) -> SDFGraph:
     if len(to_world) > 1:
         raise _SDFError(f"joints {to_world[:4]} all join a link to the world; one root link "
                         "is read")
-    if to_world:
+    if to_world and joints[to_world[0]][1] != "fixed":
+        base = "world"                   # the world is the ground, the joint moves its child
+    elif to_world:
         base = joints[to_world[0]][3]
     else:
         canonical = model.get("canonical_link")
@@ -349,7 +355,7 @@ def _read(root: ET.Element) -> SDFGraph:
     queue = [base]
     parsed = {}
     for name, (el, kind, parent, child) in joints.items():
-        if parent == "world":
+        if parent == "world" and base != "world":
             continue
         parsed[name] = _joint(name, el, kind, parent, child, poses, pose_of)
     by_parent: dict = {}
@@ -371,7 +377,8 @@ def _read(root: ET.Element) -> SDFGraph:
     for name, j in parsed.items():
         if j.parent not in reached:       # pragma: no cover (every link is reached)
             raise _SDFError(f"joint {name!r}: its parent is not reached")
-    return SDFGraph(model.get("name"), base, links, {k: poses[k] for k in links}, tree, loops)
+    return SDFGraph(model.get("name"), base, links,
+                    {k: poses[k] for k in (*links, base)}, tree, loops)
 
 
 def _joint(name, el, kind, parent, child, poses, pose_of) -> SDFJoint:
