@@ -311,3 +311,40 @@ def _angle(text, degrees, a, b, other=0):
     out, n = block.subn(new, text)
     assert n == 1
     return out
+
+
+def test_a_long_chain_loads_in_time_linear_in_it():
+    """2000 links pinned in a row (each a link: nothing merges; 2000 degrees of freedom, so
+    the default driver is chosen by Gruebler's count, not a rank analysis)."""
+    n = 2000
+    lines = [(4 + i, (float(i), 0.0), (float(i + 1), 0.0)) for i in range(n)]
+    cons = [(20, dict(ptA=f"{4 + i:04x}0002", ptB=f"{5 + i:04x}0001")) for i in range(n - 1)]
+    cons.append((20, dict(ptA=ORIGIN, ptB="00040001")))
+    with time_limit(30.0):
+        mech = loads_slvs(sketch_text(lines, cons))
+    assert len(mech.bodies) == n and mech.joints[-1].name == "crank"
+
+
+def test_a_triangulated_truss_is_one_rigid_link():
+    """A strip of 40 triangles pinned at the origin: every bar merges into one link."""
+    lines, by, r = [], {}, 4
+    for i in range(40):
+        b0, b1, t0, t1 = (float(i), 0.0), (i + 1.0, 0.0), (i + 0.5, 1.0), (i + 1.5, 1.0)
+        for p, q in ((b0, b1), (b0, t0), (t0, b1)) + (((t0, t1),) if i < 39 else ()):
+            lines.append((r, p, q))
+            by.setdefault(p, []).append(f"{r:04x}0001")
+            by.setdefault(q, []).append(f"{r:04x}0002")
+            r += 1
+    cons = [(20, dict(ptA=hs[0], ptB=x)) for hs in by.values() for x in hs[1:]]
+    cons.append((20, dict(ptA=ORIGIN, ptB="00040001")))
+    mech = loads_slvs(sketch_text(lines, cons))
+    assert [b.name for b in mech.bodies] == ["r004"]
+    assert len(mech.body("r004").points) == len(by)
+
+
+def test_too_many_links_at_one_point_are_refused():
+    lines = [(4 + i, (0.0, 0.0), (math.cos(i), math.sin(i))) for i in range(65)]
+    cons = [(20, dict(ptA="00040001", ptB=f"{4 + i:04x}0001")) for i in range(1, 65)]
+    with pytest.raises(ModelFileError, match=r"entity 00040001 \(POINT_IN_2D, type 2001\): 65 "
+                                             r"line segments meet there, more than 64"):
+        loads_slvs(sketch_text(lines, cons))

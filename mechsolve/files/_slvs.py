@@ -30,8 +30,9 @@ them their meaning as a planar linkage. How a sketch maps (see also ``docs/forma
   node drives the revolute there (:class:`~mechsolve.joints.AngleDriver`, named after the
   constraint, ``c005``): this is the dimension one steps in SolveSpace to animate a
   linkage. Its value is the constraint's angle, with the sense of rotation of the drawing.
-  A sketch without one, left with free motion, gets the angle of the first link pinned to
-  the ground as its driver (``crank``), at its drawn value.
+  A sketch without one, left with free motion by Gruebler's count (three coordinates a link,
+  less an equation a constraint), gets the angle of the first link pinned to the ground as
+  its driver (``crank``), at its drawn value.
 * Reference dimensions (``Constraint.reference=1``) and comments constrain nothing and are
   skipped; constraints between points of one rigid link are checked against the drawing
   (the sketch must be solved) and add nothing.
@@ -55,11 +56,13 @@ from ..joints import AngleDriver, Distance, PointOnLine, Revolute
 from ..mechanism import Mechanism
 from ._reader import ModelFileError
 
-__all__ = ["load_slvs", "loads_slvs", "MAX_BARS"]
+__all__ = ["load_slvs", "loads_slvs", "MAX_BARS", "MAX_LINKS_AT_A_POINT"]
 
-#: Most line segments of a sketch read as a mechanism (the merging of rigid links takes time
-#: quadratic in the links meeting at a node).
+#: Most line segments of a sketch read as a mechanism.
 MAX_BARS = 20_000
+#: Most line segments meeting at one point (the merging of rigid links takes time quadratic
+#: in it).
+MAX_LINKS_AT_A_POINT = 64
 
 _WORKPLANE, _LINE, _POINT2, _POINT3, _POINT_COPY = 10000, 11000, 2001, 2000, 2012
 _NORMALS = (3000, 3001, 3010, 3011, 3012)
@@ -77,6 +80,80 @@ def _entity_text(h: int, e) -> str:
 def _constraint_text(h: int, c) -> str:
     t = c.type
     return f"constraint c{h:03x} ({CONSTRAINT_TYPES.get(t, 'unknown type')}, type {t})"
+
+
+class _Clusters:
+    """Rigid links found by merging: a union-find over clusters of nodes (cluster 0 is the
+    ground), each root holding the nodes of its members."""
+
+    def __init__(self, node_sets: list) -> None:
+        self.parent = list(range(len(node_sets)))
+        self._nodes = node_sets
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def nodes(self, i: int) -> set:
+        return self._nodes[self.find(i)]
+
+    def union(self, i: int, j: int) -> bool:
+        i, j = self.find(i), self.find(j)
+        if i == j:
+            return False
+        keep, gone = min(i, j), max(i, j)       # the ground stays the root of its cluster
+        if len(self._nodes[keep]) < len(self._nodes[gone]):
+            self._nodes[keep], self._nodes[gone] = self._nodes[gone], self._nodes[keep]
+        self._nodes[keep] |= self._nodes[gone]
+        self._nodes[gone] = set()
+        self.parent[gone] = keep
+        return True
+
+    def _at(self) -> dict:
+        at = {}
+        for i in range(len(self.parent)):
+            if self.parent[i] == i:
+                for n in self._nodes[i]:
+                    at.setdefault(n, []).append(i)
+        return at
+
+    def merge_pairs(self) -> bool:
+        """Merge links that share two nodes (a pair of pins holds them rigidly together)."""
+        seen, changed = {}, False
+        for n, links in self._at().items():
+            for a in range(len(links)):
+                for b in range(a + 1, len(links)):
+                    i, j = self.find(links[a]), self.find(links[b])
+                    if i == j:
+                        continue
+                    key = (min(i, j), max(i, j))
+                    if seen.setdefault(key, n) != n:
+                        changed |= self.union(i, j)
+        return changed
+
+    def merge_triangles(self) -> bool:
+        """Merge three links that pairwise share three different nodes (a triangle)."""
+        adj: dict = {}
+        for n, links in self._at().items():
+            for a in links:
+                for b in links:
+                    if a != b:
+                        adj.setdefault(a, {})[b] = n
+        changed = False
+        for i in sorted(adj):
+            for j in sorted(adj[i]):
+                if j <= i:
+                    continue
+                common = adj[i].keys() & adj[j].keys()
+                for k in common:
+                    if k <= j:
+                        continue
+                    if len({adj[i][j], adj[j][k], adj[i][k]}) == 3:
+                        changed |= self.union(i, j)
+                        changed |= self.union(j, k)
+        return changed
 
 
 class _Sketch:
@@ -256,105 +333,62 @@ class _Sketch:
                     fixed_bars.append((h, c, None))
             elif t in (121, 122):
                 welds.append((h, c, self.bar(c, h, "entityA.v"), self.bar(c, h, "entityB.v")))
-        # clusters: [nodes, bars]; the ground is cluster 0
-        clusters = [[set(ground), []]] + [[set(ends[b]), [b]] for b in sorted(ends)]
-        of_bar = {b: i + 1 for i, b in enumerate(sorted(ends))}
-        changed = True
-        while changed:
+        bars = sorted(ends)
+        index = {b: i + 1 for i, b in enumerate(bars)}      # cluster 0 is the ground
+        at = {}
+        for b in bars:
+            for n in ends[b]:
+                at.setdefault(n, []).append(b)
+        crowded = [n for n, bs in at.items() if len(bs) > MAX_LINKS_AT_A_POINT]
+        if crowded:
+            p = self.first_point(crowded[0])
+            raise self.fail(f"{_entity_text(p, self.data.entities[p])}: "
+                            f"{len(at[crowded[0]])} line segments meet there, more than "
+                            f"{MAX_LINKS_AT_A_POINT}")
+        merged = _Clusters([set(ground)] + [set(ends[b]) for b in bars])
+        while True:
             changed = False
-            alive = [i for i, cl in enumerate(clusters) if cl is not None]
-
-            def merge(i, j):
-                keep, gone = min(i, j), max(i, j)
-                clusters[keep][0] |= clusters[gone][0]
-                clusters[keep][1] += clusters[gone][1]
-                for b in clusters[gone][1]:
-                    of_bar[b] = keep
-                clusters[gone] = None
-
-            # bars fixed in direction that touch the ground join it
+            # bars fixed in direction that touch the ground join it; welded bars join
             for _h, _c, b in fixed_bars:
-                if b is not None and of_bar[b] != 0 and clusters[of_bar[b]][0] & clusters[0][0]:
-                    merge(0, of_bar[b])
-                    changed = True
+                if b is not None and merged.nodes(index[b]) & merged.nodes(0):
+                    changed |= merged.union(0, index[b])
             for _h, _c, a, b in welds:
-                i, j = of_bar[a], of_bar[b]
-                if i != j and set(ends[a]) & set(ends[b]):
-                    merge(i, j)
-                    changed = True
-            if changed:
-                continue
-            by_node = {}
-            for i in alive:
-                for n in clusters[i][0]:
-                    by_node.setdefault(n, []).append(i)
-            # two links sharing two nodes
-            seen = {}
-            for n, cls in by_node.items():
-                for i in cls:
-                    for j in cls:
-                        if i < j:
-                            if (i, j) in seen and seen[(i, j)] != n:
-                                merge(i, j)
-                                changed = True
-                                break
-                            seen[(i, j)] = n
-                    if changed:
-                        break
-                if changed:
-                    break
-            if changed:
-                continue
-            # three links pairwise sharing three different nodes: a triangle
-            for i in alive:
-                nodes = sorted(clusters[i][0])
-                for a in nodes:
-                    for b in nodes:
-                        if a >= b:
-                            continue
-                        for j in by_node[a]:
-                            if j == i:
-                                continue
-                            for k in by_node[b]:
-                                if k in (i, j):
-                                    continue
-                                common = (clusters[j][0] & clusters[k][0]) - {a, b}
-                                if common:
-                                    merge(i, j)
-                                    merge(min(i, j), k)
-                                    changed = True
-                                    break
-                            if changed:
-                                break
-                        if changed:
-                            break
-                    if changed:
-                        break
-                if changed:
-                    break
+                if set(ends[a]) & set(ends[b]):
+                    changed |= merged.union(index[a], index[b])
+            # links that share two points, then triangles of links
+            changed |= merged.merge_pairs() or merged.merge_triangles()
+            if not changed:
+                break
         for h, c, b in fixed_bars:
-            if b is None or of_bar[b] != 0:
+            if b is None or merged.find(index[b]) != merged.find(0):
                 raise self.fail(f"{_constraint_text(h, c)}: a horizontal or vertical "
                                 "constraint is read on a line segment pinned to the ground "
                                 "(which it then fixes); this one is not")
         for h, c, a, b in welds:
-            if of_bar[a] != of_bar[b]:
+            if merged.find(index[a]) != merged.find(index[b]):
                 raise self.fail(f"{_constraint_text(h, c)}: a parallel or perpendicular "
                                 "constraint is read between line segments that meet at a "
                                 "point (it welds them); these do not")
-        self.clusters = [cl for cl in clusters if cl is not None]
+        roots = sorted({merged.find(i) for i in range(len(bars) + 1)}
+                       | {merged.find(0)}, key=lambda r: (r != merged.find(0), r))
+        number = {r: k for k, r in enumerate(roots)}
+        self.clusters = [[merged.nodes(r), []] for r in roots]
         self.of_bar = {}
-        for i, cl in enumerate(self.clusters):
-            for b in cl[1]:
-                self.of_bar[b] = i
+        for b in bars:
+            k = number[merged.find(index[b])]
+            self.clusters[k][1].append(b)
+            self.of_bar[b] = k
         self.of_node = {}
         for i, cl in enumerate(self.clusters):
-            for n in cl[0]:
+            for n in sorted(cl[0]):
                 self.of_node.setdefault(n, []).append(i)
         for p, n in self.node.items():
             if n not in self.of_node and p not in self.origins:
                 raise self.fail(f"{_entity_text(p, self.data.entities[p])}: on no line "
                                 "segment and not fixed: not mapped to a mechanism")
+
+    def first_point(self, n: int) -> int:
+        return min(p for p, m in self.node.items() if m == n)
 
     # -- the mechanism ---------------------------------------------------------------------
     def build(self, name: str) -> Mechanism:
@@ -528,7 +562,10 @@ class _Sketch:
             return
         for joint in mech.joints:
             if isinstance(joint, Revolute) and mech.ground in joint.bodies:
-                if mech.dof().free < 1:
+                # Gruebler's count: the rank analysis of mech.dof() (and its naming of free
+                # motions) costs far more on a large sketch
+                free = 3 * len(mech.bodies) - sum(j.n_equations for j in mech.joints)
+                if free < 1:
                     return
                 t1 = self.angle0[self.bodies.index(joint.bodies[0])]
                 t2 = self.angle0[self.bodies.index(joint.bodies[1])]
