@@ -3,7 +3,8 @@
 :func:`load` (``ms.load(path)``) builds a mechanism from a file, :func:`save`
 (``ms.save(mech, path)``) writes one; :func:`loads` and :func:`dumps` do the same with text.
 :func:`load` also reads other formats, told apart by the file's suffix: SolveSpace sketches
-(``.slvs``, :mod:`mechsolve.files._slvs`; :func:`loads_slvs` reads their text).
+(``.slvs``, :mod:`mechsolve.files._slvs`; :func:`loads_slvs` reads their text) and SDFormat
+models (``.sdf``, :func:`mechsolve.robots.load_sdf_mechanism`, without drivers).
 
 A model file holds a mechanism's bodies (with their placement: the state), its joints and
 drivers (each a constructor call written out: ``type``, ``name`` and the constructor's

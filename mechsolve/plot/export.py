@@ -21,6 +21,9 @@ curves) are written as polylines.
   ``CIRCLE`` per pin; ``$INSUNITS`` says the length unit; traces on layer ``trace`` as
   ``LWPOLYLINE``.
 
+A slot (a pin in a slot of a link, :class:`~mechsolve.joints.PointOnLine`) is not cut: the
+slotted link's outline reaches the slot's reference point, and the pin's link gets its hole.
+
 ``layout="assembly"`` (the default) draws the links where they are (the mechanism's pose, or
 ``state``); ``layout="parts"`` lays every link out in its own coordinates, side by side along
 x, for cutting.
