@@ -1,8 +1,9 @@
 """Writing SolveSpace sketches in the ``.slvs`` text form, for the tests of the reader.
 
-The files under ``tests/data/slvs/`` were written with :func:`sketch_text` (and are kept as
-text): the blocks SolveSpace 3.x saves for a new file (the ``#references`` group and its
-three workplanes, the sketch group in the XY plane, whose workplane is entity 80020000), a
+The files under ``tests/data/slvs/`` were written with :func:`sketch_text`, the header's
+first three characters as the Latin-1 bytes B1 B2 B3 as SolveSpace writes them
+(:func:`sketch_bytes`): the blocks SolveSpace 3.x saves for a new file (the ``#references``
+group and its three workplanes, the sketch group in the XY plane, whose workplane is entity 80020000), a
 request per line segment (``Request.type=200``) with its entities (the line, ``type=11000``,
 and its two points, ``type=2001``, with their parameters), then the constraints. Handles
 and fields follow SolveSpace's ``src/sketch.h`` and ``src/file.cpp``.
@@ -141,3 +142,9 @@ def transformed(text: str, scale: float = 1.0, shift=(0.0, 0.0), *,
         return f"{key}={_num(value * scale + shift[k])}"
 
     return _LENGTHS.sub(repl, text)
+
+
+def sketch_bytes(text: str) -> bytes:
+    """A sketch's text as SolveSpace writes it: the header's first three characters in
+    Latin-1, the rest in UTF-8."""
+    return text[:3].encode("latin-1") + text[3:].encode("utf-8")

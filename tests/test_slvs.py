@@ -24,8 +24,10 @@ import mechsolve as ms
 from mechsolve.files import ModelFileError, loads_slvs
 
 DATA = pathlib.Path(__file__).parent / "data" / "slvs"
-FOURBAR = (DATA / "fourbar.slvs").read_text(encoding="utf-8")
-SLIDER = (DATA / "slider-crank.slvs").read_text(encoding="utf-8")
+# SolveSpace writes the header's first three characters as Latin-1 bytes, the rest as UTF-8
+# (ASCII here)
+FOURBAR = (DATA / "fourbar.slvs").read_bytes().decode("latin-1")
+SLIDER = (DATA / "slider-crank.slvs").read_bytes().decode("latin-1")
 ANGLES = np.radians(np.arange(0.0, 361.0, 15.0))
 
 
@@ -140,6 +142,19 @@ def test_slider_crank_poses_match_the_closed_form(scale, shift):
     _check_slider(loads_slvs(text), scale, shift)
 
 
+def test_the_header_as_solvespace_writes_it_or_as_utf8(tmp_path):
+    raw = (DATA / "fourbar.slvs").read_bytes()
+    assert raw.startswith(b"\xb1\xb2\xb3SolveSpaceREVa\n")
+    utf8 = tmp_path / "utf8.slvs"
+    utf8.write_bytes("\u00b1\u00b2\u00b3".encode("utf-8") + raw[3:])
+    names = [b.name for b in ms.load(utf8).bodies]
+    assert names == [b.name for b in ms.load(DATA / "fourbar.slvs").bodies]
+    bad = tmp_path / "bad.slvs"
+    bad.write_bytes(raw[:200] + b"\xff" + raw[200:])
+    with pytest.raises(ModelFileError, match=r"not UTF-8 text \(byte 200\)"):
+        ms.load(bad)
+
+
 def test_cli_checks_a_sketch(capsys):
     from mechsolve.cli import main
 
@@ -204,7 +219,7 @@ def test_other_faults_are_named(tmp_path):
     with pytest.raises(ModelFileError, match=r"Entity.actPoint.x .*expected a finite number"):
         loads_slvs(bad)
     big = tmp_path / "big.slvs"
-    big.write_text(FOURBAR, encoding="utf-8")
+    big.write_bytes((DATA / "fourbar.slvs").read_bytes())
     with pytest.raises(ModelFileError, match="more than 100 bytes"):
         ms.load(big, max_bytes=100)
     (tmp_path / "folder.slvs").mkdir()

@@ -51,7 +51,7 @@ import pathlib
 import numpy as np
 
 from ..io._files import read_bytes
-from ..io.slvs import CONSTRAINT_TYPES, ENTITY_TYPES, MAX_CHARACTERS, read_slvs
+from ..io.slvs import CONSTRAINT_TYPES, ENTITY_TYPES, HEADER, MAX_CHARACTERS, read_slvs
 from ..joints import AngleDriver, Distance, PointOnLine, Revolute
 from ..mechanism import Mechanism
 from ._reader import ModelFileError
@@ -614,9 +614,13 @@ def load_slvs(path, *, max_bytes: int = MAX_CHARACTERS) -> Mechanism:
     if len(data) > max_bytes:
         raise ModelFileError(f"SolveSpace sketch {source}: more than {max_bytes} bytes "
                              "(load(path, max_bytes=...) reads longer files)")
+    # SolveSpace writes its header's first three characters as the bytes B1 B2 B3 (Latin-1,
+    # file.cpp's VERSION_STRING) and the rest of the file (names, comments) as UTF-8
+    header = HEADER.encode("latin-1")
+    head = len(header) if data.startswith(header) else 0
     try:
-        text = data.decode("utf-8")
+        text = data[head:].decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ModelFileError(f"SolveSpace sketch {source}: not UTF-8 text (byte "
-                             f"{exc.start})") from None
-    return _mechanism(text, source, p.stem)
+                             f"{head + exc.start})") from None
+    return _mechanism(HEADER + text if head else text, source, p.stem)

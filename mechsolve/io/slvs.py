@@ -1,6 +1,8 @@
 """Reading SolveSpace sketches (``.slvs``) into plain data.
 
-A ``.slvs`` file is text: the header ``\u00b1\u00b2\u00b3SolveSpaceREVa``, then blocks of
+A ``.slvs`` file is text: the header ``\u00b1\u00b2\u00b3SolveSpaceREVa`` (its first three
+characters written by SolveSpace as the bytes B1 B2 B3, Latin-1; the rest of a file is
+UTF-8), then blocks of
 ``Kind.field=value`` lines, each block ended by a line ``AddKind`` (``AddGroup``,
 ``AddParam``, ``AddRequest``, ``AddEntity``, ``AddConstraint``; also ``AddStyle``), and at
 the end optional ``Triangle``/``Surface``/``Curve`` lines of the exported mesh, which carry
