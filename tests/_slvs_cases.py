@@ -3,10 +3,10 @@
 The files under ``tests/data/slvs/`` were written with :func:`sketch_text`, the header's
 first three characters as the Latin-1 bytes B1 B2 B3 as SolveSpace writes them
 (:func:`sketch_bytes`): the blocks SolveSpace 3.x saves for a new file (the ``#references``
-group and its three workplanes, the sketch group in the XY plane, whose workplane is entity 80020000), a
-request per line segment (``Request.type=200``) with its entities (the line, ``type=11000``,
-and its two points, ``type=2001``, with their parameters), then the constraints. Handles
-and fields follow SolveSpace's ``src/sketch.h`` and ``src/file.cpp``.
+group and its three workplanes, the sketch group in the XY plane, whose workplane is entity
+80020000), a request per line segment (``Request.type=200``) with its entities (the line,
+``type=11000``, and its two points, ``type=2001``, with their parameters), then the
+constraints. Handles and fields follow SolveSpace's ``src/sketch.h`` and ``src/file.cpp``.
 """
 
 from __future__ import annotations
