@@ -6,7 +6,12 @@
   ``--plot``;
 * ``mechsolve dof FILE`` -- the degrees-of-freedom report;
 * ``mechsolve check FILE`` -- read and assemble: exit status 0, or 1 with the message;
-* ``mechsolve convert robot.urdf -o robot.toml`` -- a URDF arm as a model file.
+* ``mechsolve convert IN [OUT]`` -- a URDF arm (or a URDF or SDFormat robot with
+  ``--actuated``), an SDFormat model, a SolveSpace sketch, an MJCF model or a model file as a
+  model file (``docs/formats.rst`` says what each keeps and loses);
+* ``mechsolve export FILE --dxf links.dxf --svg links.svg`` -- the links' outlines and pin
+  holes at true scale (:func:`mechsolve.plot.export`), with ``--trace BODY:X,Y`` the path of
+  a point over a sweep (chosen as for ``sweep``).
 
 Values on the command line and in the tables are in the file's units (degrees for the angles
 of a file with ``units.angle = "deg"``). Faults of the file or the command are reported in one
@@ -33,7 +38,7 @@ from ._cli_common import _agg, _progress_bar
 from .files import ModelFileError, NamedSweep, load, save
 from .io._joint_codecs import driver_is_angle
 from .joints import CoordinateDriver
-from .robots import load_urdf
+from .robots import load_sdf_mechanism, load_urdf, load_urdf_mechanism
 from .solver import SolveError
 
 #: Most poses ``mechsolve sweep`` computes unless ``--max-poses`` says more.
@@ -348,10 +353,69 @@ def _check(args) -> int:
     return 0
 
 
+#: What ``mechsolve convert`` reads, by suffix.
+CONVERTS = (".urdf", ".sdf", ".slvs", ".xml", ".toml")
+
+
 def _convert(args) -> int:
     src = pathlib.Path(args.file)
-    if src.suffix.lower() != ".urdf":
-        raise _UserError(f"{args.file}: convert reads a URDF file (.urdf)")
+    suffix = src.suffix.lower()
+    if suffix not in CONVERTS:
+        raise _UserError(f"{args.file}: convert reads a URDF file (.urdf), an SDFormat model "
+                         "(.sdf), a SolveSpace sketch (.slvs), an MJCF model (.xml) or a model "
+                         "file (.toml)")
+    if args.output and args.out:
+        raise _UserError("give the output file once: OUT or -o OUT")
+    out = pathlib.Path(args.output or args.out or src.with_suffix(".toml").name)
+    if out.suffix.lower() != ".toml":
+        raise _UserError(f"{out}: convert writes model files (.toml); for drawings of the "
+                         "links use mechsolve export")
+    if args.actuated and suffix not in (".sdf", ".urdf"):
+        raise _UserError("--actuated names joints of an SDF or URDF model")
+    if suffix == ".urdf" and not args.actuated:
+        return _convert_arm(args, src, out)
+    if suffix in (".urdf", ".sdf"):
+        try:
+            if suffix == ".sdf":
+                robot = load_sdf_mechanism(src, args.actuated or ())
+            else:
+                robot = load_urdf_mechanism(src, args.actuated)
+        except (OSError, ValueError) as exc:
+            raise _UserError(f"{args.file}: {getattr(exc, 'strerror', None) or exc}") \
+                from None
+        mech = robot.mechanism
+        if not args.actuated and not robot.loop_joints:
+            # a tree: a driver per moving joint, as for a URDF arm
+            for j in robot.joints.values():
+                if hasattr(j, "value"):
+                    mech.add(CoordinateDriver(j, j.value, name=f"{j.name}_drive"))
+        mech.units = {"length": "m", "angle": "deg"}
+        what = f"{len(mech.bodies)}-link model {robot.name!r}"
+    elif suffix == ".xml":
+        try:
+            from .robots import load_mjcf  # MuJoCo (the mjcf extra), when it is asked for
+
+            mech = load_mjcf(src).mechanism
+        except ImportError as exc:
+            raise _UserError(f"{args.file}: reading MJCF needs MuJoCo ({exc})") from None
+        except (OSError, ValueError) as exc:
+            raise _UserError(f"{args.file}: {exc}") from None
+        mech.units = {"length": "m", "angle": "deg"}
+        what = f"{len(mech.bodies)}-body MJCF model"
+    else:
+        mech = _load(args.file, args)
+        what = f"{len(mech.bodies)}-body mechanism"
+    try:
+        save(mech, out)
+    except OSError as exc:
+        return _fail(f"{out}: {exc.strerror or exc}")
+    except ValueError as exc:
+        return _fail(f"{args.file}: cannot be written as a model file: {exc}")
+    print(f"wrote {what} to {out.resolve()}")
+    return 0
+
+
+def _convert_arm(args, src, out) -> int:
     try:
         arm = load_urdf(src, tip=args.tip)
     except ValueError as exc:
@@ -367,7 +431,6 @@ def _convert(args) -> int:
     lo = -np.pi if lo is None else max(lo, -np.pi)
     hi = np.pi if hi is None else min(hi, np.pi)
     mech.sweeps["first-joint"] = NamedSweep(first, np.linspace(lo, hi, 73))
-    out = pathlib.Path(args.output or src.with_suffix(".toml").name)
     try:
         save(mech, out)
     except OSError as exc:
@@ -376,16 +439,62 @@ def _convert(args) -> int:
     return 0
 
 
+def _export(args) -> int:
+    if not (args.dxf or args.svg):
+        raise _UserError("export: say what to write with --dxf PATH and/or --svg PATH")
+    mech = _load(args.file, args)
+    if mech.dim != 2:
+        raise _UserError(f"{args.file}: export draws planar mechanisms; this one is spatial")
+    try:
+        mech.solve()
+    except SolveError as exc:
+        return _fail(f"{args.file}: {exc}")
+    motion, trace = None, []
+    if args.trace:
+        for text in args.trace:
+            body_name, _, xy = text.partition(":")
+            try:
+                point = tuple(float(v) for v in xy.split(","))
+                if len(point) != 2 or not all(np.isfinite(point)):
+                    raise ValueError
+            except ValueError:
+                raise _UserError(f"--trace {text!r}: expected BODY:X,Y (a point in the body's "
+                                 "coordinates, e.g. coupler:0,1)") from None
+            try:
+                trace.append((mech.body(body_name), point))
+            except (KeyError, ValueError):
+                names = ", ".join(b.name for b in mech.bodies)
+                raise _UserError(f"--trace {text!r}: no body named {body_name!r} (bodies: "
+                                 f"{names})") from None
+        driver, values, _ = _sweep_of(mech, args)
+        try:
+            motion = mech.sweep(driver, values)
+        except SolveError as exc:
+            return _fail(f"{args.file}: {exc}")
+    status = 0
+    for path in (args.dxf, args.svg):
+        if not path:
+            continue
+        try:
+            written = plot.export(mech, path, motion=motion, trace=trace, width=args.width,
+                                  hole=args.hole, layout=args.layout)
+        except (OSError, ImportError, ValueError) as exc:
+            status = _fail(f"{path}: {exc}")
+            continue
+        print(f"wrote {len(mech.bodies)} links to {written.resolve()}")
+    return status
+
+
 def add_commands(sub) -> None:
     """Register the file commands on the ``mechsolve`` parser's subparsers."""
     def command(name, func, help_text):
         p = sub.add_parser(name, help=help_text, description=help_text)
-        p.add_argument("file", help="model file (.toml)" if name != "convert" else
-                       "URDF file (.urdf)")
-        if name != "convert":
-            p.add_argument("--allow-path", action="append", metavar="DIR",
-                           help="a folder outside the model file's own that files it names "
-                                "(a robot's urdf) may be read from; repeatable")
+        p.add_argument("file", help="model file (.toml), SolveSpace sketch (.slvs) or "
+                       "SDFormat model (.sdf)" if name != "convert" else
+                       "the file to convert: .urdf, .sdf, .slvs, .xml (MJCF) or .toml")
+        p.add_argument("--allow-path", action="append", metavar="DIR",
+                       help="a folder outside the model file's own that files it names "
+                            "(a robot's urdf) may be read from; repeatable")
         p.set_defaults(func=_guarded(func))
         return p
 
@@ -412,12 +521,34 @@ def add_commands(sub) -> None:
     command("dof", _dof, "print the degrees-of-freedom report of a model file")
     command("check", _check, "read and assemble a model file: exit status 0 if it assembles, "
                              "1 with the reason if not")
-    p = command("convert", _convert, "write a URDF arm as a model file (one body per link, a "
-                                     "driver per joint)")
-    p.add_argument("-o", "--output", metavar="PATH", help="model file to write (default: the "
-                                                          "URDF's name with .toml)")
-    p.add_argument("--tip", metavar="LINK", help="the chain's last link (default: the only "
+    p = command("convert", _convert, "write a URDF or SDFormat robot, a SolveSpace sketch, an "
+                                     "MJCF model or a model file as a model file (TOML)")
+    p.add_argument("out", nargs="?", metavar="OUT", help="model file to write (default: the "
+                                                         "input's name with .toml)")
+    p.add_argument("-o", "--output", metavar="PATH", help="the same as OUT")
+    p.add_argument("--tip", metavar="LINK", help="a URDF arm's last link (default: the only "
                                                  "leaf)")
+    p.add_argument("--actuated", action="append", metavar="JOINT",
+                   help="a joint of an SDF or URDF model that gets a driver (repeatable; "
+                        "without it a tree gets a driver per moving joint, a model with loops "
+                        "none, and a URDF is read as a serial arm)")
+    p = command("export", _export, "write the links of a planar model (outlines and pin "
+                                   "holes, at true scale) as DXF and/or SVG drawings")
+    p.add_argument("--dxf", metavar="PATH", help="the DXF file to write (needs ezdxf)")
+    p.add_argument("--svg", metavar="PATH", help="the SVG file to write")
+    p.add_argument("--layout", choices=("assembly", "parts"), default="assembly",
+                   help="the links where they are assembled (default), or each laid out on "
+                        "its own for cutting")
+    p.add_argument("--width", type=float, metavar="W", help="width of the links, in the "
+                                                            "model's length unit")
+    p.add_argument("--hole", type=float, metavar="D", help="diameter of the pin holes")
+    p.add_argument("--trace", action="append", metavar="BODY:X,Y",
+                   help="also write the path of this point of BODY over a sweep; repeatable")
+    p.add_argument("--sweep", metavar="NAME", help="the sweep of --trace (default: the first)")
+    p.add_argument("--driver", metavar="NAME", help="the driver to move for --trace")
+    p.add_argument("--values", metavar="START:STOP:STEP", help="its values for --trace")
+    p.add_argument("--max-poses", type=_positive, default=MAX_POSES, metavar="N",
+                   help=f"refuse sweeps of more than N poses (default {MAX_POSES})")
 
 
 def _positive(text: str) -> int:

@@ -185,6 +185,29 @@ def test_a_named_pipe_without_a_writer_does_not_block(tmp_path):
         ms.load(fifo)                                   # read as empty: no format version
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+@pytest.mark.parametrize("suffix, message", [
+    (".slvs", r"SolveSpace sketch '.*endless.slvs': more than 16777216 bytes"),
+    (".sdf", r"SDF file '.*endless.sdf': more than 67108864 bytes")])
+def test_dev_zero_as_a_sketch_or_sdf_is_refused_quickly(tmp_path, suffix, message):
+    endless = tmp_path / f"endless{suffix}"
+    endless.symlink_to("/dev/zero")
+    with deadline(5.0), pytest.raises(ModelFileError, match=message):
+        ms.load(endless)
+    with deadline(5.0), pytest.raises(ModelFileError, match="more than 1000 bytes"):
+        ms.load(endless, max_bytes=1000)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize("suffix, message", [(".slvs", "expected the header"),
+                                             (".sdf", "not well-formed XML")])
+def test_a_named_pipe_as_a_sketch_or_sdf_does_not_block(tmp_path, suffix, message):
+    fifo = tmp_path / f"model{suffix}"
+    os.mkfifo(fifo)
+    with deadline(5.0), pytest.raises(ModelFileError, match=message):
+        ms.load(fifo)                                   # read as empty
+
+
 def test_sweep_values_of_a_file_are_bounded():
     text = (EXAMPLES / "fourbar.toml").read_text()
     text += ('\n[[sweeps]]\nname = "a"\ndriver = "motor"\nvalues = { start = 0.0, stop = 1.0, '

@@ -65,7 +65,8 @@ def test_check_fails_with_the_reason(tmp_path, capsys):
     (["sweep", FOURBAR, "--values", "0:10:-1"], "expected START:STOP:STEP"),
     (["sweep", FOURBAR, "--driver", "nope", "--values", "0:10:1"], "no driver named 'nope'"),
     (["sweep", FOURBAR, "--sweep", "nope"], "no sweep named 'nope' (sweeps: demo)"),
-    (["convert", FOURBAR], "convert reads a URDF file"),
+    (["convert", "robot.stl"], "convert reads a URDF file (.urdf), an SDFormat model"),
+    (["convert", FOURBAR, "out.svg"], "convert writes model files (.toml)"),
 ])
 def test_errors_speak_to_command_line_users(argv, message, capsys):
     assert main(argv) == 1

@@ -2,6 +2,9 @@
 
 :func:`load` (``ms.load(path)``) builds a mechanism from a file, :func:`save`
 (``ms.save(mech, path)``) writes one; :func:`loads` and :func:`dumps` do the same with text.
+:func:`load` also reads other formats, told apart by the file's suffix: SolveSpace sketches
+(``.slvs``, :mod:`mechsolve.files._slvs`; :func:`loads_slvs` reads their text) and SDFormat
+models (``.sdf``, :func:`mechsolve.robots.load_sdf_mechanism`, without drivers).
 
 A model file holds a mechanism's bodies (with their placement: the state), its joints and
 drivers (each a constructor call written out: ``type``, ``name`` and the constructor's
@@ -76,15 +79,16 @@ file's folder and below, symbolic links resolved, unless ``allow_paths`` names a
 (:func:`load`). Saving refuses what loading would refuse, so a saved file always loads.
 """
 
+from ._formats import load
 from ._reader import (
     MAX_CHARACTERS,
     MAX_FILE_EQUATIONS,
     MAX_FILE_TOKENS,
     SCHEMA_PATH,
     ModelFileError,
-    load,
     loads,
 )
+from ._slvs import loads_slvs
 from ._writer import (
     FORMAT_VERSION,
     MAX_MAGNITUDE,
@@ -98,6 +102,7 @@ from ._writer import (
 # documented (and pickled) under its public name, as ms.ModelFileError's home
 ModelFileError.__module__ = __name__
 
-__all__ = ["load", "loads", "save", "dumps", "ModelFileError", "NamedSweep", "RobotEntry",
+__all__ = ["load", "loads", "loads_slvs", "save", "dumps", "ModelFileError", "NamedSweep",
+           "RobotEntry",
            "FORMAT_VERSION", "SCHEMA_PATH", "MAX_CHARACTERS", "MAX_MAGNITUDE",
            "MAX_SWEEP_VALUES", "MAX_FILE_EQUATIONS", "MAX_FILE_TOKENS"]

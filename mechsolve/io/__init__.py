@@ -4,6 +4,10 @@ mechanisms.
 * :mod:`mechsolve.io.urdf` -- :func:`~mechsolve.io.urdf.read_urdf_chain`, the joint chain of a
   serial arm in a URDF file or text, and :func:`~mechsolve.io.urdf.read_urdf_graph`, the tree
   and the ``<loop_joint>`` elements (a mechsolve extension) of a robot with loops;
+* :mod:`mechsolve.io.sdf` -- :func:`~mechsolve.io.sdf.read_sdf_graph`, the links, tree
+  joints and loop-closing joints of an SDFormat model;
+* :mod:`mechsolve.io.slvs` -- :func:`~mechsolve.io.slvs.read_slvs`, the records of a
+  SolveSpace sketch (``.slvs``) by handle;
 * :mod:`mechsolve.io._mjcf_scan` -- the files an MJCF model names, and its numbers, checked
   before MuJoCo's compiler sees it;
 * :mod:`mechsolve.io._expressions` -- the expressions of a model file (symbolic joint types,
@@ -14,7 +18,8 @@ mechanisms.
   constructor's arguments by kind), the one module here that imports the joints.
 
 What builds on them: :mod:`mechsolve.robots` (serial arms from URDF chains, robots with loops
-from URDF graphs, MJCF models through MuJoCo) and :mod:`mechsolve.files` (model files). Apart
+from URDF graphs and SDF models, MJCF models through MuJoCo) and :mod:`mechsolve.files` (model
+files, and SolveSpace sketches as mechanisms). Apart
 from :mod:`._joint_codecs`, nothing here imports the rest of mechsolve.
 """
 

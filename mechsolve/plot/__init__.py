@@ -41,7 +41,9 @@ The package, one job a module (a module imports only those above it in this list
 * ``drawing``: :func:`draw`, :func:`get_drawing`; ``animation``: :func:`animate`,
   ``MechanismAnimation`` and its saving, :func:`animate_free_motions`; ``motion``:
   :func:`plot_motion`; ``interaction``: :func:`interact` and :class:`Interactive`;
-  ``tolerance``: :func:`tolerance_band` (an output path with its tolerance band).
+  ``tolerance``: :func:`tolerance_band` (an output path with its tolerance band);
+  ``export``: :func:`export`, the links' outlines and pin holes as DXF or SVG drawings at
+  true scale, for cutting.
 
 Examples
 --------
@@ -64,6 +66,7 @@ from ._base import TRACE_COLORS as TRACE_COLORS
 from ._base import TRIAD_COLORS as TRIAD_COLORS
 from .animation import _animation_class, animate, animate_free_motions
 from .drawing import draw, get_drawing
+from .export import export
 from .interaction import Interactive, interact
 from .motion import plot_measure, plot_motion
 from .planar import Drawing
@@ -72,7 +75,7 @@ from .tolerance import tolerance_band
 
 __all__ = ["draw", "animate", "animate_free_motions", "plot_motion", "plot_measure", "set_shape",
            "get_shape", "circle", "get_drawing", "Drawing", "Shape", "interact", "Interactive",
-           "tolerance_band"]
+           "tolerance_band", "export"]
 
 
 def __getattr__(name):

@@ -28,7 +28,9 @@ An arm comes from a DH table (:func:`dh_arm`, :func:`ur5`) or a URDF file
 Robots whose links form loops (URDF with mechsolve's ``<loop_joint>`` element) are read into a
 mechanism by :func:`load_urdf_mechanism`, and written back by :func:`urdf_joint_values` (in
 :mod:`mechsolve.robots.urdf_loops`); MJCF models by :func:`load_mjcf`, through MuJoCo's
-compiler, and written back by :meth:`MJCFModel.qpos` (in :mod:`mechsolve.robots.mjcf`).
+compiler, and written back by :meth:`MJCFModel.qpos` (in :mod:`mechsolve.robots.mjcf`);
+SDFormat models, whose joints may close loops, by :func:`load_sdf_mechanism` and serial arms
+from them by :func:`load_sdf` (in :mod:`mechsolve.robots.sdf`).
 
 The rooms: :mod:`._ik` (the inverse-kinematics kernels), :mod:`._serial` (:class:`SerialArm`
 and its builders), :mod:`._trajectory` (joint-space trajectories), :mod:`._drawing` (an arm
@@ -49,8 +51,10 @@ mechanisms); the parsers they read with are in :mod:`mechsolve.io`.
 from ._serial import UR5_DH, ArmJoint, ArmModel, IKResult, SerialArm, dh_arm, load_urdf, ur5
 from ._trajectory import JointTrajectory, quintic, trapezoidal
 from .mjcf import MJCFModel, load_mjcf
+from .sdf import load_sdf, load_sdf_mechanism
 from .urdf_loops import URDFModel, load_urdf_mechanism, urdf_joint_values
 
 __all__ = ["ArmJoint", "SerialArm", "ArmModel", "IKResult", "dh_arm", "ur5", "load_urdf",
+           "load_sdf", "load_sdf_mechanism",
            "load_urdf_mechanism", "urdf_joint_values", "URDFModel", "load_mjcf", "MJCFModel",
            "UR5_DH", "JointTrajectory", "quintic", "trapezoidal"]

@@ -1,0 +1,238 @@
+"""SDFormat models as mechanisms and serial arms (read by :func:`mechsolve.io.sdf.read_sdf_graph`).
+
+* :func:`load_sdf_mechanism` -- every link a body at its SDF pose (the root link fixed: the
+  ground), every tree joint a link joint carrying its joint value
+  (:class:`~mechsolve.joints.RevoluteLink`, :class:`~mechsolve.joints.PrismaticLink`, with
+  the SDF limits) or a :class:`~mechsolve.joints.Spherical` / :class:`~mechsolve.joints.Fixed`,
+  every loop joint (a joint whose child was already reached) a spatial
+  :class:`~mechsolve.joints.Revolute`, :class:`~mechsolve.joints.Prismatic`,
+  :class:`~mechsolve.joints.Spherical` or :class:`~mechsolve.joints.Fixed` between the two
+  links' joint frames; the joints named ``actuated`` get drivers. The result is a
+  :class:`~mechsolve.robots.URDFModel`, as for URDF robots with loops.
+  ``ms.load("model.sdf")`` is its mechanism.
+* :func:`load_sdf` -- a serial arm (:class:`~mechsolve.robots.SerialArm`) from the chain of
+  joints from the root link to a tip link, as :func:`~mechsolve.robots.load_urdf` reads one
+  from URDF: each joint's frame is the next link frame of the arm's convention, fixed joints
+  folded into the next origin or the tool.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import joints as _joints
+from ..io.sdf import read_sdf_graph
+from ..mechanism import Mechanism
+from ..spatial import Frame, Orientation
+from ..spatial._quat import quat_from_matrix
+from ._serial import ArmJoint, SerialArm
+from .urdf_loops import URDFModel
+
+__all__ = ["load_sdf_mechanism", "load_sdf"]
+
+
+def _frame(M: np.ndarray) -> Frame:
+    return Frame(M[:3, 3], Orientation(quat_from_matrix(M[:3, :3]), normalize=True))
+
+
+def _inv(M: np.ndarray) -> np.ndarray:
+    out = np.eye(4)
+    out[:3, :3] = M[:3, :3].T
+    out[:3, 3] = -M[:3, :3].T @ M[:3, 3]
+    return out
+
+
+def _motion(kind: str, axis: np.ndarray, value: float) -> np.ndarray:
+    T = np.eye(4)
+    if kind in ("revolute", "continuous"):
+        T[:3, :3] = Orientation.from_angle_axis(value, axis).as_matrix()
+    elif kind == "prismatic":
+        T[:3, 3] = value * axis
+    return T
+
+
+def _limits(j):
+    if j.kind == "continuous" or j.limits is None:
+        return None
+    lo, hi = j.limits
+    if lo is not None and hi is not None and not lo < hi:
+        return None
+    return j.limits
+
+
+def load_sdf_mechanism(source, actuated=(), *, values=None, name=None) -> URDFModel:
+    """A mechanism from an SDF file path or XML text (see :mod:`mechsolve.robots.sdf`).
+
+    The links are placed by the tree's forward kinematics from the SDF poses at the joint
+    ``values`` (default 0: the poses of the file); the loops are closed by the first
+    ``mech.solve()``.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or bytes
+    actuated : sequence of str
+        Names of the joints that get drivers (a :class:`~mechsolve.joints.CoordinateDriver`
+        on a moving tree joint, an :class:`~mechsolve.joints.AngleDriver` or
+        :class:`~mechsolve.joints.SlideDriver` on a revolute / prismatic loop joint).
+    values : dict, optional
+        ``{tree joint name: value}`` for the sketch (radians, metres).
+    name : str, optional
+        The mechanism's name (default the model's).
+
+    Returns
+    -------
+    URDFModel
+
+    Raises
+    ------
+    ValueError
+        From the reader (``SDF: ...`` naming the element), or for an ``actuated`` or
+        ``values`` name that is no moving joint.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mechsolve.robots import load_sdf_mechanism
+    >>> robot = load_sdf_mechanism('''<sdf version="1.7"><model name="pendulum">
+    ...   <link name="base"/><link name="bob"><pose>1 0 0 0 0 0</pose></link>
+    ...   <joint name="swing" type="revolute"><parent>base</parent><child>bob</child>
+    ...     <pose>-1 0 0 0 0 0</pose><axis><xyz>0 0 1</xyz></axis></joint>
+    ... </model></sdf>''', ["swing"])
+    >>> robot.actuated["swing"].value = np.pi / 2
+    >>> _ = robot.mechanism.solve()
+    >>> robot.links["bob"].position.round(12) + 0.0
+    array([0., 1., 0.])
+    """
+    graph = read_sdf_graph(source)
+    where = f"SDF model {graph.name!r}"
+    moving = {j.name: j for j in graph.joints if j.kind in ("revolute", "continuous",
+                                                             "prismatic")}
+    loop_moving = {j.name: j for j in graph.loops if j.kind in ("revolute", "continuous",
+                                                                 "prismatic")}
+    values = {} if values is None else dict(values)
+    for k in values:
+        if k not in moving:
+            raise ValueError(f"{where}: values names {k!r}, which is no moving tree joint "
+                             f"(moving joints: {sorted(moving)})")
+    if isinstance(actuated, str):
+        actuated = [actuated]
+    for k in actuated:
+        if k not in moving and k not in loop_moving:
+            raise ValueError(f"{where}: actuated names {k!r}, which is no moving joint "
+                             f"(moving joints: {sorted(moving) + sorted(loop_moving)})")
+    mech = Mechanism(dim=3, name=name or graph.name)
+    mech.units = {"length": "m", "angle": "rad"}
+    root = graph.root
+    poses = {root: graph.poses[root]}
+    links = {root: mech.ground}
+    # frames on the ground are in the model frame; on a body, in its link frame
+    on = {root: graph.poses[root]}
+
+    def place(link, M):
+        return on.get(link, np.eye(4)) @ M
+
+    tree = {}
+    for j in graph.joints:
+        s = float(values.get(j.name, 0.0))
+        poses[j.child] = poses[j.parent] @ j.frame_parent @ _motion(j.kind, j.axis, s) \
+            @ _inv(j.frame_child)
+        pose = _frame(poses[j.child])
+        links[j.child] = mech.add_body(j.child, position=pose.translation,
+                                       orientation=pose.orientation)
+        b1, b2 = links[j.parent], links[j.child]
+        F1, F2 = _frame(place(j.parent, j.frame_parent)), _frame(j.frame_child)
+        if j.kind == "fixed":
+            tree[j.name] = mech.add(_joints.Fixed(b1, b2, F1, F2, name=j.name))
+        elif j.kind == "ball":
+            tree[j.name] = mech.add(_joints.Spherical(b1, b2, F1, F2, name=j.name))
+        else:
+            cls = _joints.PrismaticLink if j.kind == "prismatic" else _joints.RevoluteLink
+            tree[j.name] = mech.add(cls(b1, b2, F1, F2, axis=j.axis, s0=s, limits=_limits(j),
+                                        name=j.name))
+    loops = {}
+    for j in graph.loops:
+        b1, b2 = links[j.parent], links[j.child]
+        F1, F2 = place(j.parent, j.frame_parent), j.frame_child.copy()
+        if j.kind in ("revolute", "continuous", "prismatic"):
+            turn = np.asarray(Orientation.identity().align_z(j.axis).as_matrix())
+            F1, F2 = F1.copy(), F2.copy()
+            F1[:3, :3] = F1[:3, :3] @ turn
+            F2[:3, :3] = F2[:3, :3] @ turn
+            cls = _joints.Prismatic if j.kind == "prismatic" else _joints.Revolute
+        else:
+            cls = _joints.Spherical if j.kind == "ball" else _joints.Fixed
+        loops[j.name] = mech.add(cls(b1, b2, _frame(F1), _frame(F2), name=j.name))
+    drivers = {}
+    for k in actuated:
+        if k in tree:
+            drivers[k] = mech.add(_joints.CoordinateDriver(tree[k], tree[k].value,
+                                                           name=f"{k}_drive"))
+        else:
+            cls = _joints.SlideDriver if loop_moving[k].kind == "prismatic" else \
+                _joints.AngleDriver
+            drivers[k] = mech.add(cls(loops[k], 0.0, name=f"{k}_drive"))
+    return URDFModel(mech, graph.name, links, tree, loops, drivers)
+
+
+def load_sdf(source, *, tip: str | None = None, name: str | None = None) -> SerialArm:
+    """A serial arm from an SDF file path or XML text: the chain of joints from the root link
+    to ``tip`` (default: the only link that is no joint's parent).
+
+    Revolute, continuous and prismatic joints move; fixed joints are folded into the next
+    origin (or the tool); the tool is the tip link's frame. Poses are in the root link's
+    frame (the arm's base), as :func:`~mechsolve.robots.load_urdf` reads them. A model with
+    loops or ball joints on the chain is refused (use :func:`load_sdf_mechanism`).
+
+    Examples
+    --------
+    >>> from mechsolve.robots import load_sdf
+    >>> arm = load_sdf('''<sdf version="1.7"><model name="pendulum">
+    ...   <link name="base"/><link name="bob"><pose>0 0 -1 0 0 0</pose></link>
+    ...   <joint name="swing" type="revolute"><parent>base</parent><child>bob</child>
+    ...     <pose>0 0 1 0 0 0</pose><axis><xyz>0 1 0</xyz></axis></joint>
+    ... </model></sdf>''')
+    >>> arm, arm.forward([0.0]).translation.round(12) + 0.0
+    (SerialArm('pendulum', R), array([ 0.,  0., -1.]))
+    """
+    if tip is not None and not isinstance(tip, str):
+        raise TypeError(f"SDF: tip must be a link name (str) or None, got "
+                        f"{type(tip).__name__} {tip!r}")
+    graph = read_sdf_graph(source)
+    where = f"SDF model {graph.name!r}"
+    if graph.loops:
+        raise ValueError(f"{where}: joint {graph.loops[0].name!r} closes a loop; a serial arm "
+                         "is a chain (load_sdf_mechanism reads models with loops)")
+    by_child = {j.child: j for j in graph.joints}
+    parents = {j.parent for j in graph.joints}
+    if tip is None:
+        leaves = [ln for ln in graph.links if ln not in parents]
+        if len(leaves) != 1:
+            raise ValueError(f"{where}: the model branches (leaf links {leaves[:5]}); pass "
+                             "tip= to choose the link the chain ends at")
+        tip = leaves[0]
+    if tip not in graph.links:
+        raise ValueError(f"{where}: tip: no <link> named {tip!r}")
+    chain = []
+    link = tip
+    while link in by_child:
+        chain.append(by_child[link])
+        link = by_child[link].parent
+    chain.reverse()
+    arm_joints = []
+    prev = graph.poses[graph.root]          # the previous frame, in the model frame
+    for j in chain:
+        if j.kind == "ball":
+            raise ValueError(f"{where}: joint {j.name!r} is a ball joint; a serial arm has "
+                             "revolute and prismatic joints (load_sdf_mechanism reads it)")
+        if j.kind == "fixed":
+            continue
+        J = graph.poses[j.parent] @ j.frame_parent      # the joint frame at zero
+        kind = "prismatic" if j.kind == "prismatic" else "revolute"
+        limits = None if j.kind == "continuous" else j.limits
+        arm_joints.append(ArmJoint(j.name, kind, _frame(_inv(prev) @ J), j.axis, limits))
+        prev = J
+    if not arm_joints:
+        raise ValueError(f"{where}: no moving joint from the root link {graph.root!r} to the "
+                         f"tip link {tip!r}")
+    tool = _inv(prev) @ graph.poses[tip]
+    return SerialArm(arm_joints, tool=_frame(tool), name=name or graph.name)
