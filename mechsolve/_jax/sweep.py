@@ -1,0 +1,320 @@
+"""``ms.design.sweep(..., backend="jax")``: a family of designs over a driver's values on a GPU.
+
+The algorithm of NumPy's :func:`mechsolve.design.sweep` for each design, traced once per
+mechanism structure (``jit``), ``vmap`` over designs and ``lax.scan`` over the values:
+
+* the first pose: full Newton steps from the nominal pose, each within a quarter of the one
+  before (:data:`~mechsolve.design.sweep.START_CONTRACTION`);
+* every next value: the predictor (the tangent step at the first, then cubic Hermite from the
+  last two poses and their tangents ``dq/dv``) and Newton corrections until one is below
+  :data:`~mechsolve.design.sweep.STEP_DONE` in the model's units (columns scaled by the
+  model's length scale), at most ``max_iterations``; the step is accepted as NumPy's is: the
+  residual of every equation within ``tol`` in its unit (the Newton core's round-off stop,
+  ``newton.residual_tolerance``, has its meaning in the 1e-7 correction stop: the pose after
+  it is exact to about its square), the correction within a quarter of the predicted motion,
+  the sign of ``det J`` the one the design started with, the tangent turned by less than 60
+  degrees;
+* ``J`` factorized per item by Gaussian elimination with partial pivoting written out
+  (:func:`~mechsolve._jax.system.solve_with_sign`): corrections, tangents and the sign of
+  ``det J`` from one elimination.
+
+A design whose first pose needs the damped Newton core, or whose step to some value is
+refused (where NumPy's path retries with shorter steps, and decides between "limit position"
+and "branch change"), is not decided on the device: it is handed to NumPy's path
+(:func:`mechsolve.design.sweep` with ``backend="numpy"``) for those designs alone, which
+gives its poses and, if it drops out, its reason, exactly as without ``backend="jax"``. The
+result's ``handed_over`` lists them. The designs of a well-posed family (crank-rockers kept
+on their branch) all stay on the device.
+
+``dtype="float64"`` (default) runs in double precision whatever JAX's default (inside
+``jax.enable_x64(True)``, scoped to the call); ``dtype="float32"`` in single precision, with
+the correction stop at ``sqrt(eps)`` and the residual tolerance raised to ``64 eps`` (about
+7.6e-6) of the model's size: poses to about 1e-6 of the model's size.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .._validation import as_count, as_float, as_values, as_vector
+from ..analysis.batch import per_item_entries
+from ..body import Body
+from . import import_jax
+from .system import TracedSystem, solve_with_sign
+
+__all__ = ["design_sweep"]
+
+#: Designs per device call (the last call padded to it): the memory of a call is about 3 kB a
+#: design for a four-bar over 36 values.
+CHUNK = 1 << 20
+
+_COMPILED: dict = {}
+
+
+def design_sweep(mech, designs, driver, values, *, chunk=None, tol=1e-10, max_iterations=8,
+                 outputs=None, progress=None, dtype=None, client=None):
+    """The JAX backend of :func:`mechsolve.design.sweep` (same arguments, same result, with
+    ``dtype`` ``"float64"`` or ``"float32"``)."""
+    import importlib
+
+    numpy_sweep_module = importlib.import_module("mechsolve.design.sweep")
+
+    if client is not None:
+        raise ValueError('backend="jax" runs on this process\'s devices; client= is for '
+                         'backend="numpy"')
+    dtype = "float64" if dtype is None else dtype
+    if dtype not in ("float64", "float32"):
+        raise ValueError(f'dtype must be "float64" or "float32", got {dtype!r}')
+    driver = mech._own_driver(driver)
+    values = as_values(values)
+    tol = as_float(tol, "tol", positive=True)
+    max_iterations = as_count(max_iterations, "max_iterations")
+    chunk = CHUNK if chunk is None else as_count(chunk, "chunk")
+    if progress is not None and not callable(progress):
+        raise TypeError("progress must be a callable progress(done, total) or None")
+    sys = mech.system()
+    if not sys.dense or sys.m != sys.n:
+        raise ValueError("design sweeps need a square system with a dense Jacobian (a driven "
+                         f"mechanism with up to 120 unknowns); this one has {sys.m} equations "
+                         f"in {sys.n} unknowns")
+    traced = TracedSystem(sys)
+    if not isinstance(designs, dict) or not designs:
+        raise TypeError("designs must be a non-empty dict {parameter name or joint: array "
+                        "(D, ...)}")
+    entries = per_item_entries(mech, None, designs, "designs")
+    sizes = {label: len(a) for label, _, _, a in entries}
+    if len(set(sizes.values())) != 1:
+        raise ValueError("designs disagree on their number: " + ", ".join(
+            f"{k} has {v}" for k, v in sizes.items()))
+    gd, idd, col = sys.driver_slot(driver)
+    for label, joint, sl, _ in entries:
+        if joint is driver and sl.start <= col < sl.stop:
+            raise ValueError(f"{label}: the swept driver's value is given by values=, not as "
+                             "a design parameter")
+    out_spec = None
+    if outputs is not None:
+        out_spec = []
+        for body, point in outputs:
+            if not isinstance(body, Body) or body.mechanism is not mech:
+                raise ValueError("outputs must be (body, point) pairs of this mechanism's "
+                                 "bodies")
+            if body.is_ground:
+                raise NotImplementedError("outputs= takes moving bodies (a point of ground "
+                                          "does not move)")
+            out_spec.append((body.index, as_vector(point, f"outputs point of {body.name}", 2)))
+    D = next(iter(sizes.values()))
+    N = len(values)
+    jax, jnp = import_jax()
+    timings = {"compile": 0.0, "device": 0.0, "numpy": 0.0}
+    import pickle
+
+    work = pickle.loads(pickle.dumps(mech))   # the nominal start, leaving mech as it is
+    index = {id(j): i for i, j in enumerate(mech.joints)}
+    q0 = numpy_sweep_module._start_pose(work, work.joints[index[id(driver)]], float(values[0]))
+
+    # the family's parameters, one (D, k, p) array per group (the driver's value set per step)
+    P = [np.repeat(g.P[None], D, axis=0) for g in sys.groups]
+    for _, joint, sl, arr in entries:
+        gi, ii = sys.group_of[id(joint)]
+        P[gi][:, ii, sl] = arr
+    f64 = dtype == "float64"
+    eps = np.finfo(np.float64 if f64 else np.float32).eps
+    step_done = numpy_sweep_module.STEP_DONE if f64 else float(np.sqrt(eps))
+    tol_used = tol if f64 else max(tol, 64 * eps)
+    consts = dict(inv_c=1.0 / sys.col_scale, tol_abs=tol_used * sys.eq_scale,
+                  e=_unit(sys, driver), step_done=step_done, tol=tol_used)
+    keep_states = out_spec is None
+    B = min(chunk, D)
+    key = (traced.key, B, N, max_iterations, dtype, (gd, idd, col),
+           None if keep_states else tuple((bi, tuple(p)) for bi, p in out_spec))
+    with jax.enable_x64(True):
+        fn = _COMPILED.get(key)
+        if fn is None:
+            fn = _COMPILED[key] = _build(jax, jnp, traced, max_iterations, (gd, idd, col),
+                                         out_spec, jnp.float64 if f64 else jnp.float32)
+        ftype = np.float64 if f64 else np.float32
+        width = (sys.n_state,) if keep_states else (len(out_spec), 2)
+        poses = np.empty((D, N) + width, dtype=ftype)
+        iterations = np.zeros((D, N), dtype=np.int32)
+        decided = np.zeros(D, dtype=bool)
+        args_c = [jnp.asarray(np.asarray(v, dtype=ftype)) for v in
+                  (consts["inv_c"], consts["tol_abs"], consts["e"], consts["step_done"],
+                   consts["tol"], q0, values)]
+        for a in range(0, D, B):
+            b = min(a + B, D)
+            Pc = [np.asarray(p[a:b], dtype=ftype) for p in P]
+            if b - a < B:   # the last chunk padded with its first design (results dropped)
+                Pc = [np.concatenate([p, np.repeat(p[:1], B - (b - a), axis=0)]) for p in Pc]
+            t0 = time.perf_counter()
+            if not fn.compiled:
+                fn.lower_compile(*args_c, [jnp.asarray(p) for p in Pc])
+                timings["compile"] += time.perf_counter() - t0
+                t0 = time.perf_counter()
+            out = fn(*args_c, [jnp.asarray(p) for p in Pc])
+            Q, its, ok = (np.asarray(x)[: b - a] for x in out)
+            timings["device"] += time.perf_counter() - t0
+            poses[a:b] = Q
+            iterations[a:b] = its
+            decided[a:b] = ok
+            if progress is not None:
+                progress(b, D)
+    success = np.repeat(decided[:, None], N, axis=1)
+    failed_at = np.full(D, -1, dtype=np.int64)
+    reason = np.full(D, "", dtype=object)
+    reached = np.full(D, np.nan)
+    handed = np.flatnonzero(~decided)
+    if handed.size:
+        t0 = time.perf_counter()
+        sub = {k: np.asarray(v)[handed] for k, v in designs.items()}
+        ref = numpy_sweep_module.sweep(mech, sub, driver, values, tol=tol,
+                                       max_iterations=max_iterations, outputs=outputs,
+                                       backend="numpy")
+        got = ref.states if keep_states else ref.points
+        poses[handed] = got
+        iterations[handed] = ref.iterations
+        success[handed] = ref.success
+        failed_at[handed] = ref.failed_at
+        reason[handed] = ref.reason
+        reached[handed] = ref.reached
+        timings["numpy"] = time.perf_counter() - t0
+    poses[~success] = np.nan
+    return numpy_sweep_module.DesignSweep(
+        values=values, designs=designs, states=poses if keep_states else None,
+        points=None if keep_states else poses, success=success, iterations=iterations,
+        failed_at=failed_at, reason=reason.astype(str), reached=reached, backend="jax",
+        dtype=dtype, handed_over=handed, timings=timings)
+
+
+def _unit(sys, driver) -> np.ndarray:
+    e = np.zeros(sys.m)
+    e[sys.row_of(driver)] = 1.0
+    return e
+
+
+class _Compiled:
+    """A jitted family sweep and whether it has been compiled for its shapes."""
+
+    def __init__(self, jitted):
+        self.jitted = jitted
+        self.compiled = False
+        self._exe = None
+
+    def lower_compile(self, *args):
+        self._exe = self.jitted.lower(*args).compile()
+        self.compiled = True
+
+    def __call__(self, *args):
+        return self._exe(*args)
+
+
+def _build(jax, jnp, traced, max_iterations, slot, out_spec, ftype):
+    """The jitted function ``(inv_c, tol_abs, e, step_done, tol, q0, values, Ps) -> (poses
+    (B, N, ...), iterations (B, N), decided (B,))``."""
+    from ..design.sweep import CORRECTION, START_CONTRACTION, TURN_COS
+
+    lax = jax.lax
+    gd, idd, col = slot
+    n = traced.n
+    pi = np.pi
+
+    def with_value(Ps, v):
+        return [p.at[idd, col].set(v) if gi == gd else p for gi, p in enumerate(Ps)]
+
+    def step(q, Ps, e):
+        F, J = traced.evaluate(jnp, q, Ps)
+        X, sign = solve_with_sign(jnp, J, jnp.stack([-F, e], axis=1))
+        return X[:, 0], X[:, 1], sign
+
+    def residual_ok(q, Ps, tol_abs):
+        F = traced.evaluate(jnp, q, Ps, jacobian=False)
+        return jnp.all(jnp.abs(F) <= tol_abs)
+
+    def output(q):
+        if out_spec is None:
+            return q
+        pts = []
+        for bi, p in out_spec:
+            x, y, th = q[3 * bi], q[3 * bi + 1], q[3 * bi + 2]
+            c, s = jnp.cos(th), jnp.sin(th)
+            pts.append(jnp.stack([x + c * p[0] - s * p[1], y + s * p[0] + c * p[1]]))
+        return jnp.stack(pts)
+
+    def one(inv_c, tol_abs, e, step_done, tol, q0, values, Ps):
+        zero_t = jnp.zeros(n, dtype=ftype)
+
+        # -- the first pose: full Newton steps, each within a quarter of the one before
+        P0 = with_value(Ps, values[0])
+
+        def start_body(c):
+            it, q, live, done, T, S, last, its = c
+            dx, t, sign = step(q, P0, e)
+            size = jnp.max(jnp.abs(dx) * inv_c)
+            full = live & (size <= last * jnp.where(it > 0, START_CONTRACTION, 1.0))
+            q = jnp.where(full, q + dx, q)
+            its = its + full.astype(jnp.int32)
+            last = jnp.where(live, size, last)
+            fin = full & (size <= step_done)
+            T = jnp.where(fin, t, T)
+            S = jnp.where(fin, sign, S)
+            return it + 1, q, full & ~fin, done | fin, T, S, last, its
+
+        c = (0, q0, jnp.bool_(True), jnp.bool_(False), zero_t, jnp.zeros((), ftype),
+             jnp.asarray(pi, ftype), jnp.int32(0))
+        c = lax.while_loop(lambda c: (c[0] < max_iterations) & c[2], start_body, c)
+        _, q, _, done, T, S, _, its0 = c
+        ok0 = done & (S != 0.0) & residual_ok(q, P0, tol_abs)
+
+        # -- the values after it: predictor, Newton corrector, the step's acceptance
+        def correct(Qp, Pk):
+            def body(c):
+                it, q, live, done, T, S, its = c
+                dx, t, sign = step(q, Pk, e)
+                q = jnp.where(live, q + dx, q)
+                its = its + live.astype(jnp.int32)
+                size = jnp.max(jnp.abs(dx) * inv_c)
+                fin = live & (size <= step_done)
+                T = jnp.where(fin, t, T)
+                S = jnp.where(fin, sign, S)
+                return it + 1, q, live & ~fin & (size <= pi), done | fin, T, S, its
+
+            c = (0, Qp, jnp.bool_(True), jnp.bool_(False), zero_t, jnp.zeros((), ftype),
+                 jnp.int32(0))
+            c = lax.while_loop(lambda c: (c[0] < max_iterations) & c[2], body, c)
+            _, q, _, done, T, S, its = c
+            return q, T, S, its, done & residual_ok(q, Pk, tol_abs)
+
+        def scan_body(carry, x):
+            Q1, T1, Q2, T2, S0, alive = carry
+            v2, v1, v, first = x
+            h = v1 - v2
+            tau = (v - v2) / h
+            t2 = tau * tau
+            t3 = t2 * tau
+            hermite = Q2 + (h * (t3 - 2 * t2 + tau) * T2 + (3 * t2 - 2 * t3) * (Q1 - Q2)
+                            + h * (t3 - t2) * T1)
+            Qp = jnp.where(first, Q1 + (v - v1) * T1, hermite)
+            Q, T, S, its, done = correct(Qp, with_value(Ps, v))
+            pred = jnp.max(jnp.abs(Qp - Q1) * inv_c)
+            corr = jnp.max(jnp.abs(Q - Qp) * inv_c)
+            ta, tb = T1 * inv_c, T * inv_c
+            turn = jnp.dot(ta, tb) >= TURN_COS * jnp.sqrt(jnp.dot(ta, ta) * jnp.dot(tb, tb))
+            good = done & (corr <= CORRECTION * pred + 10 * tol) & (S == S0) & turn
+            good = good & alive
+            new = (jnp.where(good, Q, Q1), jnp.where(good, T, T1), jnp.where(good, Q1, Q2),
+                   jnp.where(good, T1, T2), S0, good)
+            return new, (output(Q), its)
+
+        N = values.shape[0]
+        v1 = values[:-1]
+        v2 = jnp.concatenate([values[:1] - 1.0, values[:-2]])
+        first = jnp.arange(1, N) == 1
+        carry = (q, T, q, T, S, ok0)
+        carry, (Qs, its) = lax.scan(scan_body, carry, (v2, v1, values[1:], first))
+        poses = jnp.concatenate([output(q)[None], Qs])
+        iterations = jnp.concatenate([its0[None], its])
+        return poses, iterations, carry[5]
+
+    batched = jax.vmap(one, in_axes=(None, None, None, None, None, None, None, 0))
+    return _Compiled(jax.jit(batched))
