@@ -107,7 +107,7 @@ def design_sweep(mech, designs, driver, values, *, chunk=None, tol=1e-10, max_it
     D = next(iter(sizes.values()))
     N = len(values)
     jax, jnp = import_jax()
-    timings = {"compile": 0.0, "device": 0.0, "numpy": 0.0}
+    timings = {"compile": 0.0, "device": 0.0, "transfer": 0.0, "numpy": 0.0}
     import pickle
 
     work = pickle.loads(pickle.dumps(mech))   # the nominal start, leaving mech as it is
@@ -129,7 +129,7 @@ def design_sweep(mech, designs, driver, values, *, chunk=None, tol=1e-10, max_it
     B = min(chunk, D)
     key = (traced.key, B, N, max_iterations, dtype, (gd, idd, col),
            None if keep_states else tuple((bi, tuple(p)) for bi, p in out_spec))
-    with jax.enable_x64(True):
+    with _x64(jax):
         fn = _COMPILED.get(key)
         if fn is None:
             fn = _COMPILED[key] = _build(jax, jnp, traced, max_iterations, (gd, idd, col),
@@ -152,9 +152,11 @@ def design_sweep(mech, designs, driver, values, *, chunk=None, tol=1e-10, max_it
                 fn.lower_compile(*args_c, [jnp.asarray(p) for p in Pc])
                 timings["compile"] += time.perf_counter() - t0
                 t0 = time.perf_counter()
-            out = fn(*args_c, [jnp.asarray(p) for p in Pc])
+            out = jax.block_until_ready(fn(*args_c, [jnp.asarray(p) for p in Pc]))
+            t1 = time.perf_counter()
+            timings["device"] += t1 - t0
             Q, its, ok = (np.asarray(x)[: b - a] for x in out)
-            timings["device"] += time.perf_counter() - t0
+            timings["transfer"] += time.perf_counter() - t1
             poses[a:b] = Q
             iterations[a:b] = its
             decided[a:b] = ok
@@ -185,6 +187,15 @@ def design_sweep(mech, designs, driver, values, *, chunk=None, tol=1e-10, max_it
         points=None if keep_states else poses, success=success, iterations=iterations,
         failed_at=failed_at, reason=reason.astype(str), reached=reached, backend="jax",
         dtype=dtype, handed_over=handed, timings=timings)
+
+
+def _x64(jax):
+    """A context in which JAX's arrays may be float64 (``jax.enable_x64(True)``; the
+    experimental form of older JAX)."""
+    if hasattr(jax, "enable_x64"):
+        return jax.enable_x64(True)
+    from jax.experimental import enable_x64  # pragma: no cover - JAX < 0.5
+    return enable_x64()
 
 
 def _unit(sys, driver) -> np.ndarray:
