@@ -74,18 +74,8 @@ def family(n: int, seed: int = 0, mixed: float = 0.0) -> dict:
             "O4.point1": np.c_[1.75 + u(), z], "O4.point2": np.c_[4.0 + u(), u()]}
 
 
-def check_on_device(jnp, designs, points, ok):
-    """Largest pin error against the closed form, designs whose branch jumped, on the device.
-
-    ``points (D, N, 2, 2)`` the coupler's pins A and B (NaN where not solved), ``ok (D, N)``.
-    """
-    a = jnp.asarray(designs["A.point1"][:, 0]) + 0.5      # crank: O2.point2 = (-0.5, 0)
-    b = jnp.asarray(designs["B.point1"][:, 0]) + 1.5      # coupler: A.point2 = (-1.5, 0)
-    c = jnp.asarray(designs["O4.point1"][:, 0]) + 1.75    # rocker: B.point2 = (-1.75, 0)
-    o4 = jnp.asarray(designs["O4.point2"])
-    t = jnp.asarray(ANGLES)[None, :]
-    P = jnp.asarray(points)
-    okd = jnp.asarray(ok)
+def _check(jnp, a, b, c, o4, t, P, okd):
+    """Largest pin error and designs whose branch jumped, for one slice of the family."""
     Ax, Ay = a[:, None] * jnp.cos(t), a[:, None] * jnp.sin(t)
     ex, ey = o4[:, 0:1] - Ax, o4[:, 1:2] - Ay
     e2 = ex * ex + ey * ey
@@ -107,12 +97,33 @@ def check_on_device(jnp, designs, points, ok):
     # sign of det J: the cross product of the coupler (A -> B) and the rocker (B -> O4)
     cross = ((Bx - P[..., 0, 0]) * (o4[:, 1:2] - By) - (By - P[..., 0, 1]) * (o4[:, 0:1] - Bx))
     sgn = jnp.where(okd, jnp.sign(cross), 0.0)
-    ref = sgn[:, :1]
-    jumped = jnp.any(okd & (sgn != ref), axis=1)
-    return float(jnp.max(err)), int(jnp.sum(jumped))
+    jumped = jnp.any(okd & (sgn != sgn[:, :1]), axis=1)
+    return jnp.max(err), jnp.sum(jumped)
 
 
-def run_row(jnp, kind, D, args, dtype=None, mixed=0.0):
+def check_on_device(jax, jnp, designs, points, ok, chunk=1 << 20):
+    """Largest pin error against the closed form (NaN anywhere counts as infinite) and the
+    number of designs whose branch jumped, computed on the device (``jax.jit``, slices of
+    ``chunk`` designs). ``points (D, N, 2, 2)`` holds the coupler's pins A and B (NaN where not
+    solved), ``ok (D, N)`` which poses were solved."""
+    check = jax.jit(lambda *x: _check(jnp, *x))
+    a = designs["A.point1"][:, 0] + 0.5      # crank: O2.point2 = (-0.5, 0)
+    b = designs["B.point1"][:, 0] + 1.5      # coupler: A.point2 = (-1.5, 0)
+    c = designs["O4.point1"][:, 0] + 1.75    # rocker: B.point2 = (-1.75, 0)
+    o4 = designs["O4.point2"]
+    t = jnp.asarray(ANGLES)[None, :]
+    worst, jumps = 0.0, 0
+    for s in range(0, len(a), chunk):
+        sl = slice(s, s + chunk)
+        err, jumped = check(*(jnp.asarray(x[sl]) for x in (a, b, c, o4)), t,
+                            jnp.asarray(points[sl]), jnp.asarray(ok[sl]))
+        err = float(err)
+        worst = max(worst, err if np.isfinite(err) else np.inf)
+        jumps += int(jumped)
+    return worst, jumps
+
+
+def run_row(jax, jnp, kind, D, args, dtype=None, mixed=0.0):
     designs = family(D, seed=1, mixed=mixed)
     model = ms.models.fourbar()
     mech = model.mechanism
@@ -131,7 +142,7 @@ def run_row(jnp, kind, D, args, dtype=None, mixed=0.0):
     t0 = time.perf_counter()
     res = ms.design.sweep(mech, designs, model.driver, ANGLES, **kw)
     wall = time.perf_counter() - t0
-    err, jumps = check_on_device(jnp, designs, res.points, res.success)
+    err, jumps = check_on_device(jax, jnp, designs, res.points, res.success)
     kept = res.failed_at < 0
     row = {"backend": kind, "dtype": dtype or "float64", "designs": D, "angles": len(ANGLES),
            "mixed": mixed, "wall_s": wall, "design_poses_per_s": D * len(ANGLES) / wall,
@@ -227,7 +238,7 @@ def main(argv=None) -> int:
             save()
             continue
         try:
-            row = run_row(jnp, kind, D, args, dtype=dtype, mixed=mixed)
+            row = run_row(jax, jnp, kind, D, args, dtype=dtype, mixed=mixed)
         except Exception as exc:   # a row that fails (out of memory) is reported, not fatal
             row = None
             skipped.append({"backend": kind, "dtype": dtype, "designs": D,

@@ -194,8 +194,14 @@ def _x64(jax):
     experimental form of older JAX)."""
     if hasattr(jax, "enable_x64"):
         return jax.enable_x64(True)
-    from jax.experimental import enable_x64  # pragma: no cover - JAX < 0.5
-    return enable_x64()
+    try:   # pragma: no cover - older JAX
+        from jax.experimental import enable_x64
+        return enable_x64()
+    except ImportError:   # pragma: no cover - neither: the global switch
+        import contextlib
+
+        jax.config.update("jax_enable_x64", True)
+        return contextlib.nullcontext()
 
 
 def _unit(sys, driver) -> np.ndarray:

@@ -27,7 +27,8 @@ class TracedSystem:
         for g in sys.groups:
             if g.cls._terms is None or g.uses_coords:
                 j = g.joints[0]
-                raise TypeError(f'backend="jax" has no traceable kernel for joint {j.label} (a '
+                who = repr(j.name) if j.name else j.label
+                raise TypeError(f'backend="jax" has no traceable kernel for joint {who} (a '
                                 f"{g.cls.__name__}); it supports "
                                 + ", ".join(sorted(_supported())) + ' (use backend="numpy")')
         self.n, self.m, self.nb = sys.n, sys.m, sys.nb
