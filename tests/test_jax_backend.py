@@ -12,7 +12,7 @@ jax = pytest.importorskip("jax", reason="the JAX backend is an optional extra: p
                           "'mechsolve[jax]'")
 
 VALUES = np.radians(np.arange(5.0, 360.0, 10.0))   # 36 crank angles
-CHUNK = 512    # one device batch shape for every family here: one compile per structure
+CHUNK = 128    # one device batch shape for the families here: one compile per structure
 
 
 def fourbar_family(n=1000, seed=7, unit=1.0, origin=(0.0, 0.0)):
@@ -202,12 +202,12 @@ def test_jax_float32_on_request_to_about_a_millionth():
 
 def test_jax_outputs_keep_points():
     model = fourbar_model()
-    designs = fourbar_family(40, seed=3)
+    designs = fourbar_family(128, seed=3)
     full = ms.design.sweep(model.mechanism, designs, model.driver, VALUES, backend="jax",
                            chunk=CHUNK)
     pts = ms.design.sweep(model.mechanism, designs, model.driver, VALUES, backend="jax",
                           chunk=CHUNK, outputs=[(model.output, (0.0, 1.0))])
-    assert pts.states is None and pts.points.shape == (40, 36, 1, 2)
+    assert pts.states is None and pts.points.shape == (128, 36, 1, 2)
     th = full.states[..., 5]
     np.testing.assert_allclose(pts.points[..., 0, 0], full.states[..., 3] - np.sin(th),
                                rtol=0, atol=1e-12)
@@ -271,7 +271,7 @@ def test_traced_kernel_agrees_with_numpy(case):
         np.testing.assert_allclose(np.asarray(jb), b, rtol=0, atol=tol)
 
 
-@pytest.mark.parametrize("name", ["slider_crank", "quick_return", "watt_sixbar"])
+@pytest.mark.parametrize("name", ["slider_crank", "watt_sixbar"])
 def test_traced_system_agrees_with_numpy_evaluate(name):
     from mechsolve._jax.system import TracedSystem, solve_with_sign
 
@@ -285,9 +285,11 @@ def test_traced_system_agrees_with_numpy_evaluate(name):
     with jax.enable_x64(True):
         import jax.numpy as jnp
 
-        Ps = [jnp.asarray(g.P) for g in sys.groups]
-        jF, jJ = traced.evaluate(jnp, jnp.asarray(q), Ps)
-        X, sign = solve_with_sign(jnp, jJ, jnp.stack([-jF, jnp.ones(sys.n)], axis=1))
+        def run(q, Ps):
+            F, J = traced.evaluate(jnp, q, Ps)
+            return (F, J) + solve_with_sign(jnp, J, jnp.stack([-F, jnp.ones(sys.n)], axis=1))
+
+        jF, jJ, X, sign = jax.jit(run)(jnp.asarray(q), [jnp.asarray(g.P) for g in sys.groups])
     np.testing.assert_allclose(np.asarray(jF), F, rtol=0, atol=1e-14 * 10)
     np.testing.assert_allclose(np.asarray(jJ), J, rtol=0, atol=1e-14 * 10)
     # the elimination: the solutions of J x = -F and J x = 1, and the sign of det J

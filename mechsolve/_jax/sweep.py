@@ -8,10 +8,11 @@ mechanism structure (``jit``), ``vmap`` over designs and ``lax.scan`` over the v
 * every next value: the predictor (the tangent step at the first, then cubic Hermite from the
   last two poses and their tangents ``dq/dv``) and Newton corrections until one is below
   :data:`~mechsolve.design.sweep.STEP_DONE` in the model's units (columns scaled by the
-  model's length scale), at most ``max_iterations``; the step is accepted as NumPy's is: the
-  residual of every equation within ``tol`` in its unit (the Newton core's round-off stop,
-  ``newton.residual_tolerance``, has its meaning in the 1e-7 correction stop: the pose after
-  it is exact to about its square), the correction within a quarter of the predicted motion,
+  model's length scale), at most ``max_iterations`` (the pose after that correction is exact to
+  about its square); the step is accepted as NumPy's is: the residual of every equation, in
+  its unit, within ``tol`` plus the round-off of the coordinates (the Newton core's bound,
+  :func:`mechsolve.newton.residual_tolerance`: ``tol`` where the model lies within some
+  10^5 sizes of the origin), the correction within a quarter of the predicted motion,
   the sign of ``det J`` the one the design started with, the tangent turned by less than 60
   degrees;
 * ``J`` factorized per item by Gaussian elimination with partial pivoting written out
@@ -41,6 +42,7 @@ import numpy as np
 from .._validation import as_count, as_float, as_values, as_vector
 from ..analysis.batch import per_item_entries
 from ..body import Body
+from ..newton import RESIDUAL_ROUNDOFF
 from . import import_jax
 from .system import TracedSystem, solve_with_sign
 
@@ -123,25 +125,26 @@ def design_sweep(mech, designs, driver, values, *, chunk=None, tol=1e-10, max_it
     eps = np.finfo(np.float64 if f64 else np.float32).eps
     step_done = numpy_sweep_module.STEP_DONE if f64 else float(np.sqrt(eps))
     tol_used = tol if f64 else max(tol, 64 * eps)
-    consts = dict(inv_c=1.0 / sys.col_scale, tol_abs=tol_used * sys.eq_scale,
-                  e=_unit(sys, driver), step_done=step_done, tol=tol_used)
+    consts = dict(inv_c=1.0 / sys.col_scale, inv_eq=1.0 / sys.eq_scale,
+                  inv_state=1.0 / sys.state_scale, e=_unit(sys, driver), step_done=step_done,
+                  tol=tol_used, roundoff=RESIDUAL_ROUNDOFF * eps)
     keep_states = out_spec is None
     B = min(chunk, D)
-    key = (traced.key, B, N, max_iterations, dtype, (gd, idd, col),
-           None if keep_states else tuple((bi, tuple(p)) for bi, p in out_spec))
+    key = (traced.key, B, N, max_iterations, dtype, (gd, idd, col))
     with _x64(jax):
         fn = _COMPILED.get(key)
         if fn is None:
             fn = _COMPILED[key] = _build(jax, jnp, traced, max_iterations, (gd, idd, col),
-                                         out_spec, jnp.float64 if f64 else jnp.float32)
+                                         jnp.float64 if f64 else jnp.float32)
+        points = None if keep_states else _points(jax, jnp, out_spec)
         ftype = np.float64 if f64 else np.float32
         width = (sys.n_state,) if keep_states else (len(out_spec), 2)
         poses = np.empty((D, N) + width, dtype=ftype)
         iterations = np.zeros((D, N), dtype=np.int32)
         decided = np.zeros(D, dtype=bool)
         args_c = [jnp.asarray(np.asarray(v, dtype=ftype)) for v in
-                  (consts["inv_c"], consts["tol_abs"], consts["e"], consts["step_done"],
-                   consts["tol"], q0, values)]
+                  (consts["inv_c"], consts["inv_eq"], consts["inv_state"], consts["e"],
+                   consts["step_done"], consts["tol"], consts["roundoff"], q0, values)]
         for a in range(0, D, B):
             b = min(a + B, D)
             Pc = [np.asarray(p[a:b], dtype=ftype) for p in P]
@@ -152,7 +155,10 @@ def design_sweep(mech, designs, driver, values, *, chunk=None, tol=1e-10, max_it
                 fn.lower_compile(*args_c, [jnp.asarray(p) for p in Pc])
                 timings["compile"] += time.perf_counter() - t0
                 t0 = time.perf_counter()
-            out = jax.block_until_ready(fn(*args_c, [jnp.asarray(p) for p in Pc]))
+            out = fn(*args_c, [jnp.asarray(p) for p in Pc])
+            if points is not None:
+                out = (points(out[0]),) + tuple(out[1:])
+            out = jax.block_until_ready(out)
             t1 = time.perf_counter()
             timings["device"] += t1 - t0
             Q, its, ok = (np.asarray(x)[: b - a] for x in out)
@@ -226,9 +232,12 @@ class _Compiled:
         return self._exe(*args)
 
 
-def _build(jax, jnp, traced, max_iterations, slot, out_spec, ftype):
-    """The jitted function ``(inv_c, tol_abs, e, step_done, tol, q0, values, Ps) -> (poses
-    (B, N, ...), iterations (B, N), decided (B,))``."""
+def _build(jax, jnp, traced, max_iterations, slot, ftype):
+    """The jitted function ``(inv_c, inv_eq, inv_state, e, step_done, tol, roundoff, q0,
+    values, Ps) -> (states (B, N, n_state), iterations (B, N), decided (B,))``.
+
+    One ``lax.scan`` over the values, the first pose its step 0, and one Newton loop
+    (``lax.while_loop``) in it: XLA compiles the kernels and the elimination once."""
     from ..design.sweep import CORRECTION, START_CONTRACTION, TURN_COS
 
     lax = jax.lax
@@ -239,99 +248,87 @@ def _build(jax, jnp, traced, max_iterations, slot, out_spec, ftype):
     def with_value(Ps, v):
         return [p.at[idd, col].set(v) if gi == gd else p for gi, p in enumerate(Ps)]
 
-    def step(q, Ps, e):
-        F, J = traced.evaluate(jnp, q, Ps)
-        X, sign = solve_with_sign(jnp, J, jnp.stack([-F, e], axis=1))
-        return X[:, 0], X[:, 1], sign
+    def one(inv_c, inv_eq, inv_state, e, step_done, tol, roundoff, q0, values, Ps):
+        def residual_ok(q, Pk):
+            """The Newton core's acceptance: every equation in its unit within ``tol`` plus
+            the round-off of the coordinates (:func:`mechsolve.newton.residual_tolerance`)."""
+            F = traced.evaluate(jnp, q, Pk, jacobian=False)
+            big = jnp.maximum(1.0, jnp.max(jnp.abs(q * inv_state)))
+            return jnp.max(jnp.abs(F) * inv_eq) <= tol + roundoff * big
 
-    def residual_ok(q, Ps, tol_abs):
-        F = traced.evaluate(jnp, q, Ps, jacobian=False)
-        return jnp.all(jnp.abs(F) <= tol_abs)
-
-    def output(q):
-        if out_spec is None:
-            return q
-        pts = []
-        for bi, p in out_spec:
-            x, y, th = q[3 * bi], q[3 * bi + 1], q[3 * bi + 2]
-            c, s = jnp.cos(th), jnp.sin(th)
-            pts.append(jnp.stack([x + c * p[0] - s * p[1], y + s * p[0] + c * p[1]]))
-        return jnp.stack(pts)
-
-    def one(inv_c, tol_abs, e, step_done, tol, q0, values, Ps):
-        zero_t = jnp.zeros(n, dtype=ftype)
-
-        # -- the first pose: full Newton steps, each within a quarter of the one before
-        P0 = with_value(Ps, values[0])
-
-        def start_body(c):
-            it, q, live, done, T, S, last, its = c
-            dx, t, sign = step(q, P0, e)
-            size = jnp.max(jnp.abs(dx) * inv_c)
-            full = live & (size <= last * jnp.where(it > 0, START_CONTRACTION, 1.0))
-            q = jnp.where(full, q + dx, q)
-            its = its + full.astype(jnp.int32)
-            last = jnp.where(live, size, last)
-            fin = full & (size <= step_done)
-            T = jnp.where(fin, t, T)
-            S = jnp.where(fin, sign, S)
-            return it + 1, q, full & ~fin, done | fin, T, S, last, its
-
-        c = (0, q0, jnp.bool_(True), jnp.bool_(False), zero_t, jnp.zeros((), ftype),
-             jnp.asarray(pi, ftype), jnp.int32(0))
-        c = lax.while_loop(lambda c: (c[0] < max_iterations) & c[2], start_body, c)
-        _, q, _, done, T, S, _, its0 = c
-        ok0 = done & (S != 0.0) & residual_ok(q, P0, tol_abs)
-
-        # -- the values after it: predictor, Newton corrector, the step's acceptance
-        def correct(Qp, Pk):
+        def newton(Qp, Pk, start):
+            """Newton from ``Qp``; at the first pose (``start``) only full steps each within
+            a quarter of the one before (NumPy's ``_Stepper.assemble``), else as
+            ``_Stepper.correct``. Returns the pose, tangent, sign of det J, iterations and
+            whether it converged within the tolerance."""
             def body(c):
-                it, q, live, done, T, S, its = c
-                dx, t, sign = step(q, Pk, e)
-                q = jnp.where(live, q + dx, q)
-                its = its + live.astype(jnp.int32)
+                it, q, live, done, T, S, last, its = c
+                F, J = traced.evaluate(jnp, q, Pk)
+                X, sign = solve_with_sign(jnp, J, jnp.stack([-F, e], axis=1))
+                dx, t = X[:, 0], X[:, 1]
                 size = jnp.max(jnp.abs(dx) * inv_c)
-                fin = live & (size <= step_done)
+                take = live & (~start | (size <= last * jnp.where(it > 0, START_CONTRACTION,
+                                                                   1.0)))
+                q = jnp.where(take, q + dx, q)
+                its = its + take.astype(jnp.int32)
+                last = jnp.where(live, size, last)
+                fin = take & (size <= step_done)
                 T = jnp.where(fin, t, T)
                 S = jnp.where(fin, sign, S)
-                return it + 1, q, live & ~fin & (size <= pi), done | fin, T, S, its
+                return it + 1, q, take & ~fin & (size <= pi), done | fin, T, S, last, its
 
-            c = (0, Qp, jnp.bool_(True), jnp.bool_(False), zero_t, jnp.zeros((), ftype),
-                 jnp.int32(0))
+            c = (0, Qp, jnp.bool_(True), jnp.bool_(False), jnp.zeros(n, dtype=ftype),
+                 jnp.zeros((), ftype), jnp.asarray(pi, ftype), jnp.int32(0))
             c = lax.while_loop(lambda c: (c[0] < max_iterations) & c[2], body, c)
-            _, q, _, done, T, S, its = c
-            return q, T, S, its, done & residual_ok(q, Pk, tol_abs)
+            _, q, _, done, T, S, _, its = c
+            return q, T, S, its, done & residual_ok(q, Pk)
 
         def scan_body(carry, x):
             Q1, T1, Q2, T2, S0, alive = carry
-            v2, v1, v, first = x
+            v2, v1, v, kind = x        # kind: 0 the first pose, 1 the first step, 2 the rest
             h = v1 - v2
             tau = (v - v2) / h
             t2 = tau * tau
             t3 = t2 * tau
             hermite = Q2 + (h * (t3 - 2 * t2 + tau) * T2 + (3 * t2 - 2 * t3) * (Q1 - Q2)
                             + h * (t3 - t2) * T1)
-            Qp = jnp.where(first, Q1 + (v - v1) * T1, hermite)
-            Q, T, S, its, done = correct(Qp, with_value(Ps, v))
+            Qp = jnp.where(kind == 0, q0, jnp.where(kind == 1, Q1 + (v - v1) * T1, hermite))
+            start = kind == 0
+            Q, T, S, its, done = newton(Qp, with_value(Ps, v), start)
             pred = jnp.max(jnp.abs(Qp - Q1) * inv_c)
             corr = jnp.max(jnp.abs(Q - Qp) * inv_c)
             ta, tb = T1 * inv_c, T * inv_c
             turn = jnp.dot(ta, tb) >= TURN_COS * jnp.sqrt(jnp.dot(ta, ta) * jnp.dot(tb, tb))
-            good = done & (corr <= CORRECTION * pred + 10 * tol) & (S == S0) & turn
+            S0 = jnp.where(start, S, S0)
+            good = jnp.where(start, done & (S != 0.0),
+                             done & (corr <= CORRECTION * pred + 10 * tol) & (S == S0) & turn)
             good = good & alive
-            new = (jnp.where(good, Q, Q1), jnp.where(good, T, T1), jnp.where(good, Q1, Q2),
-                   jnp.where(good, T1, T2), S0, good)
-            return new, (output(Q), its)
+            new = (jnp.where(good, Q, Q1), jnp.where(good, T, T1),
+                   jnp.where(good & ~start, Q1, Q2), jnp.where(good & ~start, T1, T2), S0,
+                   good)
+            return new, (Q, its)
 
         N = values.shape[0]
-        v1 = values[:-1]
-        v2 = jnp.concatenate([values[:1] - 1.0, values[:-2]])
-        first = jnp.arange(1, N) == 1
-        carry = (q, T, q, T, S, ok0)
-        carry, (Qs, its) = lax.scan(scan_body, carry, (v2, v1, values[1:], first))
-        poses = jnp.concatenate([output(q)[None], Qs])
-        iterations = jnp.concatenate([its0[None], its])
-        return poses, iterations, carry[5]
+        v1 = jnp.concatenate([values[:1], values[:-1]])
+        v2 = jnp.concatenate([values[:1] - 1.0, values[:1] - 1.0, values[:-2]])[:N]
+        kind = jnp.minimum(jnp.arange(N), 2)
+        carry = (q0, jnp.zeros(n, ftype), q0, jnp.zeros(n, ftype), jnp.zeros((), ftype),
+                 jnp.bool_(True))
+        carry, (Qs, its) = lax.scan(scan_body, carry, (v2, v1, values, kind))
+        return Qs, its, carry[5]
 
-    batched = jax.vmap(one, in_axes=(None, None, None, None, None, None, None, 0))
+    batched = jax.vmap(one, in_axes=(None,) * 9 + (0,))
     return _Compiled(jax.jit(batched))
+
+
+def _points(jax, jnp, out_spec):
+    """A jitted ``states (B, N, n_state) -> points (B, N, K, 2)`` of the planar ``outputs``."""
+    def points(Q):
+        pts = []
+        for bi, p in out_spec:
+            x, y, th = Q[..., 3 * bi], Q[..., 3 * bi + 1], Q[..., 3 * bi + 2]
+            c, s = jnp.cos(th), jnp.sin(th)
+            pts.append(jnp.stack([x + c * p[0] - s * p[1], y + s * p[0] + c * p[1]], axis=-1))
+        return jnp.stack(pts, axis=-2)
+
+    return jax.jit(points)
