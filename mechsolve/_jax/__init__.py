@@ -16,8 +16,8 @@ __all__ = ["import_jax"]
 def import_jax():
     """``(jax, jax.numpy)``, or an ImportError that says how to install them."""
     try:
-        import jax
-        import jax.numpy as jnp
+        import jax  # a heavy import, only when a backend call asks for it
+        import jax.numpy as jnp  # (the same)
     except ImportError as exc:   # pragma: no cover - depends on the environment
         raise ImportError('backend="jax" needs JAX: pip install "mechsolve[jax]" (or '
                           '"jax[cuda13]" for an NVIDIA GPU)') from exc

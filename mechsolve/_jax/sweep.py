@@ -35,6 +35,8 @@ the correction stop at ``sqrt(eps)`` and the residual tolerance raised to ``64 e
 
 from __future__ import annotations
 
+import contextlib
+import pickle
 import time
 
 import numpy as np
@@ -55,13 +57,12 @@ CHUNK = 1 << 20
 _COMPILED: dict = {}
 
 
-def design_sweep(mech, designs, driver, values, *, chunk=None, tol=1e-10, max_iterations=8,
-                 outputs=None, progress=None, dtype=None, client=None):
+def design_sweep(numpy_path, mech, designs, driver, values, *, chunk=None, tol=1e-10,
+                 max_iterations=8, outputs=None, progress=None, dtype=None, client=None):
     """The JAX backend of :func:`mechsolve.design.sweep` (same arguments, same result, with
-    ``dtype`` ``"float64"`` or ``"float32"``)."""
-    import importlib
-
-    numpy_sweep_module = importlib.import_module("mechsolve.design.sweep")
+    ``dtype`` ``"float64"`` or ``"float32"``). ``numpy_path`` is the module
+    :mod:`mechsolve.design.sweep` (its constants, its start and its path for the designs handed
+    over; given by it, so that this layer imports nothing above it)."""
 
     if client is not None:
         raise ValueError('backend="jax" runs on this process\'s devices; client= is for '
@@ -110,11 +111,9 @@ def design_sweep(mech, designs, driver, values, *, chunk=None, tol=1e-10, max_it
     N = len(values)
     jax, jnp = import_jax()
     timings = {"compile": 0.0, "device": 0.0, "transfer": 0.0, "numpy": 0.0}
-    import pickle
-
     work = pickle.loads(pickle.dumps(mech))   # the nominal start, leaving mech as it is
     index = {id(j): i for i, j in enumerate(mech.joints)}
-    q0 = numpy_sweep_module._start_pose(work, work.joints[index[id(driver)]], float(values[0]))
+    q0 = numpy_path._start_pose(work, work.joints[index[id(driver)]], float(values[0]))
 
     # the family's parameters, one (D, k, p) array per group (the driver's value set per step)
     P = [np.repeat(g.P[None], D, axis=0) for g in sys.groups]
@@ -123,7 +122,7 @@ def design_sweep(mech, designs, driver, values, *, chunk=None, tol=1e-10, max_it
         P[gi][:, ii, sl] = arr
     f64 = dtype == "float64"
     eps = np.finfo(np.float64 if f64 else np.float32).eps
-    step_done = numpy_sweep_module.STEP_DONE if f64 else float(np.sqrt(eps))
+    step_done = numpy_path.STEP_DONE if f64 else float(np.sqrt(eps))
     tol_used = tol if f64 else max(tol, 64 * eps)
     consts = dict(inv_c=1.0 / sys.col_scale, inv_eq=1.0 / sys.eq_scale,
                   inv_state=1.0 / sys.state_scale, e=_unit(sys, driver), step_done=step_done,
@@ -135,7 +134,7 @@ def design_sweep(mech, designs, driver, values, *, chunk=None, tol=1e-10, max_it
         fn = _COMPILED.get(key)
         if fn is None:
             fn = _COMPILED[key] = _build(jax, jnp, traced, max_iterations, (gd, idd, col),
-                                         jnp.float64 if f64 else jnp.float32)
+                                         jnp.float64 if f64 else jnp.float32, numpy_path)
         points = None if keep_states else _points(jax, jnp, out_spec)
         ftype = np.float64 if f64 else np.float32
         width = (sys.n_state,) if keep_states else (len(out_spec), 2)
@@ -176,7 +175,7 @@ def design_sweep(mech, designs, driver, values, *, chunk=None, tol=1e-10, max_it
     if handed.size:
         t0 = time.perf_counter()
         sub = {k: np.asarray(v)[handed] for k, v in designs.items()}
-        ref = numpy_sweep_module.sweep(mech, sub, driver, values, tol=tol,
+        ref = numpy_path.sweep(mech, sub, driver, values, tol=tol,
                                        max_iterations=max_iterations, outputs=outputs,
                                        backend="numpy")
         got = ref.states if keep_states else ref.points
@@ -188,7 +187,7 @@ def design_sweep(mech, designs, driver, values, *, chunk=None, tol=1e-10, max_it
         reached[handed] = ref.reached
         timings["numpy"] = time.perf_counter() - t0
     poses[~success] = np.nan
-    return numpy_sweep_module.DesignSweep(
+    return numpy_path.DesignSweep(
         values=values, designs=designs, states=poses if keep_states else None,
         points=None if keep_states else poses, success=success, iterations=iterations,
         failed_at=failed_at, reason=reason.astype(str), reached=reached, backend="jax",
@@ -201,11 +200,9 @@ def _x64(jax):
     if hasattr(jax, "enable_x64"):
         return jax.enable_x64(True)
     try:   # pragma: no cover - older JAX
-        from jax.experimental import enable_x64
+        from jax.experimental import enable_x64  # JAX: imported only when asked for
         return enable_x64()
     except ImportError:   # pragma: no cover - neither: the global switch
-        import contextlib
-
         jax.config.update("jax_enable_x64", True)
         return contextlib.nullcontext()
 
@@ -232,14 +229,15 @@ class _Compiled:
         return self._exe(*args)
 
 
-def _build(jax, jnp, traced, max_iterations, slot, ftype):
+def _build(jax, jnp, traced, max_iterations, slot, ftype, numpy_path):
     """The jitted function ``(inv_c, inv_eq, inv_state, e, step_done, tol, roundoff, q0,
     values, Ps) -> (states (B, N, n_state), iterations (B, N), decided (B,))``.
 
     One ``lax.scan`` over the values, the first pose its step 0, and one Newton loop
     (``lax.while_loop``) in it: XLA compiles the kernels and the elimination once."""
-    from ..design.sweep import CORRECTION, START_CONTRACTION, TURN_COS
-
+    # NumPy's path's constants
+    correction, start_contraction = numpy_path.CORRECTION, numpy_path.START_CONTRACTION
+    turn_cos = numpy_path.TURN_COS
     lax = jax.lax
     gd, idd, col = slot
     n = traced.n
@@ -267,7 +265,7 @@ def _build(jax, jnp, traced, max_iterations, slot, ftype):
                 X, sign = solve_with_sign(jnp, J, jnp.stack([-F, e], axis=1))
                 dx, t = X[:, 0], X[:, 1]
                 size = jnp.max(jnp.abs(dx) * inv_c)
-                take = live & (~start | (size <= last * jnp.where(it > 0, START_CONTRACTION,
+                take = live & (~start | (size <= last * jnp.where(it > 0, start_contraction,
                                                                    1.0)))
                 q = jnp.where(take, q + dx, q)
                 its = its + take.astype(jnp.int32)
@@ -298,10 +296,10 @@ def _build(jax, jnp, traced, max_iterations, slot, ftype):
             pred = jnp.max(jnp.abs(Qp - Q1) * inv_c)
             corr = jnp.max(jnp.abs(Q - Qp) * inv_c)
             ta, tb = T1 * inv_c, T * inv_c
-            turn = jnp.dot(ta, tb) >= TURN_COS * jnp.sqrt(jnp.dot(ta, ta) * jnp.dot(tb, tb))
+            turn = jnp.dot(ta, tb) >= turn_cos * jnp.sqrt(jnp.dot(ta, ta) * jnp.dot(tb, tb))
             S0 = jnp.where(start, S, S0)
             good = jnp.where(start, done & (S != 0.0),
-                             done & (corr <= CORRECTION * pred + 10 * tol) & (S == S0) & turn)
+                             done & (corr <= correction * pred + 10 * tol) & (S == S0) & turn)
             good = good & alive
             new = (jnp.where(good, Q, Q1), jnp.where(good, T, T1),
                    jnp.where(good & ~start, Q1, Q2), jnp.where(good & ~start, T1, T2), S0,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..joints._terms import stack_terms
+from ..joints.base import Joint
 
 
 class TracedSystem:
@@ -30,7 +31,7 @@ class TracedSystem:
                 who = repr(j.name) if j.name else j.label
                 raise TypeError(f'backend="jax" has no traceable kernel for joint {who} (a '
                                 f"{g.cls.__name__}); it supports "
-                                + ", ".join(sorted(_supported())) + ' (use backend="numpy")')
+                                + ", ".join(_supported()) + ' (use backend="numpy")')
         self.n, self.m, self.nb = sys.n, sys.m, sys.nb
         self.n_state = sys.n_state
         self.c0_state = sys.c0_state
@@ -69,16 +70,14 @@ class TracedSystem:
 
 
 def _supported() -> list:
-    from ..joints.base import Joint
-
+    """The public joint classes with a kernel written once."""
     out, todo = set(), [Joint]
     while todo:
         c = todo.pop()
         todo.extend(c.__subclasses__())
-        if c.__dict__.get("_terms") is not None or (c._terms is not None and
-                                                     not c.__name__.startswith("_")):
+        if c._terms is not None and not c.__name__.startswith("_"):
             out.add(c.__name__)
-    return [c for c in out if not c.startswith("_")]
+    return sorted(out)
 
 
 def solve_with_sign(jnp, A, B):

@@ -46,6 +46,7 @@ calls are single-threaded) and pass ``Client("tcp://scheduler:8786")``::
 from __future__ import annotations
 
 import pickle
+import sys as _sys
 
 import numpy as np
 
@@ -170,10 +171,10 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
     if backend != "numpy":
         if backend != "jax":
             raise ValueError(f'backend must be "numpy" or "jax", got {backend!r}')
-        from .._jax.sweep import design_sweep
-        return design_sweep(mech, designs, driver, values, chunk=chunk, tol=tol,
-                            max_iterations=max_iterations, outputs=outputs, progress=progress,
-                            dtype=dtype, client=client)
+        from .._jax.sweep import design_sweep  # JAX only when asked for (a heavy import)
+        return design_sweep(_sys.modules[__name__], mech, designs, driver, values, chunk=chunk,
+                            tol=tol, max_iterations=max_iterations, outputs=outputs,
+                            progress=progress, dtype=dtype, client=client)
     if dtype is not None:
         raise ValueError('dtype= is for backend="jax" (the NumPy path runs in float64)')
     driver = mech._own_driver(driver)
