@@ -47,43 +47,47 @@ def phi_array(phi) -> np.ndarray:
     return out
 
 
-#: per kernel class, the constant part of its Jacobian blocks and where the others go
-_PLANS: dict = {}
+#: per kernel class, the function that fills its arrays (see :func:`_filler`)
+_FILLERS: dict = {}
 
 
-def _plan(key, blocks):
-    plan = []
-    for rows in blocks:
-        constant = np.zeros((len(rows), 3))
-        variable = []
+def _filler(key, phi, blocks):
+    """A function ``(phi, blocks) -> arrays`` written out for the kernel ``key`` from the
+    shape of its terms: one assignment per entry that is not a literal zero, constants as
+    literals (where the entries are constants is the same at every call of a kernel)."""
+    m = len(phi)
+    lines = ["def fill(phi, blocks):"]
+    if m == 1:
+        lines.append("    out = phi[0][..., None]")
+    else:
+        lines.append(f"    out = np.empty(phi[0].shape + ({m},))")
+        lines += [f"    out[..., {i}] = phi[{i}]" for i in range(m)]
+    lines.append("    shape = out.shape + (3,)")
+    names = []
+    for s, rows in enumerate(blocks):
+        lines.append(f"    J{s} = np.zeros(shape)")
         for i, row in enumerate(rows):
             for j, e in enumerate(row):
                 if e.__class__ is float:
-                    constant[i, j] = e
+                    if e != 0.0:
+                        lines.append(f"    J{s}[..., {i}, {j}] = {e!r}")
                 else:
-                    variable.append((i, j))
-        plan.append((constant, tuple(variable)))
-    _PLANS[key] = plan
-    return plan
+                    lines.append(f"    J{s}[..., {i}, {j}] = blocks[{s}][{i}][{j}]")
+        names.append(f"J{s}")
+    lines.append(f"    return out, [{', '.join(names)}]")
+    namespace = {"np": np}
+    exec("\n".join(lines), namespace)   # noqa: S102 - source written here, from the terms' shape
+    fill = _FILLERS[key] = namespace["fill"]
+    return fill
 
 
 def evaluate_arrays(key, phi, blocks):
     """``(phi (..., m), [J (..., m, 3) per slot])`` as :meth:`Joint._evaluate` returns them
     (the first entry of ``phi`` of the batch's full shape). ``key`` (the joint class) names
-    the kernel: its blocks' constant entries (Python floats, the same at every call) are
-    copied in one operation, from a plan made at its first call."""
-    out = phi_array(phi)
-    shape = out.shape
-    plan = _PLANS.get(key) or _plan(key, blocks)
-    arrays = []
-    shape = shape + (3,)
-    for (constant, variable), rows in zip(plan, blocks):
-        J = np.empty(shape)
-        J[...] = constant
-        for i, j in variable:
-            J[..., i, j] = rows[i][j]
-        arrays.append(J)
-    return out, arrays
+    the kernel: the entries are written by a function made for it at its first call (only
+    those that are not a literal zero, into zeroed arrays)."""
+    fill = _FILLERS.get(key) or _filler(key, phi, blocks)
+    return fill(phi, blocks)
 
 
 def stack_terms(xp, phi, blocks=None):
