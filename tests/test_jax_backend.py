@@ -226,10 +226,48 @@ def test_jax_backend_messages():
         ms.design.sweep(mech, one, model.driver, VALUES, backend="jax", dtype="float16")
     with pytest.raises(ValueError, match=r'dtype= is for backend="jax"'):
         ms.design.sweep(mech, one, model.driver, VALUES, dtype="float32")
-    gears = ms.models.gear_train()
-    with pytest.raises(TypeError, match=r"no traceable kernel for joint 'mesh12' \(a Gear\)"):
-        ms.design.sweep(gears.mechanism, {"pin2.point1": [(3.0, 0.0)]}, gears.driver,
-                        VALUES[:3], backend="jax")
+    # a joint class of one's own (Phi only, Jacobian by finite differences): no kernel to trace
+    from mechsolve.joints.base import Joint
+
+    class Anchor(Joint):   # the body's origin held at a point
+        n_equations = 2
+        layout = (("at", 2),)
+
+        def __init__(self, body, at=(0.0, 0.0), *, name=None):
+            super().__init__((body,), list(at), name=name)
+
+        @classmethod
+        def _phi(cls, P, X):
+            return X[..., :2] - P[..., cls.sl.at]
+
+    slotted = fourbar_model().mechanism
+    rocker = slotted.body("rocker")
+    slotted.remove(slotted.joint("O4"))
+    slotted.add(Anchor(rocker, rocker.pose[:2], name="slot"))
+    slotted.solve()
+    with pytest.raises(TypeError, match=r"no traceable kernel for joint 'slot' \(class Anchor\); "
+                                        r"it supports .*Revolute"):
+        ms.design.sweep(slotted, {"A.point1": [(0.5, 0.0)]}, "motor", VALUES[:3],
+                        backend="jax")
+    rssr = ms.models.spatial.rssr()
+    with pytest.raises(TypeError, match=r'backend="jax" supports planar mechanisms'):
+        ms.design.sweep(rssr.mechanism, {"rod.length": [2.0]}, rssr.driver, VALUES[:3],
+                        backend="jax")
+
+
+def test_jax_gear_train_family_matches_numpy():
+    """Gears, an internal gear, a rack and pinion, a prismatic guide: every planar joint of
+    the gear train traced; the rack's travel is the pinion's radius times the angle."""
+    model = ms.models.gear_train()
+    rng = np.random.default_rng(9)
+    n = 128
+    values = np.linspace(0.0, 2.0, 9)
+    designs = {"pin2.point1": np.c_[3.0 + 0.01 * rng.uniform(-1, 1, n), np.zeros(n)]}
+    ref = ms.design.sweep(model.mechanism, designs, model.driver, values)
+    jx = ms.design.sweep(model.mechanism, designs, model.driver, values, backend="jax",
+                         chunk=CHUNK)
+    assert ref.success.all() and len(jx.handed_over) == 0
+    compare_to_numpy(jx, ref, model.mechanism.system().length_scale)
 
 
 # -- the kernels written once, traced -------------------------------------------------------

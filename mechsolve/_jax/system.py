@@ -29,7 +29,7 @@ class TracedSystem:
             if g.cls._terms is None or g.uses_coords:
                 j = g.joints[0]
                 who = repr(j.name) if j.name else j.label
-                raise TypeError(f'backend="jax" has no traceable kernel for joint {who} (a '
+                raise TypeError(f'backend="jax" has no traceable kernel for joint {who} (class '
                                 f"{g.cls.__name__}); it supports "
                                 + ", ".join(_supported()) + ' (use backend="numpy")')
         self.n, self.m, self.nb = sys.n, sys.m, sys.nb

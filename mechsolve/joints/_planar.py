@@ -1007,12 +1007,18 @@ class Gear(Joint):
                         anchor=[(b1, c1), (b2, c2)])
 
     @classmethod
-    def _phi(cls, P, X1, X2, Xc):
+    def _terms(cls, xp, P, X1, X2, Xc, jacobian=True):
         sl = cls.sl
         tc = Xc[..., 2]
-        mesh = (P[..., sl.radius1] * (X1[..., 2] - tc) + P[..., sl.signed_radius2]
-                * (X2[..., 2] - tc) - P[..., sl.phase])
-        return mesh[..., None]
+        r1, r2 = P[..., sl.radius1], P[..., sl.signed_radius2]
+        phi = (r1 * (X1[..., 2] - tc) + r2 * (X2[..., 2] - tc) - P[..., sl.phase],)
+        if not jacobian:
+            return phi, None
+        return phi, (((0.0, 0.0, r1),), ((0.0, 0.0, r2),), ((0.0, 0.0, -(r1 + r2)),))
+
+    @classmethod
+    def _phi(cls, P, X1, X2, Xc):
+        return phi_array(cls._terms(np, P, X1, X2, Xc, False)[0])
 
     @classmethod
     def _gamma(cls, P, X1, X2, Xc, V1, V2, Vc):
@@ -1030,16 +1036,7 @@ class Gear(Joint):
 
     @classmethod
     def _evaluate(cls, P, X1, X2, Xc):
-        phi = cls._phi(P, X1, X2, Xc)
-        shape = phi.shape[:-1]
-        J1 = np.zeros(shape + (1, 3))
-        J2 = np.zeros(shape + (1, 3))
-        Jc = np.zeros(shape + (1, 3))
-        r1, r2 = P[..., cls.sl.radius1], P[..., cls.sl.signed_radius2]
-        J1[..., 0, 2] = r1
-        J2[..., 0, 2] = r2
-        Jc[..., 0, 2] = -(r1 + r2)
-        return phi, [J1, J2, Jc]
+        return evaluate_arrays(cls, *cls._terms(np, P, X1, X2, Xc))
 
 
 class RackPinion(_TwoPointJoint, Joint):
@@ -1093,20 +1090,22 @@ class RackPinion(_TwoPointJoint, Joint):
                         racks=[Rack(rack, rp, self.param("axis"), pinion, pp, r)])
 
     @classmethod
+    def _terms(cls, xp, P, Xr, Xp, jacobian=True):
+        # _projection_terms gives u . (pinion - rack); the mesh uses u . (rack - pinion).
+        v, (a, b, c), (d, e, f) = _projection_terms(xp, cls.sl, P, Xr, Xp, normal=False)
+        r = P[..., cls.sl.radius]
+        phi = (-v - r * (Xp[..., 2] - Xr[..., 2]) - P[..., cls.sl.phase],)
+        if not jacobian:
+            return phi, None
+        return phi, (((-a, -b, r - c),), ((-d, -e, -f - r),))
+
+    @classmethod
     def _phi(cls, P, Xr, Xp):
-        return cls._evaluate(P, Xr, Xp)[0]
+        return phi_array(cls._terms(np, P, Xr, Xp, False)[0])
 
     @classmethod
     def _evaluate(cls, P, Xr, Xp):
-        # _projection gives u . (pinion - rack); the mesh uses u . (rack - pinion).
-        v, Jr, Jp = _projection(cls.sl, P, Xr, Xp, normal=False)
-        r = P[..., cls.sl.radius]
-        phi = (-v - r * (Xp[..., 2] - Xr[..., 2]) - P[..., cls.sl.phase])[..., None]
-        Jr = -Jr
-        Jp = -Jp
-        Jr[..., 2] += r
-        Jp[..., 2] -= r
-        return phi, [Jr[..., None, :], Jp[..., None, :]]
+        return evaluate_arrays(cls, *cls._terms(np, P, Xr, Xp))
 
     @classmethod
     def _phi_p(cls, P, Xr, Xp):
