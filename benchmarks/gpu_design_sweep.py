@@ -5,7 +5,10 @@ jax importable)::
 
     PYTHONPATH=. python benchmarks/gpu_design_sweep.py --budget 450
 
-CPU check: ``PYTHONPATH=. python benchmarks/gpu_design_sweep.py --sizes 1000 --quick``.
+(about 2 to 8 minutes: give the command a 600 s limit; it prints each row as it finishes and
+rewrites the JSON after each). A check on the CPU::
+
+    PYTHONPATH=. python benchmarks/gpu_design_sweep.py --sizes 1000 --quick
 
 Through the public API only. The family is the one of ``benchmarks/bench_design.py``: random
 Grashof crank-rockers around ``ms.models.fourbar()`` (ground 4, crank 1, coupler 3, rocker
