@@ -159,7 +159,8 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
         ``"jax"``: the family on JAX's default device (a GPU where JAX has one), traced from
         the same joint kernels (``pip install "mechsolve[jax]"``; planar joints with kernels
         written once); see :mod:`mechsolve._jax.sweep`. The result has the same fields, plus
-        ``handed_over`` (the designs finished by this NumPy path) and ``timings``.
+        ``handed_over`` (the designs finished by this NumPy path) and ``timings``; ``chunk``
+        is then the designs per device call (default ``2**20``).
     dtype : {"float64", "float32"}, optional
         With ``backend="jax"``: the precision (default ``"float64"``; ``"float32"`` gives
         poses to about 1e-6 of the model's size).
