@@ -63,7 +63,6 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, chunk=None, tol=1
     ``dtype`` ``"float64"`` or ``"float32"``). ``numpy_path`` is the module
     :mod:`mechsolve.design.sweep` (its constants, its start and its path for the designs handed
     over; given by it, so that this layer imports nothing above it)."""
-
     if client is not None:
         raise ValueError('backend="jax" runs on this process\'s devices; client= is for '
                          'backend="numpy"')
@@ -176,8 +175,8 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, chunk=None, tol=1
         t0 = time.perf_counter()
         sub = {k: np.asarray(v)[handed] for k, v in designs.items()}
         ref = numpy_path.sweep(mech, sub, driver, values, tol=tol,
-                                       max_iterations=max_iterations, outputs=outputs,
-                                       backend="numpy")
+                               max_iterations=max_iterations, outputs=outputs,
+                               backend="numpy")
         got = ref.states if keep_states else ref.points
         poses[handed] = got
         iterations[handed] = ref.iterations
