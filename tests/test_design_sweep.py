@@ -496,3 +496,15 @@ def test_3d_slider_crank_design_sweep_against_its_closed_form():
         motion = one.mechanism.sweep(one.driver, SC_ANGLES, batch=False)
         gap = sys.difference(got, motion.states) / sys.col_scale
         assert np.max(np.abs(gap)) <= 1e-12, d
+
+
+def test_design_sweep_backend_jax_without_jax_says_how_to_install():
+    import importlib.util
+
+    if importlib.util.find_spec("jax") is not None:
+        pytest.skip("JAX is installed here (tests/test_jax_backend.py runs the backend)")
+    model = ms.models.fourbar()
+    with pytest.raises(ImportError, match=r'backend="jax" needs JAX: pip install '
+                                          r'"mechsolve\[jax\]"'):
+        ms.design.sweep(model.mechanism, {"O4.point2": [(4.0, 0.0)]}, model.driver, VALUES,
+                        backend="jax")

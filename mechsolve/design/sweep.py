@@ -46,6 +46,7 @@ calls are single-threaded) and pass ``Client("tcp://scheduler:8786")``::
 from __future__ import annotations
 
 import pickle
+import sys as _sys
 
 import numpy as np
 
@@ -213,7 +214,7 @@ def _residuals(source, states: np.ndarray, success: np.ndarray):
 
 def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = None,
           tol: float = 1e-10, max_iterations: int = DEFAULT_MAX_ITERATIONS, outputs=None,
-          progress=None) -> DesignSweep:
+          progress=None, backend: str = "numpy", dtype: str | None = None) -> DesignSweep:
     """Solve a family of designs over a driver's values through the batch axis.
 
     Parameters
@@ -244,11 +245,29 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
         3.6 million four-bar poses is 58 MB for one point, 260 MB for the states.
     progress : callable, optional
         ``progress(done, total)`` in designs, after each chunk.
+    backend : {"numpy", "jax"}
+        ``"jax"``: the family on JAX's default device (a GPU where JAX has one), traced from
+        the same joint kernels (``pip install "mechsolve[jax]"``; planar joints with kernels
+        written once); see :mod:`mechsolve._jax.sweep`. The result has the same fields, plus
+        ``handed_over`` (the designs finished by this NumPy path) and ``timings``; ``chunk``
+        is then the designs per device call (default ``2**20``).
+    dtype : {"float64", "float32"}, optional
+        With ``backend="jax"``: the precision (default ``"float64"``; ``"float32"`` gives
+        poses to about 1e-6 of the model's size).
 
     Returns
     -------
     DesignSweep
     """
+    if backend != "numpy":
+        if backend != "jax":
+            raise ValueError(f'backend must be "numpy" or "jax", got {backend!r}')
+        from .._jax.sweep import design_sweep  # JAX only when asked for (a heavy import)
+        return design_sweep(_sys.modules[__name__], mech, designs, driver, values, chunk=chunk,
+                            tol=tol, max_iterations=max_iterations, outputs=outputs,
+                            progress=progress, dtype=dtype, client=client)
+    if dtype is not None:
+        raise ValueError('dtype= is for backend="jax" (the NumPy path runs in float64)')
     driver = mech._own_driver(driver)
     values = as_values(values)
     tol = as_float(tol, "tol", positive=True)

@@ -16,12 +16,13 @@ from ._planar import (
     Distance,
     Prismatic,
     Revolute,
-    _projection,
     _projection_gamma,
     _projection_p,
+    _projection_terms,
     _shape,
     pivot_of,
 )
+from ._terms import evaluate_arrays, phi_array
 from .base import DriverJoint, dimension_dispatch
 
 __all__ = ["Driver", "AngleDriver", "SlideDriver", "DistanceDriver", "CoordinateDriver"]
@@ -109,17 +110,22 @@ class Driver(DriverJoint):
         return (self.coordinate,)
 
     @classmethod
-    def _phi(cls, P, X):
+    def _terms(cls, xp, P, X, jacobian=True):
         sl = cls.sl
         w = sl.weights.start   # the weights of x, y, angle (no view made)
-        return (X[..., 0] * P[..., w] + X[..., 1] * P[..., w + 1] + X[..., 2] * P[..., w + 2]
-                - P[..., sl.value])[..., None]
+        wx, wy, wt = P[..., w], P[..., w + 1], P[..., w + 2]
+        phi = (X[..., 0] * wx + X[..., 1] * wy + X[..., 2] * wt - P[..., sl.value],)
+        return phi, (((wx, wy, wt),),) if jacobian else None
+
+    @classmethod
+    def _phi(cls, P, X):
+        return phi_array(cls._terms(np, P, X, False)[0])
 
     @classmethod
     def _evaluate(cls, P, X):
         phi = cls._phi(P, X)
         J = np.empty(phi.shape + (3,))
-        J[...] = P[..., None, cls.sl.weights]
+        J[...] = P[..., None, cls.sl.weights]   # the weights row of _terms, in one copy
         return phi, [J]
 
     @classmethod
@@ -188,17 +194,17 @@ class AngleDriver(DriverJoint):
         return (3 * b2.index + 2, 1.0) if not b2.is_ground else (3 * b1.index + 2, -1.0)
 
     @classmethod
+    def _terms(cls, xp, P, X1, X2, jacobian=True):
+        phi = (X2[..., 2] - X1[..., 2] - P[..., cls.sl.value],)
+        return phi, (((0.0, 0.0, -1.0),), ((0.0, 0.0, 1.0),)) if jacobian else None
+
+    @classmethod
     def _phi(cls, P, X1, X2):
-        return (X2[..., 2] - X1[..., 2] - P[..., cls.sl.value])[..., None]
+        return phi_array(cls._terms(np, P, X1, X2, False)[0])
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
-        phi = cls._phi(P, X1, X2)
-        J1 = np.zeros(phi.shape + (3,))
-        J2 = np.zeros(phi.shape + (3,))
-        J1[..., 2] = -1.0
-        J2[..., 2] = 1.0
-        return phi, [J1, J2]
+        return evaluate_arrays(cls, *cls._terms(np, P, X1, X2))
 
     @classmethod
     def _phi_p(cls, P, X1, X2):
@@ -258,13 +264,17 @@ class SlideDriver(DriverJoint):
         return out
 
     @classmethod
+    def _terms(cls, xp, P, X1, X2, jacobian=True):
+        s, r1, r2 = _projection_terms(xp, cls.sl, P, X1, X2, normal=False)
+        return (s - P[..., cls.sl.value],), ((r1,), (r2,)) if jacobian else None
+
+    @classmethod
     def _phi(cls, P, X1, X2):
-        return cls._evaluate(P, X1, X2)[0]
+        return phi_array(cls._terms(np, P, X1, X2, False)[0])
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
-        s, J1, J2 = _projection(cls.sl, P, X1, X2, normal=False)
-        return (s - P[..., cls.sl.value])[..., None], [J1[..., None, :], J2[..., None, :]]
+        return evaluate_arrays(cls, *cls._terms(np, P, X1, X2))
 
     @classmethod
     def _phi_p(cls, P, X1, X2):

@@ -17,16 +17,18 @@ import numpy as np
 from .._validation import as_direction, as_float, as_vector
 from ..body import Body
 from ._geometry import Circle, Drive, Geometry, Rack, Rail, Rod
+from ._terms import evaluate_arrays, phi_array
 from .base import DriverJoint, Joint, _is_spatial, dimension_dispatch, spatial_form
 
 __all__ = ["Revolute", "Prismatic", "Fixed", "Distance", "PointOnLine", "Gear", "RackPinion"]
 
 
 # -- array helpers ---------------------------------------------------------------------------------
-def _rotate(X: np.ndarray, px: np.ndarray, py: np.ndarray):
-    """Global components of local vectors ``(px, py)`` rotated by the poses ``X``."""
-    c = np.cos(X[..., 2])
-    s = np.sin(X[..., 2])
+def _rotate(X: np.ndarray, px: np.ndarray, py: np.ndarray, xp=np):
+    """Global components of local vectors ``(px, py)`` rotated by the poses ``X`` (``xp`` the
+    array namespace: NumPy, or ``jax.numpy`` for a tracer)."""
+    c = xp.cos(X[..., 2])
+    s = xp.sin(X[..., 2])
     return c * px - s * py, s * px + c * py
 
 
@@ -34,42 +36,46 @@ def _shape(P: np.ndarray, *X: np.ndarray) -> tuple[int, ...]:
     return np.broadcast_shapes(P.shape[:-1], *(x.shape[:-1] for x in X))
 
 
-def _separation(sl, P: np.ndarray, X1: np.ndarray, X2: np.ndarray):
+def _separation(sl, P: np.ndarray, X1: np.ndarray, X2: np.ndarray, xp=np):
     """``d = r2 + R2 p2 - r1 - R1 p1`` with ``p1 = P[..., sl.point1]``, ``p2 = P[..., sl.point2]``
     (``sl`` the class's :class:`~mechsolve.joints.base.ParameterSlices`).
 
     Returns ``(dx, dy, a1x, a1y, a2x, a2y)`` where ``a = R p``.
     """
     i, k = sl.point1.start, sl.point2.start   # the points' x; y follows (no views made)
-    a1x, a1y = _rotate(X1, P[..., i], P[..., i + 1])
-    a2x, a2y = _rotate(X2, P[..., k], P[..., k + 1])
+    a1x, a1y = _rotate(X1, P[..., i], P[..., i + 1], xp)
+    a2x, a2y = _rotate(X2, P[..., k], P[..., k + 1], xp)
     dx = X2[..., 0] + a2x - X1[..., 0] - a1x
     dy = X2[..., 1] + a2y - X1[..., 1] - a1y
     return dx, dy, a1x, a1y, a2x, a2y
 
 
-def _projection(sl, P: np.ndarray, X1: np.ndarray, X2: np.ndarray, normal: bool):
+def _projection_terms(xp, sl, P, X1, X2, normal: bool):
     """Component of ``d`` along the body-1 direction ``u = P[..., sl.axis]`` (or its normal
-    ``perp(u)``).
+    ``perp(u)``), written once (see :mod:`._terms`).
 
-    Returns the value and the Jacobian rows with respect to bodies 1 and 2, shape ``(..., 3)``.
+    Returns the value and the Jacobian rows with respect to bodies 1 and 2, as 3-tuples.
     """
-    dx, dy, a1x, a1y, a2x, a2y = _separation(sl, P, X1, X2)
+    dx, dy, a1x, a1y, a2x, a2y = _separation(sl, P, X1, X2, xp)
     u = sl.axis.start
-    wx, wy = _rotate(X1, P[..., u], P[..., u + 1])
+    wx, wy = _rotate(X1, P[..., u], P[..., u + 1], xp)
     if normal:
         wx, wy = -wy, wx
     value = wx * dx + wy * dy
-    shape = value.shape
-    J1 = np.empty(shape + (3,))
-    J2 = np.empty(shape + (3,))
-    J1[..., 0] = -wx
-    J1[..., 1] = -wy
     # d(w)/dt1 = perp(w); d(d)/dt1 = -perp(a1)
-    J1[..., 2] = (-wy * dx + wx * dy) - (wx * -a1y + wy * a1x)
-    J2[..., 0] = wx
-    J2[..., 1] = wy
-    J2[..., 2] = wx * -a2y + wy * a2x
+    return (value, (-wx, -wy, (-wy * dx + wx * dy) - (wx * -a1y + wy * a1x)),
+            (wx, wy, wx * -a2y + wy * a2x))
+
+
+def _projection(sl, P: np.ndarray, X1: np.ndarray, X2: np.ndarray, normal: bool):
+    """:func:`_projection_terms` as arrays: the value and the Jacobian rows with respect to
+    bodies 1 and 2, shape ``(..., 3)``."""
+    value, r1, r2 = _projection_terms(np, sl, P, X1, X2, normal)
+    J1 = np.empty(value.shape + (3,))
+    J2 = np.empty(value.shape + (3,))
+    for j in range(3):
+        J1[..., j] = r1[j]
+        J2[..., j] = r2[j]
     return value, J1, J2
 
 
@@ -382,13 +388,16 @@ class Revolute(_TwoPointJoint, Joint):
         return cls(body1, body2, body1.to_local(p), body2.to_local(p), name=name)
 
     @classmethod
+    def _terms(cls, xp, P, X1, X2, jacobian=True):
+        return _pin_terms(xp, cls.sl, P, X1, X2, jacobian)
+
+    @classmethod
     def _phi(cls, P, X1, X2):
-        dx, dy, *_ = _separation(cls.sl, P, X1, X2)
-        return -np.stack([dx, dy], axis=-1)
+        return phi_array(_pin_terms(np, cls.sl, P, X1, X2, False)[0])
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
-        return _pin(cls.sl, P, X1, X2)
+        return evaluate_arrays(cls, *_pin_terms(np, cls.sl, P, X1, X2, True))
 
     @classmethod
     def _phi_p(cls, P, X1, X2):
@@ -399,24 +408,14 @@ class Revolute(_TwoPointJoint, Joint):
         return _pin_gamma(cls.sl, P, X1, X2, V1, V2)
 
 
-def _pin(sl, P, X1, X2):
-    """Phi and the Jacobian blocks of the pin rows ``-d`` (:class:`Revolute`)."""
-    dx, dy, a1x, a1y, a2x, a2y = _separation(sl, P, X1, X2)
-    shape = dx.shape
-    phi = np.empty(shape + (2,))
-    phi[..., 0] = -dx
-    phi[..., 1] = -dy
-    J1 = np.zeros(shape + (2, 3))
-    J2 = np.zeros(shape + (2, 3))
-    J1[..., 0, 0] = 1.0
-    J1[..., 1, 1] = 1.0
-    J1[..., 0, 2] = -a1y
-    J1[..., 1, 2] = a1x
-    J2[..., 0, 0] = -1.0
-    J2[..., 1, 1] = -1.0
-    J2[..., 0, 2] = a2y
-    J2[..., 1, 2] = -a2x
-    return phi, [J1, J2]
+def _pin_terms(xp, sl, P, X1, X2, jacobian=True):
+    """Phi and the Jacobian blocks of the pin rows ``-d`` (:class:`Revolute`), written once."""
+    dx, dy, a1x, a1y, a2x, a2y = _separation(sl, P, X1, X2, xp)
+    phi = (-dx, -dy)
+    if not jacobian:
+        return phi, None
+    return phi, (((1.0, 0.0, -a1y), (0.0, 1.0, a1x)),
+                 ((-1.0, 0.0, a2y), (0.0, -1.0, -a2x)))
 
 
 def _pin_gamma(sl, P, X1, X2, V1, V2):
@@ -517,23 +516,20 @@ class Fixed(_TwoPointJoint, Joint):
         return Geometry(points=ends, welds=[_moving_end(ends)], pivots=_ground_side(ends))
 
     @classmethod
+    def _terms(cls, xp, P, X1, X2, jacobian=True):
+        (px, py), pin = _pin_terms(xp, cls.sl, P, X1, X2, jacobian)
+        phi = (px, py, X2[..., 2] - X1[..., 2] - P[..., cls.sl.angle])
+        if not jacobian:
+            return phi, None
+        return phi, (pin[0] + ((0.0, 0.0, -1.0),), pin[1] + ((0.0, 0.0, 1.0),))
+
+    @classmethod
     def _phi(cls, P, X1, X2):
-        return cls._evaluate(P, X1, X2)[0]
+        return phi_array(cls._terms(np, P, X1, X2, False)[0])
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
-        phi_r, (R1, R2) = _pin(cls.sl, P, X1, X2)
-        shape = phi_r.shape[:-1]
-        phi = np.empty(shape + (3,))
-        phi[..., :2] = phi_r
-        phi[..., 2] = X2[..., 2] - X1[..., 2] - P[..., cls.sl.angle]
-        J1 = np.zeros(shape + (3, 3))
-        J2 = np.zeros(shape + (3, 3))
-        J1[..., :2, :] = R1
-        J2[..., :2, :] = R2
-        J1[..., 2, 2] = -1.0
-        J2[..., 2, 2] = 1.0
-        return phi, [J1, J2]
+        return evaluate_arrays(cls, *cls._terms(np, P, X1, X2))
 
     @classmethod
     def _phi_p(cls, P, X1, X2):
@@ -668,23 +664,20 @@ class Prismatic(_TwoPointJoint, Joint):
         return Geometry(points=ends, rails=[Rail(ends[0][0], ends[0][1], u1, ends[1], block)])
 
     @classmethod
+    def _terms(cls, xp, P, X1, X2, jacobian=True):
+        n, r1, r2 = _projection_terms(xp, cls.sl, P, X1, X2, normal=True)
+        phi = (n, X2[..., 2] - X1[..., 2] - P[..., cls.sl.offset])
+        if not jacobian:
+            return phi, None
+        return phi, ((r1, (0.0, 0.0, -1.0)), (r2, (0.0, 0.0, 1.0)))
+
+    @classmethod
     def _phi(cls, P, X1, X2):
-        return cls._evaluate(P, X1, X2)[0]
+        return phi_array(cls._terms(np, P, X1, X2, False)[0])
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
-        n, Jn1, Jn2 = _projection(cls.sl, P, X1, X2, normal=True)
-        shape = n.shape
-        phi = np.empty(shape + (2,))
-        phi[..., 0] = n
-        phi[..., 1] = X2[..., 2] - X1[..., 2] - P[..., cls.sl.offset]
-        J1 = np.zeros(shape + (2, 3))
-        J2 = np.zeros(shape + (2, 3))
-        J1[..., 0, :] = Jn1
-        J2[..., 0, :] = Jn2
-        J1[..., 1, 2] = -1.0
-        J2[..., 1, 2] = 1.0
-        return phi, [J1, J2]
+        return evaluate_arrays(cls, *cls._terms(np, P, X1, X2))
 
     @classmethod
     def _phi_p(cls, P, X1, X2):
@@ -791,13 +784,17 @@ class PointOnLine(_TwoPointJoint, Joint):
                         rails=[Rail(ends[0][0], ends[0][1], self.param("axis"), ends[1])])
 
     @classmethod
+    def _terms(cls, xp, P, X1, X2, jacobian=True):
+        n, r1, r2 = _projection_terms(xp, cls.sl, P, X1, X2, normal=True)
+        return (n,), ((r1,), (r2,)) if jacobian else None
+
+    @classmethod
     def _phi(cls, P, X1, X2):
-        return cls._evaluate(P, X1, X2)[0]
+        return phi_array(cls._terms(np, P, X1, X2, False)[0])
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
-        n, J1, J2 = _projection(cls.sl, P, X1, X2, normal=True)
-        return n[..., None], [J1[..., None, :], J2[..., None, :]]
+        return evaluate_arrays(cls, *cls._terms(np, P, X1, X2))
 
     @classmethod
     def _phi_p(cls, P, X1, X2):
@@ -901,25 +898,23 @@ class Distance(_TwoPointJoint, Joint):
         return _rod_at(cls, body1, body2, point1, point2, length, name, 2)
 
     @classmethod
+    def _terms(cls, xp, P, X1, X2, jacobian=True):
+        dx, dy, a1x, a1y, a2x, a2y = _separation(cls.sl, P, X1, X2, xp)
+        L = P[..., cls.sl.length]
+        phi = ((dx * dx + dy * dy - L * L) / (2 * L),)
+        if not jacobian:
+            return phi, None
+        gx, gy = dx / L, dy / L
+        return phi, (((-gx, -gy, -(gx * -a1y + gy * a1x)),),
+                     ((gx, gy, gx * -a2y + gy * a2x),))
+
+    @classmethod
     def _phi(cls, P, X1, X2):
-        return cls._evaluate(P, X1, X2)[0]
+        return phi_array(cls._terms(np, P, X1, X2, False)[0])
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
-        dx, dy, a1x, a1y, a2x, a2y = _separation(cls.sl, P, X1, X2)
-        L = P[..., cls.sl.length]
-        shape = dx.shape
-        phi = ((dx * dx + dy * dy - L * L) / (2 * L))[..., None]
-        gx, gy = dx / L, dy / L
-        J1 = np.empty(shape + (1, 3))
-        J2 = np.empty(shape + (1, 3))
-        J1[..., 0, 0] = -gx
-        J1[..., 0, 1] = -gy
-        J1[..., 0, 2] = -(gx * -a1y + gy * a1x)
-        J2[..., 0, 0] = gx
-        J2[..., 0, 1] = gy
-        J2[..., 0, 2] = gx * -a2y + gy * a2x
-        return phi, [J1, J2]
+        return evaluate_arrays(cls, *cls._terms(np, P, X1, X2))
 
     @classmethod
     def _phi_p(cls, P, X1, X2):
@@ -1012,12 +1007,18 @@ class Gear(Joint):
                         anchor=[(b1, c1), (b2, c2)])
 
     @classmethod
-    def _phi(cls, P, X1, X2, Xc):
+    def _terms(cls, xp, P, X1, X2, Xc, jacobian=True):
         sl = cls.sl
         tc = Xc[..., 2]
-        mesh = (P[..., sl.radius1] * (X1[..., 2] - tc) + P[..., sl.signed_radius2]
-                * (X2[..., 2] - tc) - P[..., sl.phase])
-        return mesh[..., None]
+        r1, r2 = P[..., sl.radius1], P[..., sl.signed_radius2]
+        phi = (r1 * (X1[..., 2] - tc) + r2 * (X2[..., 2] - tc) - P[..., sl.phase],)
+        if not jacobian:
+            return phi, None
+        return phi, (((0.0, 0.0, r1),), ((0.0, 0.0, r2),), ((0.0, 0.0, -(r1 + r2)),))
+
+    @classmethod
+    def _phi(cls, P, X1, X2, Xc):
+        return phi_array(cls._terms(np, P, X1, X2, Xc, False)[0])
 
     @classmethod
     def _gamma(cls, P, X1, X2, Xc, V1, V2, Vc):
@@ -1035,16 +1036,7 @@ class Gear(Joint):
 
     @classmethod
     def _evaluate(cls, P, X1, X2, Xc):
-        phi = cls._phi(P, X1, X2, Xc)
-        shape = phi.shape[:-1]
-        J1 = np.zeros(shape + (1, 3))
-        J2 = np.zeros(shape + (1, 3))
-        Jc = np.zeros(shape + (1, 3))
-        r1, r2 = P[..., cls.sl.radius1], P[..., cls.sl.signed_radius2]
-        J1[..., 0, 2] = r1
-        J2[..., 0, 2] = r2
-        Jc[..., 0, 2] = -(r1 + r2)
-        return phi, [J1, J2, Jc]
+        return evaluate_arrays(cls, *cls._terms(np, P, X1, X2, Xc))
 
 
 class RackPinion(_TwoPointJoint, Joint):
@@ -1098,20 +1090,22 @@ class RackPinion(_TwoPointJoint, Joint):
                         racks=[Rack(rack, rp, self.param("axis"), pinion, pp, r)])
 
     @classmethod
+    def _terms(cls, xp, P, Xr, Xp, jacobian=True):
+        # _projection_terms gives u . (pinion - rack); the mesh uses u . (rack - pinion).
+        v, (a, b, c), (d, e, f) = _projection_terms(xp, cls.sl, P, Xr, Xp, normal=False)
+        r = P[..., cls.sl.radius]
+        phi = (-v - r * (Xp[..., 2] - Xr[..., 2]) - P[..., cls.sl.phase],)
+        if not jacobian:
+            return phi, None
+        return phi, (((-a, -b, r - c),), ((-d, -e, -f - r),))
+
+    @classmethod
     def _phi(cls, P, Xr, Xp):
-        return cls._evaluate(P, Xr, Xp)[0]
+        return phi_array(cls._terms(np, P, Xr, Xp, False)[0])
 
     @classmethod
     def _evaluate(cls, P, Xr, Xp):
-        # _projection gives u . (pinion - rack); the mesh uses u . (rack - pinion).
-        v, Jr, Jp = _projection(cls.sl, P, Xr, Xp, normal=False)
-        r = P[..., cls.sl.radius]
-        phi = (-v - r * (Xp[..., 2] - Xr[..., 2]) - P[..., cls.sl.phase])[..., None]
-        Jr = -Jr
-        Jp = -Jp
-        Jr[..., 2] += r
-        Jp[..., 2] -= r
-        return phi, [Jr[..., None, :], Jp[..., None, :]]
+        return evaluate_arrays(cls, *cls._terms(np, P, Xr, Xp))
 
     @classmethod
     def _phi_p(cls, P, Xr, Xp):

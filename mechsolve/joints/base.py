@@ -647,6 +647,11 @@ class Joint(metaclass=ABCMeta):
         return args
 
     # -- kernels --------------------------------------------------------------------------------
+    #: The kernel written once, ``_terms(xp, P, *X, jacobian=True) -> (phi, blocks)`` as tuples
+    #: of component expressions in the array namespace ``xp`` (see :mod:`mechsolve.joints.
+    #: _terms`): what the JAX backend traces. ``None`` for a class that has none yet.
+    _terms = None
+
     @classmethod
     @abstractmethod
     def _phi(cls, P: np.ndarray, *X: np.ndarray) -> np.ndarray:

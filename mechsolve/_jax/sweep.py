@@ -1,0 +1,334 @@
+"""``ms.design.sweep(..., backend="jax")``: a family of designs over a driver's values on a GPU.
+
+The algorithm of NumPy's :func:`mechsolve.design.sweep` for each design, traced once per
+mechanism structure (``jit``), ``vmap`` over designs and ``lax.scan`` over the values:
+
+* the first pose: full Newton steps from the nominal pose, each within a quarter of the one
+  before (:data:`~mechsolve.design.sweep.START_CONTRACTION`);
+* every next value: the predictor (the tangent step at the first, then cubic Hermite from the
+  last two poses and their tangents ``dq/dv``) and Newton corrections until one is below
+  :data:`~mechsolve.design.sweep.STEP_DONE` in the model's units (columns scaled by the
+  model's length scale), at most ``max_iterations`` (the pose after that correction is exact to
+  about its square); the step is accepted as NumPy's is: the residual of every equation, in
+  its unit, within ``tol`` plus the round-off of the coordinates (the Newton core's bound,
+  :func:`mechsolve.newton.residual_tolerance`: ``tol`` where the model lies within some
+  10^5 sizes of the origin), the correction within a quarter of the predicted motion,
+  the sign of ``det J`` the one the design started with, the tangent turned by less than 60
+  degrees;
+* ``J`` factorized per item by Gaussian elimination with partial pivoting written out
+  (:func:`~mechsolve._jax.system.solve_with_sign`): corrections, tangents and the sign of
+  ``det J`` from one elimination.
+
+A design whose first pose needs the damped Newton core, or whose step to some value is
+refused (where NumPy's path retries with shorter steps, and decides between "limit position"
+and "branch change"), is not decided on the device: it is handed to NumPy's path
+(:func:`mechsolve.design.sweep` with ``backend="numpy"``) for those designs alone, which
+gives its poses and, if it drops out, its reason, exactly as without ``backend="jax"``. The
+result's ``handed_over`` lists them. The designs of a well-posed family (crank-rockers kept
+on their branch) all stay on the device.
+
+``dtype="float64"`` (default) runs in double precision whatever JAX's default (inside
+``jax.enable_x64(True)``, scoped to the call); ``dtype="float32"`` in single precision, with
+the correction stop at ``sqrt(eps)`` and the residual tolerance raised to ``64 eps`` (about
+7.6e-6) of the model's size: poses to about 1e-6 of the model's size.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import pickle
+import time
+
+import numpy as np
+
+from .._validation import as_count, as_float, as_values, as_vector
+from ..analysis.batch import per_item_entries
+from ..body import Body
+from ..newton import RESIDUAL_ROUNDOFF
+from . import import_jax
+from .system import TracedSystem, solve_with_sign
+
+__all__ = ["design_sweep"]
+
+#: Designs per device call (the last call padded to it): the memory of a call is about 3 kB a
+#: design for a four-bar over 36 values.
+CHUNK = 1 << 20
+
+_COMPILED: dict = {}
+
+
+def design_sweep(numpy_path, mech, designs, driver, values, *, chunk=None, tol=1e-10,
+                 max_iterations=8, outputs=None, progress=None, dtype=None, client=None):
+    """The JAX backend of :func:`mechsolve.design.sweep` (same arguments, same result, with
+    ``dtype`` ``"float64"`` or ``"float32"``). ``numpy_path`` is the module
+    :mod:`mechsolve.design.sweep` (its constants, its start and its path for the designs handed
+    over; given by it, so that this layer imports nothing above it)."""
+    if client is not None:
+        raise ValueError('backend="jax" runs on this process\'s devices; client= is for '
+                         'backend="numpy"')
+    dtype = "float64" if dtype is None else dtype
+    if dtype not in ("float64", "float32"):
+        raise ValueError(f'dtype must be "float64" or "float32", got {dtype!r}')
+    driver = mech._own_driver(driver)
+    values = as_values(values)
+    tol = as_float(tol, "tol", positive=True)
+    max_iterations = as_count(max_iterations, "max_iterations")
+    chunk = CHUNK if chunk is None else as_count(chunk, "chunk")
+    if progress is not None and not callable(progress):
+        raise TypeError("progress must be a callable progress(done, total) or None")
+    sys = mech.system()
+    if not sys.dense or sys.m != sys.n:
+        raise ValueError("design sweeps need a square system with a dense Jacobian (a driven "
+                         f"mechanism with up to 120 unknowns); this one has {sys.m} equations "
+                         f"in {sys.n} unknowns")
+    traced = TracedSystem(sys)
+    if not isinstance(designs, dict) or not designs:
+        raise TypeError("designs must be a non-empty dict {parameter name or joint: array "
+                        "(D, ...)}")
+    entries = per_item_entries(mech, None, designs, "designs")
+    sizes = {label: len(a) for label, _, _, a in entries}
+    if len(set(sizes.values())) != 1:
+        raise ValueError("designs disagree on their number: " + ", ".join(
+            f"{k} has {v}" for k, v in sizes.items()))
+    gd, idd, col = sys.driver_slot(driver)
+    for label, joint, sl, _ in entries:
+        if joint is driver and sl.start <= col < sl.stop:
+            raise ValueError(f"{label}: the swept driver's value is given by values=, not as "
+                             "a design parameter")
+    out_spec = None
+    if outputs is not None:
+        out_spec = []
+        for body, point in outputs:
+            if not isinstance(body, Body) or body.mechanism is not mech:
+                raise ValueError("outputs must be (body, point) pairs of this mechanism's "
+                                 "bodies")
+            if body.is_ground:
+                raise NotImplementedError("outputs= takes moving bodies (a point of ground "
+                                          "does not move)")
+            out_spec.append((body.index, as_vector(point, f"outputs point of {body.name}", 2)))
+    D = next(iter(sizes.values()))
+    N = len(values)
+    jax, jnp = import_jax()
+    timings = {"compile": 0.0, "device": 0.0, "transfer": 0.0, "numpy": 0.0}
+    work = pickle.loads(pickle.dumps(mech))   # the nominal start, leaving mech as it is
+    index = {id(j): i for i, j in enumerate(mech.joints)}
+    q0 = numpy_path._start_pose(work, work.joints[index[id(driver)]], float(values[0]))
+
+    # the family's parameters, one (D, k, p) array per group (the driver's value set per step)
+    P = [np.repeat(g.P[None], D, axis=0) for g in sys.groups]
+    for _, joint, sl, arr in entries:
+        gi, ii = sys.group_of[id(joint)]
+        P[gi][:, ii, sl] = arr
+    f64 = dtype == "float64"
+    eps = np.finfo(np.float64 if f64 else np.float32).eps
+    step_done = numpy_path.STEP_DONE if f64 else float(np.sqrt(eps))
+    tol_used = tol if f64 else max(tol, 64 * eps)
+    consts = dict(inv_c=1.0 / sys.col_scale, inv_eq=1.0 / sys.eq_scale,
+                  inv_state=1.0 / sys.state_scale, e=_unit(sys, driver), step_done=step_done,
+                  tol=tol_used, roundoff=RESIDUAL_ROUNDOFF * eps)
+    keep_states = out_spec is None
+    B = min(chunk, D)
+    # a step's correction takes at most the NumPy path's budget (STEP_ITERATIONS, within
+    # max_iterations); a design handed over gets the whole max_iterations there
+    steps = min(max_iterations, getattr(numpy_path, "STEP_ITERATIONS", max_iterations))
+    key = (traced.key, B, N, steps, dtype, (gd, idd, col))
+    with _x64(jax):
+        fn = _COMPILED.get(key)
+        if fn is None:
+            fn = _COMPILED[key] = _build(jax, jnp, traced, steps, (gd, idd, col),
+                                         jnp.float64 if f64 else jnp.float32, numpy_path)
+        points = None if keep_states else _points(jax, jnp, out_spec)
+        ftype = np.float64 if f64 else np.float32
+        width = (sys.n_state,) if keep_states else (len(out_spec), 2)
+        poses = np.empty((D, N) + width, dtype=ftype)
+        iterations = np.zeros((D, N), dtype=np.int32)
+        decided = np.zeros(D, dtype=bool)
+        args_c = [jnp.asarray(np.asarray(v, dtype=ftype)) for v in
+                  (consts["inv_c"], consts["inv_eq"], consts["inv_state"], consts["e"],
+                   consts["step_done"], consts["tol"], consts["roundoff"], q0, values)]
+        for a in range(0, D, B):
+            b = min(a + B, D)
+            Pc = [np.asarray(p[a:b], dtype=ftype) for p in P]
+            if b - a < B:   # the last chunk padded with its first design (results dropped)
+                Pc = [np.concatenate([p, np.repeat(p[:1], B - (b - a), axis=0)]) for p in Pc]
+            t0 = time.perf_counter()
+            if not fn.compiled:
+                fn.lower_compile(*args_c, [jnp.asarray(p) for p in Pc])
+                timings["compile"] += time.perf_counter() - t0
+                t0 = time.perf_counter()
+            out = fn(*args_c, [jnp.asarray(p) for p in Pc])
+            if points is not None:
+                out = (points(out[0]),) + tuple(out[1:])
+            out = jax.block_until_ready(out)
+            t1 = time.perf_counter()
+            timings["device"] += t1 - t0
+            Q, its, ok = (np.asarray(x)[: b - a] for x in out)
+            timings["transfer"] += time.perf_counter() - t1
+            poses[a:b] = Q
+            iterations[a:b] = its
+            decided[a:b] = ok
+            if progress is not None:
+                progress(b, D)
+    success = np.repeat(decided[:, None], N, axis=1)
+    failed_at = np.full(D, -1, dtype=np.int64)
+    reason = np.full(D, "", dtype=object)
+    reached = np.full(D, np.nan)
+    handed = np.flatnonzero(~decided)
+    if handed.size:
+        t0 = time.perf_counter()
+        sub = {k: np.asarray(v)[handed] for k, v in designs.items()}
+        ref = numpy_path.sweep(mech, sub, driver, values, tol=tol,
+                               max_iterations=max_iterations, outputs=outputs,
+                               backend="numpy")
+        got = ref.states if keep_states else ref.points
+        poses[handed] = got
+        iterations[handed] = ref.iterations
+        success[handed] = ref.success
+        failed_at[handed] = ref.failed_at
+        reason[handed] = ref.reason
+        reached[handed] = ref.reached
+        timings["numpy"] = time.perf_counter() - t0
+    poses[~success] = np.nan
+    return numpy_path.DesignSweep(
+        values=values, designs=designs, states=poses if keep_states else None,
+        points=None if keep_states else poses, success=success, iterations=iterations,
+        failed_at=failed_at, reason=reason.astype(str), reached=reached, backend="jax",
+        dtype=dtype, handed_over=handed, timings=timings)
+
+
+def _x64(jax):
+    """A context in which JAX's arrays may be float64 (``jax.enable_x64(True)``; the
+    experimental form of older JAX)."""
+    if hasattr(jax, "enable_x64"):
+        return jax.enable_x64(True)
+    try:   # pragma: no cover - older JAX
+        from jax.experimental import enable_x64  # JAX: imported only when asked for
+        return enable_x64()
+    except ImportError:   # pragma: no cover - neither: the global switch
+        jax.config.update("jax_enable_x64", True)
+        return contextlib.nullcontext()
+
+
+def _unit(sys, driver) -> np.ndarray:
+    e = np.zeros(sys.m)
+    e[sys.row_of(driver)] = 1.0
+    return e
+
+
+class _Compiled:
+    """A jitted family sweep and whether it has been compiled for its shapes."""
+
+    def __init__(self, jitted):
+        self.jitted = jitted
+        self.compiled = False
+        self._exe = None
+
+    def lower_compile(self, *args):
+        self._exe = self.jitted.lower(*args).compile()
+        self.compiled = True
+
+    def __call__(self, *args):
+        return self._exe(*args)
+
+
+def _build(jax, jnp, traced, max_iterations, slot, ftype, numpy_path):
+    """The jitted function ``(inv_c, inv_eq, inv_state, e, step_done, tol, roundoff, q0,
+    values, Ps) -> (states (B, N, n_state), iterations (B, N), decided (B,))``.
+
+    One ``lax.scan`` over the values, the first pose its step 0, and one Newton loop
+    (``lax.while_loop``) in it: XLA compiles the kernels and the elimination once."""
+    # NumPy's path's constants
+    correction, start_contraction = numpy_path.CORRECTION, numpy_path.START_CONTRACTION
+    turn_cos = numpy_path.TURN_COS
+    lax = jax.lax
+    gd, idd, col = slot
+    n = traced.n
+    pi = np.pi
+
+    def with_value(Ps, v):
+        return [p.at[idd, col].set(v) if gi == gd else p for gi, p in enumerate(Ps)]
+
+    def one(inv_c, inv_eq, inv_state, e, step_done, tol, roundoff, q0, values, Ps):
+        def residual_ok(q, Pk):
+            """The Newton core's acceptance: every equation in its unit within ``tol`` plus
+            the round-off of the coordinates (:func:`mechsolve.newton.residual_tolerance`)."""
+            F = traced.evaluate(jnp, q, Pk, jacobian=False)
+            big = jnp.maximum(1.0, jnp.max(jnp.abs(q * inv_state)))
+            return jnp.max(jnp.abs(F) * inv_eq) <= tol + roundoff * big
+
+        def newton(Qp, Pk, start):
+            """Newton from ``Qp``; at the first pose (``start``) only full steps each within
+            a quarter of the one before (NumPy's ``_Stepper.assemble``), else as
+            ``_Stepper.correct``. Returns the pose, tangent, sign of det J, iterations and
+            whether it converged within the tolerance."""
+            def body(c):
+                it, q, live, done, T, S, last, its = c
+                F, J = traced.evaluate(jnp, q, Pk)
+                X, sign = solve_with_sign(jnp, J, jnp.stack([-F, e], axis=1))
+                dx, t = X[:, 0], X[:, 1]
+                size = jnp.max(jnp.abs(dx) * inv_c)
+                take = live & (~start | (size <= last * jnp.where(it > 0, start_contraction,
+                                                                   1.0)))
+                q = jnp.where(take, q + dx, q)
+                its = its + take.astype(jnp.int32)
+                last = jnp.where(live, size, last)
+                fin = take & (size <= step_done)
+                T = jnp.where(fin, t, T)
+                S = jnp.where(fin, sign, S)
+                return it + 1, q, take & ~fin & (size <= pi), done | fin, T, S, last, its
+
+            c = (0, Qp, jnp.bool_(True), jnp.bool_(False), jnp.zeros(n, dtype=ftype),
+                 jnp.zeros((), ftype), jnp.asarray(pi, ftype), jnp.int32(0))
+            c = lax.while_loop(lambda c: (c[0] < max_iterations) & c[2], body, c)
+            _, q, _, done, T, S, _, its = c
+            return q, T, S, its, done & residual_ok(q, Pk)
+
+        def scan_body(carry, x):
+            Q1, T1, Q2, T2, S0, alive = carry
+            v2, v1, v, kind = x        # kind: 0 the first pose, 1 the first step, 2 the rest
+            h = v1 - v2
+            tau = (v - v2) / h
+            t2 = tau * tau
+            t3 = t2 * tau
+            hermite = Q2 + (h * (t3 - 2 * t2 + tau) * T2 + (3 * t2 - 2 * t3) * (Q1 - Q2)
+                            + h * (t3 - t2) * T1)
+            Qp = jnp.where(kind == 0, q0, jnp.where(kind == 1, Q1 + (v - v1) * T1, hermite))
+            start = kind == 0
+            Q, T, S, its, done = newton(Qp, with_value(Ps, v), start)
+            pred = jnp.max(jnp.abs(Qp - Q1) * inv_c)
+            corr = jnp.max(jnp.abs(Q - Qp) * inv_c)
+            ta, tb = T1 * inv_c, T * inv_c
+            turn = jnp.dot(ta, tb) >= turn_cos * jnp.sqrt(jnp.dot(ta, ta) * jnp.dot(tb, tb))
+            S0 = jnp.where(start, S, S0)
+            good = jnp.where(start, done & (S != 0.0),
+                             done & (corr <= correction * pred + 10 * tol) & (S == S0) & turn)
+            good = good & alive
+            new = (jnp.where(good, Q, Q1), jnp.where(good, T, T1),
+                   jnp.where(good & ~start, Q1, Q2), jnp.where(good & ~start, T1, T2), S0,
+                   good)
+            return new, (Q, its)
+
+        N = values.shape[0]
+        v1 = jnp.concatenate([values[:1], values[:-1]])
+        v2 = jnp.concatenate([values[:1] - 1.0, values[:1] - 1.0, values[:-2]])[:N]
+        kind = jnp.minimum(jnp.arange(N), 2)
+        carry = (q0, jnp.zeros(n, ftype), q0, jnp.zeros(n, ftype), jnp.zeros((), ftype),
+                 jnp.bool_(True))
+        carry, (Qs, its) = lax.scan(scan_body, carry, (v2, v1, values, kind))
+        return Qs, its, carry[5]
+
+    batched = jax.vmap(one, in_axes=(None,) * 9 + (0,))
+    return _Compiled(jax.jit(batched))
+
+
+def _points(jax, jnp, out_spec):
+    """A jitted ``states (B, N, n_state) -> points (B, N, K, 2)`` of the planar ``outputs``."""
+    def points(Q):
+        pts = []
+        for bi, p in out_spec:
+            x, y, th = Q[..., 3 * bi], Q[..., 3 * bi + 1], Q[..., 3 * bi + 2]
+            c, s = jnp.cos(th), jnp.sin(th)
+            pts.append(jnp.stack([x + c * p[0] - s * p[1], y + s * p[0] + c * p[1]], axis=-1))
+        return jnp.stack(pts, axis=-2)
+
+    return jax.jit(points)
