@@ -945,7 +945,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
             continue
         if new is None:
             try:
-                new, _ = cont.follow(nodes[i], values[j])
+                new, _ = cont.follow(_tight(cont, nodes[i], previous), values[j])
             except _UnreachableError as exc:
                 # refine the poses before it
                 stop = (j, exc.reached, None, exc.limit, isinstance(exc, _TooFarError))
@@ -1058,6 +1058,25 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
         unreachable(*stop)
     if progress is not None:
         progress(N, N)
+
+
+def _tight(cont, node, previous):
+    """The coarse ``node`` (solved to :data:`COARSE_TOL` only) solved to the sweep's tolerance,
+    to continue from pose by pose: a step's correction there must be small compared with the
+    predicted motion, which the error of a loose node is not where the motion is slow (a
+    time sweep starting at rest); the node itself where that fails."""
+    if node is None or previous is None:   # the start, solved in full
+        return node
+    q, res, vals = cont.newton(node.v, node.q)
+    if not res.success:
+        return node
+    n_sing, t_ref = len(cont.singular), cont.t_ref
+    new = cont.make_state(node.v, q, vals, previous=previous)
+    if new.base is not None:   # a singular pose: left from the coarse node, as before
+        del cont.singular[n_sing:]
+        cont.t_ref = t_ref
+        return node
+    return new
 
 
 def _derivatives(cont, states, keys) -> dict:
