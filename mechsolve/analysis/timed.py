@@ -16,6 +16,8 @@ from ..linalg import (
     SVD,
     TINY_NORM,
     LinearStrategy,
+    inverse,
+    singular_values,
 )
 from ..solver import SolveError, SweepError, free_dof
 from ._named_motions import free_motion_labels
@@ -93,7 +95,8 @@ class _ProfileTable:
     def _at(self, values):
         """The table's rows at ``values`` (evaluated afresh for a time not in the table)."""
         values = np.atleast_1d(np.asarray(values, dtype=float))
-        k = [self.index.get(float(t)) for t in values]
+        index = self.index
+        k = [index.get(t) for t in values.tolist()]
         if None in k:
             return self._evaluate(values)
         return self.value[k], self.rate[k], self.acc[k]
@@ -326,9 +329,9 @@ def _rates(mech, cont, times, states, nus, nudots, upto, arrived, start_singular
 
     The equations ``J nu = -Phi_t`` and then ``J nudot = gamma(q, nu) - Phi_tt`` of many poses
     are solved together, on the scaled Jacobians as :func:`velocity` and :func:`acceleration`
-    solve them one at a time: by LU where ``J`` is square and well-conditioned
-    (``sigma_min / sigma_max`` above ``n`` times :data:`~mechsolve.linalg.REGULAR_RCOND`,
-    where those surely take LU too), by the truncated SVD (minimum norm, every equation met)
+    solve them one at a time: by LU where ``J`` is square and well-conditioned (its
+    reciprocal condition number above :data:`~mechsolve.linalg.REGULAR_RCOND`, see
+    :func:`_regular`), by the truncated SVD (minimum norm, every equation met)
     where ``J`` is not square. The other poses (near or at a singular position, or where the
     equations have no solution) are solved one at a time as a pose-by-pose sweep solves them:
     at a singular pose along the tangent it arrived on, and with its error where the rates are
@@ -350,8 +353,9 @@ def _rates(mech, cont, times, states, nus, nudots, upto, arrived, start_singular
         if start_singular:
             free[0] = False
         if m == n:
-            ratio = fac.sigma_ratio()
-            at = idx[free & (ratio > n * REGULAR_RCOND)]
+            regular = _regular(fac.Js)
+            ratio[~regular] = _sigma_ratios(fac.Js[~regular])
+            at = idx[free & regular]
             if at.size:
                 rate, acc = cont.table.terms(times[at])
                 nu = fac.solve(rate, sub=at)
@@ -371,6 +375,29 @@ def _rates(mech, cont, times, states, nus, nudots, upto, arrived, start_singular
         if incoming is None and i:
             incoming = system.difference(states[i], states[i - 1]) / (times[i] - times[i - 1])
         nus[i], nudots[i] = _rates_at(mech, times, nus, i, singular, incoming, fail)
+
+
+def _regular(Js) -> np.ndarray:
+    """Which of the square scaled Jacobians ``Js (b, n, n)`` :func:`velocity` would solve by LU:
+    those whose reciprocal condition number in the 1-norm, from their inverses, is above
+    :data:`~mechsolve.linalg.REGULAR_RCOND` (LAPACK's estimate, which that test reads, is
+    never below it)."""
+    try:
+        K = inverse(Js)
+    except np.linalg.LinAlgError:   # one exactly singular: tell them apart by their SVDs
+        return _sigma_ratios(Js) > Js.shape[-1] * REGULAR_RCOND
+    with np.errstate(all="ignore"):
+        rcond = 1.0 / (np.abs(Js).sum(axis=1).max(axis=1) * np.abs(K).sum(axis=1).max(axis=1))
+    return np.isfinite(rcond) & (rcond > REGULAR_RCOND)
+
+
+def _sigma_ratios(Js) -> np.ndarray:
+    """``sigma_min / sigma_max`` of each of the matrices ``Js (b, n, n)`` (0 where zero)."""
+    if not len(Js) or not Js.shape[-1]:
+        return np.zeros(len(Js))
+    s = singular_values(Js)
+    with np.errstate(all="ignore"):
+        return np.where(s[:, 0] > 0, s[:, -1] / s[:, 0], 0.0)
 
 
 def _min_norm_rates(system, table, fac, times, states, params, nus, nudots, at):
