@@ -644,6 +644,9 @@ class Mechanism:
             Residual tolerance of every pose (default 1e-10).
         max_iterations : int
             Newton iterations per pose (default 50; a corrector takes at most 25).
+        batch : bool or "auto"
+            All poses and their rates at once through the batch axis (small mechanisms;
+            "auto" decides), as :meth:`sweep` does; ``False`` goes pose by pose.
         progress : callable, optional
             Called as ``progress(done, total)`` while sweeping.
 
