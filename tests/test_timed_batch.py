@@ -153,13 +153,13 @@ def test_a_batched_time_sweep_leaves_the_rates_of_its_last_pose():
 
 
 def test_an_under_driven_time_sweep_stays_pose_by_pose():
-    # free motion: the minimum-norm path depends on the steps taken, so "auto" keeps the
-    # pose-by-pose path and its answers exactly
+    # free motion: the minimum-norm path depends on the steps taken (the batched path ends
+    # up 1e-2 away), so "auto" keeps the pose-by-pose path and its answers
     out = []
     for batch in ("auto", False):
         model = ms.models.five_bar()
         model.driver.value = ConstantSpeed(1.0)
         with pytest.warns(ms.FreeMotionWarning):
             out.append(model.mechanism.sweep_time(np.linspace(0.0, 1.0, 30), batch=batch))
-    np.testing.assert_array_equal(out[0].states, out[1].states)
-    np.testing.assert_array_equal(out[0].velocities, out[1].velocities)
+    np.testing.assert_allclose(out[0].states, out[1].states, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(out[0].velocities, out[1].velocities, rtol=0, atol=1e-9)
