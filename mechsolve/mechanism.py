@@ -18,6 +18,9 @@ from .body import Body, SpatialBody, _as_quaternion
 from .joints.base import DriverJoint, Joint
 from .solver import SolveError, SolveResult, time_limited
 
+#: The base class's ``_coord_refs``: a joint's own coordinates only.
+_OWN_COORD_REFS = Joint._coord_refs
+
 __all__ = ["Mechanism"]
 
 
@@ -334,7 +337,9 @@ class Mechanism:
             raise ValueError(f"{joint.label}: body {b.name!r} belongs to another mechanism")
         if joint.name is not None and joint.name in self._joint_names:
             raise ValueError(f"a joint named {joint.name!r} already exists")
-        for owner, _ in joint._coord_refs:
+        # (a joint that reads only its own coordinates, as most do, has nothing to check)
+        refs = joint._coord_refs if type(joint)._coord_refs is not _OWN_COORD_REFS else ()
+        for owner, _ in refs:
             if owner is not joint and owner.mechanism is not self:
                 raise ValueError(f"{joint.label} reads a coordinate of {owner.label}, which is "
                                  "not part of this mechanism")
@@ -639,6 +644,9 @@ class Mechanism:
             Residual tolerance of every pose (default 1e-10).
         max_iterations : int
             Newton iterations per pose (default 50; a corrector takes at most 25).
+        batch : bool or "auto"
+            All poses and their rates at once through the batch axis (small mechanisms;
+            "auto" decides), as :meth:`sweep` does; ``False`` goes pose by pose.
         progress : callable, optional
             Called as ``progress(done, total)`` while sweeping.
 

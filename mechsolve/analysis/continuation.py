@@ -203,6 +203,21 @@ class _Continuation:
         """Right-hand side ``b`` of the tangent equation ``J dq/dv = b``."""
         return self.e
 
+    def params(self, values) -> dict:
+        """The joint parameters at each of the parameter ``values`` (``{group: P (N, k, p)}``,
+        see :meth:`System.evaluate`): the driver's value column set to each value."""
+        return _driver_params(self.sys, self.driver, values)
+
+    def tangent_rhs_batch(self, values, Q) -> np.ndarray:
+        """:meth:`tangent_rhs` at each of ``values`` and poses ``Q (N, n_state)``: ``(N, m)``."""
+        return np.broadcast_to(self.e, Q.shape[:1] + self.e.shape)
+
+    def curvature_rhs_batch(self, values):
+        """What the second derivative's equation ``J q'' = gamma(q, q') + a`` adds to
+        ``gamma`` at each of ``values``: nothing along a driver's value (its equation is linear
+        in it); ``(N, m)`` or 0."""
+        return 0.0
+
     def tangent(self, vals, previous=None, v=None, q=None):
         """Tangent ``dq/dv`` from ``J t = e_driver``, and the sign of ``det J``.
 
@@ -908,10 +923,12 @@ def _same_pose(cont, v, q_coarse, q_fine) -> bool:
     return bool(res.success) and diff <= 1e-6 * scale
 
 
-def _batched(cont, state0, values, states, iterations, progress, unreachable, known):
+def _batched(cont, state0, values, states, iterations, progress, unreachable, known,
+             arrived=None):
     """Coarse continuation at adaptive nodes, Hermite prediction, batched refinement.
     ``known`` receives the largest residual of every pose the batch refined (NaN for the
-    others)."""
+    others); ``arrived``, a dict when given, the tangent each pose redone sequentially that is
+    a singular pose arrived along (by index)."""
     N = len(values)
     nodes = {0: state0}
     i, stride = 0, 16
@@ -928,7 +945,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
             continue
         if new is None:
             try:
-                new, _ = cont.follow(nodes[i], values[j])
+                new, _ = cont.follow(_tight(cont, nodes[i], previous), values[j])
             except _UnreachableError as exc:
                 # refine the poses before it
                 stop = (j, exc.reached, None, exc.limit, isinstance(exc, _TooFarError))
@@ -989,7 +1006,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
         # within the resolution the coarse steps kept (see _Continuation.jump)
         ok &= dist <= cont.defect_max + 10 * cont.tol
         if cont.check_mirror:
-            ok &= ~sys.mirrored(Q, params=_driver_params(sys, cont.driver, values[idx])).any(
+            ok &= ~sys.mirrored(Q, params=cont.params(values[idx])).any(
                 axis=-1)
         states[idx[ok]] = Q[ok]
         iterations[idx[ok]] = its[ok]
@@ -1004,8 +1021,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
         pos += 1
         v_prev = values[k - 1]
         q_prev = states[k - 1]
-        _, vals = cont.sys.evaluate(q_prev, params=_driver_params(cont.sys, cont.driver,
-                                                                  [v_prev]))
+        _, vals = cont.sys.evaluate(q_prev, params=cont.params([v_prev]))
         before = None
         if k >= 2:
             secant = sys.difference(q_prev, states[k - 2]) / (v_prev - values[k - 2])
@@ -1013,8 +1029,7 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
             if cont.use_sign:
                 # its sign of det J and its ratio: where the pose k - 1 is singular, the step
                 # leaves from this one, and a change of sign on the way is located from it
-                _, vals2 = sys.evaluate(states[k - 2], params=_driver_params(
-                    sys, cont.driver, [values[k - 2]]))
+                _, vals2 = sys.evaluate(states[k - 2], params=cont.params([values[k - 2]]))
                 r = cont._signed_ratio(vals2[0] if vals2.ndim > 1 else vals2)
                 sign, ratio = float(np.sign(r)), abs(r)
             before = _State(values[k - 2], states[k - 2], secant, sign, None, ratio)
@@ -1027,6 +1042,11 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
         states[k] = new.q
         iterations[k] = n_it
         known[k] = np.nan
+        if arrived is not None:
+            if new.base is not None:
+                arrived[k] = new.t
+            else:
+                arrived.pop(k, None)
         det_signs[k] = new.sign
         if k in check and not _same_pose(cont, values[k], check[k], states[k]):
             # The coarse pass left the branch in this segment (its det J sign change was a
@@ -1038,6 +1058,25 @@ def _batched(cont, state0, values, states, iterations, progress, unreachable, kn
         unreachable(*stop)
     if progress is not None:
         progress(N, N)
+
+
+def _tight(cont, node, previous):
+    """The coarse ``node`` (solved to :data:`COARSE_TOL` only) solved to the sweep's tolerance,
+    to continue from pose by pose: a step's correction there must be small compared with the
+    predicted motion, which the error of a loose node is not where the motion is slow (a
+    time sweep starting at rest); the node itself where that fails."""
+    if node is None or previous is None:   # the start, solved in full
+        return node
+    q, res, vals = cont.newton(node.v, node.q)
+    if not res.success:
+        return node
+    n_sing, t_ref = len(cont.singular), cont.t_ref
+    new = cont.make_state(node.v, q, vals, previous=previous)
+    if new.base is not None:   # a singular pose: left from the coarse node, as before
+        del cont.singular[n_sing:]
+        cont.t_ref = t_ref
+        return node
+    return new
 
 
 def _derivatives(cont, states, keys) -> dict:
@@ -1056,12 +1095,12 @@ def _derivatives(cont, states, keys) -> dict:
         return {}
     sys = cont.sys
     Q = np.stack([states[i].q for i in use])
-    _, vals = sys.evaluate(Q, params=_driver_params(sys, cont.driver,
-                                                    [states[i].v for i in use]))
+    at = np.array([states[i].v for i in use])
+    _, vals = sys.evaluate(Q, params=cont.params(at))
     J = sys.jacobian_dense(vals)
     try:
-        T = lu_solve_batch(J, np.broadcast_to(cont.e, Q.shape[:1] + cont.e.shape)[..., None])
-        A = lu_solve_batch(J, sys.gamma(Q, T[..., 0])[..., None])
+        T = lu_solve_batch(J, cont.tangent_rhs_batch(at, Q)[..., None])
+        A = lu_solve_batch(J, (sys.gamma(Q, T[..., 0]) + cont.curvature_rhs_batch(at))[..., None])
         K = inverse(J * sys.col_scale)
     except np.linalg.LinAlgError:
         return {}
@@ -1151,7 +1190,7 @@ def _locate_missed(cont, values, states, signs, upto) -> None:
     sys = cont.sys
 
     def end(k):
-        _, vals = sys.evaluate(states[k], params=_driver_params(sys, cont.driver, [values[k]]))
+        _, vals = sys.evaluate(states[k], params=cont.params([values[k]]))
         vals = vals[0] if vals.ndim > 1 else vals
         cont.set_parameter(values[k])
         r = cont._signed_ratio(vals)
@@ -1166,7 +1205,10 @@ def _locate_missed(cont, values, states, signs, upto) -> None:
         a, b = end(k - 1), end(k + 1)
         if a.sign * b.sign < 0.0 and min(a.ratio, b.ratio) > SINGULAR_RTOL:
             cont.singular.remove(v)
-            cont.singular.append(cont.locate(a, b))
+            v_star = cont.locate(a, b)
+            if abs(v_star - v) <= 1e-12 * max(cont.vscale, abs(v)):
+                v_star = v   # the singular pose is the crossing (as in _Continuation.jump)
+            cont.singular.append(v_star)
             done.update((k - 1, k))
     for i in np.flatnonzero((signs[:upto - 1] * signs[1:upto]) < 0.0):
         lo, hi = sorted((values[i], values[i + 1]))
@@ -1183,7 +1225,7 @@ def _batch_newton(cont, Q0, values, max_iterations=8, reference=None):
     most of them with the one correction it needs (the first step, from a predictor a few
     1e-5 off, leaves them within Newton's last step of the solution)."""
     sys = cont.sys
-    params = _driver_params(sys, cont.driver, values)
+    params = cont.params(values)
     square = sys.m == sys.n and sys.verdict in (None, "regular")
     stepped = np.zeros(len(Q0), dtype=int)
     if square and cont.use_sign and max_iterations > 1:
