@@ -17,8 +17,9 @@ cache, or compiling where there is none) and, from a new process with a warm cac
 from the start of the interpreter to its first compiled solve (``import mechsolve`` included).
 
 With roboticstoolbox-python importable (and no ``--no-peer``), its C++ ``ik_LM`` on the same
-targets and starts is a peer column (``ik_LM(T, q0=..., ilimit=50, slimit=100, tol=1e-20,
-joint_limits=False)``, one target per call, its own success flag).
+targets and starts is a peer column (the arm built from ``ms.robots.UR5_DH`` as in
+``benchmarks/peers.py``; ``ets.ik_LM(T, q0=..., tol=1e-20, joint_limits=False)``, its default
+iteration and restart limits, one target per call; batches of 100 only).
 
 Writes JSON to ``--out`` (default: ``ik_compiled.json`` in a ``mechsolve-bench`` directory
 under the system's temporary directory). Kept under two minutes on the 2-core machine.
@@ -82,11 +83,14 @@ def rtb_peer():
         import roboticstoolbox as rtb  # optional peer
     except Exception:   # not installed (or broken): no peer column
         return None
-    robot = rtb.models.DH.UR5()
+    # the same arm as ms.robots.ur5(), as benchmarks/peers.py builds it
+    robot = rtb.DHRobot([rtb.RevoluteDH(d=d, a=a, alpha=al) for d, a, al in ms.robots.UR5_DH],
+                        name="UR5")
+    ets = robot.ets()
 
     def solve(T, q0):
-        sol = robot.ik_LM(T, q0=q0, ilimit=50, slimit=100, tol=1e-20, joint_limits=False)
-        return sol[0], bool(sol[1])
+        sol = ets.ik_LM(np.ascontiguousarray(T), q0=q0, tol=1e-20, joint_limits=False)
+        return sol.q, bool(sol.success)
     return solve
 
 

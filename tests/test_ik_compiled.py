@@ -198,15 +198,19 @@ def test_both_paths_give_the_same_joint_vectors(name, start):
         assert np.abs(arm.forward_matrix(a.q[a.success]) - T[a.success]).max() <= 1e-10
 
 
-def test_both_paths_agree_on_a_large_batch_in_parallel():
+@pytest.mark.parametrize("threads", [1, 64])
+def test_both_paths_agree_on_a_large_batch_serial_and_in_parallel(monkeypatch, threads):
     pytest.importorskip("numba", reason="the compiled path needs numba")
+    # threads=64: the prange loop whatever this machine's cores (numba runs it on the
+    # threads it has)
+    monkeypatch.setitem(_ik_compiled._state, "threads", threads)
     arm = ms.robots.ur5()
-    Q = joint_vectors(arm, 2 * _ik_compiled.PARALLEL_MIN, seed=9)
+    Q = joint_vectors(arm, _ik_compiled.PARALLEL_MIN, seed=9)
     T = arm.forward_matrix(Q)
     Q0 = Q + np.random.default_rng(10).uniform(-0.2, 0.2, Q.shape)
     a = arm.ik(T, Q0, backend="numba")
     b = arm.ik(T, Q0, backend="numpy")
-    assert_same(a, b, "ur5, batch of 128", arm)
+    assert_same(a, b, f"ur5, batch of {len(Q)}", arm)
     # every answer checked from the poses themselves
     M = arm.forward_matrix(a.q)
     assert np.abs(M - T).max() <= 1e-12

@@ -36,8 +36,12 @@ __all__ = ["BACKENDS", "ENV_BACKEND", "use_compiled", "kernels", "solve", "numba
 BACKENDS = ("auto", "numpy", "numba")
 #: The environment variable that can send ``backend="auto"`` to the NumPy path.
 ENV_BACKEND = "MECHSOLVE_BACKEND"
-#: Batches from this many targets run over numba's threads (``prange``).
-PARALLEL_MIN = 64
+#: Batches from this many targets run over numba's threads (``prange``), where numba has more
+#: than :data:`PARALLEL_THREADS` of them: on the 2-core machine the threads cost more than they
+#: gave (UR5, near starts: 359 us/target in parallel against 14 in a plain loop for 100
+#: targets, 35 against 28 for 1000).
+PARALLEL_MIN = 256
+PARALLEL_THREADS = 2
 #: Targets per compiled call in a batch with a time limit (the clock is read between calls).
 _CHUNK = 256
 
@@ -130,6 +134,15 @@ def _entry(name: str):
     return fn
 
 
+def _threads() -> int:
+    """numba's thread count (``NUMBA_NUM_THREADS``, by default the CPU count)."""
+    n = _state.get("threads")
+    if n is None:
+        import numba  # imported already: the compiled path is being taken
+        n = _state["threads"] = int(numba.config.NUMBA_NUM_THREADS)
+    return n
+
+
 def arm_tables(arm) -> tuple:
     """The arm's chain as the kernels take it (see :class:`._ik._FastChain`)."""
     fast = arm._fast
@@ -169,7 +182,8 @@ def solve(arm, base, Q0, tol, max_iterations, max_step, restarts, box, *, lm_ite
     pos = np.empty(B)
     ang = np.empty(B)
     its = np.zeros(B, dtype=np.int64)
-    fn = _entry("solve_parallel" if B >= PARALLEL_MIN else "solve_serial")
+    fn = _entry("solve_parallel" if B >= PARALLEL_MIN and _threads() > PARALLEL_THREADS
+                else "solve_serial")
     if base.dtype != float or not base.flags.c_contiguous:
         base = np.ascontiguousarray(base, dtype=float)
     if Q0.dtype != float or not Q0.flags.c_contiguous:

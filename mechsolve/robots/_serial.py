@@ -824,7 +824,8 @@ class SerialArm:
             fails, naming the joint and its limit. ``False``: ignore the limits.
         backend : {"auto", "numpy", "numba"}
             ``"numba"``: the whole algorithm above runs compiled, one call per target
-            (a batch over numba's threads from 64 targets); ``"numpy"``: the reference path
+            (a batch in one call, over numba's threads from 256 targets where numba has
+            more than two); ``"numpy"``: the reference path
             on the Newton core (:mod:`mechsolve.newton`); ``"auto"`` (default): the compiled
             path where numba can be imported, unless the environment variable
             ``MECHSOLVE_BACKEND`` is ``numpy``. Both give the same joint vectors to round-off
@@ -874,6 +875,14 @@ class SerialArm:
                 Q, pos, ang, its = self._solve_ik(base, Q0, tol, max_iterations, max_step,
                                                   max(0, int(restarts)), box)
             L = self._length
+            if compiled and not shape:
+                # one target met (the common case): the result in floats
+                p, a = float(pos[0]), float(ang[0])
+                if p <= tol * L and a <= tol and (
+                        box is None or bool(np.all((Q >= box[0]) & (Q <= box[1])))):
+                    return IKResult(q=Q[0], success=True, iterations=int(its[0]),
+                                    residual=max(p / L, a), position_error=p,
+                                    orientation_error=a)
             ok = (pos <= tol * L) & (ang <= tol)
             if box is not None:
                 ok &= np.all((Q >= box[0]) & (Q <= box[1]), axis=1)
