@@ -95,17 +95,25 @@ def cache_path() -> Path:
 
 
 def kernels():
-    """The compiled kernels' module, imported on first use with numba's cache directory set
-    to :func:`cache_path` (unless ``NUMBA_CACHE_DIR`` is set)."""
+    """The compiled kernels' module (:mod:`._ik_kernels`), its functions decorated with numba
+    on first use, with numba's cache directory set to :func:`cache_path` meanwhile (unless
+    ``NUMBA_CACHE_DIR`` is set)."""
     mod = _state.get("kernels")
     if mod is not None:
         return mod
-    import numba.core.config as config  # numba only when the compiled path is taken
+    import numba  # only when the compiled path is taken (about 0.3 s)
+
+    from . import _ik_kernels as mod  # its functions, decorated below
+    config = numba.core.config
     old = config.CACHE_DIR
     if not os.environ.get("NUMBA_CACHE_DIR"):
         config.CACHE_DIR = str(cache_path())
     try:
-        from . import _ik_kernels as mod  # the decorators read the cache directory
+        # the decorators read the cache directory; numba finds each callee by its global name
+        # when it compiles, so the module's names become the compiled functions
+        mod.prange = numba.prange
+        for name, options in mod.COMPILED.items():
+            setattr(mod, name, numba.njit(**mod.OPTIONS, **options)(getattr(mod, name)))
     finally:
         config.CACHE_DIR = old
     _state["kernels"] = mod

@@ -31,7 +31,7 @@ whose answer could differ at such a decision (a start on a singular pose) is sti
 both, or missed by the compiled path and then solved by the NumPy path (see
 :meth:`SerialArm.ik`).
 
-Imported only by :mod:`mechsolve.robots._ik_compiled`, which sets numba's cache directory first.
+Compiled by :func:`mechsolve.robots._ik_compiled.kernels` (see :data:`COMPILED`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
 
 from .._linear import HUGE_STEP, RANK_RTOL, RCOND_MIN
 from ..newton import (
@@ -63,23 +62,41 @@ _TWO_PI = 2.0 * math.pi
 _PI = math.pi
 _QUICK_FACTOR = QUICK / math.sqrt(POSE_RTOL)
 _RUNNING = -1
-_OPTS = {"cache": True, "nogil": True, "error_model": "numpy"}
+
+#: The functions numba compiles and their own options (:func:`_compiled`); every one also takes
+#: :data:`OPTIONS`. This module imports nothing of numba: :func:`mechsolve.robots._ik_compiled.
+#: kernels` decorates these functions in place (numba finds its callees by their global names
+#: when it compiles), with numba's cache directory set, so that importing this module (a
+#: doctest run, a machine without numba) compiles nothing and caches nowhere else.
+COMPILED: dict = {}
+OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
+#: numba's ``prange`` once the functions are compiled (``range`` until then).
+prange = range
+
+
+def _compiled(**options):
+    """Mark a function for numba (with ``options`` beyond :data:`OPTIONS`)."""
+    def mark(fn):
+        COMPILED[fn.__name__] = options
+        return fn
+    return mark
+
 
 __all__ = ["solve_serial", "solve_parallel", "fk_rows"]
 
 
 # -- small helpers: NumPy's minimum / maximum on floats, NaN propagating (as _Item's) ---------
-@njit(**_OPTS)
+@_compiled()
 def _fmin(a, b):
     return a if a <= b else (b if b <= a else a + b)
 
 
-@njit(**_OPTS)
+@_compiled()
 def _fmax(a, b):
     return a if a >= b else (b if b >= a else a + b)
 
 
-@njit(**_OPTS)
+@_compiled()
 def _nrm(v):
     s = 0.0
     for i in range(v.shape[0]):
@@ -87,7 +104,7 @@ def _nrm(v):
     return math.sqrt(s)
 
 
-@njit(**_OPTS)
+@_compiled()
 def _maxabs(v):
     m = 0.0
     for i in range(v.shape[0]):
@@ -97,7 +114,7 @@ def _maxabs(v):
     return m
 
 
-@njit(**_OPTS)
+@_compiled()
 def _finite(v):
     for i in range(v.shape[0]):
         if not math.isfinite(v[i]):
@@ -105,7 +122,7 @@ def _finite(v):
     return True
 
 
-@njit(**_OPTS)
+@_compiled()
 def _within(v, bound):
     for i in range(v.shape[0]):
         if not abs(v[i]) <= bound[i]:
@@ -114,7 +131,7 @@ def _within(v, bound):
 
 
 # -- forward kinematics and the frame-goal rows ------------------------------------------------
-@njit(**_OPTS)
+@_compiled()
 def _evaluate(q, base, P0, PA, PB, PP, prism, tool, F, J, jac):
     """Rows ``F (6,)`` and (with ``jac``) the Jacobian ``J (6, n)`` of the joint vector ``q``
     for the target folded into ``base (4, 4)`` (see :meth:`_FastChain.evaluate_one`)."""
@@ -228,7 +245,7 @@ def _evaluate(q, base, P0, PA, PB, PP, prism, tool, F, J, jac):
 
 
 # -- the linear step of Newton (mechsolve._linear._OneFactor) ----------------------------------
-@njit(**_OPTS)
+@_compiled()
 def _lu_factor(A, piv):
     """LU with partial pivoting of the square ``A`` in place (LAPACK's ``dgetrf``, unblocked):
     0, or ``k + 1`` for the first exactly zero pivot ``k``."""
@@ -261,7 +278,7 @@ def _lu_factor(A, piv):
     return info
 
 
-@njit(**_OPTS)
+@_compiled()
 def _lu_solve(LU, piv, b, x):
     n = LU.shape[0]
     for i in range(n):
@@ -284,7 +301,7 @@ def _lu_solve(LU, piv, b, x):
         x[i] = s / LU[i, i]
 
 
-@njit(**_OPTS)
+@_compiled()
 def _factor(J, c, lsq, Js, r, LU, piv):
     """The scaled Jacobian ``Js = diag(1/r) J diag(c)`` (rows of norm 1) and, where it is
     square and regular (no zero pivot; the smallest pivot above 1e-6 of the largest, or the
@@ -338,7 +355,7 @@ def _factor(J, c, lsq, Js, r, LU, piv):
     return not rcond > RCOND_MIN
 
 
-@njit(**_OPTS)
+@_compiled()
 def _jacobi(A, W, V):
     """One-sided Jacobi SVD (Hestenes) of ``A (m, n)``: ``W = A V`` with orthogonal columns
     (``W = U diag(s)``: ``s_k = |W[:, k]|``) and ``V`` orthogonal. Rotations until every pair
@@ -381,7 +398,7 @@ def _jacobi(A, W, V):
             break
 
 
-@njit(**_OPTS)
+@_compiled()
 def _svd_into(Js, U, sinv, Vt, rtol):
     """The truncated SVD of ``Js (m, n)`` for minimum-norm solutions: ``U = Js V`` (columns
     ``u_k s_k``), ``sinv`` ``1 / s_k^2`` for the singular values kept (above ``rtol`` times
@@ -403,7 +420,7 @@ def _svd_into(Js, U, sinv, Vt, rtol):
             Vt[k, j] = V[j, k]
 
 
-@njit(**_OPTS)
+@_compiled()
 def _solve_scaled(rhs, Js, r, LU, piv, state, U, sinv, Vt, out):
     """The step in scaled coordinates for ``rhs`` (``_OneFactor.solve_scaled``); ``state[0]``:
     least squares (1) or LU (0), ``state[1]``: the SVD known (1)."""
@@ -433,7 +450,7 @@ def _solve_scaled(rhs, Js, r, LU, piv, state, U, sinv, Vt, out):
             out[j] += Vt[k, j] * t
 
 
-@njit(**_OPTS)
+@_compiled()
 def _step_of(x, rhs, c, lo, hi, box, Js, r, LU, piv, state, U, sinv, Vt, dx, s):
     """The correction ``dx`` and its scaled form ``s`` for ``rhs``, cut at the box's faces."""
     _solve_scaled(rhs, Js, r, LU, piv, state, U, sinv, Vt, s)
@@ -449,7 +466,7 @@ def _step_of(x, rhs, c, lo, hi, box, Js, r, LU, piv, state, U, sinv, Vt, dx, s):
 
 
 # -- Newton (mechsolve.newton._newton_one) -----------------------------------------------------
-@njit(**_OPTS)
+@_compiled()
 def _newton(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations, max_step,
             lambda_min, lo, hi, box, x_out, F_out):
     """Damped Newton from ``x0`` (see the module docstring); writes the pose and its rows to
@@ -676,7 +693,7 @@ def _newton(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations
 
 
 # -- Levenberg–Marquardt (mechsolve.newton._lm_one) --------------------------------------------
-@njit(**_OPTS)
+@_compiled()
 def _cholesky_solve(M, b, x):
     """``M x = b`` by Cholesky (LAPACK's ``dposv``); False where ``M`` is not positive
     definite to round-off."""
@@ -708,7 +725,7 @@ def _cholesky_solve(M, b, x):
     return True
 
 
-@njit(**_OPTS)
+@_compiled()
 def _min_norm(M, b, x):
     """The minimum-norm least-squares solution of ``M x = b`` (``np.linalg.lstsq``'s cut,
     ``eps n`` of the largest singular value)."""
@@ -730,7 +747,7 @@ def _min_norm(M, b, x):
             x[j] += Vt[k, j] * t
 
 
-@njit(**_OPTS)
+@_compiled()
 def _lm(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations, lo, hi, box,
         x_out):
     """Levenberg–Marquardt from ``x0`` (weights: the inverse equation units); writes the
@@ -849,14 +866,14 @@ def _lm(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations, lo
 
 
 # -- one target: Newton, LM, restarts (SerialArm._solve_ik) ------------------------------------
-@njit(**_OPTS)
+@_compiled()
 def _errors(F):
     pos = math.sqrt(F[0] * F[0] + F[1] * F[1] + F[2] * F[2])
     ang = math.sqrt(F[3] * F[3] + F[4] * F[4] + F[5] * F[5])
     return pos, ang
 
 
-@njit(**_OPTS)
+@_compiled()
 def _lm_then_newton(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations,
                     max_step, lm_iterations, lo, hi, box, x_out, F):
     """Levenberg–Marquardt, then Newton from where it stopped unless it stalled; the rows at
@@ -873,7 +890,7 @@ def _lm_then_newton(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_it
     return steps
 
 
-@njit(**_OPTS)
+@_compiled()
 def _wrap_pi(q):
     if -_PI < q <= _PI:
         return q
@@ -885,7 +902,7 @@ def _wrap_pi(q):
     return w
 
 
-@njit(**_OPTS)
+@_compiled()
 def _wrap_into(q, ref, lo, hi):
     wide = not (hi - lo < _TWO_PI)
     w = q - _TWO_PI * (np.rint((q - ref) / _TWO_PI) if wide else 0.0)
@@ -902,7 +919,7 @@ def _wrap_into(q, ref, lo, hi):
     return w
 
 
-@njit(**_OPTS)
+@_compiled()
 def _solve_one(base, q0, P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations, max_step,
                newton_lambda_min, lm_iterations, restarts, starts, lo, hi, box, wrap, wlo, whi,
                shoulder, reach, q_out):
@@ -975,7 +992,7 @@ def _solve_one(base, q0, P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations,
 
 
 # -- entry points: always called with every argument -------------------------------------------
-@njit(**_OPTS)
+@_compiled()
 def solve_serial(bases, Q0, P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations, max_step,
                  newton_lambda_min, lm_iterations, restarts, starts, lo, hi, box, wrap, wlo,
                  whi, shoulder, reach, Q, pos, ang, its):
@@ -987,7 +1004,7 @@ def solve_serial(bases, Q0, P0, PA, PB, PP, prism, tool, c, L, tol, max_iteratio
             shoulder, reach, Q[b])
 
 
-@njit(parallel=True, **_OPTS)
+@_compiled(parallel=True)
 def solve_parallel(bases, Q0, P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations,
                    max_step, newton_lambda_min, lm_iterations, restarts, starts, lo, hi, box,
                    wrap, wlo, whi, shoulder, reach, Q, pos, ang, its):
@@ -999,7 +1016,7 @@ def solve_parallel(bases, Q0, P0, PA, PB, PP, prism, tool, c, L, tol, max_iterat
             shoulder, reach, Q[b])
 
 
-@njit(**_OPTS)
+@_compiled()
 def fk_rows(Q, bases, P0, PA, PB, PP, prism, tool, F, J):
     """The rows ``F (B, 6)`` and Jacobians ``J (B, 6, n)`` of joint vectors ``Q (B, n)`` for
     the targets folded into ``bases (B, 4, 4)``."""
