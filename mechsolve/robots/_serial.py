@@ -29,10 +29,11 @@ from ..joints._end_effectors import QUATERNION_TOLERANCE, _as_frame_parts, _unit
 from ..joints._links import chain_forward
 from ..linalg import singular_values
 from ..mechanism import Mechanism
-from ..newton import levenberg_marquardt, newton
+from ..newton import _check_time, levenberg_marquardt, newton
 from ..solver import SolveError, time_limited
 from ..spatial import Frame, Orientation
 from ..spatial._quat import quat_from_matrix
+from . import _ik_compiled
 from ._drawing import animate_arm, plot_arm
 from ._ik import _FastChain, _goal_errors, _IKProblem
 
@@ -470,6 +471,8 @@ class SerialArm:
         hi[np.isnan(hi)] = np.where(pris, self._length, np.pi)[np.isnan(hi)]
         lo, hi = np.minimum(lo, box_hi), np.maximum(hi, box_lo)   # one-sided limits
         self._restart_box = (lo, hi)
+        self._starts = {}   # the restart vectors by count (see _restart_starts)
+        self._ik_tables = None   # what the compiled path takes (see _ik_compiled._tables)
         #: The joint limits as a box ``(lower (n,), upper (n,))`` (infinite where open), or
         #: None for an arm without limits.
         self._box = (box_lo, box_hi) if np.isfinite(box_lo).any() or \
@@ -780,7 +783,7 @@ class SerialArm:
            max_iterations: int = DEFAULT_MAX_ITERATIONS,
            max_step: float = 1.0, restarts: int = IK_RESTARTS,
            raise_on_failure: bool = True, time_limit: float | None = None,
-           limits: bool = True) -> IKResult:
+           limits: bool = True, backend: str = "auto") -> IKResult:
         """Joint values putting the tool frame on ``targets``, many targets at once.
 
         Solves the frame-goal rows (the tool's position in goal axes and the rotation vector
@@ -840,6 +843,17 @@ class SerialArm:
             faces (projected Newton / projected Levenberg–Marquardt on the same core);
             success is reported only within them. A target reachable only outside them
             fails, naming the joint and its limit. ``False``: ignore the limits.
+        backend : {"auto", "numpy", "numba"}
+            ``"numba"``: the whole algorithm above runs compiled, one call per target
+            (a batch in one call, over numba's threads from 256 targets where numba has
+            more than two); ``"numpy"``: the reference path
+            on the Newton core (:mod:`mechsolve.newton`); ``"auto"`` (default): the compiled
+            path where numba can be imported, unless the environment variable
+            ``MECHSOLVE_BACKEND`` is ``numpy``. Both give the same joint vectors to round-off
+            and the same successes; a target the compiled path misses is solved again by
+            the NumPy path, whose answer and failure message are returned. The first
+            compiled call of a mechsolve version compiles (a few seconds, said once on the
+            ``mechsolve`` logger) and caches the code under mechsolve's cache directory.
 
         Returns
         -------
@@ -869,10 +883,38 @@ class SerialArm:
                 if np.any((part < lo) | (part > hi)):
                     Q0[:, limited] = _wrap_into(part, part, lo, hi)
             Q0 = np.clip(Q0, *box)
+        compiled = _ik_compiled.use_compiled(backend)
         with time_limited(time_limit, "ik"):
-            Q, pos, ang, its = self._solve_ik(base, Q0, tol, max_iterations, max_step,
-                                              max(0, int(restarts)), box)
-        L = self._length
+            if compiled:
+                count = max(0, int(restarts))
+                Q, pos, ang, its = _ik_compiled.solve(
+                    self, base, Q0, tol, max_iterations, max_step, count, box,
+                    lm_iterations=_LM_ITERATIONS, newton_lambda_min=_NEWTON_LAMBDA_MIN,
+                    starts=self._restart_starts(count),
+                    check_time=None if time_limit is None else _check_time)
+            else:
+                Q, pos, ang, its = self._solve_ik(base, Q0, tol, max_iterations, max_step,
+                                                  max(0, int(restarts)), box)
+            L = self._length
+            if compiled and not shape:
+                # one target met (the common case): the result in floats
+                p, a = float(pos[0]), float(ang[0])
+                if p <= tol * L and a <= tol and (
+                        box is None or bool(np.all((Q >= box[0]) & (Q <= box[1])))):
+                    return IKResult(q=Q[0], success=True, status=CONVERGED,
+                                    message=STATUS_MESSAGES[CONVERGED], iterations=int(its[0]),
+                                    residual=max(p / L, a), residual_abs=max(p, a),
+                                    position_error=p, orientation_error=a)
+            ok = (pos <= tol * L) & (ang <= tol)
+            if box is not None:
+                ok &= np.all((Q >= box[0]) & (Q <= box[1]), axis=1)
+            if compiled and not ok.all():
+                # the targets the compiled path missed: the NumPy path tries them again and
+                # gives its answers (and, below, its failure message)
+                bad = np.flatnonzero(~ok)
+                Qb, pb, ab, ib = self._solve_ik(base[bad], Q0[bad], tol, max_iterations,
+                                                max_step, max(0, int(restarts)), box)
+                Q[bad], pos[bad], ang[bad], its[bad] = Qb, pb, ab, ib
         ok = (pos <= tol * L) & (ang <= tol)
         status = np.where(ok, CONVERGED, NOT_SOLVED)
         if box is not None:
@@ -1046,9 +1088,13 @@ class SerialArm:
 
     def _restart_starts(self, count: int) -> np.ndarray:
         """The first ``count`` restart vectors ``(count, n)`` (see :meth:`ik`)."""
-        lo, hi = self._restart_box
-        U = np.random.default_rng(IK_RESTART_SEED).random((count, self.n_joints))
-        return lo + (hi - lo) * U
+        starts = self._starts.get(count)
+        if starts is None:   # the same every call: drawn once per count and limits
+            lo, hi = self._restart_box
+            U = np.random.default_rng(IK_RESTART_SEED).random((count, self.n_joints))
+            starts = self._starts[count] = lo + (hi - lo) * U
+            starts.flags.writeable = False
+        return starts
 
     def _raise_ik(self, out, bad, B: int, single: bool, outside: str | None = None):
         pos = np.atleast_1d(out.position_error)

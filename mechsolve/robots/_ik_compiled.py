@@ -1,0 +1,224 @@
+"""The compiled path of :meth:`SerialArm.ik <mechsolve.robots.SerialArm.ik>`: when it is taken,
+where numba caches it, and the call.
+
+* **Which path.** ``arm.ik(..., backend="auto")`` takes the compiled path when numba can be
+  imported, ``"numpy"`` the NumPy reference path (:mod:`mechsolve.robots._ik` on the Newton
+  core), ``"numba"`` the compiled one or a ValueError where numba is missing. The environment
+  variable ``MECHSOLVE_BACKEND=numpy`` makes ``"auto"`` take the NumPy path everywhere (for
+  tests, and to compare); ``MECHSOLVE_BACKEND=auto`` or unset: as described.
+* **The cache.** numba writes the compiled kernels (:mod:`._ik_kernels`, ``cache=True``) to
+  ``<cache>/numba-<mechsolve version>``, with ``<cache>`` mechsolve's cache directory
+  (``$MECHSOLVE_CACHE_DIR``, else the user cache directory, as
+  :func:`mechsolve.symbolic.cache_dir` says). numba checks a cached function against its own
+  source file only, not against the functions it calls, so a new version of mechsolve must not
+  read an old version's cache: the version in the path sees to that. numba reads its cache
+  directory (``numba.config.CACHE_DIR``, from ``NUMBA_CACHE_DIR``) when a function is decorated,
+  so it is set just around the import of :mod:`._ik_kernels` and restored after; a
+  ``NUMBA_CACHE_DIR`` the user set is respected.
+* **The first call** compiles lazily; where no cache is there yet, one line on the
+  ``mechsolve`` logger says so before the pause (a few seconds, once per version and machine).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .._version import __version__
+
+__all__ = ["BACKENDS", "ENV_BACKEND", "use_compiled", "kernels", "solve", "numba_available"]
+
+#: The values of ``SerialArm.ik(..., backend=)``.
+BACKENDS = ("auto", "numpy", "numba")
+#: The environment variable that can send ``backend="auto"`` to the NumPy path.
+ENV_BACKEND = "MECHSOLVE_BACKEND"
+#: Batches from this many targets run over numba's threads (``prange``), where numba has more
+#: than :data:`PARALLEL_THREADS` of them: on the 2-core machine the threads cost more than they
+#: gave (UR5, near starts: 359 us/target in parallel against 14 in a plain loop for 100
+#: targets, 35 against 28 for 1000).
+PARALLEL_MIN = 256
+PARALLEL_THREADS = 2
+#: Targets per compiled call in a batch with a time limit (the clock is read between calls).
+_CHUNK = 256
+
+_LOG = logging.getLogger("mechsolve")
+_state: dict = {}
+
+
+def numba_available() -> bool:
+    """Whether numba can be imported (imported once, on the first question)."""
+    if "numba" not in _state:
+        try:
+            # numba takes about 0.3 s to import: only when the compiled path is first asked for
+            importlib.import_module("numba")
+            _state["numba"] = True
+        except ImportError:
+            _state["numba"] = False
+    return _state["numba"]
+
+
+def use_compiled(backend) -> bool:
+    """Whether ``backend`` (checked) takes the compiled path."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, "
+                         f"got {backend!r}")
+    if backend == "numpy":
+        return False
+    if backend == "auto":
+        env = os.environ.get(ENV_BACKEND, "auto").strip().lower() or "auto"
+        if env not in BACKENDS:
+            raise ValueError(f"the environment variable {ENV_BACKEND} must be one of "
+                             f"{', '.join(map(repr, BACKENDS))}, got {env!r}")
+        if env == "numpy":
+            return False
+        return numba_available()
+    if not numba_available():
+        raise ValueError("backend='numba' needs numba, which cannot be imported here "
+                         "(pip install numba; wheels exist for Linux, Windows and macOS on "
+                         "ARM); backend='auto' takes the NumPy path without it")
+    return True
+
+
+def cache_path() -> Path:
+    """Where numba caches the compiled kernels of this version of mechsolve."""
+    env = os.environ.get("MECHSOLVE_CACHE_DIR")
+    if env:
+        root = Path(env).expanduser()
+    else:
+        import platformdirs  # the user cache directory (as mechsolve.symbolic.cache_dir)
+        root = Path(platformdirs.user_cache_dir("mechsolve", appauthor=False))
+    return root / f"numba-{__version__}"
+
+
+def kernels():
+    """The compiled kernels' module (:mod:`._ik_kernels`), its functions decorated with numba
+    on first use, with numba's cache directory set to :func:`cache_path` meanwhile (unless
+    ``NUMBA_CACHE_DIR`` is set)."""
+    mod = _state.get("kernels")
+    if mod is not None:
+        return mod
+    import numba  # only when the compiled path is taken (about 0.3 s)
+
+    from . import _ik_kernels as mod  # its functions, decorated below
+    config = numba.core.config
+    old = config.CACHE_DIR
+    if not os.environ.get("NUMBA_CACHE_DIR"):
+        config.CACHE_DIR = str(cache_path())
+    try:
+        # the decorators read the cache directory; numba finds each callee by its global name
+        # when it compiles, so the module's names become the compiled functions
+        mod.prange = numba.prange
+        for name, options in mod.COMPILED.items():
+            setattr(mod, name, numba.njit(**mod.OPTIONS, **options)(getattr(mod, name)))
+    finally:
+        config.CACHE_DIR = old
+    _state["kernels"] = mod
+    return mod
+
+
+def _cached(dispatcher) -> bool:
+    """Whether numba's cache has an index for ``dispatcher`` (False where that cannot be
+    told)."""
+    try:
+        return os.path.exists(dispatcher._cache._cache_file._index_path)
+    except AttributeError:
+        return False
+
+
+def _entry(name: str):
+    """The entry point ``name`` of the kernels; the first time, where it is not cached yet,
+    one line on the ``mechsolve`` logger says that numba is compiling it."""
+    mod = kernels()
+    fn = getattr(mod, name)
+    if name not in _state:
+        _state[name] = True
+        if not _cached(fn):
+            _LOG.warning("mechsolve: compiling the inverse kinematics with numba (%s, once per "
+                         "version; cached in %s)", name, cache_path())
+    return fn
+
+
+def _threads() -> int:
+    """numba's thread count (``NUMBA_NUM_THREADS``, by default the CPU count)."""
+    n = _state.get("threads")
+    if n is None:
+        import numba  # imported already: the compiled path is being taken
+        n = _state["threads"] = int(numba.config.NUMBA_NUM_THREADS)
+    return n
+
+
+def arm_tables(arm) -> tuple:
+    """The arm's chain as the kernels take it (see :class:`._ik._FastChain`)."""
+    fast = arm._fast
+    return (np.ascontiguousarray(fast.P0), np.ascontiguousarray(fast.PA),
+            np.ascontiguousarray(fast.PB), np.ascontiguousarray(fast.PP),
+            np.ascontiguousarray(~fast.rev), np.ascontiguousarray(fast.tool))
+
+
+def _tables(arm) -> tuple:
+    """What the kernels take of the arm, made once per geometry and limits (the arm forgets
+    them when either changes): the chain, the column scales, the box with and without the
+    limits, how each joint is wrapped, the wrapping limits, the first joint's origin."""
+    t = arm._ik_tables
+    if t is None:
+        n = arm.n_joints
+        free = (np.full(n, -np.inf), np.full(n, np.inf))
+        wrap = np.zeros(n, dtype=np.int64)
+        wrap[arm._wrap_free] = 1
+        wrap[arm._wrap_limited] = 2
+        box = free if arm._box is None else tuple(np.ascontiguousarray(b, dtype=float)
+                                                  for b in arm._box)
+        t = arm._ik_tables = (arm_tables(arm), np.ascontiguousarray(arm._col_scale),
+                              box, free, wrap, np.ascontiguousarray(arm._shoulder))
+    return t
+
+
+def solve(arm, base, Q0, tol, max_iterations, max_step, restarts, box, *, lm_iterations,
+          newton_lambda_min, starts, check_time):
+    """``SerialArm._solve_ik`` on the compiled path: ``(Q, position errors, rotation
+    angles, iterations)`` for the targets folded into ``base (B, 4, 4)`` from ``Q0 (B, n)``
+    (``box``: the limits kept, or None). ``check_time()`` is called between chunks of a
+    large batch (a time limit)."""
+    B, n = Q0.shape
+    chain, c, limits, free, wrap, shoulder = _tables(arm)
+    lo, hi = limits if box is not None else free
+    Q = np.empty((B, n))
+    pos = np.empty(B)
+    ang = np.empty(B)
+    its = np.zeros(B, dtype=np.int64)
+    fn = _entry("solve_parallel" if B >= PARALLEL_MIN and _threads() > PARALLEL_THREADS
+                else "solve_serial")
+    if base.dtype != float or not base.flags.c_contiguous:
+        base = np.ascontiguousarray(base, dtype=float)
+    if Q0.dtype != float or not Q0.flags.c_contiguous:
+        Q0 = np.ascontiguousarray(Q0, dtype=float)
+    if len(starts) and not starts.flags.c_contiguous:
+        starts = np.ascontiguousarray(starts)
+    starts = starts.reshape(-1, n)
+    args = (chain[0], chain[1], chain[2], chain[3], chain[4], chain[5], c, float(arm._length),
+            float(tol), int(max_iterations), float(max_step), float(newton_lambda_min),
+            int(lm_iterations), int(restarts), starts, lo, hi, box is not None, wrap,
+            limits[0], limits[1], shoulder, float(arm._reach))
+    if check_time is None:
+        # every argument given: numba's dispatch is slow where defaults are left out
+        fn(base, Q0, *args, Q, pos, ang, its)
+    else:
+        for k in range(0, B, _CHUNK):
+            s = slice(k, min(B, k + _CHUNK))
+            fn(base[s], Q0[s], *args, Q[s], pos[s], ang[s], its[s])
+            check_time()
+    return Q, pos, ang, its
+
+
+def fk_rows(arm, Q, base):
+    """The compiled rows ``(B, 6)`` and Jacobians ``(B, 6, n)`` of joint vectors ``Q (B, n)``
+    for the targets folded into ``base (B, 4, 4)`` (for the tests)."""
+    Q = np.ascontiguousarray(Q, dtype=float)
+    F = np.empty((len(Q), 6))
+    J = np.empty((len(Q), 6, Q.shape[1]))
+    _entry("fk_rows")(Q, np.ascontiguousarray(base, dtype=float), *arm_tables(arm), F, J)
+    return F, J
