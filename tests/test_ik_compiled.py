@@ -264,3 +264,54 @@ def test_compiled_path_keeps_the_time_limit():
     Q = joint_vectors(arm, 8, seed=12)
     res = arm.ik(arm.forward_matrix(Q), np.zeros_like(Q), backend="numba", time_limit=60.0)
     assert res.success.all()
+
+
+# -- which path "auto" takes -----------------------------------------------------------------------
+def _fresh_state(monkeypatch):
+    """The module's memory of this process cleared for one test (restored after it)."""
+    monkeypatch.setattr(_ik_compiled, "_state", {k: v for k, v in _ik_compiled._state.items()
+                                                 if k in ("numba", "kernels", "threads")})
+
+
+def test_auto_never_compiles_by_itself(monkeypatch, tmp_path):
+    """A cold cache: ``auto`` takes the NumPy path (a first call is never a minute of
+    compiling); a cache holding the entry point's index, or ``MECHSOLVE_BACKEND=numba``, sends
+    it to the compiled path where numba is there."""
+    monkeypatch.delenv("MECHSOLVE_BACKEND", raising=False)
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("MECHSOLVE_CACHE_DIR", str(tmp_path))
+    _fresh_state(monkeypatch)
+    assert not _ik_compiled.use_compiled("auto")
+    _fresh_state(monkeypatch)
+    folder = _ik_compiled.cache_path() / "robots_0123"
+    folder.mkdir(parents=True)
+    tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    (folder / f"_ik_kernels.solve_serial-922.{tag}.nbi").write_bytes(b"")
+    assert _ik_compiled.use_compiled("auto") == _ik_compiled.numba_available()
+    _fresh_state(monkeypatch)
+    (folder / f"_ik_kernels.solve_serial-922.{tag}.nbi").unlink()
+    monkeypatch.setenv("MECHSOLVE_BACKEND", "numba")
+    if _ik_compiled.numba_available():
+        assert _ik_compiled.use_compiled("auto")
+    else:
+        with pytest.raises(ValueError, match="needs numba"):
+            _ik_compiled.use_compiled("auto")
+
+
+def test_compile_ik_says_what_is_missing_without_numba(monkeypatch):
+    monkeypatch.setitem(_ik_compiled._state, "numba", False)
+    with pytest.raises(ValueError, match=r'compile_ik needs numba.*mechsolve\[numba\]'):
+        ms.robots.compile_ik()
+
+
+def test_compile_ik_makes_auto_compiled(monkeypatch):
+    pytest.importorskip("numba", reason="the compiled path needs numba")
+    monkeypatch.delenv("MECHSOLVE_BACKEND", raising=False)
+    path = ms.robots.compile_ik()
+    assert path == _ik_compiled.cache_path()
+    assert _ik_compiled.use_compiled("auto")
+    arm = ms.robots.ur5()
+    q = np.array([0.2, -1.0, 1.2, -0.4, 0.9, 0.3])
+    a = arm.ik(arm.forward(q), q + 0.05)
+    b = arm.ik(arm.forward(q), q + 0.05, backend="numpy")
+    assert_same(a, b, "auto after compile_ik")

@@ -48,6 +48,7 @@ mechanisms); the parsers they read with are in :mod:`mechsolve.io`.
 (True, True)
 """
 
+from ._ik_compiled import compile_ik
 from ._serial import UR5_DH, ArmJoint, ArmModel, IKResult, SerialArm, dh_arm, load_urdf, ur5
 from ._trajectory import JointTrajectory, quintic, trapezoidal
 from .mjcf import MJCFModel, load_mjcf
@@ -57,4 +58,4 @@ from .urdf_loops import URDFModel, load_urdf_mechanism, urdf_joint_values
 __all__ = ["ArmJoint", "SerialArm", "ArmModel", "IKResult", "dh_arm", "ur5", "load_urdf",
            "load_sdf", "load_sdf_mechanism",
            "load_urdf_mechanism", "urdf_joint_values", "URDFModel", "load_mjcf", "MJCFModel",
-           "UR5_DH", "JointTrajectory", "quintic", "trapezoidal"]
+           "UR5_DH", "JointTrajectory", "quintic", "trapezoidal", "compile_ik"]

@@ -1,11 +1,13 @@
 """The compiled path of :meth:`SerialArm.ik <mechsolve.robots.SerialArm.ik>`: when it is taken,
 where numba caches it, and the call.
 
-* **Which path.** ``arm.ik(..., backend="auto")`` takes the compiled path when numba can be
-  imported, ``"numpy"`` the NumPy reference path (:mod:`mechsolve.robots._ik` on the Newton
-  core), ``"numba"`` the compiled one or a ValueError where numba is missing. The environment
-  variable ``MECHSOLVE_BACKEND=numpy`` makes ``"auto"`` take the NumPy path everywhere (for
-  tests, and to compare); ``MECHSOLVE_BACKEND=auto`` or unset: as described.
+* **Which path.** ``arm.ik(..., backend="auto")`` takes the compiled path when its code is
+  compiled already (in this process, or in numba's cache for this version of mechsolve: see
+  :func:`compile_ik`), never paying a cold compile (about a minute of CPU) in a user's call;
+  ``"numpy"`` the NumPy reference path (:mod:`mechsolve.robots._ik` on the Newton core);
+  ``"numba"`` the compiled one, compiling it where needed, or a ValueError where numba is
+  missing. The environment variable ``MECHSOLVE_BACKEND`` (``numpy``, ``numba`` or ``auto``)
+  sets what ``"auto"`` means, for tests and to compare.
 * **The cache.** numba writes the compiled kernels (:mod:`._ik_kernels`, ``cache=True``) to
   ``<cache>/numba-<mechsolve version>``, with ``<cache>`` mechsolve's cache directory
   (``$MECHSOLVE_CACHE_DIR``, else the user cache directory, as
@@ -15,8 +17,9 @@ where numba caches it, and the call.
   directory (``numba.config.CACHE_DIR``, from ``NUMBA_CACHE_DIR``) when a function is decorated,
   so it is set just around the import of :mod:`._ik_kernels` and restored after; a
   ``NUMBA_CACHE_DIR`` the user set is respected.
-* **The first call** compiles lazily; where no cache is there yet, one line on the
-  ``mechsolve`` logger says so before the pause (a few seconds, once per version and machine).
+* **The compile** happens in :func:`compile_ik` or in the first call with ``backend="numba"``;
+  where no cache is there yet, one line on the ``mechsolve`` logger says so before the pause
+  (about a minute of CPU, once per version and machine).
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ import numpy as np
 
 from .._version import __version__
 
-__all__ = ["BACKENDS", "ENV_BACKEND", "use_compiled", "kernels", "solve", "numba_available"]
+__all__ = ["BACKENDS", "ENV_BACKEND", "use_compiled", "kernels", "solve", "numba_available",
+           "compile_ik"]
 
 #: The values of ``SerialArm.ik(..., backend=)``.
 BACKENDS = ("auto", "numpy", "numba")
@@ -75,7 +79,9 @@ def use_compiled(backend) -> bool:
                              f"{', '.join(map(repr, BACKENDS))}, got {env!r}")
         if env == "numpy":
             return False
-        return numba_available()
+        if env == "auto":
+            # compiled only where that costs no compile: in this process already, or cached
+            return _warm() and numba_available()
     if not numba_available():
         raise ValueError("backend='numba' needs numba, which cannot be imported here "
                          "(pip install numba; wheels exist for Linux, Windows and macOS on "
@@ -118,6 +124,71 @@ def kernels():
         config.CACHE_DIR = old
     _state["kernels"] = mod
     return mod
+
+
+def _warm() -> bool:
+    """Whether the compiled path's code is ready without a compile: compiled in this process
+    already, or its entry point's index is in numba's cache for this version (a look at the
+    cache folder; numba is not imported)."""
+    if _state.get("solve_serial") or _state.get("solve_parallel"):
+        return True
+    if "warm" not in _state:
+        import glob
+        import sys
+
+        roots = [os.environ["NUMBA_CACHE_DIR"]] if os.environ.get("NUMBA_CACHE_DIR") else []
+        roots.append(str(cache_path()))
+        tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
+        _state["warm"] = any(glob.glob(os.path.join(glob.escape(r), "*",
+                                                    f"_ik_kernels.solve_serial-*.{tag}.nbi"))
+                             for r in roots)
+    return _state["warm"]
+
+
+def compile_ik(parallel: bool = False) -> Path:
+    """Compile the inverse kinematics of serial arms with numba and cache the code, so that
+    every later ``arm.ik`` (``backend="auto"``, in this process and in new ones) runs compiled.
+
+    Takes about a minute of CPU once per version of mechsolve and machine (a few tenths of a
+    second where the cache holds it already); ``pip install "mechsolve[numba]"`` first.
+
+    Parameters
+    ----------
+    parallel : bool
+        Also compile the batch entry point that runs over numba's threads (used from
+        :data:`PARALLEL_MIN` targets on machines with more than :data:`PARALLEL_THREADS`
+        cores).
+
+    Returns
+    -------
+    pathlib.Path
+        The cache folder of this version.
+
+    Examples
+    --------
+    >>> import mechsolve as ms
+    >>> ms.robots.compile_ik()          # doctest: +SKIP
+    PosixPath('/home/me/.cache/mechsolve/numba-0.1.0')
+    """
+    from ._serial import ur5
+
+    if not numba_available():
+        raise ValueError("compile_ik needs numba, which cannot be imported here (pip install "
+                         '"mechsolve[numba]"; wheels exist for Linux, Windows and macOS on ARM)')
+    arm = ur5()
+    q = np.array([0.3, -1.2, 1.4, -0.5, 0.8, 0.2])
+    target = arm.forward(q)
+    arm.ik(target, q + 0.01, backend="numba")
+    if parallel:
+        old = _threads()
+        _state["threads"] = PARALLEL_THREADS + 1      # take the parallel entry point once
+        try:
+            Q = np.tile(q, (PARALLEL_MIN, 1))
+            arm.ik(arm.forward(Q), Q + 0.01, backend="numba")
+        finally:
+            _state["threads"] = old
+    _state["warm"] = True
+    return cache_path()
 
 
 def _cached(dispatcher) -> bool:
