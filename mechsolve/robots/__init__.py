@@ -48,8 +48,17 @@ mechanisms); the parsers they read with are in :mod:`mechsolve.io`.
 (True, True)
 """
 
-from ._ik_compiled import compile_ik
-from ._serial import UR5_DH, ArmJoint, ArmModel, IKResult, SerialArm, dh_arm, load_urdf, ur5
+from ._serial import (
+    UR5_DH,
+    ArmJoint,
+    ArmModel,
+    IKResult,
+    SerialArm,
+    compile_ik,
+    dh_arm,
+    load_urdf,
+    ur5,
+)
 from ._trajectory import JointTrajectory, quintic, trapezoidal
 from .mjcf import MJCFModel, load_mjcf
 from .sdf import load_sdf, load_sdf_mechanism

@@ -3,7 +3,8 @@ where numba caches it, and the call.
 
 * **Which path.** ``arm.ik(..., backend="auto")`` takes the compiled path when its code is
   compiled already (in this process, or in numba's cache for this version of mechsolve: see
-  :func:`compile_ik`), never paying a cold compile (about a minute of CPU) in a user's call;
+  :func:`mechsolve.robots.compile_ik`), never paying a cold compile (about a minute of CPU)
+  in a user's call;
   ``"numpy"`` the NumPy reference path (:mod:`mechsolve.robots._ik` on the Newton core);
   ``"numba"`` the compiled one, compiling it where needed, or a ValueError where numba is
   missing. The environment variable ``MECHSOLVE_BACKEND`` (``numpy``, ``numba`` or ``auto``)
@@ -17,16 +18,18 @@ where numba caches it, and the call.
   directory (``numba.config.CACHE_DIR``, from ``NUMBA_CACHE_DIR``) when a function is decorated,
   so it is set just around the import of :mod:`._ik_kernels` and restored after; a
   ``NUMBA_CACHE_DIR`` the user set is respected.
-* **The compile** happens in :func:`compile_ik` or in the first call with ``backend="numba"``;
-  where no cache is there yet, one line on the ``mechsolve`` logger says so before the pause
-  (about a minute of CPU, once per version and machine).
+* **The compile** happens in :func:`mechsolve.robots.compile_ik` or in the first call with
+  ``backend="numba"``; where no cache is there yet, one line on the ``mechsolve`` logger
+  says so before the pause (about a minute of CPU, once per version and machine).
 """
 
 from __future__ import annotations
 
+import glob
 import importlib
 import logging
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -34,7 +37,7 @@ import numpy as np
 from .._version import __version__
 
 __all__ = ["BACKENDS", "ENV_BACKEND", "use_compiled", "kernels", "solve", "numba_available",
-           "compile_ik"]
+           "compiled_with"]
 
 #: The values of ``SerialArm.ik(..., backend=)``.
 BACKENDS = ("auto", "numpy", "numba")
@@ -133,9 +136,6 @@ def _warm() -> bool:
     if _state.get("solve_serial") or _state.get("solve_parallel"):
         return True
     if "warm" not in _state:
-        import glob
-        import sys
-
         roots = [os.environ["NUMBA_CACHE_DIR"]] if os.environ.get("NUMBA_CACHE_DIR") else []
         roots.append(str(cache_path()))
         tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
@@ -145,46 +145,19 @@ def _warm() -> bool:
     return _state["warm"]
 
 
-def compile_ik(parallel: bool = False) -> Path:
-    """Compile the inverse kinematics of serial arms with numba and cache the code, so that
-    every later ``arm.ik`` (``backend="auto"``, in this process and in new ones) runs compiled.
-
-    Takes about a minute of CPU once per version of mechsolve and machine (a few tenths of a
-    second where the cache holds it already); ``pip install "mechsolve[numba]"`` first.
-
-    Parameters
-    ----------
-    parallel : bool
-        Also compile the batch entry point that runs over numba's threads (used from
-        :data:`PARALLEL_MIN` targets on machines with more than :data:`PARALLEL_THREADS`
-        cores).
-
-    Returns
-    -------
-    pathlib.Path
-        The cache folder of this version.
-
-    Examples
-    --------
-    >>> import mechsolve as ms
-    >>> ms.robots.compile_ik()          # doctest: +SKIP
-    PosixPath('/home/me/.cache/mechsolve/numba-0.1.0')
-    """
-    from ._serial import ur5
-
+def compiled_with(run, parallel: bool) -> Path:
+    """Compile the kernels by calling ``run(batch)`` (an ``arm.ik`` on the compiled path, one
+    target and, with ``parallel``, a batch of :data:`PARALLEL_MIN` through the threaded entry
+    point); from then on ``backend="auto"`` takes the compiled path. Returns the cache folder."""
     if not numba_available():
         raise ValueError("compile_ik needs numba, which cannot be imported here (pip install "
                          '"mechsolve[numba]"; wheels exist for Linux, Windows and macOS on ARM)')
-    arm = ur5()
-    q = np.array([0.3, -1.2, 1.4, -0.5, 0.8, 0.2])
-    target = arm.forward(q)
-    arm.ik(target, q + 0.01, backend="numba")
+    run(1)
     if parallel:
         old = _threads()
         _state["threads"] = PARALLEL_THREADS + 1      # take the parallel entry point once
         try:
-            Q = np.tile(q, (PARALLEL_MIN, 1))
-            arm.ik(arm.forward(Q), Q + 0.01, backend="numba")
+            run(PARALLEL_MIN)
         finally:
             _state["threads"] = old
     _state["warm"] = True
