@@ -146,7 +146,7 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, chunk=None, tol=1
     # max_iterations); a design handed over gets the whole max_iterations there
     steps = min(max_iterations, getattr(numpy_path, "STEP_ITERATIONS", max_iterations))
     out_bodies = None if keep_states else tuple(bi for bi, _ in out_spec)
-    key = (traced.key, B, N, steps, dtype, (gd, idd, col), param_map, out_bodies)
+    key = (traced.key, B, N, steps, dtype, (gd, idd, col), param_map, out_bodies, UNROLLED)
     with _x64(jax):
         fn = _COMPILED.get(key)
         if fn is None:
