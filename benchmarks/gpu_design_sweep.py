@@ -218,7 +218,7 @@ def main(argv=None) -> int:
             "jax": jax.__version__, "numpy": np.__version__, "python": platform.python_version(),
             "machine": platform.machine(), "processor": platform.processor(),
             "cpu_count": os.cpu_count(), "mechsolve": ms.__version__,
-            "argv": sys.argv[1:], "unrolled": jax_sweep.UNROLLED}
+            "argv": sys.argv[1:], "unrolled": getattr(jax_sweep, "UNROLLED", None)}
     print(f"device: {info['device']}, jax {info['jax']}, numpy {info['numpy']}", flush=True)
     rows, skipped = [], []
     path = prepare(args.out)
