@@ -183,6 +183,9 @@ def main(argv=None) -> int:
     p.add_argument("--numpy-size", type=float, default=1e4)
     p.add_argument("--mixed", type=float, default=0.0,
                    help="fraction of long cranks (limit positions) in the JAX families")
+    p.add_argument("--unrolled", type=int, default=None,
+                   help="Newton iterations written out before the device loop (default: "
+                        "mechsolve._jax.sweep.UNROLLED)")
     p.add_argument("--budget", type=float, default=450.0,
                    help="seconds: no row is started that would end after this")
     p.add_argument("--quick", action="store_true",
@@ -201,6 +204,10 @@ def main(argv=None) -> int:
 
     threading.Thread(target=watchdog, daemon=True).start()
 
+    import mechsolve._jax.sweep as jax_sweep
+    if args.unrolled is not None:
+        jax_sweep.UNROLLED = args.unrolled
+
     import jax
     import jax.numpy as jnp
     jax.config.update("jax_enable_x64", True)   # the closed-form check in float64
@@ -211,7 +218,7 @@ def main(argv=None) -> int:
             "jax": jax.__version__, "numpy": np.__version__, "python": platform.python_version(),
             "machine": platform.machine(), "processor": platform.processor(),
             "cpu_count": os.cpu_count(), "mechsolve": ms.__version__,
-            "argv": sys.argv[1:]}
+            "argv": sys.argv[1:], "unrolled": getattr(jax_sweep, "UNROLLED", None)}
     print(f"device: {info['device']}, jax {info['jax']}, numpy {info['numpy']}", flush=True)
     rows, skipped = [], []
     path = prepare(args.out)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..joints._terms import stack_terms
 from ..joints.base import Joint
 
 
@@ -43,30 +42,55 @@ class TracedSystem:
         jmap = np.full(sys.m * sys.n, sys.nnz, dtype=np.intp)   # the zero slot
         jmap[sys.flat_index] = np.arange(sys.nnz)            # last wins, as jacobian_dense
         self.jmap = jmap
+        # where each entry of Phi and of V comes from: (group, row, instance) and (group,
+        # slot, instance, row, column), in the order of the concatenations above
+        f_src, v_src = [], []
+        for gi, g in enumerate(sys.groups):
+            k, m = len(g.joints), g.m
+            f_src += [(gi, r, i) for i in range(k) for r in range(m)]
+            for s, sel in enumerate(g.selections):
+                for i in (range(k) if sel is None else np.asarray(sel).tolist()):
+                    v_src += [(gi, s, i, r, c) for r in range(m) for c in range(3)]
+        self.f_src = [f_src[i] for i in self.f_order]
+        self.j_src = [None if i == sys.nnz else v_src[i] for i in jmap.tolist()]
         self.key = (sys.n, sys.m, sys.nb, tuple(
             (g.cls, tuple(tuple(s.tolist()) for s in g.slots), tuple(g.rows.tolist()))
             for g in sys.groups))
 
     def evaluate(self, jnp, q, Ps, jacobian: bool = True):
         """``Phi (m,)`` and, with ``jacobian``, the dense ``J (m, n)`` at the state ``q (n,)``
-        with the groups' parameters ``Ps`` (one ``(k, p)`` array per group)."""
-        X = jnp.concatenate([q[: self.c0_state].reshape(self.nb, 3),
-                             jnp.zeros((1, 3), dtype=q.dtype)])   # ground's pose last
-        F_parts, V_parts = [], []
-        for (cls, slots, selections), P in zip(self.groups, Ps):
-            phi, blocks = cls._terms(jnp, P, *(X[s] for s in slots), jacobian=jacobian)
-            if not jacobian:
-                F_parts.append(stack_terms(jnp, phi).reshape(-1))
-                continue
-            phi, blocks = stack_terms(jnp, phi, blocks)
-            F_parts.append(phi.reshape(-1))
-            for sel, block in zip(selections, blocks):
-                V_parts.append((block if sel is None else block[sel]).reshape(-1))
-        F = jnp.concatenate(F_parts)[self.f_order]
+        with the groups' parameters ``Ps`` (one ``(k, p)`` array per group).
+
+        Assembled by static index arithmetic: every entry of ``Phi`` and ``J`` is picked from
+        the kernels' terms at trace time (literal zeros and constants as literals), and
+        stacked in its place, so that the compiled function has no gathers or scatters and
+        XLA fuses the kernels, the assembly and what follows."""
+        zero = jnp.zeros((), dtype=q.dtype)
+        poses = [q[3 * b: 3 * b + 3] for b in range(self.nb)] + [jnp.zeros(3, dtype=q.dtype)]
+        terms = []
+        for (cls, slots, _), P in zip(self.groups, Ps):
+            X = [jnp.stack([poses[b] for b in s.tolist()]) for s in slots]
+            phi, blocks = cls._terms(jnp, P, *X, jacobian=jacobian)
+            k = P.shape[0]
+            terms.append(([_entries(jnp, e, k, q.dtype) for e in phi],
+                          None if not jacobian else
+                          [[[_entries(jnp, e, k, q.dtype) for e in row] for row in rows]
+                           for rows in blocks]))
+        F = jnp.stack([terms[g][0][r][i] for g, r, i in self.f_src])
         if not jacobian:
             return F
-        V = jnp.concatenate(V_parts + [jnp.zeros(1, dtype=q.dtype)])
-        return F, V[self.jmap].reshape(self.m, self.n)
+        J = jnp.stack([zero if src is None else terms[src[0]][1][src[1]][src[3]][src[4]][src[2]]
+                       for src in self.j_src])
+        return F, J.reshape(self.m, self.n)
+
+
+def _entries(jnp, e, k, dtype):
+    """One term of a kernel as ``k`` per-instance scalars (a literal as a constant)."""
+    if isinstance(e, (int, float)):
+        c = jnp.asarray(e, dtype=dtype)
+        return [c] * k
+    e = jnp.broadcast_to(e, (k,))
+    return [e[i] for i in range(k)]
 
 
 def _supported() -> list:
