@@ -691,3 +691,12 @@ def test_cone_and_distance_limits_in_a_degree_file():
     assert again.joint("ball").limits[1] == pytest.approx(math.radians(30.0), rel=1e-15)
     assert again.joint("reach").limits == (0.5, 2.0)
     assert dumps(again) == text
+
+
+def test_save_names_what_it_was_given_instead_of_a_mechanism(tmp_path):
+    with pytest.raises(TypeError, match=r"mech must be a Mechanism, got Model \(a model of "
+                                        r"ms\.models: pass its \.mechanism\)"):
+        ms.save(ms.models.fourbar(), tmp_path / "fourbar.toml")
+    with pytest.raises(TypeError, match="mech must be a Mechanism, got dict$"):
+        ms.files.dumps({})
+    assert not (tmp_path / "fourbar.toml").exists()

@@ -41,9 +41,6 @@ import time
 
 import numpy as np
 
-from .._validation import as_count, as_float, as_values, as_vector
-from ..analysis.batch import per_item_entries
-from ..body import Body
 from ..newton import RESIDUAL_ROUNDOFF
 from . import import_jax
 from .system import TracedSystem, solve_with_sign
@@ -74,44 +71,14 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, chunk=None, tol=1
     dtype = "float64" if dtype is None else dtype
     if dtype not in ("float64", "float32"):
         raise ValueError(f'dtype must be "float64" or "float32", got {dtype!r}')
-    driver = mech._own_driver(driver)
-    values = as_values(values)
-    tol = as_float(tol, "tol", positive=True)
-    max_iterations = as_count(max_iterations, "max_iterations")
-    chunk = CHUNK if chunk is None else as_count(chunk, "chunk")
-    if progress is not None and not callable(progress):
-        raise TypeError("progress must be a callable progress(done, total) or None")
-    sys = mech.system()
-    if not sys.dense or sys.m != sys.n:
-        raise ValueError("design sweeps need a square system with a dense Jacobian (a driven "
-                         f"mechanism with up to 120 unknowns); this one has {sys.m} equations "
-                         f"in {sys.n} unknowns")
+    fam = numpy_path._checked(mech, designs, driver, values, tol, max_iterations, chunk,
+                              progress, outputs)
+    driver, values, tol, max_iterations = fam.driver, fam.values, fam.tol, fam.max_iterations
+    chunk = CHUNK if fam.chunk is None else fam.chunk
+    sys, entries, out_spec = fam.system, fam.entries, fam.out_spec
     traced = TracedSystem(sys)
-    if not isinstance(designs, dict) or not designs:
-        raise TypeError("designs must be a non-empty dict {parameter name or joint: array "
-                        "(D, ...)}")
-    entries = per_item_entries(mech, None, designs, "designs")
-    sizes = {label: len(a) for label, _, _, a in entries}
-    if len(set(sizes.values())) != 1:
-        raise ValueError("designs disagree on their number: " + ", ".join(
-            f"{k} has {v}" for k, v in sizes.items()))
     gd, idd, col = sys.driver_slot(driver)
-    for label, joint, sl, _ in entries:
-        if joint is driver and sl.start <= col < sl.stop:
-            raise ValueError(f"{label}: the swept driver's value is given by values=, not as "
-                             "a design parameter")
-    out_spec = None
-    if outputs is not None:
-        out_spec = []
-        for body, point in outputs:
-            if not isinstance(body, Body) or body.mechanism is not mech:
-                raise ValueError("outputs must be (body, point) pairs of this mechanism's "
-                                 "bodies")
-            if body.is_ground:
-                raise NotImplementedError("outputs= takes moving bodies (a point of ground "
-                                          "does not move)")
-            out_spec.append((body.index, as_vector(point, f"outputs point of {body.name}", 2)))
-    D = next(iter(sizes.values()))
+    D = fam.D
     N = len(values)
     jax, jnp = import_jax()
     timings = {"compile": 0.0, "device": 0.0, "transfer": 0.0, "numpy": 0.0}

@@ -268,46 +268,12 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
                             progress=progress, dtype=dtype, client=client)
     if dtype is not None:
         raise ValueError('dtype= is for backend="jax" (the NumPy path runs in float64)')
-    driver = mech._own_driver(driver)
-    values = as_values(values)
-    tol = as_float(tol, "tol", positive=True)
-    max_iterations = as_count(max_iterations, "max_iterations")
-    chunk = CHUNK if chunk is None else as_count(chunk, "chunk")
-    if progress is not None and not callable(progress):
-        raise TypeError("progress must be a callable progress(done, total) or None")
-    sys = mech.system()
-    if not sys.dense or sys.m != sys.n:
-        raise ValueError("design sweeps need a square system with a dense Jacobian (a driven "
-                         f"mechanism with up to 120 unknowns); this one has {sys.m} equations "
-                         f"in {sys.n} unknowns")
-    if not isinstance(designs, dict) or not designs:
-        raise TypeError("designs must be a non-empty dict {parameter name or joint: array "
-                        "(D, ...)}")
-    entries = per_item_entries(mech, None, designs, "designs")
-    sizes = {label: len(a) for label, _, _, a in entries}
-    if len(set(sizes.values())) != 1:
-        raise ValueError("designs disagree on their number: " + ", ".join(
-            f"{k} has {v}" for k, v in sizes.items()))
-    col = driver._value_index % driver._p.size
-    for label, joint, sl, _ in entries:
-        if joint is driver and sl.start <= col < sl.stop:
-            raise ValueError(f"{label}: the swept driver's value is given by values=, not as "
-                             "a design parameter")
-    D = next(iter(sizes.values()))
+    fam = _checked(mech, designs, driver, values, tol, max_iterations, chunk, progress, outputs)
+    driver, values, tol, max_iterations = fam.driver, fam.values, fam.tol, fam.max_iterations
+    chunk = CHUNK if fam.chunk is None else fam.chunk
+    entries, D, out_spec = fam.entries, fam.D, fam.out_spec
     index = {id(j): i for i, j in enumerate(mech.joints)}
     parts = [(index[id(j)], sl.start, sl.stop, a) for _, j, sl, a in entries]
-    out_spec = None
-    if outputs is not None:
-        out_spec = []
-        for body, point in outputs:
-            if not isinstance(body, Body) or body.mechanism is not mech:
-                raise ValueError("outputs must be (body, point) pairs of this mechanism's "
-                                 "bodies")
-            if body.is_ground:
-                raise NotImplementedError("outputs= takes moving bodies (a point of ground "
-                                          "does not move)")
-            out_spec.append((body.index, as_vector(point, f"outputs point of {body.name}",
-                                                   mech.dim)))
     work = pickle.loads(pickle.dumps(mech))   # the nominal start, leaving mech as it is
     q0 = _start_pose(work, work.joints[index[id(driver)]], float(values[0]))
     job = (index[id(driver)], values, q0, tol, max_iterations, out_spec)
@@ -350,6 +316,65 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
     object.__setattr__(result, "_source", (work, [(j, s, e, a) for j, s, e, a in parts],
                                            index[id(driver)], values))
     return result
+
+
+class _Family:
+    """A design sweep's arguments, checked (:func:`_checked`)."""
+
+    __slots__ = ("driver", "values", "tol", "max_iterations", "chunk", "system", "entries",
+                 "D", "out_spec")
+
+    def __init__(self, **fields) -> None:
+        for k, v in fields.items():
+            setattr(self, k, v)
+
+
+def _checked(mech, designs, driver, values, tol, max_iterations, chunk, progress,
+             outputs) -> _Family:
+    """The arguments of :func:`sweep` checked, as both backends take them: the driver, the
+    values, ``tol``, ``max_iterations``, ``chunk`` (None: the backend's default), the square
+    dense system, the design columns ``(label, joint, slice, array)`` and their number ``D``,
+    and the output points ``[(body index, point)]`` (None: whole poses)."""
+    driver = mech._own_driver(driver)
+    values = as_values(values)
+    tol = as_float(tol, "tol", positive=True)
+    max_iterations = as_count(max_iterations, "max_iterations")
+    chunk = None if chunk is None else as_count(chunk, "chunk")
+    if progress is not None and not callable(progress):
+        raise TypeError("progress must be a callable progress(done, total) or None")
+    sys = mech.system()
+    if not sys.dense or sys.m != sys.n:
+        raise ValueError("design sweeps need a square system with a dense Jacobian (a driven "
+                         f"mechanism with up to 120 unknowns); this one has {sys.m} equations "
+                         f"in {sys.n} unknowns")
+    if not isinstance(designs, dict) or not designs:
+        raise TypeError("designs must be a non-empty dict {parameter name or joint: array "
+                        "(D, ...)}")
+    entries = per_item_entries(mech, None, designs, "designs")
+    sizes = {label: len(a) for label, _, _, a in entries}
+    if len(set(sizes.values())) != 1:
+        raise ValueError("designs disagree on their number: " + ", ".join(
+            f"{k} has {v}" for k, v in sizes.items()))
+    col = driver._value_index % driver._p.size
+    for label, joint, sl, _ in entries:
+        if joint is driver and sl.start <= col < sl.stop:
+            raise ValueError(f"{label}: the swept driver's value is given by values=, not as "
+                             "a design parameter")
+    out_spec = None
+    if outputs is not None:
+        out_spec = []
+        for body, point in outputs:
+            if not isinstance(body, Body) or body.mechanism is not mech:
+                raise ValueError("outputs must be (body, point) pairs of this mechanism's "
+                                 "bodies")
+            if body.is_ground:
+                raise NotImplementedError("outputs= takes moving bodies (a point of ground "
+                                          "does not move)")
+            out_spec.append((body.index, as_vector(point, f"outputs point of {body.name}",
+                                                   mech.dim)))
+    return _Family(driver=driver, values=values, tol=tol, max_iterations=max_iterations,
+                   chunk=chunk, system=sys, entries=entries, D=next(iter(sizes.values())),
+                   out_spec=out_spec)
 
 
 def _start_pose(work, driver, v0: float) -> np.ndarray:

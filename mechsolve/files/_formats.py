@@ -49,12 +49,15 @@ def load(path, *, allow_paths=None, max_bytes: int | None = None):
 
     Examples
     --------
-    >>> import pathlib
+    >>> import pathlib, tempfile
     >>> import mechsolve as ms
-    >>> sketch = pathlib.Path(ms.__file__).parents[1] / "tests" / "data" / "slvs" / "fourbar.slvs"
-    >>> mech = ms.load(sketch)
-    >>> [b.name for b in mech.bodies], mech.units["length"]
-    (['r005', 'r006', 'r009'], 'mm')
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "fourbar.toml"
+    >>> ms.save(ms.models.fourbar().mechanism, path)
+    >>> [b.name for b in ms.load(path).bodies]
+    ['crank', 'coupler', 'rocker']
+
+    A SolveSpace sketch (``.slvs``) or an SDFormat model (``.sdf``) loads the same way; see
+    the pages of the user guide on each.
     """
     suffix = pathlib.Path(os.fspath(path)).suffix.lower()
     if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)

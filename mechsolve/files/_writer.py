@@ -298,6 +298,10 @@ def dumps(mech) -> str:
     >>> print(ms.files.dumps(ms.models.fourbar().mechanism).splitlines()[0])
     mechsolve = 1
     """
+    if not all(hasattr(mech, a) for a in ("bodies", "joints", "units", "state")):
+        hint = (" (a model of ms.models: pass its .mechanism)" if hasattr(mech, "mechanism")
+                else "")
+        raise TypeError(f"mech must be a Mechanism, got {type(mech).__name__}{hint}")
     doc = _document(mech)
     _check_readable(doc)
     return _toml(doc)
