@@ -5,6 +5,7 @@ be the NumPy path's; the package must work without numba."""
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import pathlib
@@ -283,9 +284,15 @@ def test_auto_never_compiles_by_itself(monkeypatch, tmp_path):
     _fresh_state(monkeypatch)
     assert not _ik_compiled.use_compiled("auto")
     _fresh_state(monkeypatch)
-    folder = _ik_compiled.cache_path() / "robots_0123"
-    folder.mkdir(parents=True)
     tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
+    other = _ik_compiled.cache_path() / "robots_0123"       # another checkout's cache
+    other.mkdir(parents=True)
+    (other / f"_ik_kernels.solve_serial-922.{tag}.nbi").write_bytes(b"")
+    assert not _ik_compiled.use_compiled("auto")
+    _fresh_state(monkeypatch)
+    source = os.path.dirname(os.path.abspath(_ik_compiled.__file__))
+    folder = _ik_compiled.cache_path() / f"robots_{hashlib.sha1(source.encode()).hexdigest()}"
+    folder.mkdir(parents=True)
     (folder / f"_ik_kernels.solve_serial-922.{tag}.nbi").write_bytes(b"")
     assert _ik_compiled.use_compiled("auto") == _ik_compiled.numba_available()
     _fresh_state(monkeypatch)

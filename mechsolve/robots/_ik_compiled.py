@@ -26,6 +26,7 @@ where numba caches it, and the call.
 from __future__ import annotations
 
 import glob
+import hashlib
 import importlib
 import logging
 import os
@@ -138,8 +139,12 @@ def _warm() -> bool:
     if "warm" not in _state:
         roots = [os.environ["NUMBA_CACHE_DIR"]] if os.environ.get("NUMBA_CACHE_DIR") else []
         roots.append(str(cache_path()))
+        # numba's folder for a source folder in a cache directory it is given: the folder's
+        # name and the SHA-1 of its absolute path (numba.core.caching, _CacheLocator)
+        source = os.path.dirname(os.path.abspath(__file__))
+        folder = f"{os.path.basename(source)}_{hashlib.sha1(source.encode()).hexdigest()}"
         tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
-        _state["warm"] = any(glob.glob(os.path.join(glob.escape(r), "*",
+        _state["warm"] = any(glob.glob(os.path.join(glob.escape(os.path.join(r, folder)),
                                                     f"_ik_kernels.solve_serial-*.{tag}.nbi"))
                              for r in roots)
     return _state["warm"]
