@@ -41,8 +41,8 @@ import numpy as np
 
 from ._files import read_bytes
 
-__all__ = ["read_urdf_chain", "read_urdf_graph", "URDFGraph", "LOOP_KINDS", "MAX_MAGNITUDE",
-           "MAX_CHARACTERS"]
+__all__ = ["read_urdf_chain", "read_urdf_graph", "URDFGraph", "LOOP_KINDS",
+           "URDF_PLUS_LOOP_KINDS", "MAX_MAGNITUDE", "MAX_CHARACTERS"]
 
 #: Bound on the magnitude of every number of an ``origin`` (``xyz``, ``rpy``), ``axis`` or
 #: ``limit`` (``lower``, ``upper``): URDF lengths are metres and angles radians (REP 103), so
@@ -59,6 +59,9 @@ _KINDS = ("revolute", "continuous", "prismatic", "fixed")
 #: Types of the ``<loop_joint>`` element (a mechsolve extension of URDF, see
 #: :func:`read_urdf_graph`).
 LOOP_KINDS = ("revolute", "continuous", "prismatic", "spherical", "fixed")
+#: Types of the URDF+ ``<loop>`` element (arXiv 2411.19753; as its reference parser reads
+#: them).
+URDF_PLUS_LOOP_KINDS = ("revolute", "continuous", "prismatic", "fixed", "planar")
 
 
 class URDFGraph(NamedTuple):
@@ -78,8 +81,13 @@ class URDFGraph(NamedTuple):
         ``"prismatic"`` or ``"fixed"``; ``origin`` places the child link's frame (at joint
         value 0) in the parent link's frame.
     loops : list of tuple
-        The loop joints: ``(name, kind, parent, child, frame on the parent (4, 4), frame on the
-        child (4, 4), axis (3,))``; ``kind`` is one of :data:`LOOP_KINDS`.
+        The loop joints (``<loop_joint>``, then URDF+ ``<loop>``): ``(name, kind, parent,
+        child, frame on the parent (4, 4), frame on the child (4, 4), axis (3,))``; ``kind``
+        is one of :data:`LOOP_KINDS` or ``"planar"`` (URDF+).
+    couplings : tuple of tuple
+        The URDF+ ``<coupling>`` elements: ``(name, dependent joint, independent joint,
+        ratio)``, the joints being the tree joints whose child links the ``<successor>`` and
+        ``<predecessor>`` name.
     """
 
     name: str | None
@@ -87,6 +95,7 @@ class URDFGraph(NamedTuple):
     links: list
     joints: list
     loops: list
+    couplings: tuple = ()
 
 
 class _URDFError(ValueError):
@@ -443,14 +452,100 @@ def _read_graph(root: ET.Element) -> URDFGraph:
             ends.append((link, _pose(end, f"the <{tag}> of {what}")))
         if ends[0][0] == ends[1][0]:
             raise _URDFError(f"<loop_joint> {lname!r} joins link {ends[0][0]!r} to itself")
-        ax = el.find("axis")
-        axis = _floats(ax.get("xyz"), 3, f"axis xyz of {what}") if ax is not None \
-            else np.array([1.0, 0.0, 0.0])
-        scale = np.max(np.abs(axis))
-        if ltype in ("revolute", "continuous", "prismatic") and not scale > 0.0:
-            raise _URDFError(f"<loop_joint> {lname!r} has a zero axis {ax.get('xyz')!r}")
-        if scale > 0.0:
-            axis = axis / scale
-            axis = axis / np.linalg.norm(axis)
+        axis = _loop_axis(el, lname, ltype, what, "<loop_joint>")
         loops.append((lname, ltype, ends[0][0], ends[1][0], ends[0][1], ends[1][1], axis))
-    return URDFGraph(root.get("name"), roots[0], list(links), tree, loops)
+    names = {**{k: ("<joint>", v) for k, v in numbers.items()},
+             **{k: ("<loop_joint>", v) for k, v in seen.items()}}
+    loops.extend(_read_plus_loops(root, links, names))
+    couplings = _read_couplings(root, links, names, by_child)
+    return URDFGraph(root.get("name"), roots[0], list(links), tree, loops, tuple(couplings))
+
+
+def _loop_axis(el: ET.Element, lname: str, ltype: str, what: str, tag: str) -> np.ndarray:
+    """The unit axis of a loop element (default ``1 0 0``), refused zero where it moves."""
+    ax = el.find("axis")
+    axis = _floats(ax.get("xyz"), 3, f"axis xyz of {what}") if ax is not None \
+        else np.array([1.0, 0.0, 0.0])
+    scale = np.max(np.abs(axis))
+    if ltype in ("revolute", "continuous", "prismatic", "planar") and not scale > 0.0:
+        raise _URDFError(f"{tag} {lname!r} has a zero axis {ax.get('xyz')!r}")
+    if scale > 0.0:
+        axis = axis / scale
+        axis = axis / np.linalg.norm(axis)
+    return axis
+
+
+def _named(el: ET.Element, tag: str, i: int, names: dict) -> str:
+    """The name of the ``i``-th ``<tag>`` element, checked unique among ``names`` (name:
+    (tag, number)), which it joins."""
+    name = el.get("name")
+    if not name:
+        raise _URDFError(f"<{tag}> element {i} has no name attribute")
+    if name in names:
+        other, k = names[name]
+        raise _URDFError(f"<{tag}> element {i} is named {name!r}, as {other} element {k}")
+    names[name] = (f"<{tag}>", i)
+    return name
+
+
+def _end_link(el: ET.Element, tag: str, owner: str, links) -> ET.Element:
+    """The ``<predecessor>`` / ``<successor>`` child of a URDF+ element, its link checked."""
+    end = el.find(tag)
+    if end is None:
+        raise _URDFError(f"{owner} has no <{tag}> element (expected <{tag} link=\"...\">)")
+    link = end.get("link")
+    if not link:
+        raise _URDFError(f"the <{tag}> element of {owner} has no link attribute")
+    if link not in links:
+        raise _URDFError(f"{owner} names {tag} link {link!r}, which is not a <link> of the "
+                         "robot")
+    return end
+
+
+def _read_plus_loops(root: ET.Element, links, names: dict) -> list:
+    """The URDF+ ``<loop>`` elements (arXiv 2411.19753) as loop joint tuples."""
+    loops = []
+    for i, el in enumerate(root.findall("loop"), 1):
+        lname = _named(el, "loop", i, names)
+        owner = f"<loop> {lname!r}"
+        ltype = el.get("type")
+        if ltype not in URDF_PLUS_LOOP_KINDS:
+            raise _URDFError(f"{owner} has type {ltype!r}; expected one of "
+                             f"{', '.join(URDF_PLUS_LOOP_KINDS)}")
+        ends = []
+        for tag in ("predecessor", "successor"):
+            end = _end_link(el, tag, owner, links)
+            org = end.find("origin")
+            M = _pose(org, f"the <{tag}> origin of {owner}") if org is not None else np.eye(4)
+            ends.append((end.get("link"), M))
+        if ends[0][0] == ends[1][0]:
+            raise _URDFError(f"{owner} joins link {ends[0][0]!r} to itself")
+        axis = _loop_axis(el, lname, ltype, f"<loop> {lname!r}", "<loop>")
+        loops.append((lname, ltype, ends[0][0], ends[1][0], ends[0][1], ends[1][1], axis))
+    return loops
+
+
+def _read_couplings(root: ET.Element, links, names: dict, by_child: dict) -> list:
+    """The URDF+ ``<coupling>`` elements as ``(name, dependent joint, independent joint,
+    ratio)``: the joints whose child links the successor and the predecessor name."""
+    out = []
+    for i, el in enumerate(root.findall("coupling"), 1):
+        cname = _named(el, "coupling", i, names)
+        owner = f"<coupling> {cname!r}"
+        joints = []
+        for tag in ("predecessor", "successor"):
+            link = _end_link(el, tag, owner, links).get("link")
+            joint = by_child.get(link)
+            if joint is None or joint[1] == "fixed":
+                raise _URDFError(f"{owner}: the {tag} link {link!r} hangs from no moving "
+                                 "<joint> (a coupling relates the joints that move the two "
+                                 "links)")
+            joints.append(joint[0])
+        if joints[0] == joints[1]:
+            raise _URDFError(f"{owner} couples joint {joints[0]!r} to itself")
+        ratio_el = el.find("ratio")
+        if ratio_el is None:
+            raise _URDFError(f"{owner} has no <ratio value=\"...\"/> element")
+        ratio = _floats(ratio_el.get("value"), 1, f"the ratio value of {owner}")[0]
+        out.append((cname, joints[1], joints[0], float(ratio)))
+    return out

@@ -20,15 +20,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import joints as _joints
 from ..io.sdf import read_sdf_graph
-from ..mechanism import Mechanism
 from ..spatial import Frame, Orientation
 from ..spatial._quat import quat_from_matrix
+from ._graph import KinematicGraph, LoopClosure, TreeJoint, URDFModel, build_graph_model
 from ._serial import ArmJoint, SerialArm
-from .urdf_loops import URDFModel
 
-__all__ = ["load_sdf_mechanism", "load_sdf"]
+__all__ = ["load_sdf_mechanism", "load_sdf", "sdf_kinematic_graph"]
 
 
 def _frame(M: np.ndarray) -> Frame:
@@ -40,24 +38,6 @@ def _inv(M: np.ndarray) -> np.ndarray:
     out[:3, :3] = M[:3, :3].T
     out[:3, 3] = -M[:3, :3].T @ M[:3, 3]
     return out
-
-
-def _motion(kind: str, axis: np.ndarray, value: float) -> np.ndarray:
-    T = np.eye(4)
-    if kind in ("revolute", "continuous"):
-        T[:3, :3] = Orientation.from_angle_axis(value, axis).as_matrix()
-    elif kind == "prismatic":
-        T[:3, 3] = value * axis
-    return T
-
-
-def _limits(j):
-    if j.kind == "continuous" or j.limits is None:
-        return None
-    lo, hi = j.limits
-    if lo is not None and hi is not None and not lo < hi:
-        return None
-    return j.limits
 
 
 def load_sdf_mechanism(source, actuated=(), *, values=None, name=None) -> URDFModel:
@@ -103,75 +83,24 @@ def load_sdf_mechanism(source, actuated=(), *, values=None, name=None) -> URDFMo
     >>> robot.links["bob"].position.round(12) + 0.0
     array([0., 1., 0.])
     """
-    graph = read_sdf_graph(source)
-    where = f"SDF model {graph.name!r}"
-    moving = {j.name: j for j in graph.joints if j.kind in ("revolute", "continuous",
-                                                             "prismatic")}
-    loop_moving = {j.name: j for j in graph.loops if j.kind in ("revolute", "continuous",
-                                                                 "prismatic")}
-    values = {} if values is None else dict(values)
-    for k in values:
-        if k not in moving:
-            raise ValueError(f"{where}: values names {k!r}, which is no moving tree joint "
-                             f"(moving joints: {sorted(moving)})")
-    if isinstance(actuated, str):
-        actuated = [actuated]
-    for k in actuated:
-        if k not in moving and k not in loop_moving:
-            raise ValueError(f"{where}: actuated names {k!r}, which is no moving joint "
-                             f"(moving joints: {sorted(moving) + sorted(loop_moving)})")
-    mech = Mechanism(dim=3, name=name or graph.name)
-    mech.units = {"length": "m", "angle": "rad"}
-    root = graph.root
-    poses = {root: graph.poses[root]}
-    links = {root: mech.ground}
-    # frames on the ground are in the model frame; on a body, in its link frame
-    on = {root: graph.poses[root]}
+    return build_graph_model(sdf_kinematic_graph(read_sdf_graph(source)), actuated,
+                             values=values, name=name)
 
-    def place(link, M):
-        return on.get(link, np.eye(4)) @ M
 
-    tree = {}
-    for j in graph.joints:
-        s = float(values.get(j.name, 0.0))
-        poses[j.child] = poses[j.parent] @ j.frame_parent @ _motion(j.kind, j.axis, s) \
-            @ _inv(j.frame_child)
-        pose = _frame(poses[j.child])
-        links[j.child] = mech.add_body(j.child, position=pose.translation,
-                                       orientation=pose.orientation)
-        b1, b2 = links[j.parent], links[j.child]
-        F1, F2 = _frame(place(j.parent, j.frame_parent)), _frame(j.frame_child)
-        if j.kind == "fixed":
-            tree[j.name] = mech.add(_joints.Fixed(b1, b2, F1, F2, name=j.name))
-        elif j.kind == "ball":
-            tree[j.name] = mech.add(_joints.Spherical(b1, b2, F1, F2, name=j.name))
-        else:
-            cls = _joints.PrismaticLink if j.kind == "prismatic" else _joints.RevoluteLink
-            tree[j.name] = mech.add(cls(b1, b2, F1, F2, axis=j.axis, s0=s, limits=_limits(j),
-                                        name=j.name))
-    loops = {}
-    for j in graph.loops:
-        b1, b2 = links[j.parent], links[j.child]
-        F1, F2 = place(j.parent, j.frame_parent), j.frame_child.copy()
-        if j.kind in ("revolute", "continuous", "prismatic"):
-            turn = np.asarray(Orientation.identity().align_z(j.axis).as_matrix())
-            F1, F2 = F1.copy(), F2.copy()
-            F1[:3, :3] = F1[:3, :3] @ turn
-            F2[:3, :3] = F2[:3, :3] @ turn
-            cls = _joints.Prismatic if j.kind == "prismatic" else _joints.Revolute
-        else:
-            cls = _joints.Spherical if j.kind == "ball" else _joints.Fixed
-        loops[j.name] = mech.add(cls(b1, b2, _frame(F1), _frame(F2), name=j.name))
-    drivers = {}
-    for k in actuated:
-        if k in tree:
-            drivers[k] = mech.add(_joints.CoordinateDriver(tree[k], tree[k].value,
-                                                           name=f"{k}_drive"))
-        else:
-            cls = _joints.SlideDriver if loop_moving[k].kind == "prismatic" else \
-                _joints.AngleDriver
-            drivers[k] = mech.add(cls(loops[k], 0.0, name=f"{k}_drive"))
-    return URDFModel(mech, graph.name, links, tree, loops, drivers)
+def sdf_kinematic_graph(graph) -> KinematicGraph:
+    """The plain records (:class:`~mechsolve.robots._graph.KinematicGraph`) of an
+    :class:`~mechsolve.io.sdf.SDFGraph` (ball joints are spherical ones)."""
+    def kind(k):
+        return "spherical" if k == "ball" else k
+
+    joints = [TreeJoint(j.name, kind(j.kind), j.parent, j.child, j.frame_parent,
+                        j.frame_child, j.axis, j.limits) for j in graph.joints]
+    loops = [LoopClosure(j.name, kind(j.kind), j.parent, j.child, j.frame_parent,
+                         j.frame_child, j.axis) for j in graph.loops]
+    return KinematicGraph(graph.name, graph.root, list(graph.links), joints, loops,
+                          root_pose=graph.poses[graph.root],
+                          where=f"SDF model {graph.name!r}",
+                          units={"length": "m", "angle": "rad"})
 
 
 def load_sdf(source, *, tip: str | None = None, name: str | None = None) -> SerialArm:

@@ -17,75 +17,37 @@ joints are passive and solved. :func:`urdf_joint_values` writes the joint values
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+import pathlib
 
 import numpy as np
 
 from .. import joints as _joints
+from ..io._files import confine, read_bytes
 from ..io.urdf import read_urdf_graph
+from ..io.urdf_sidecars import MAX_BYTES, read_sidecar
 from ..mechanism import Mechanism
-from ..spatial import Frame, Orientation
-from ..spatial._quat import quat_from_matrix
+from ..spatial import Orientation
+from ._graph import (
+    JointCoupling,
+    KinematicGraph,
+    LoopClosure,
+    TreeJoint,
+    URDFModel,
+    build_graph_model,
+)
 
-__all__ = ["URDFModel", "load_urdf_mechanism", "urdf_joint_values"]
-
-
-def _frame(M: np.ndarray) -> Frame:
-    return Frame(M[:3, 3], Orientation(quat_from_matrix(M[:3, :3]), normalize=True))
-
-
-def _motion(kind: str, axis: np.ndarray, value: float) -> np.ndarray:
-    """The 4 x 4 motion of a tree joint at ``value``."""
-    T = np.eye(4)
-    if kind in ("revolute", "continuous"):
-        T[:3, :3] = Orientation.from_angle_axis(value, axis).as_matrix()
-    elif kind == "prismatic":
-        T[:3, 3] = value * axis
-    return T
+__all__ = ["URDFModel", "load_urdf_mechanism", "urdf_joint_values", "urdf_kinematic_graph",
+           "apply_sidecar"]
 
 
-@dataclass
-class URDFModel:
-    """A URDF robot (with loops) as a mechanism (see :func:`load_urdf_mechanism`).
-
-    Attributes
-    ----------
-    mechanism : Mechanism
-    name : str or None
-        The robot's name.
-    links : dict
-        Link name -> body (the root link -> ``mechanism.ground``).
-    joints : dict
-        Tree joint name -> its joint (link joints carry the joint value).
-    loop_joints : dict
-        Loop joint name -> its joint.
-    actuated : dict
-        Actuated joint name -> its driver (set ``driver.value``, or sweep it).
-    """
-
-    mechanism: Mechanism
-    name: str | None
-    links: dict
-    joints: dict
-    loop_joints: dict
-    actuated: dict = field(default_factory=dict)
-
-    def joint_values(self) -> dict:
-        """The tree joints' values by name (:func:`urdf_joint_values`)."""
-        return urdf_joint_values(self)
-
-    def set_actuated(self, values) -> None:
-        """Set the drivers' values from ``{joint name: value}``."""
-        for k, v in dict(values).items():
-            if k not in self.actuated:
-                raise KeyError(f"{k!r} is not an actuated joint of {self.name!r} (actuated: "
-                               f"{sorted(self.actuated)})")
-            self.actuated[k].value = float(v)
-
-
-def load_urdf_mechanism(source, actuated=(), *, values=None, name=None) -> URDFModel:
-    """A mechanism from a URDF file path or XML text whose ``<loop_joint>`` elements close
-    loops (see :func:`~mechsolve.io.urdf.read_urdf_graph` for the element).
+def load_urdf_mechanism(source, actuated=(), *, values=None, name=None,
+                        sidecar="auto") -> URDFModel:
+    """A mechanism from a URDF file path or XML text whose loops are closed by its
+    ``<loop_joint>`` elements (mechsolve's), its URDF+ ``<loop>`` elements, or a sidecar
+    (see :func:`~mechsolve.io.urdf.read_urdf_graph` for the elements,
+    :mod:`mechsolve.io.urdf_sidecars` for the sidecars); URDF+ ``<coupling>`` elements tie
+    joint values (:class:`~mechsolve.joints.CoordinateCoupling`).
 
     The links are placed by the tree's forward kinematics at the joint ``values`` (default
     0); the loops are closed by the first ``mech.solve()``, which starts from that sketch, so
@@ -101,6 +63,12 @@ def load_urdf_mechanism(source, actuated=(), *, values=None, name=None) -> URDFM
         ``{tree joint name: value}`` for the sketch (radians, metres).
     name : str, optional
         The mechanism's name (default the robot's).
+    sidecar : "auto", path-like or None
+        The loop sidecar read with the URDF: ``"auto"`` (the default) reads, for a URDF file
+        ``robot.urdf``, ``loop_closures.yaml`` (scikit-robot's) or ``robot.yaml`` (Gepetto's
+        Extended URDF, when it has ``closed_loop``) in the same folder, if there is one
+        (both at once are refused: pass the one meant); a path reads that file; ``None``
+        reads none. Its actuated joints are used where ``actuated`` is empty.
 
     Returns
     -------
@@ -140,67 +108,145 @@ def load_urdf_mechanism(source, actuated=(), *, values=None, name=None) -> URDFM
     >>> sorted((k, round(v, 6)) for k, v in robot.joint_values().items())
     [('knee', -1.233489), ('motor', 1.570796), ('pivot', 1.655424)]
     """
-    graph = read_urdf_graph(source)
-    where = f"URDF robot {graph.name!r}"
-    moving = {j[0]: j for j in graph.joints if j[1] != "fixed"}
-    loop_moving = {lp[0]: lp for lp in graph.loops if lp[1] in ("revolute", "continuous",
-                                                                 "prismatic")}
-    values = {} if values is None else dict(values)
-    for k in values:
-        if k not in moving:
-            raise ValueError(f"{where}: values names {k!r}, which is no moving <joint> "
-                             f"(moving joints: {sorted(moving)})")
-    if isinstance(actuated, str):
-        actuated = [actuated]
-    for k in actuated:
-        if k not in moving and k not in loop_moving:
-            raise ValueError(f"{where}: actuated names {k!r}, which is no moving <joint> or "
-                             "revolute / prismatic <loop_joint> (moving joints: "
-                             f"{sorted(moving) + sorted(loop_moving)})")
-    mech = Mechanism(dim=3, name=name or graph.name)
-    poses = {graph.root: np.eye(4)}
-    links = {graph.root: mech.ground}
-    tree = {}
-    for jname, kind, parent, child, M, axis, limits in graph.joints:
-        s = float(values.get(jname, 0.0))
-        poses[child] = poses[parent] @ M @ _motion(kind, axis, s)
-        pose = _frame(poses[child])
-        links[child] = mech.add_body(child, position=pose.translation,
-                                     orientation=pose.orientation)
-        if kind == "fixed":
-            tree[jname] = mech.add(_joints.Fixed(links[parent], links[child], _frame(M),
-                                                 Frame(), name=jname))
-            continue
-        cls = _joints.PrismaticLink if kind == "prismatic" else _joints.RevoluteLink
-        lim = limits if kind != "continuous" and limits is not None and \
-            limits[0] < limits[1] else None
-        tree[jname] = mech.add(cls(links[parent], links[child], _frame(M), axis=axis, s0=s,
-                                   limits=lim, name=jname))
-    for name_ in graph.links:       # links no joint reaches cannot exist (one root, a tree)
-        assert name_ in links
-    loops = {}
-    for lname, kind, parent, child, F1, F2, axis in graph.loops:
-        b1, b2 = links[parent], links[child]
-        if kind in ("revolute", "continuous", "prismatic"):
-            turn = np.asarray(Orientation.identity().align_z(axis).as_matrix())
-            F1, F2 = F1.copy(), F2.copy()
-            F1[:3, :3] = F1[:3, :3] @ turn
-            F2[:3, :3] = F2[:3, :3] @ turn
-            cls = _joints.Prismatic if kind == "prismatic" else _joints.Revolute
-        else:
-            cls = _joints.Spherical if kind == "spherical" else _joints.Fixed
-        loops[lname] = mech.add(cls(b1, b2, _frame(F1), _frame(F2), name=lname))
-    drivers = {}
-    for k in actuated:
-        if k in tree:
-            drivers[k] = mech.add(_joints.CoordinateDriver(tree[k], tree[k].value,
-                                                           name=f"{k}_drive"))
-        else:
-            joint = loops[k]
-            cls = _joints.SlideDriver if loop_moving[k][1] == "prismatic" else \
-                _joints.AngleDriver
-            drivers[k] = mech.add(cls(joint, 0.0, name=f"{k}_drive"))
-    return URDFModel(mech, graph.name, links, tree, loops, drivers)
+    graph = urdf_kinematic_graph(read_urdf_graph(source))
+    path = _sidecar_path(source, sidecar)
+    if path is not None:
+        card = read_sidecar(path)
+        graph = apply_sidecar(graph, card, f"sidecar {str(path)!r}")
+        if isinstance(actuated, str):
+            actuated = [actuated]
+        if not actuated:
+            moving = {j.name for j in graph.joints if j.kind in _MOVING}
+            key = "name_mot" if card.format == "gepetto" else "independent"
+            for k in card.actuated:
+                if k not in moving:
+                    raise ValueError(f"sidecar {str(path)!r}: {key} names {k!r}, which is no "
+                                     f"moving <joint> of the URDF (moving joints: "
+                                     f"{sorted(moving)})")
+            actuated = list(card.actuated)
+    return build_graph_model(graph, actuated, values=values, name=name)
+
+
+_MOVING = ("revolute", "continuous", "prismatic")
+
+
+def _sidecar_path(source, sidecar) -> pathlib.Path | None:
+    """The sidecar file to read with the URDF ``source`` (see :func:`load_urdf_mechanism`)."""
+    if sidecar is None:
+        return None
+    if isinstance(sidecar, str) and sidecar == "auto":
+        if isinstance(source, (bytes, bytearray)) or (isinstance(source, str) and
+                                                      "<" in source):
+            return None                        # XML text: no folder to look in
+        urdf = pathlib.Path(os.fspath(source))
+        found = []
+        for fname in ("loop_closures.yaml", urdf.stem + ".yaml"):
+            p = confine(fname, urdf.parent or ".")
+            if p is None or not p.is_file():
+                continue
+            if fname != "loop_closures.yaml" and not _has_key(p, "closed_loop"):
+                continue                       # another YAML file, no sidecar
+            found.append(p)
+        if len(found) > 1:
+            raise ValueError(f"URDF file {str(urdf)!r}: two loop sidecars next to it, "
+                             f"{found[0].name!r} and {found[1].name!r}; pass sidecar= the one "
+                             "to read (or None)")
+        return found[0] if found else None
+    if not isinstance(sidecar, (str, os.PathLike)):
+        raise TypeError(f"sidecar must be 'auto', a path or None, got "
+                        f"{type(sidecar).__name__} {sidecar!r}")
+    return pathlib.Path(os.fspath(sidecar))
+
+
+def _has_key(path: pathlib.Path, key: str) -> bool:
+    """Whether the YAML file at ``path`` has the top-level ``key`` (a line starting so)."""
+    text = read_bytes(path, MAX_BYTES + 1).decode("utf-8", "replace")
+    return any(line.startswith(key + ":") for line in text.splitlines())
+
+
+def apply_sidecar(graph: KinematicGraph, card, where: str) -> KinematicGraph:
+    """``graph`` with the closures (and retyped joints) of the sidecar ``card`` (a
+    :class:`~mechsolve.io.urdf_sidecars.Sidecar`); names it uses that the URDF has not are
+    ValueErrors starting with ``where``."""
+    by_name = {j.name: j for j in graph.joints}
+    links = set(graph.links)
+    loops = list(graph.loops)
+    joints = list(graph.joints)
+    taken = set(by_name) | {lp.name for lp in loops}
+
+    def unique(name):
+        if name in taken:
+            raise ValueError(f"{where}: the closure {name!r} has the name of a joint of the "
+                             "URDF")
+        taken.add(name)
+        return name
+
+    if card.format == "gepetto":
+        for jname, kind in card.retyped.items():
+            j = by_name.get(jname)
+            if j is None:
+                raise ValueError(f"{where}: joint_name names {jname!r}, which is no <joint> "
+                                 "of the URDF")
+            new = j.__class__(j.name, "spherical" if kind == "SPHERICAL" else "fixed",
+                              j.parent, j.child, j.frame_parent, j.frame_child, j.axis, None)
+            joints[joints.index(j)] = new
+
+        def frame_link(fname):
+            if fname in links:
+                return fname
+            if fname in by_name:
+                return by_name[fname].child    # a joint's frame: its child link's
+            raise ValueError(f"{where}: closed_loop names frame {fname!r}, which is no link "
+                             "or joint of the URDF")
+
+        for a, b, kind in card.closures:
+            la, lb = frame_link(a), frame_link(b)
+            if la == lb:
+                raise ValueError(f"{where}: closed_loop pair [{a!r}, {b!r}] lies on one link "
+                                 f"{la!r}")
+            loops.append(LoopClosure(unique(f"{a}C{b}"), "spherical" if kind == "3d" else
+                                     "fixed", la, lb, np.eye(4), np.eye(4),
+                                     np.array([0.0, 0.0, 1.0])))
+    else:
+        zero = {graph.root: np.eye(4)}
+        for j in graph.joints:                 # parents before children
+            zero[j.child] = zero[j.parent] @ j.frame_parent @ _inverse(j.frame_child)
+        for i, (a, b, point, axis) in enumerate(card.closures, 1):
+            for link in (a, b):
+                if link not in links:
+                    raise ValueError(f"{where}: closure {i} names link {link!r}, which is no "
+                                     "<link> of the URDF")
+            if a == b:
+                raise ValueError(f"{where}: closure {i} joins link {a!r} to itself")
+            F = np.eye(4)
+            F[:3, :3] = np.asarray(Orientation.identity().align_z(axis).as_matrix())
+            F[:3, 3] = point
+            loops.append(LoopClosure(unique(f"closure{i}"), "revolute", a, b,
+                                     _inverse(zero[a]) @ F, _inverse(zero[b]) @ F,
+                                     np.array([0.0, 0.0, 1.0])))
+    return KinematicGraph(graph.name, graph.root, graph.links, joints, loops, graph.couplings,
+                          graph.root_pose, graph.where, graph.units)
+
+
+def _inverse(M: np.ndarray) -> np.ndarray:
+    out = np.eye(4)
+    out[:3, :3] = M[:3, :3].T
+    out[:3, 3] = -M[:3, :3].T @ M[:3, 3]
+    return out
+
+
+def urdf_kinematic_graph(graph) -> KinematicGraph:
+    """The plain records (:class:`~mechsolve.robots._graph.KinematicGraph`) of a
+    :class:`~mechsolve.io.urdf.URDFGraph`: tree joints with their origin as the frame on the
+    parent link, loop joints (``<loop_joint>`` and URDF+ ``<loop>``) and URDF+ couplings."""
+    eye = np.eye(4)
+    joints = [TreeJoint(n, kind, parent, child, M, eye, axis, limits)
+              for n, kind, parent, child, M, axis, limits in graph.joints]
+    loops = [LoopClosure(n, kind, parent, child, F1, F2, axis)
+             for n, kind, parent, child, F1, F2, axis in graph.loops]
+    couplings = [JointCoupling(*c) for c in graph.couplings]
+    return KinematicGraph(graph.name, graph.root, list(graph.links), joints, loops, couplings,
+                          where=f"URDF robot {graph.name!r}")
 
 
 def urdf_joint_values(model) -> dict:
