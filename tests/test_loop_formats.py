@@ -82,6 +82,14 @@ def branches():
     return kb, ab
 
 
+def walk(robot, knee, crank, steps=8):
+    """Drive the leg to ``(knee, crank)`` in ``steps`` solves (along its branch)."""
+    k0, c0 = robot.actuated["knee"].value, robot.actuated["foot_crank"].value
+    for t in np.linspace(0.0, 1.0, steps + 1)[1:]:
+        robot.set_actuated({"knee": k0 + t * (knee - k0), "foot_crank": c0 + t * (crank - c0)})
+        assert robot.mechanism.solve().success
+
+
 def pin_gap(robot, loop):
     """Distance between the two frames' origins of a loop joint, from the bodies' poses."""
     j = robot.loop_joints[loop]
@@ -95,9 +103,8 @@ def test_cassie_leg_urdf_plus_closes_as_its_loop_equations():
     assert sorted(robot.loop_joints) == ["ankle", "heel"]
     assert robot.mechanism.dof().dof == 2
     kb, ab = branches()
-    for knee, crank in [(0.0, 0.0), (-0.8, -1.0), (-1.6, -2.2), (0.1, 0.5)]:
-        robot.set_actuated({"knee": knee, "foot_crank": crank})
-        assert robot.mechanism.solve().success
+    for knee, crank in [(0.0, 0.0), (-0.8, -1.0), (-1.6, -2.2), (0.1, -0.6)]:
+        walk(robot, knee, crank)
         v = robot.joint_values()
         tarsus, achilles, _ = knee_loop(knee, branch=kb)
         foot, plantar, _ = ankle_loop(crank, branch=ab)
@@ -127,11 +134,32 @@ def test_cassie_leg_keeps_its_branch_over_the_knee_range():
     assert np.min(np.linalg.norm(heel[:, :2] - other, axis=1)) > 1e-3   # branches apart
 
 
+
+def test_cassie_ankle_keeps_its_branch_over_the_crank_range():
+    """The foot crank over cassie.xml's range (-140 to -30 degrees); at the defined
+    configuration (crank 0) the ankle is 0.4 mm from its toggle, so the leg is walked into
+    the range first."""
+    robot = load_urdf_mechanism(LEG, ["knee", "foot_crank"])
+    walk(robot, -0.5, np.radians(-30))
+    _, ab = branches()
+    cranks = np.radians(np.linspace(-30, -140, 56))
+    motion = robot.mechanism.sweep(robot.actuated["foot_crank"], cranks)
+    tarsus = robot.links["tarsus"]
+    pin = motion.point(robot.links["foot"], robot.loop_joints["ankle"].point2)
+    rod = motion.point(robot.links["plantar_rod"], robot.loop_joints["ankle"].point1)
+    for i, c in enumerate(cranks):
+        Q = ankle_loop(c, branch=ab)[2]
+        # the pin in the tarsus's frame, from the poses of the sweep's step
+        motion.apply(i)
+        R = tarsus.orientation.as_matrix()
+        local = R.T @ (pin[i] - tarsus.position)
+        assert np.linalg.norm(local[:2] - Q) < TOL
+        assert np.linalg.norm(pin[i] - rod[i]) < TOL
+
+
 def test_cassie_leg_round_trips_through_a_model_file(tmp_path):
     robot = load_urdf_mechanism(LEG, ["knee", "foot_crank"])
-    for t in np.linspace(0.0, 1.0, 13)[1:]:         # along the branch, not across it
-        robot.set_actuated({"knee": -0.7 * t, "foot_crank": -1.2 * t})
-        robot.mechanism.solve()
+    walk(robot, -0.7, -1.2)                         # along the branch, not across it
     ms.save(robot.mechanism, tmp_path / "leg.toml")
     again = ms.load(tmp_path / "leg.toml")
     drives = {j.name: j for j in again.joints}
@@ -147,6 +175,39 @@ def test_cassie_leg_round_trips_through_a_model_file(tmp_path):
     assert abs(wrap(values["foot"] - ankle_loop(-1.2, branch=ab)[0])) < TOL
 
 
+@pytest.mark.parametrize("scale, shift", [(1e-6, 0.0), (1e3, 0.0), (1.0, 2e3)])
+def test_cassie_leg_is_the_same_in_micrometres_kilometres_and_far_away(scale, shift):
+    """Every length of the file scaled (metres read as micrometres or kilometres), or the
+    leg moved far from the thigh's origin (the knee and the rod pivot shifted alike): the
+    joint values do not change."""
+    import re
+
+    text = LEG.read_text()
+
+    def scaled(match):
+        nums = [float(x) * scale for x in match.group(1).split()]
+        return 'xyz="' + " ".join(repr(x) for x in nums) + '"'
+
+    text = re.sub(r'xyz="([^"]*)"', scaled, text).replace('<axis xyz="0.0 0.0 ' +
+                                                           repr(scale) + '"/>',
+                                                           '<axis xyz="0 0 1"/>')
+    if shift:
+        for old in ('xyz="0.12 0.0 0.0045"', 'xyz="0.0 0.0 0.045"'):
+            assert old in text
+            x, y, z = (float(v) for v in old[5:-1].split())
+            text = text.replace(old, f'xyz="{x + shift} {y - shift} {z + shift}"')
+    robot = load_urdf_mechanism(text, ["knee", "foot_crank"])
+    base = load_urdf_mechanism(LEG, ["knee", "foot_crank"])
+    for r in (robot, base):
+        walk(r, -0.9, -1.3, steps=4)
+    a, b = robot.joint_values(), base.joint_values()
+    tol = 1e-12 if not shift else 1e-12 * shift / 0.5     # round-off of the far coordinates
+    for k in b:
+        assert abs(wrap(a[k] - b[k])) < tol, k
+    for loop in ("heel", "ankle"):
+        assert pin_gap(robot, loop) < 1e-12 * scale * (1 + shift)
+
+
 # -- sidecars ----------------------------------------------------------------------------------
 def test_gepetto_sidecar_closes_the_same_leg():
     pytest.importorskip("yaml", reason="sidecars are YAML (mechsolve[yaml])")
@@ -155,8 +216,7 @@ def test_gepetto_sidecar_closes_the_same_leg():
     assert all(isinstance(j, ms.joints.Spherical) for j in robot.loop_joints.values())
     plus = load_urdf_mechanism(LEG, ["knee", "foot_crank"])
     for r in (robot, plus):
-        r.set_actuated({"knee": -1.1, "foot_crank": -0.6})
-        assert r.mechanism.solve().success
+        walk(r, -1.1, -0.6)
     a, b = robot.joint_values(), plus.joint_values()
     for k in b:
         assert abs(wrap(a[k] - b[k])) < TOL
@@ -175,8 +235,7 @@ def test_skrobot_sidecar_closes_hinges_through_its_points():
     heel = rot(-(KNEE_YAW + TARSUS_YAW)) @ (P[:2] - T0)
     kb = min((0, 1), key=lambda b: abs(knee_loop(0.0, heel, rod, b)[0]))
     for knee in (-0.3, -1.4):
-        robot.set_actuated({"knee": knee, "foot_crank": -0.9})
-        assert robot.mechanism.solve().success
+        walk(robot, knee, -0.9)
         tarsus, achilles, _ = knee_loop(knee, heel, rod, kb)
         v = robot.joint_values()
         assert abs(wrap(v["tarsus"] - tarsus)) < TOL
@@ -248,13 +307,13 @@ PLUS = """<robot name="pair">
 </robot>"""
 
 
-@pytest.mark.parametrize("scale, offset", [(1.0, 0.0), (1e-6, 0.0), (1e3, 5e4)])
-def test_urdf_plus_coupling_is_a_ratio_of_joint_values(scale, offset):
+@pytest.mark.parametrize("scale", [1.0, 1e-6, 1e3])
+def test_urdf_plus_coupling_is_a_ratio_of_joint_values(scale):
     text = PLUS.format(x=2 * scale, extra="""<coupling name="gear">
         <predecessor link="a"/><successor link="b"/><ratio value="-2.5"/></coupling>""")
     robot = load_urdf_mechanism(text, ["ja"])
     assert list(robot.couplings) == ["gear"]
-    robot.actuated["ja"].value = 0.3 + offset * 0
+    robot.actuated["ja"].value = 0.3
     robot.mechanism.solve()
     assert robot.joint_values()["jb"] == pytest.approx(-0.75, rel=1e-14)
     b = robot.links["b"]
