@@ -82,18 +82,29 @@ def _yaml():
     return yaml
 
 
+def _shown(value) -> str:
+    """A short account of a YAML value: a scalar's text (cut), else its type and length;
+    never the whole of a nested value (an alias "bomb" expands to billions of items)."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return repr(value)[:60]
+    try:
+        return f"a {type(value).__name__} of {len(value)} items"
+    except TypeError:
+        return f"a {type(value).__name__}"
+
+
 def _names(value, key: str) -> list:
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise _SidecarError(f"{key} must be a list of names, got {value!r:.80}")
+        raise _SidecarError(f"{key} must be a list of names, got {_shown(value)}")
     return list(value)
 
 
 def _vector(value, key: str) -> tuple:
     if not isinstance(value, list) or len(value) != 3 or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
-        raise _SidecarError(f"{key} must be a list of 3 numbers, got {value!r:.80}")
+        raise _SidecarError(f"{key} must be a list of 3 numbers, got {_shown(value)}")
     if not all(math.isfinite(v) and abs(v) <= MAX_MAGNITUDE for v in value):
-        raise _SidecarError(f"{key} is {value!r:.80}: every number must be finite and at "
+        raise _SidecarError(f"{key} is {_shown(value)}: every number must be finite and at "
                             f"most {MAX_MAGNITUDE:g} in magnitude")
     return tuple(float(v) for v in value)
 
@@ -152,15 +163,15 @@ def _read(doc) -> Sidecar:
                 isinstance(p, list) and len(p) == 2 and all(isinstance(n, str) and n
                                                            for n in p) for p in pairs):
             raise _SidecarError(f"closed_loop must be a list of [frame, frame] pairs, got "
-                                f"{pairs!r:.80}")
+                                f"{_shown(pairs)}")
         types = doc.get("type", ["6d"] * len(pairs))
         if not isinstance(types, list) or len(types) != len(pairs):
             raise _SidecarError(f"type must be a list of one constraint type per closed_loop "
-                                f"pair ({len(pairs)}), got {types!r:.80}")
+                                f"pair ({len(pairs)}), got {_shown(types)}")
         kinds = []
         for t in types:
             if not isinstance(t, str) or t.lower() not in ("3d", "6d"):
-                raise _SidecarError(f"type {t!r:.40} is no constraint type; expected 3d "
+                raise _SidecarError(f"type {_shown(t)} is no constraint type; expected 3d "
                                     "(origins held together) or 6d (frames held together)")
             kinds.append(t.lower())
         actuated = _names(doc.get("name_mot", []), "name_mot")
@@ -168,10 +179,10 @@ def _read(doc) -> Sidecar:
         retypes = doc.get("joint_type", [])
         if not isinstance(retypes, list) or len(retypes) != len(names):
             raise _SidecarError(f"joint_type must list one type per joint_name "
-                                f"({len(names)}), got {retypes!r:.80}")
+                                f"({len(names)}), got {_shown(retypes)}")
         for n, t in zip(names, retypes):
             if t not in _RETYPES:
-                raise _SidecarError(f"joint_type {t!r:.40} of joint {n!r}: only "
+                raise _SidecarError(f"joint_type {_shown(t)} of joint {n!r}: only "
                                     f"{' and '.join(_RETYPES)} are read (a universal joint "
                                     "UJOINT_* is not)")
         return Sidecar("gepetto", [(a, b, k) for (a, b), k in zip(pairs, kinds)], actuated,
@@ -179,16 +190,16 @@ def _read(doc) -> Sidecar:
     if "closures" in doc:
         items = doc["closures"]
         if not isinstance(items, list) or not items:
-            raise _SidecarError(f"closures must be a non-empty list, got {items!r:.80}")
+            raise _SidecarError(f"closures must be a non-empty list, got {_shown(items)}")
         closures = []
         for i, c in enumerate(items, 1):
             if not isinstance(c, dict):
                 raise _SidecarError(f"closure {i} must be a mapping with link_a, link_b, point "
-                                    f"and axis, got {c!r:.80}")
+                                    f"and axis, got {_shown(c)}")
             for key in ("link_a", "link_b"):
                 if not isinstance(c.get(key), str) or not c.get(key):
                     raise _SidecarError(f"closure {i}: {key} must be a link name, got "
-                                        f"{c.get(key)!r:.60}")
+                                        f"{_shown(c.get(key))}")
             point = _vector(c.get("point"), f"closure {i}: point")
             axis = _vector(c.get("axis"), f"closure {i}: axis")
             if max(abs(v) for v in axis) == 0.0:
@@ -197,6 +208,6 @@ def _read(doc) -> Sidecar:
         _names(doc.get("dependent", []), "dependent")
         return Sidecar("skrobot", closures, _names(doc.get("independent", []), "independent"),
                        {})
-    keys = sorted(map(str, doc))[:8]
+    keys = ", ".join(_shown(k) for k in list(doc)[:8])
     raise _SidecarError(f"expected the key closed_loop (Gepetto's Extended URDF) or closures "
                         f"(scikit-robot's loop_closures.yaml), got keys {keys}")
