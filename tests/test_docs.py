@@ -33,7 +33,7 @@ def test_architecture_map_runs_as_a_doctest(tmp_path, monkeypatch):
 PAGES = {"getting_started.rst": 40, "conventions.rst": 20, "troubleshooting.rst": 40,
          "model_files.rst": 15, "cli.rst": 5, "design.rst": 25,
          "robots.rst": 10, "motion.rst": 20, "interact.rst": 15,
-         "sketches.rst": 12, "sdf.rst": 12, "formats.rst": 5}
+         "sketches.rst": 12, "sdf.rst": 12, "formats.rst": 5, "loops.rst": 15}
 
 
 @pytest.mark.parametrize("page", list(PAGES) + ["mjcf.rst", "design_cluster.rst"])

@@ -408,8 +408,9 @@ def test_mjcf_connect_holds_where_the_model_is_defined_not_at_zero():
     def gap(qpos):
         d.qpos[:] = qpos
         mujoco.mj_forward(m, d)
-        p1 = d.xpos[1 + 2] + d.xmat[3].reshape(3, 3) @ m.eq_data[0][:3]     # rod
-        p2 = d.xpos[2] + d.xmat[2].reshape(3, 3) @ m.eq_data[0][3:6]        # tarsus
+        rod, tarsus = m.body("rod").id, m.body("tarsus").id
+        p1 = d.xpos[rod] + d.xmat[rod].reshape(3, 3) @ m.eq_data[0][:3]
+        p2 = d.xpos[tarsus] + d.xmat[tarsus].reshape(3, 3) @ m.eq_data[0][3:6]
         return np.linalg.norm(p1 - p2)
 
     assert m.qpos0[0] == pytest.approx(np.radians(-45)) and gap(m.qpos0) < 1e-15

@@ -4,6 +4,9 @@ mechanisms.
 * :mod:`mechsolve.io.urdf` -- :func:`~mechsolve.io.urdf.read_urdf_chain`, the joint chain of a
   serial arm in a URDF file or text, and :func:`~mechsolve.io.urdf.read_urdf_graph`, the tree
   and the ``<loop_joint>`` elements (a mechsolve extension) of a robot with loops;
+* :mod:`mechsolve.io.urdf_sidecars` -- :func:`~mechsolve.io.urdf_sidecars.read_sidecar`, the
+  YAML loop sidecars of a URDF (Gepetto's Extended URDF, scikit-robot's
+  ``loop_closures.yaml``);
 * :mod:`mechsolve.io.sdf` -- :func:`~mechsolve.io.sdf.read_sdf_graph`, the links, tree
   joints and loop-closing joints of an SDFormat model;
 * :mod:`mechsolve.io.slvs` -- :func:`~mechsolve.io.slvs.read_slvs`, the records of a
