@@ -25,8 +25,9 @@ From it:
 
 An arm comes from a DH table (:func:`dh_arm`, :func:`ur5`) or a URDF file
 (:meth:`SerialArm.from_urdf`, :func:`load_urdf`, on the parser :mod:`mechsolve.io.urdf`).
-Robots whose links form loops (URDF with mechsolve's ``<loop_joint>`` element) are read into a
-mechanism by :func:`load_urdf_mechanism`, and written back by :func:`urdf_joint_values` (in
+Robots whose links form loops (URDF with mechsolve's ``<loop_joint>`` element, URDF+ ``<loop>``
+and ``<coupling>`` elements, or a Gepetto / scikit-robot loop sidecar next to it) are read into
+a mechanism by :func:`load_urdf_mechanism`, and written back by :func:`urdf_joint_values` (in
 :mod:`mechsolve.robots.urdf_loops`); MJCF models by :func:`load_mjcf`, through MuJoCo's
 compiler, and written back by :meth:`MJCFModel.qpos` (in :mod:`mechsolve.robots.mjcf`);
 SDFormat models, whose joints may close loops, by :func:`load_sdf_mechanism` and serial arms
@@ -36,7 +37,8 @@ The rooms: :mod:`._ik` (the inverse-kinematics kernels), :mod:`._serial` (:class
 and its builders), :mod:`._trajectory` (joint-space trajectories), :mod:`._drawing` (an arm
 drawn and animated with matplotlib alone: it imports nothing of :mod:`mechsolve.plot`, a
 layer above), :mod:`.urdf_loops` and :mod:`.mjcf` (robot descriptions with loops, as
-mechanisms); the parsers they read with are in :mod:`mechsolve.io`.
+mechanisms), :mod:`._graph` (the one builder of URDF and SDF robots with loops, from plain
+records); the parsers they read with are in :mod:`mechsolve.io`.
 
 >>> import numpy as np
 >>> import mechsolve as ms
