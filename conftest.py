@@ -45,7 +45,8 @@ def pytest_unconfigure(config):
 
 #: Package doctests that need an optional extra: skipped, with the reason, where it is missing.
 _DOCTEST_NEEDS = {"mechsolve.diff._frameworks.to_jax": "jax",
-                  "mechsolve.diff._frameworks.to_torch": "torch"}
+                  "mechsolve.diff._frameworks.to_torch": "torch",
+                  "mechsolve.io.urdf_sidecars.read_sidecar": "yaml"}
 
 
 def pytest_collection_modifyitems(config, items):

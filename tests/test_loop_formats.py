@@ -424,3 +424,15 @@ def test_mjcf_connect_holds_where_the_model_is_defined_not_at_zero():
         qpos = robot.qpos()
         assert qpos[0] == pytest.approx(knee, abs=1e-15)
         assert gap(qpos) < 1e-12
+
+
+def test_a_sidecar_without_pyyaml_says_what_to_install(monkeypatch):
+    """A sidecar next to the URDF is never skipped silently: without PyYAML, loading says
+    what to install (or to pass sidecar=None)."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "yaml", None)          # import yaml fails
+    with pytest.raises(ModuleNotFoundError, match=r"needs PyYAML: pip install "
+                                                  r"'mechsolve\[yaml\]'"):
+        load_urdf_mechanism(GEPETTO)
+    assert not load_urdf_mechanism(GEPETTO, sidecar=None).loop_joints
