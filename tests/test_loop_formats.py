@@ -157,8 +157,11 @@ def test_cassie_ankle_keeps_its_branch_over_the_crank_range():
         assert np.linalg.norm(pin[i] - rod[i]) < TOL
 
 
-def test_cassie_leg_round_trips_through_a_model_file(tmp_path):
-    robot = load_urdf_mechanism(LEG, ["knee", "foot_crank"])
+@pytest.mark.parametrize("path", [LEG, GEPETTO])
+def test_cassie_leg_round_trips_through_a_model_file(tmp_path, path):
+    if path == GEPETTO:
+        pytest.importorskip("yaml", reason="sidecars are YAML (mechsolve[yaml])")
+    robot = load_urdf_mechanism(path, ["knee", "foot_crank"])
     walk(robot, -0.7, -1.2)                         # along the branch, not across it
     ms.save(robot.mechanism, tmp_path / "leg.toml")
     again = ms.load(tmp_path / "leg.toml")
@@ -436,3 +439,37 @@ def test_a_sidecar_without_pyyaml_says_what_to_install(monkeypatch):
                                                   r"'mechsolve\[yaml\]'"):
         load_urdf_mechanism(GEPETTO)
     assert not load_urdf_mechanism(GEPETTO, sidecar=None).loop_joints
+
+
+# -- SDFormat through the shared builder -------------------------------------------------------
+SDF_CLOSED_ON_BASE = """<sdf version="1.7"><model name="fourbar">
+  <link name="base"><pose>{pose}</pose></link>
+  <link name="crank"><pose relative_to="base">0 0 0 0 0 1.5707963267948966</pose></link>
+  <link name="coupler"><pose relative_to="base">0 1 0 0 0 0</pose></link>
+  <link name="rocker"><pose relative_to="base">6.4 -2.2 0 0 0 2.214297435588181</pose></link>
+  <joint name="ground" type="fixed"><parent>world</parent><child>base</child></joint>
+  <joint name="motor" type="continuous"><parent>base</parent><child>crank</child>
+    <axis><xyz>0 0 1</xyz></axis></joint>
+  <joint name="knee" type="revolute"><parent>crank</parent><child>coupler</child>
+    <axis><xyz>0 0 1</xyz></axis></joint>
+  <joint name="pin" type="revolute"><parent>coupler</parent><child>rocker</child>
+    <pose relative_to="coupler">4 0 0 0 0 0</pose><axis><xyz>0 0 1</xyz></axis></joint>
+  <joint name="pivot" type="revolute"><parent>rocker</parent><child>base</child>
+    <pose relative_to="base">6.4 -2.2 0 0 0 0</pose><axis><xyz>0 0 1</xyz></axis></joint>
+</model></sdf>"""
+
+
+def test_sdf_loop_closing_on_the_posed_root_link():
+    """A loop joint whose child is the root link: its frame there is in the root link's
+    frame, wherever the model places the root (the shared builder carries it into the model
+    frame; the loop is the same four-bar at every placement)."""
+    values = []
+    for pose in ("0 0 0 0 0 0", "1000 -2000 300 0.4 -0.2 1.1"):
+        robot = ms.robots.load_sdf_mechanism(SDF_CLOSED_ON_BASE.format(pose=pose), ["motor"])
+        assert robot.loop_joints["pivot"].residual() @ robot.loop_joints["pivot"].residual() \
+            < 1e-20                                 # closed as drawn
+        robot.actuated["motor"].value = 0.4
+        assert robot.mechanism.solve().success
+        values.append(robot.joint_values())
+    for k in values[0]:
+        assert abs(wrap(values[1][k] - values[0][k])) < 1e-9, k   # 1e-12 of the 1e3 offset
