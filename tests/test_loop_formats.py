@@ -253,6 +253,16 @@ def test_sidecar_choices_and_faults(tmp_path):
     shutil.copytree(DATA / "cassie_leg_gepetto", folder)
     urdf = folder / "cassie_leg.urdf"
     assert not load_urdf_mechanism(urdf, sidecar=None).loop_joints
+    other = tmp_path / "other"                      # a YAML file of the same stem, no sidecar
+    other.mkdir()
+    shutil.copy(urdf, other)
+    (other / "cassie_leg.yaml").write_text("joints: [knee]\n")
+    assert not load_urdf_mechanism(other / "cassie_leg.urdf").loop_joints
+    (other / "cassie_leg.yaml").write_text("{closed_loop : [[heel_rod_end, heel_pin]]}\n")
+    assert len(load_urdf_mechanism(other / "cassie_leg.urdf").loop_joints) == 1
+    (other / "cassie_leg.yaml").write_text("# closed_loop: none here\njoints: [knee]\n")
+    with pytest.raises(ValueError, match="expected the key closed_loop"):
+        load_urdf_mechanism(other / "cassie_leg.urdf")
     shutil.copy(DATA / "cassie_leg_skrobot" / "loop_closures.yaml", folder)
     with pytest.raises(ValueError, match="two loop sidecars next to it, 'loop_closures.yaml' "
                                          "and 'cassie_leg.yaml'; pass sidecar="):

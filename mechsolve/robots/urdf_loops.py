@@ -66,7 +66,8 @@ def load_urdf_mechanism(source, actuated=(), *, values=None, name=None,
     sidecar : "auto", path-like or None
         The loop sidecar read with the URDF: ``"auto"`` (the default) reads, for a URDF file
         ``robot.urdf``, ``loop_closures.yaml`` (scikit-robot's) or ``robot.yaml`` (Gepetto's
-        Extended URDF, when it has ``closed_loop``) in the same folder, if there is one
+        Extended URDF, when its text mentions ``closed_loop``: then one that is no sidecar
+        is refused by name, not passed over) in the same folder, if there is one
         (both at once are refused: pass the one meant); a path reads that file; ``None``
         reads none. Its actuated joints are used where ``actuated`` is empty.
 
@@ -159,9 +160,9 @@ def _sidecar_path(source, sidecar) -> pathlib.Path | None:
 
 
 def _has_key(path: pathlib.Path, key: str) -> bool:
-    """Whether the YAML file at ``path`` has the top-level ``key`` (a line starting so)."""
-    text = read_bytes(path, MAX_BYTES + 1).decode("utf-8", "replace")
-    return any(line.startswith(key + ":") for line in text.splitlines())
+    """Whether the YAML file at ``path`` mentions ``key`` anywhere: then it is read as a
+    sidecar, and one that is none is refused by name rather than passed over."""
+    return key in read_bytes(path, MAX_BYTES + 1).decode("utf-8", "replace")
 
 
 def apply_sidecar(graph: KinematicGraph, card, where: str) -> KinematicGraph:
