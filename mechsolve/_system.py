@@ -71,15 +71,23 @@ class System:
         self.n_state = self.c0_state + self.nc
         ground_index = self.nb
         self.joints = joints
+        counts = [j.n_equations for j in joints]
         starts = np.zeros(len(joints) + 1, dtype=np.intp)
-        np.cumsum([j.n_equations for j in joints], out=starts[1:])
+        np.cumsum(counts, out=starts[1:])
         self.row_starts = starts
         self.m = int(starts[-1])
+        # the group key of each joint: (class, equations, bodies, coordinates read), the keys
+        # made by zip (a Python loop building them costs a third of a 10^5-loop compile)
+        kinds = list(map(type, joints))
+        n_bodies = [len(j._bodies) for j in joints]
+        if any(c._coordinate_slot for c in set(kinds)):
+            refs = [len(j._coord_refs) if c._coordinate_slot else 0
+                    for j, c in zip(joints, kinds)]
+        else:
+            refs = [0] * len(joints)
         by_key = defaultdict(list)
-        for i, j in enumerate(joints):
-            cls = type(j)
-            by_key[(cls, j.n_equations, len(j._bodies),
-                    len(j._coord_refs) if cls._coordinate_slot else 0)].append(i)
+        for i, key in enumerate(zip(kinds, counts, n_bodies, refs)):
+            by_key[key].append(i)
         self.groups = []
         self._group_of = None
         self._stateful = None
@@ -212,7 +220,7 @@ class System:
         for g in self.groups:
             declared = g.cls.equation_lengths
             if declared is None:
-                undeclared.append(g.rows)
+                undeclared.append(g)
             else:
                 out[g.rows] = np.tile(np.broadcast_to(np.asarray(declared, dtype=bool), (g.m,)),
                                       g.k)
@@ -220,12 +228,17 @@ class System:
             rng = np.random.default_rng(0)
             q = self.retract(mechanism.state_view, 1e-3 * rng.standard_normal(self.n) * np.where(
                 self.length_columns, self.length_scale, 1.0))
+            X = self._poses(q)
+            vals = np.zeros(self.nnz)   # the Jacobian entries of the undeclared groups only
             with np.errstate(all="ignore"):
-                _, vals = self.evaluate(q)
+                for g in undeclared:
+                    _, blocks = g.cls._evaluate(g.P, *self._args(g, X, q))
+                    for (a, b), sel, block in zip(g.pieces, g.selections, blocks):
+                        vals[a:b] = (block if sel is None else block[sel]).ravel()
             hit = np.zeros(self.m, dtype=bool)
             on_length = self.length_columns[self.cols] & (np.abs(vals) > 0)
             hit[self.rows[on_length]] = True
-            inside = np.concatenate(undeclared)
+            inside = np.concatenate([g.rows for g in undeclared])
             out[inside] = hit[inside]
         return out
 

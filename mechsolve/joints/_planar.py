@@ -316,7 +316,9 @@ class Revolute(_TwoPointJoint, Joint):
     n_equations = 2
     layout = (("point1", 2), ("point2", 2))
     equation_labels = ("x", "y")
+    equation_lengths = (True, True)
     limit_quantity = "angle"
+    _many_fast = True
     # No mirror: only points coincide (no rotation row).
     __new__ = dimension_dispatch("body1", "body2")
 
@@ -463,6 +465,7 @@ class Fixed(_TwoPointJoint, Joint):
     n_equations = 3
     layout = (("point1", 2), ("point2", 2), ("angle", 1))
     equation_labels = ("x", "y", "angle")
+    _many_fast = True
     # No mirror: the angle row t2 - t1 - angle is linear, one root.
     __new__ = dimension_dispatch("body1", "body2")
 
