@@ -45,6 +45,8 @@ class _Group:
         slots = np.array([ground_index if i is None else i for i in flat],
                          dtype=np.intp).reshape(self.k, self.n_slots)
         self.slots = [slots[:, s].copy() for s in range(self.n_slots)]
+        #: whether the kernels take poses with the angles' cosines and sines appended
+        self.trig = bool(cls.__dict__.get("_trig_columns", False))
         self.row_starts = np.asarray(row_starts, dtype=np.intp)
         self.rows = (self.row_starts[:, None] + np.arange(self.m)).ravel()
         # Jacobian pieces: for each slot, the instances whose body is not ground.
@@ -123,6 +125,9 @@ class System:
             self._joint_index.append(np.asarray(members, dtype=np.intp))
             self.groups.append(g)
         self.nnz = offset
+        #: whether phi and evaluate compute the planar bodies' cosines and sines once for the
+        #: kernels that read them (see :meth:`_poses`)
+        self._trig = not self.spatial and any(g.trig for g in self.groups)
         self.rows = np.concatenate(rows) if rows else np.zeros(0, dtype=np.intp)
         self.cols = np.concatenate(cols) if cols else np.zeros(0, dtype=np.intp)
         self.dense = self.n <= DENSE_LIMIT
@@ -276,6 +281,20 @@ class System:
             args.append(src[..., start + g.coord_idx])
         return args
 
+    def _trig_poses(self, q: np.ndarray) -> np.ndarray:
+        """Planar poses ``(..., nb + 1, 5)``: ``(x, y, t, cos t, sin t)`` per body, ground last
+        (the cosines and sines computed once per body for the kernels of
+        :attr:`Joint._trig_columns <mechsolve.joints.Joint._trig_columns>`)."""
+        batch = q.shape[:-1]
+        nb = self.nb
+        X = np.empty(batch + (nb + 1, 5))
+        X[..., :nb, :3] = q[..., : self.c0_state].reshape(batch + (nb, 3))
+        X[..., nb, :] = (0.0, 0.0, 0.0, 1.0, 0.0)
+        t = X[..., :nb, 2]
+        np.cos(t, out=X[..., :nb, 3])
+        np.sin(t, out=X[..., :nb, 4])
+        return X
+
     def _poses(self, q: np.ndarray) -> np.ndarray:
         batch = q.shape[:-1]
         X = np.zeros(batch + (self.nb + 1, self.coord_dim))
@@ -286,12 +305,16 @@ class System:
 
     def phi(self, q: np.ndarray, params: dict | None = None) -> np.ndarray:
         """Constraint vector at ``q`` (shape ``(..., n)``) -> ``(..., m)``."""
-        X = self._poses(q)
+        if self._trig:
+            XT = self._trig_poses(q)
+            X = XT[..., :3]
+        else:
+            X = XT = self._poses(q)
         out = np.empty(q.shape[:-1] + (self.m,))
         single = q.ndim == 1
         for gi, g in enumerate(self.groups):
             P = g.P if params is None or gi not in params else params[gi]
-            val = g.cls._phi(P, *self._args(g, X, q))
+            val = g.cls._phi(P, *self._args(g, XT if g.trig else X, q))
             if single:   # one pose: plain indexing (see evaluate)
                 out[g.rows] = val.ravel()
             else:
@@ -300,14 +323,18 @@ class System:
 
     def evaluate(self, q: np.ndarray, params: dict | None = None):
         """Constraint vector ``(..., m)`` and Jacobian data ``(..., nnz)`` in pattern order."""
-        X = self._poses(q)
+        if self._trig:   # cos and sin once per body (see _trig_poses)
+            XT = self._trig_poses(q)
+            X = XT[..., :3]
+        else:
+            X = XT = self._poses(q)
         batch = q.shape[:-1]
         out = np.empty(batch + (self.m,))
         vals = np.empty(batch + (self.nnz,))
         single = not batch
         for gi, g in enumerate(self.groups):
             P = g.P if params is None or gi not in params else params[gi]
-            val, blocks = g.cls._evaluate(P, *self._args(g, X, q))
+            val, blocks = g.cls._evaluate(P, *self._args(g, XT if g.trig else X, q))
             if single:  # one pose: plain indexing is several times cheaper than `...`
                 out[g.rows] = val.ravel()
                 for (a, b), sel, block in zip(g.pieces, g.selections, blocks):

@@ -312,6 +312,13 @@ class Joint(metaclass=ABCMeta):
     #: then read within the turn centred on the limits (see :mod:`mechsolve._limits`).
     _limit_wraps: ClassVar[bool] = False
     _limits: tuple | None = None
+    #: Whether the class's ``_phi`` and ``_evaluate`` take planar poses with the cosine and
+    #: sine of the body angle appended, ``(x, y, t, cos t, sin t)``, and read them rather than
+    #: compute them (:func:`mechsolve.joints._planar._rotate`): the NumPy
+    #: :class:`~mechsolve._system.System` then computes them once per body, not once per joint
+    #: side. Read from the class itself (a subclass with kernels of its own says so again).
+    #: ``_terms`` takes either form; tracers (JAX) pass three columns.
+    _trig_columns: ClassVar[bool] = False
     #: Whether :meth:`_many` may build unnamed joints of this very class (not its subclasses)
     #: from finite parameter rows without calling the constructor: set by classes of two
     #: distinct planar bodies whose constructor takes the layout's parts in order after the
