@@ -21,6 +21,8 @@ from .spatial._quat import quat_conjugate, quat_exp, quat_log, quat_multiply, qu
 
 # Dense LAPACK below this many unknowns, SciPy sparse LU above.
 DENSE_LIMIT = 120
+# Cosines and sines once per body (System._trig_poses) from this many kernel sides reading them.
+TRIG_SIDES = 256
 
 
 class _Group:
@@ -126,8 +128,11 @@ class System:
             self.groups.append(g)
         self.nnz = offset
         #: whether phi and evaluate compute the planar bodies' cosines and sines once for the
-        #: kernels that read them (see :meth:`_poses`)
-        self._trig = not self.spatial and any(g.trig for g in self.groups)
+        #: kernels that read them (see :meth:`_trig_poses`): where those kernels' body sides
+        #: number at least TRIG_SIDES (below, the NumPy calls it adds cost more than it saves;
+        #: measured break-even near 180 sides, the chain of 30 four-bar loops)
+        self._trig = not self.spatial and sum(
+            g.k * g.n_slots for g in self.groups if g.trig) >= TRIG_SIDES
         self.rows = np.concatenate(rows) if rows else np.zeros(0, dtype=np.intp)
         self.cols = np.concatenate(cols) if cols else np.zeros(0, dtype=np.intp)
         self.dense = self.n <= DENSE_LIMIT

@@ -83,7 +83,8 @@ def test_system_values_are_the_same_with_and_without_them(far):
     rng = np.random.default_rng(5)
     mech = _every_planar_joint(rng)
     system = mech.system()
-    assert system._trig
+    assert not system._trig       # a small system: three columns pay
+    system._trig = True
     q = mech.state + far * np.tile([1.0, -1.0, 0.0], len(mech.bodies))
     Q = q + 0.1 * rng.normal(size=(7, q.size))
     got = [system.evaluate(q), system.evaluate(Q), system.phi(q), system.phi(Q)]
@@ -98,6 +99,7 @@ def test_system_values_are_the_same_with_and_without_them(far):
 def test_trig_poses_are_the_poses_with_their_cosines_and_sines():
     model = ms.models.fourbar_chain(3)
     system = model.mechanism.system()
+    assert not system._trig
     Q = model.mechanism.state + np.random.default_rng(2).normal(size=(2, 4, system.n_state))
     XT = system._trig_poses(Q)
     assert XT.shape == (2, 4, system.nb + 1, 5)
@@ -105,6 +107,14 @@ def test_trig_poses_are_the_poses_with_their_cosines_and_sines():
     np.testing.assert_array_equal(XT[..., 3], np.cos(XT[..., 2]))
     np.testing.assert_array_equal(XT[..., 4], np.sin(XT[..., 2]))
     np.testing.assert_array_equal(XT[..., -1, :], np.broadcast_to([0, 0, 0, 1, 0], (2, 4, 5)))
+
+
+def test_systems_with_many_sides_use_them():
+    from mechsolve._system import TRIG_SIDES
+
+    loops = TRIG_SIDES // 6 + 1     # 3 revolutes of 2 sides per loop
+    assert ms.models.fourbar_chain(loops).mechanism.system()._trig
+    assert not ms.models.fourbar_chain(loops - 2).mechanism.system()._trig
 
 
 def test_spatial_systems_do_not_use_them():
