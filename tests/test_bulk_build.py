@@ -225,3 +225,32 @@ def test_collector_paused_restores_the_collector():
         assert not gc.isenabled()    # left as it was
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("point, error, message", [
+    ((np.nan, 0.0), ValueError, r"point1 must contain only finite numbers, got \[nan, 0.0\]"),
+    ((np.inf, -np.inf), ValueError, r"point1 must contain only finite numbers, got \[inf, -inf\]"),
+    ((1.0,), ValueError, r"point1 must have shape \(2,\), got an array of shape \(1,\)"),
+    ((1.0, None), ValueError, r"point1 must contain only finite numbers, got \[1.0, nan\]"),
+    ("tip", ValueError, "point1: "),
+])
+def test_the_constructors_fast_path_keeps_its_messages(point, error, message):
+    mech = ms.Mechanism()
+    a = mech.add_body("a")
+    with pytest.raises(error, match=message):
+        joints.Revolute(mech.ground, a, point, (0.0, 0.0))
+
+
+def test_literal_points_and_limits_on_the_fast_path():
+    mech = ms.Mechanism()
+    a = mech.add_body("a")
+    big = joints.Revolute(mech.ground, a, (1e308, 1e308), (1, 2))   # the sum overflows
+    assert big.point1.tolist() == [1e308, 1e308] and big.point2.tolist() == [1.0, 2.0]
+    pin = joints.Revolute(mech.ground, a)
+    assert pin.limits is None and pin.coordinates.shape == (0,)
+    pin.limits = (-1.0, 1.0)
+    assert pin.limits == (-1.0, 1.0)
+    pin.limits = None
+    assert pin.limits is None
+    with pytest.raises(TypeError, match="Driver takes no limits"):
+        joints.Driver(a, "x", 0.0).limits = (0.0, 1.0)

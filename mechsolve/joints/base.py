@@ -401,7 +401,8 @@ class Joint(metaclass=ABCMeta):
         self._mechanism = None
         self._coord_offset = -1
         if not hasattr(self, "_coord_init"):
-            self._coord_init = np.zeros(self.n_coordinates)
+            n = self.n_coordinates
+            self._coord_init = np.zeros(n) if n else _NO_COORDINATES
 
     @classmethod
     def _many(cls, bodies, params) -> list:
@@ -494,9 +495,12 @@ class Joint(metaclass=ABCMeta):
 
     def _set_limits(self, value) -> None:
         """Check and store ``limits=`` (constructor helper)."""
+        if value is None:   # the common case: no import, no checks
+            self._limits = None
+            return
         from .._limits import as_limits
 
-        if value is not None and self.limit_quantity is None:
+        if self.limit_quantity is None:
             raise TypeError(f"{type(self).__name__} takes no limits (limits= is for joints "
                             "with a scalar relative angle, slide or coordinate)")
         self._limits = as_limits(value, f"{type(self).__name__}: limits")
