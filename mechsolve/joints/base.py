@@ -38,6 +38,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._collector import collector_paused
 from .._validation import MAX_ANGLE, as_float, as_name
 from .._warnings import check_degrees_value
 from ..body import Body
@@ -436,8 +437,6 @@ class Joint(metaclass=ABCMeta):
             return [cls(*b, *(row[a:z] if z - a > 1 else float(row[a]) for a, z in parts))
                     for b, row in zip(bodies, np.asarray(params, dtype=object).tolist())] \
                 if parts else [cls(*b) for b in bodies]
-        from .._collector import collector_paused
-
         empty = _NO_COORDINATES
         new = object.__new__
         out = []
