@@ -23,13 +23,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import pathlib
-import subprocess
-import sys
 import tempfile
 
-import numpy as np
+from interleave import compare, interleaved, print_table
 
 MEASURE = r'''
 import json, sys, time
@@ -117,13 +114,6 @@ print(json.dumps(res))
 '''
 
 
-def measure(tree: pathlib.Path, what: str) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run([sys.executable, "-c", MEASURE, what], env=env, cwd=tree,
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("old", help="source tree of the old revision")
@@ -134,30 +124,12 @@ def main() -> None:
     args = parser.parse_args()
     trees = {"old": pathlib.Path(args.old).resolve(),
              "new": pathlib.Path(__file__).resolve().parent.parent}
-    rounds = {"old": [], "new": []}
-    for r in range(args.rounds):
-        # alternate which revision goes first, so that neither always runs on a warmer machine
-        order = ("old", "new") if r % 2 == 0 else ("new", "old")
-        rows = {label: {} for label in order}
-        for what in args.only:
-            for label in order:
-                rows[label].update(measure(trees[label], what))
-        for label in order:
-            rounds[label].append(rows[label])
-        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
-    print(f"| {'measure':<38} | {'old (median)':>12} | {'new (median)':>12} | "
-          f"{'new/old (median of rounds)':>26} |")
-    print(f"|{'-' * 40}|{'-' * 14}|{'-' * 14}|{'-' * 28}|")
-    table = {}
-    for k in rounds["new"][0]:
-        old = np.array([row[k] for row in rounds["old"]], dtype=float)
-        new = np.array([row[k] for row in rounds["new"]], dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = float(np.median(new / old))
-        table[k] = {"old": float(np.median(old)), "new": float(np.median(new)),
-                    "median_ratio": ratio}
-        print(f"| {k:<38} | {np.median(old):>12.4g} | {np.median(new):>12.4g} | "
-              f"{ratio:>26.3f} |")
+    # old and new measure by measure, which goes first alternating round by round (so that
+    # neither always runs on a warmer machine)
+    rounds = interleaved(trees, args.only, args.rounds, script=MEASURE, by_measure=True)
+    table = compare(rounds)
+    print_table(table, style="bars", width=38, value_width=12, value_format=".4g",
+                ratio_header="new/old (median of rounds)", ratio_width=26, ratio_format=".3f")
     pathlib.Path(args.out).write_text(json.dumps({"old": str(trees["old"]), "rounds": rounds,
                                                   "table": table}, indent=2))
     print(f"wrote {args.out}")

@@ -28,13 +28,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import pathlib
-import subprocess
-import sys
 import tempfile
 
-import numpy as np
+from interleave import compare, interleaved, print_table
 
 MEASURE = r'''
 import json, sys, time
@@ -159,14 +156,7 @@ print(json.dumps(res))
 '''
 
 ALL = ["core", "fourbar", "chain", "held", "ik", "chart", "sweep"]
-
-
-def measure(tree: pathlib.Path, what: str) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(tree), OMP_NUM_THREADS="1",
-               OPENBLAS_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, "-c", MEASURE, what], env=env, cwd=tree,
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+SINGLE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
 def main() -> None:
@@ -178,29 +168,12 @@ def main() -> None:
     parser.add_argument("--out", default=str(pathlib.Path(tempfile.gettempdir())
                                              / "mechsolve_newton_paths.json"))
     args = parser.parse_args()
-    rounds = {"old": [], "new": []}
-    for r in range(args.rounds):
-        # alternate which goes first, so that a drift in the machine's load does not favour one
-        order = (("old", args.old), ("new", args.new))
-        for label, tree in (order if r % 2 == 0 else order[::-1]):
-            row = {}
-            for what in args.only:
-                row.update(measure(tree.resolve(), what))
-            rounds[label].append(row)
-        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
-    keys = list(rounds["new"][0])
-    print(f"| {'measure':<24} | {'old (median)':>12} | {'new (median)':>12} | "
-          f"{'median new/old':>14} |")
-    print(f"|{'-' * 26}|{'-' * 14}|{'-' * 14}|{'-' * 16}|")
-    table = {}
-    for k in keys:
-        old = np.array([row[k] for row in rounds["old"]], dtype=float)
-        new = np.array([row[k] for row in rounds["new"]], dtype=float)
-        ratio = float(np.median(new / old))
-        table[k] = {"old": float(np.median(old)), "new": float(np.median(new)),
-                    "median_ratio": ratio, "ratios": (new / old).tolist()}
-        print(f"| {k:<24} | {np.median(old):>12.4g} | {np.median(new):>12.4g} | "
-              f"{ratio:>14.3f} |")
+    # which goes first alternates, so that a drift in the machine's load does not favour one
+    rounds = interleaved({"old": args.old.resolve(), "new": args.new.resolve()}, args.only,
+                         args.rounds, script=MEASURE, env=SINGLE_THREAD)
+    table = compare(rounds)
+    print_table(table, style="bars", width=24, value_width=12, value_format=".4g",
+                ratio_header="median new/old", ratio_width=14, ratio_format=".3f")
     pathlib.Path(args.out).write_text(json.dumps({"rounds": rounds, "table": table},
                                                  indent=2))
     print(f"wrote {args.out}")

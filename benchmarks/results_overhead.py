@@ -22,12 +22,9 @@ the per-round ratios new/old. Each measure is the 10th percentile of many calls 
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
-import sys
+import pathlib
 
-import numpy as np
+from interleave import compare, interleaved, print_table
 
 MEASURE = r'''
 import json, sys, time
@@ -80,12 +77,9 @@ print(json.dumps(res))
 '''
 
 
-def run(tree: str) -> dict:
-    env = dict(os.environ, PYTHONPATH=tree, PYTHONDONTWRITEBYTECODE="1",
-               OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, "-c", MEASURE], env=env, capture_output=True,
-                         text=True, check=True, cwd=tree)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+#: the environment of every measure: one BLAS thread, no bytecode written into the trees
+ENV = {"PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+       "MKL_NUM_THREADS": "1"}
 
 
 def main() -> None:
@@ -94,18 +88,12 @@ def main() -> None:
     ap.add_argument("new")
     ap.add_argument("--rounds", type=int, default=5)
     args = ap.parse_args()
-    rounds = []
-    for _ in range(args.rounds):
-        rounds.append((run(args.old), run(args.new)))
-    keys = list(rounds[0][0])
-    print(f"| measure (us per call) | old | new | new/old (median of {args.rounds} rounds) |")
-    print("|---|---:|---:|---:|")
-    for k in keys:
-        old = np.median([o[k] for o, _ in rounds])
-        new = np.median([n[k] for _, n in rounds])
-        ratio = np.median([n[k] / o[k] for o, n in rounds])
-        print(f"| {k} | {old:.1f} | {new:.1f} | {ratio:.3f} |")
-
+    trees = {"old": pathlib.Path(args.old).resolve(), "new": pathlib.Path(args.new).resolve()}
+    rounds = interleaved(trees, [None], args.rounds, script=MEASURE, env=ENV, alternate=False,
+                         log=False)
+    print_table(compare(rounds), style="markdown", name_header="measure (us per call)",
+                value_header=("old", "new"), value_format=".1f", ratio_format=".3f",
+                ratio_header=f"new/old (median of {args.rounds} rounds)")
 
 if __name__ == "__main__":
     main()

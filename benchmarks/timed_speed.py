@@ -28,13 +28,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import pathlib
-import subprocess
-import sys
 import tempfile
 
-import numpy as np
+from interleave import compare, interleaved, print_table
 
 MEASURE = r'''
 import json, sys, time, warnings
@@ -42,7 +39,7 @@ import numpy as np
 import mechsolve as ms
 from mechsolve.profiles import ConstantSpeed
 
-what = sys.argv[1]
+what, *rest = sys.argv[1].split()
 N = 360
 
 def make(name):
@@ -66,7 +63,7 @@ def sweep_time(model):
 
 res = {}
 if what == "build":
-    n = int(sys.argv[2])
+    n = int(rest[0])
     t0 = time.perf_counter()
     model = ms.models.fourbar_chain(n)
     t1 = time.perf_counter()
@@ -90,14 +87,7 @@ print(json.dumps(res))
 '''
 
 ALL = ["fourbar", "slider", "rssr", "build"]
-
-
-def measure(tree: pathlib.Path, what: str, chain: int) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(tree), OMP_NUM_THREADS="1",
-               OPENBLAS_NUM_THREADS="1")
-    args = [sys.executable, "-c", MEASURE, what] + ([str(chain)] if what == "build" else [])
-    out = subprocess.run(args, env=env, cwd=tree, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+SINGLE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
 def main() -> None:
@@ -110,31 +100,14 @@ def main() -> None:
     parser.add_argument("--out", default=str(pathlib.Path(tempfile.gettempdir())
                                              / "mechsolve_timed_speed.json"))
     args = parser.parse_args()
-    rounds = {"old": [], "new": []}
-    for r in range(args.rounds):
-        order = (("old", args.old), ("new", args.new))
-        for label, tree in (order if r % 2 == 0 else order[::-1]):
-            row = {}
-            for what in args.only:
-                if what == "build" and r:
-                    continue
-                row.update(measure(tree.resolve(), what, args.chain))
-            rounds[label].append(row)
-        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr)
-    keys = list(rounds["new"][0])
-    print(f"| {'measure':<28} | {'old (median)':>12} | {'new (median)':>12} | "
-          f"{'median new/old':>14} |")
-    print(f"|{'-' * 30}|{'-' * 14}|{'-' * 14}|{'-' * 16}|")
-    table = {}
-    for k in keys:
-        pairs = [(o[k], n[k]) for o, n in zip(rounds["old"], rounds["new"]) if k in o and k in n]
-        old = np.array([p[0] for p in pairs], dtype=float)
-        new = np.array([p[1] for p in pairs], dtype=float)
-        ratio = float(np.median(new / old))
-        table[k] = {"old": float(np.median(old)), "new": float(np.median(new)),
-                    "ratio": ratio, "rounds": len(pairs)}
-        print(f"| {k:<28} | {np.median(old):>12.3g} | {np.median(new):>12.3g} | "
-              f"{ratio:>14.3f} |")
+    # which goes first alternates; the build (seconds at 10^5 loops) in the first round only
+    whats = [f"build {args.chain}" if w == "build" else w for w in args.only]
+    rounds = interleaved({"old": args.old.resolve(), "new": args.new.resolve()}, whats,
+                         args.rounds, script=MEASURE, env=SINGLE_THREAD,
+                         skip=lambda r, what: r > 0 and what.startswith("build"))
+    table = compare(rounds)
+    print_table(table, style="bars", width=28, value_width=12, value_format=".3g",
+                ratio_header="median new/old", ratio_width=14, ratio_format=".3f")
     pathlib.Path(args.out).write_text(json.dumps({"rounds": rounds, "table": table}, indent=2))
     print(f"wrote {args.out}")
 

@@ -21,6 +21,8 @@ from .spatial._quat import quat_conjugate, quat_exp, quat_log, quat_multiply, qu
 
 # Dense LAPACK below this many unknowns, SciPy sparse LU above.
 DENSE_LIMIT = 120
+# Cosines and sines once per body (System._trig_poses) from this many kernel sides reading them.
+TRIG_SIDES = 256
 
 
 class _Group:
@@ -45,6 +47,8 @@ class _Group:
         slots = np.array([ground_index if i is None else i for i in flat],
                          dtype=np.intp).reshape(self.k, self.n_slots)
         self.slots = [slots[:, s].copy() for s in range(self.n_slots)]
+        #: whether the kernels take poses with the angles' cosines and sines appended
+        self.trig = bool(cls.__dict__.get("_trig_columns", False))
         self.row_starts = np.asarray(row_starts, dtype=np.intp)
         self.rows = (self.row_starts[:, None] + np.arange(self.m)).ravel()
         # Jacobian pieces: for each slot, the instances whose body is not ground.
@@ -71,15 +75,23 @@ class System:
         self.n_state = self.c0_state + self.nc
         ground_index = self.nb
         self.joints = joints
+        counts = [j.n_equations for j in joints]
         starts = np.zeros(len(joints) + 1, dtype=np.intp)
-        np.cumsum([j.n_equations for j in joints], out=starts[1:])
+        np.cumsum(counts, out=starts[1:])
         self.row_starts = starts
         self.m = int(starts[-1])
+        # the group key of each joint: (class, equations, bodies, coordinates read), the keys
+        # made by zip (a Python loop building them costs a third of a 10^5-loop compile)
+        kinds = list(map(type, joints))
+        n_bodies = [len(j._bodies) for j in joints]
+        if any(c._coordinate_slot for c in set(kinds)):
+            refs = [len(j._coord_refs) if c._coordinate_slot else 0
+                    for j, c in zip(joints, kinds)]
+        else:
+            refs = [0] * len(joints)
         by_key = defaultdict(list)
-        for i, j in enumerate(joints):
-            cls = type(j)
-            by_key[(cls, j.n_equations, len(j._bodies),
-                    len(j._coord_refs) if cls._coordinate_slot else 0)].append(i)
+        for i, key in enumerate(zip(kinds, counts, n_bodies, refs)):
+            by_key[key].append(i)
         self.groups = []
         self._group_of = None
         self._stateful = None
@@ -115,6 +127,12 @@ class System:
             self._joint_index.append(np.asarray(members, dtype=np.intp))
             self.groups.append(g)
         self.nnz = offset
+        #: whether phi and evaluate compute the planar bodies' cosines and sines once for the
+        #: kernels that read them (see :meth:`_trig_poses`): where those kernels' body sides
+        #: number at least TRIG_SIDES (below, the NumPy calls it adds cost more than it saves;
+        #: measured break-even near 180 sides, the chain of 30 four-bar loops)
+        self._trig = not self.spatial and sum(
+            g.k * g.n_slots for g in self.groups if g.trig) >= TRIG_SIDES
         self.rows = np.concatenate(rows) if rows else np.zeros(0, dtype=np.intp)
         self.cols = np.concatenate(cols) if cols else np.zeros(0, dtype=np.intp)
         self.dense = self.n <= DENSE_LIMIT
@@ -212,7 +230,7 @@ class System:
         for g in self.groups:
             declared = g.cls.equation_lengths
             if declared is None:
-                undeclared.append(g.rows)
+                undeclared.append(g)
             else:
                 out[g.rows] = np.tile(np.broadcast_to(np.asarray(declared, dtype=bool), (g.m,)),
                                       g.k)
@@ -220,12 +238,17 @@ class System:
             rng = np.random.default_rng(0)
             q = self.retract(mechanism.state_view, 1e-3 * rng.standard_normal(self.n) * np.where(
                 self.length_columns, self.length_scale, 1.0))
+            X = self._poses(q)
+            vals = np.zeros(self.nnz)   # the Jacobian entries of the undeclared groups only
             with np.errstate(all="ignore"):
-                _, vals = self.evaluate(q)
+                for g in undeclared:
+                    _, blocks = g.cls._evaluate(g.P, *self._args(g, X, q))
+                    for (a, b), sel, block in zip(g.pieces, g.selections, blocks):
+                        vals[a:b] = (block if sel is None else block[sel]).ravel()
             hit = np.zeros(self.m, dtype=bool)
             on_length = self.length_columns[self.cols] & (np.abs(vals) > 0)
             hit[self.rows[on_length]] = True
-            inside = np.concatenate(undeclared)
+            inside = np.concatenate([g.rows for g in undeclared])
             out[inside] = hit[inside]
         return out
 
@@ -263,6 +286,20 @@ class System:
             args.append(src[..., start + g.coord_idx])
         return args
 
+    def _trig_poses(self, q: np.ndarray) -> np.ndarray:
+        """Planar poses ``(..., nb + 1, 5)``: ``(x, y, t, cos t, sin t)`` per body, ground last
+        (the cosines and sines computed once per body for the kernels of
+        :attr:`Joint._trig_columns <mechsolve.joints.Joint._trig_columns>`)."""
+        batch = q.shape[:-1]
+        nb = self.nb
+        X = np.empty(batch + (nb + 1, 5))
+        X[..., :nb, :3] = q[..., : self.c0_state].reshape(batch + (nb, 3))
+        X[..., nb, :] = (0.0, 0.0, 0.0, 1.0, 0.0)
+        t = X[..., :nb, 2]
+        np.cos(t, out=X[..., :nb, 3])
+        np.sin(t, out=X[..., :nb, 4])
+        return X
+
     def _poses(self, q: np.ndarray) -> np.ndarray:
         batch = q.shape[:-1]
         X = np.zeros(batch + (self.nb + 1, self.coord_dim))
@@ -273,12 +310,16 @@ class System:
 
     def phi(self, q: np.ndarray, params: dict | None = None) -> np.ndarray:
         """Constraint vector at ``q`` (shape ``(..., n)``) -> ``(..., m)``."""
-        X = self._poses(q)
+        if self._trig:
+            XT = self._trig_poses(q)
+            X = XT[..., :3]
+        else:
+            X = XT = self._poses(q)
         out = np.empty(q.shape[:-1] + (self.m,))
         single = q.ndim == 1
         for gi, g in enumerate(self.groups):
             P = g.P if params is None or gi not in params else params[gi]
-            val = g.cls._phi(P, *self._args(g, X, q))
+            val = g.cls._phi(P, *self._args(g, XT if g.trig else X, q))
             if single:   # one pose: plain indexing (see evaluate)
                 out[g.rows] = val.ravel()
             else:
@@ -287,14 +328,18 @@ class System:
 
     def evaluate(self, q: np.ndarray, params: dict | None = None):
         """Constraint vector ``(..., m)`` and Jacobian data ``(..., nnz)`` in pattern order."""
-        X = self._poses(q)
+        if self._trig:   # cos and sin once per body (see _trig_poses)
+            XT = self._trig_poses(q)
+            X = XT[..., :3]
+        else:
+            X = XT = self._poses(q)
         batch = q.shape[:-1]
         out = np.empty(batch + (self.m,))
         vals = np.empty(batch + (self.nnz,))
         single = not batch
         for gi, g in enumerate(self.groups):
             P = g.P if params is None or gi not in params else params[gi]
-            val, blocks = g.cls._evaluate(P, *self._args(g, X, q))
+            val, blocks = g.cls._evaluate(P, *self._args(g, XT if g.trig else X, q))
             if single:  # one pose: plain indexing is several times cheaper than `...`
                 out[g.rows] = val.ravel()
                 for (a, b), sel, block in zip(g.pieces, g.selections, blocks):

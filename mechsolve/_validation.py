@@ -50,11 +50,17 @@ def as_angle(value, name: str) -> float:
     return val
 
 
+#: The types of a literal point's coordinates that :func:`as_vector` takes at once.
+_PLAIN = frozenset((float, int))
+
+
 def as_vector(value, name: str, size: int) -> np.ndarray:
     """Return ``value`` as a finite float array of shape ``(size,)`` or raise naming ``name``."""
-    if type(value) is tuple and len(value) == size and all(
-            (type(v) is float and math.isfinite(v)) or type(v) is int for v in value):
-        return np.array(value, dtype=float)   # a literal point: no further checks needed
+    if type(value) is tuple and len(value) == size and set(map(type, value)) <= _PLAIN \
+            and math.isfinite(sum(value)):
+        # a literal point of Python floats and ints (finite: their sum is, unless it
+        # overflows, which the checks below then see): no further checks needed
+        return np.array(value, dtype=float)
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(
             f"{name} must be a sequence of {size} numbers, got {type(value).__name__} {value!r}"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import gc
 from contextlib import contextmanager
 
 import numpy as np
 
 from . import analysis, design
+from ._collector import collector_paused
 from ._deprecated import moved_function
 from ._result import DEFAULT_MAX_ITERATIONS
 from ._scale import characteristic_length
@@ -255,6 +255,60 @@ class Mechanism:
         self._system = None
         return body
 
+    def _add_bodies(self, names, poses) -> list[Body]:
+        """Planar bodies in bulk (the builders' path for thousands of bodies): what
+        ``[add_body(n, (x, y), t) for n, (x, y, t) in zip(names, poses)]`` does, its checks
+        made over all of them at once; when any fails, ``add_body`` adds them one at a time,
+        so the first bad one raises its own message."""
+        names = list(names)
+        try:
+            Q = np.array(poses, dtype=float)
+        except (TypeError, ValueError):
+            Q = None
+        taken = self._body_names
+        if (self.dim != 2 or Q is None or Q.shape != (len(names), 3)
+                or not np.isfinite(Q).all() or np.any(np.abs(Q[:, 2]) > MAX_ANGLE)
+                or not all(n.__class__ is str and n for n in names)
+                or len(set(names)) != len(names) or "ground" in names
+                or any(n in taken for n in names)):
+            return [self.add_body(n, p[:2], p[2]) for n, p in
+                    zip(names, poses if Q is None or Q.ndim != 2 else Q)]
+        make = self._body_type
+        start, first = self._coord_start, len(self._bodies)
+        with collector_paused():
+            new = [make(self, n, first + i) for i, n in enumerate(names)]
+        self._bodies.extend(new)
+        taken.update(zip(names, new))
+        self._grow_state(start, Q.ravel())
+        self._system = None
+        return new
+
+    def _add_all(self, joints) -> list[Joint]:
+        """Unnamed joints made for this mechanism (:meth:`Joint._many`) added in bulk: what
+        ``[add(j) for j in joints]`` does; joints that are named, have coordinates or
+        read others' are added one at a time by :meth:`add`."""
+        joints = list(joints)
+        kinds = set(map(type, joints))
+        fast = all(issubclass(t, Joint) and not t.n_coordinates
+                   and t._coord_refs is _OWN_COORD_REFS for t in kinds)
+        if fast:
+            for j in joints:
+                if j._mechanism is not None or j._name is not None:
+                    fast = False
+                    break
+                for b in j._bodies:
+                    if b._mechanism is not self:
+                        fast = False
+                if not fast:
+                    break
+        if not fast or len(set(map(id, joints))) != len(joints):
+            return [self.add(j) for j in joints]   # (one given twice: add says so)
+        for j in joints:
+            j._mechanism = self
+        self._joints.extend(joints)
+        self._system = None
+        return joints
+
     def add_link(self, name: str, *, angle: float | None = None, orientation=None,
                  **points) -> Body:
         """Add a rigid body made from named global points and return it.
@@ -474,7 +528,7 @@ class Mechanism:
         if self._system is None:
             if not self._joints:
                 raise ValueError("the mechanism has no joints to solve")
-            with _collector_paused():
+            with collector_paused():
                 self._system = System(self)
         return self._system
 
@@ -749,18 +803,3 @@ class Mechanism:
     def __repr__(self) -> str:
         return (f"Mechanism(dim={self.dim}, bodies={len(self._bodies)}, "
                 f"joints={len(self._joints)})")
-
-
-@contextmanager
-def _collector_paused():
-    """Pause Python's cyclic garbage collector. Compiling a large model allocates many small
-    containers and no reference cycles; the collections they trigger would traverse every
-    body and joint of the model again and again (half of the compile time at 10^5 loops)."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()

@@ -243,6 +243,7 @@ class SlideDriver(DriverJoint):
 
     design_parameters = ("value",)   # the rest copies the prismatic's parameters
     n_equations = 1
+    _trig_columns = True
     layout = (("point1", 2), ("point2", 2), ("axis", 2), ("value", 1))
     equation_labels = ("slide",)
     # No mirror: a signed slide along the axis (no rotation row).
@@ -334,6 +335,7 @@ class DistanceDriver(_DrivenLength, Distance, DriverJoint):
     """
 
     # No mirror: a distance, as Distance.
+    _trig_columns = True    # Distance's kernels
     __new__ = dimension_dispatch("body1", "body2")
 
     def __init__(self, body1: Body, body2: Body, point1=(0.0, 0.0), point2=(0.0, 0.0),

@@ -26,9 +26,14 @@ __all__ = ["Revolute", "Prismatic", "Fixed", "Distance", "PointOnLine", "Gear", 
 # -- array helpers ---------------------------------------------------------------------------------
 def _rotate(X: np.ndarray, px: np.ndarray, py: np.ndarray, xp=np):
     """Global components of local vectors ``(px, py)`` rotated by the poses ``X`` (``xp`` the
-    array namespace: NumPy, or ``jax.numpy`` for a tracer)."""
-    c = xp.cos(X[..., 2])
-    s = xp.sin(X[..., 2])
+    array namespace: NumPy, or ``jax.numpy`` for a tracer). Poses of five columns carry the
+    angle's cosine and sine after it (see :attr:`Joint._trig_columns`), read here."""
+    if X.shape[-1] == 5:
+        c = X[..., 3]
+        s = X[..., 4]
+    else:
+        c = xp.cos(X[..., 2])
+        s = xp.sin(X[..., 2])
     return c * px - s * py, s * px + c * py
 
 
@@ -316,7 +321,10 @@ class Revolute(_TwoPointJoint, Joint):
     n_equations = 2
     layout = (("point1", 2), ("point2", 2))
     equation_labels = ("x", "y")
+    equation_lengths = (True, True)
     limit_quantity = "angle"
+    _many_fast = True
+    _trig_columns = True
     # No mirror: only points coincide (no rotation row).
     __new__ = dimension_dispatch("body1", "body2")
 
@@ -463,6 +471,8 @@ class Fixed(_TwoPointJoint, Joint):
     n_equations = 3
     layout = (("point1", 2), ("point2", 2), ("angle", 1))
     equation_labels = ("x", "y", "angle")
+    _many_fast = True
+    _trig_columns = True
     # No mirror: the angle row t2 - t1 - angle is linear, one root.
     __new__ = dimension_dispatch("body1", "body2")
 
@@ -589,6 +599,7 @@ class Prismatic(_TwoPointJoint, Joint):
     """
 
     n_equations = 2
+    _trig_columns = True
     layout = (("point1", 2), ("point2", 2), ("axis", 2), ("offset", 1))
     equation_labels = ("normal", "angle")
     limit_quantity = "slide"
@@ -727,6 +738,7 @@ class PointOnLine(_TwoPointJoint, Joint):
     """
 
     n_equations = 1
+    _trig_columns = True
     layout = (("point1", 2), ("point2", 2), ("axis", 2))
     equation_labels = ("normal",)
     # No mirror: a point on a line (no rotation row).
@@ -839,6 +851,7 @@ class Distance(_TwoPointJoint, Joint):
     """
 
     n_equations = 1
+    _trig_columns = True
     layout = (("point1", 2), ("point2", 2), ("length", 1))
     equation_labels = ("length",)
     # No mirror: |d| = L from either side is what a rod means (no rotation row).
@@ -1067,6 +1080,7 @@ class RackPinion(_TwoPointJoint, Joint):
     """
 
     n_equations = 1
+    _trig_columns = True
     layout = (("point1", 2), ("point2", 2), ("axis", 2), ("radius", 1), ("phase", 1))
     equation_labels = ("mesh",)
     # No mirror: linear in the angles and the slide.

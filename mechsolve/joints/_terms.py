@@ -8,6 +8,9 @@ A joint class that writes its kernel once defines the classmethod::
 the JAX backend traces the kernel), ``P`` and ``X`` are the stacked parameters and poses of
 :meth:`Joint._evaluate <mechsolve.joints.Joint._evaluate>`, read by name
 (``P[..., cls.sl.point1.start]``) and by component (``X1[..., 2]``), never written in place.
+Planar poses have three columns ``(x, y, t)``, or five, ``(x, y, t, cos t, sin t)``, where the
+class sets :attr:`~mechsolve.joints.Joint._trig_columns` (NumPy's ``System`` then computes the
+cosines and sines once per body; ``_rotate`` in ``_planar`` reads them, tracers pass three).
 ``phi`` is a tuple of the ``m`` equations' values; ``blocks`` (``None`` with
 ``jacobian=False``) holds one entry per body slot, each a tuple of ``m`` rows of 3 entries
 ``d phi_i / d (x, y, t)``. Every entry is an array of the batch's shape (or one that broadcasts

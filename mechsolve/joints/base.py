@@ -38,6 +38,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._collector import collector_paused
 from .._validation import MAX_ANGLE, as_float, as_name
 from .._warnings import check_degrees_value
 from ..body import Body
@@ -46,6 +47,10 @@ from ._geometry import Geometry
 __all__ = ["Joint", "DriverJoint", "ParameterSlices"]
 
 _FD_STEP = 1e-6
+
+#: The joint coordinates of a joint that has none (shared by :meth:`Joint._many`'s joints).
+_NO_COORDINATES = np.zeros(0)
+_NO_COORDINATES.flags.writeable = False
 
 
 def _is_spatial(obj) -> bool:
@@ -308,6 +313,18 @@ class Joint(metaclass=ABCMeta):
     #: then read within the turn centred on the limits (see :mod:`mechsolve._limits`).
     _limit_wraps: ClassVar[bool] = False
     _limits: tuple | None = None
+    #: Whether the class's ``_phi`` and ``_evaluate`` take planar poses with the cosine and
+    #: sine of the body angle appended, ``(x, y, t, cos t, sin t)``, and read them rather than
+    #: compute them (:func:`mechsolve.joints._planar._rotate`): the NumPy
+    #: :class:`~mechsolve._system.System` then computes them once per body, not once per joint
+    #: side. Read from the class itself (a subclass with kernels of its own says so again).
+    #: ``_terms`` takes either form; tracers (JAX) pass three columns.
+    _trig_columns: ClassVar[bool] = False
+    #: Whether :meth:`_many` may build unnamed joints of this very class (not its subclasses)
+    #: from finite parameter rows without calling the constructor: set by classes of two
+    #: distinct planar bodies whose constructor takes the layout's parts in order after the
+    #: bodies and checks nothing else of them.
+    _many_fast: ClassVar[bool] = False
 
     #: What is wrong with a pose :meth:`_mirrored` flags, as a clause that completes
     #: ``"<joint description>: ..."`` in messages.
@@ -385,7 +402,76 @@ class Joint(metaclass=ABCMeta):
         self._mechanism = None
         self._coord_offset = -1
         if not hasattr(self, "_coord_init"):
-            self._coord_init = np.zeros(self.n_coordinates)
+            n = self.n_coordinates
+            self._coord_init = np.zeros(n) if n else _NO_COORDINATES
+
+    @classmethod
+    def _many(cls, bodies, params) -> list:
+        """Unnamed joints of this class without limits, one per item: what
+        ``[cls(*b, *parts of p) for b, p in zip(bodies, params)]`` builds (the parts of each
+        parameter row in :attr:`layout` order, as the class's constructor takes them after
+        its bodies), for builders that make thousands of joints (``models.fourbar_chain``).
+
+        ``bodies`` holds one tuple of bodies per joint, ``params`` one parameter row each
+        (``(k, p)``). What the constructors check one joint at a time is checked here over
+        all of them at once (bodies of one planar mechanism, two distinct ones, finite rows of
+        the layout's width); when any check fails, the constructor builds every item, so the
+        first bad one raises the constructor's own message.
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism()
+        >>> a = mech.add_body("a", position=(1.0, 0.0))
+        >>> pins = ms.joints.Revolute._many([(mech.ground, a)], [[1.0, 0.0, 0.0, 0.0]])
+        >>> pins[0].point1, pins[0].point2
+        (array([1., 0.]), array([0., 0.]))
+        """
+        bodies = [tuple(b) for b in bodies]
+        try:
+            P = np.array(params, dtype=float)
+        except (TypeError, ValueError):
+            P = None
+        if not cls._many_checks(bodies, P):
+            parts = [(sl.start, sl.stop) for sl in cls._slices.values()]
+            return [cls(*b, *(row[a:z] if z - a > 1 else float(row[a]) for a, z in parts))
+                    for b, row in zip(bodies, np.asarray(params, dtype=object).tolist())] \
+                if parts else [cls(*b) for b in bodies]
+        empty = _NO_COORDINATES
+        new = object.__new__
+        out = []
+        append = out.append
+        with collector_paused():   # many objects, no cycles
+            for b, row in zip(bodies, P):
+                j = new(cls)
+                j.__dict__.update(_name=None, _bodies=b, _p=row, _mechanism=None,
+                                  _coord_offset=-1, _coord_init=empty)
+                append(j)
+        return out
+
+    @classmethod
+    def _many_checks(cls, bodies, P) -> bool:
+        """Whether :meth:`_many` may build these joints without their constructor: the class
+        says so (:attr:`_many_fast`: its constructor checks no more than this), the rows
+        are finite and of the layout's width, each joint's two bodies are distinct planar
+        bodies of one mechanism, not both ground."""
+        width = sum(size for _, size in cls.layout)
+        if (not cls.__dict__.get("_many_fast", False) or P is None or P.ndim != 2
+                or P.shape != (len(bodies), width) or not np.isfinite(P).all()):
+            return False
+        if not bodies:
+            return True
+        mech = getattr(bodies[0][0], "_mechanism", None)
+        if mech is None or mech.dim != 2:
+            return False
+        for b in bodies:
+            if len(b) != 2:
+                return False
+            b1, b2 = b
+            if (b1.__class__ is not Body or b2.__class__ is not Body or b1._mechanism is not mech
+                    or b2._mechanism is not mech or b1 is b2):
+                return False   # (ground to ground is b1 is b2 too)
+        return True
 
     # -- limits ---------------------------------------------------------------------------------
     @property
@@ -408,9 +494,12 @@ class Joint(metaclass=ABCMeta):
 
     def _set_limits(self, value) -> None:
         """Check and store ``limits=`` (constructor helper)."""
+        if value is None:   # the common case: no import, no checks
+            self._limits = None
+            return
         from .._limits import as_limits
 
-        if value is not None and self.limit_quantity is None:
+        if self.limit_quantity is None:
             raise TypeError(f"{type(self).__name__} takes no limits (limits= is for joints "
                             "with a scalar relative angle, slide or coordinate)")
         self._limits = as_limits(value, f"{type(self).__name__}: limits")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import joints
+from .._collector import collector_paused
 from .._validation import as_float
 from ..body import Body
 from ..files import NamedSweep
@@ -397,14 +398,26 @@ def fourbar_chain(n_loops: int) -> Model:
     rockers = [mech.add_body("A0", position=(0.0, 0.5), angle=np.pi / 2)]
     mech.add(joints.Revolute(g, rockers[0], (0, 0), (-0.5, 0)))
     motor = mech.add(joints.Driver(rockers[0], "angle", np.pi / 2, name="motor"))
-    ang = np.arctan2(0.2, 1.0)
-    for i in range(1, n_loops + 1):
-        cp = mech.add_body(f"C{i}", position=(i - 0.5, 1.1), angle=ang)
-        a = mech.add_body(f"A{i}", position=(float(i), 0.5), angle=np.pi / 2)
-        mech.add(joints.Revolute(rockers[-1], cp, (0.5, 0), (-lc / 2, 0)))
-        mech.add(joints.Revolute(cp, a, (lc / 2, 0), (0.7, 0)))
-        mech.add(joints.Revolute(g, a, (float(i), 0), (-0.5, 0)))
-        rockers.append(a)
+    # Built in bulk (Mechanism._add_bodies, Revolute._many: the same checks made over all the
+    # loops at once): bodies C1, A1, C2, A2, ...; per loop the pins rocker-coupler,
+    # coupler-rocker and ground-rocker, in that order.
+    with collector_paused():   # many small objects, no reference cycles
+        i = np.arange(1.0, n_loops + 1.0)
+        poses = np.empty((n_loops, 2, 3))
+        poses[:, 0] = np.stack([i - 0.5, np.full(n_loops, 1.1),
+                                np.full(n_loops, np.arctan2(0.2, 1.0))], axis=1)
+        poses[:, 1] = np.stack([i, np.full(n_loops, 0.5), np.full(n_loops, np.pi / 2)], axis=1)
+        names = [f"{c}{k}" for k in range(1, n_loops + 1) for c in "CA"]
+        added = mech._add_bodies(names, poses.reshape(-1, 3))
+        couplers, rockers = added[0::2], rockers + added[1::2]
+        pins = np.zeros((n_loops, 3, 4))
+        pins[:, 0] = (0.5, 0.0, -lc / 2, 0.0)
+        pins[:, 1] = (lc / 2, 0.0, 0.7, 0.0)
+        pins[:, 2, 0] = i
+        pins[:, 2, 2] = -0.5
+        pairs = [pair for k in range(n_loops) for pair in
+                 ((rockers[k], couplers[k]), (couplers[k], rockers[k + 1]), (g, rockers[k + 1]))]
+        mech._add_all(joints.Revolute._many(pairs, pins.reshape(-1, 4)))
     return Model(mech, motor, np.pi / 2 + np.array([0.0, 0.1]), rockers[1],
                  f"chain of {n_loops} four-bar loops")
 
