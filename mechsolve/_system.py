@@ -26,7 +26,7 @@ DENSE_LIMIT = 120
 class _Group:
     """All joints of one class (and equation count): stacked parameters and index arrays."""
 
-    def __init__(self, cls, joints, row_starts, ground_index):
+    def __init__(self, cls, joints, row_starts, ground_index, layout):
         self.cls = cls
         self.joints = joints
         self.k = len(joints)
@@ -36,8 +36,8 @@ class _Group:
             j._p = row
         # Joint coordinates the kernel reads (its own, or another joint's for a driver).
         self.uses_coords = bool(cls._coordinate_slot)
-        self.coord_idx = (np.array([[owner._coord_offset + c for owner, c in j._coord_refs]
-                                    for j in joints], dtype=np.intp).reshape(self.k, -1)
+        self.coord_idx = (np.array([layout.coord_refs(j) for j in joints],
+                                   dtype=np.intp).reshape(self.k, -1)
                           if self.uses_coords else None)
         self.n_slots = len(joints[0].bodies)
         # a moving body's index is its place in the state; ground (index None) comes last
@@ -58,17 +58,18 @@ class System:
     """Evaluation of Phi and its Jacobian for a mechanism's current topology."""
 
     def __init__(self, mechanism) -> None:
-        bodies = mechanism.bodies
         joints = mechanism.joints
-        self.spatial = mechanism.dim == 3
-        self.body_dim = 6 if self.spatial else 3      # Newton increment per body
-        self.coord_dim = 7 if self.spatial else 3     # state entries per body
-        self.nb = len(bodies)
-        self.nc = int(mechanism.n_joint_coordinates)
-        self.c0_incr = self.body_dim * self.nb      # joint coordinates follow the bodies
-        self.c0_state = self.coord_dim * self.nb
-        self.n = self.c0_incr + self.nc
-        self.n_state = self.c0_state + self.nc
+        #: Where everything sits in the state and the increment (the mechanism's layout).
+        self.layout = layout = mechanism.layout
+        self.spatial = layout.spatial
+        self.body_dim = layout.body_dof       # Newton increment per body
+        self.coord_dim = layout.body_size     # state entries per body
+        self.nb = layout.n_bodies
+        self.nc = layout.n_joint_coordinates
+        self.c0_incr = layout.increment_coords_start   # joint coordinates follow the bodies
+        self.c0_state = layout.coords_start
+        self.n = layout.n_increment
+        self.n_state = layout.n_state
         ground_index = self.nb
         self.joints = joints
         starts = np.zeros(len(joints) + 1, dtype=np.intp)
@@ -87,7 +88,8 @@ class System:
         rows, cols = [], []
         offset = 0
         for (cls, _, _, _), members in by_key.items():
-            g = _Group(cls, [joints[i] for i in members], starts[members], ground_index)
+            g = _Group(cls, [joints[i] for i in members], starts[members], ground_index,
+                       layout)
             g.pieces = []
             for s, sel in enumerate(g.selections):
                 idx = g.slots[s] if sel is None else g.slots[s][sel]
@@ -180,8 +182,8 @@ class System:
     def _scales(self, mechanism) -> None:
         """Scales of the Newton increments and of the state: lengths in units of the model's
         characteristic length, angles (and quaternions) as they are."""
-        if mechanism._length_scale is not None:
-            L = mechanism._length_scale
+        if mechanism.fixed_length_scale is not None:
+            L = mechanism.fixed_length_scale
         else:
             L = characteristic_length(mechanism, self.groups)
         L = self.length_scale = float(L)
@@ -192,11 +194,12 @@ class System:
         state_lengths = np.zeros(self.n_state, dtype=bool)
         state_lengths[: self.c0_state] = np.tile(
             [True, True, False] if not self.spatial else [True] * 3 + [False] * 4, self.nb)
+        layout = self.layout
         for j in self.joints:
-            if j.n_coordinates and j._coord_offset >= 0:
+            if j.n_coordinates:
                 lengths = np.asarray(j.coordinate_lengths, dtype=bool)
-                self.length_columns[self.c0_incr + j._coord_offset:][: j.n_coordinates] = lengths
-                state_lengths[self.c0_state + j._coord_offset:][: j.n_coordinates] = lengths
+                self.length_columns[layout.coord_increment_slice(j)] = lengths
+                state_lengths[layout.coord_slice(j)] = lengths
         self.col_scale = np.where(self.length_columns, L, 1.0)
         self.state_scale = np.where(state_lengths, L, 1.0)
         self.eq_lengths = self._equation_lengths(mechanism)

@@ -271,7 +271,7 @@ class _Continuation:
         when the solve fails."""
         mech, sys = self.mech, self.sys
         self.sketch = mech.state
-        arrival = mech._arrival
+        arrival = mech.arrival
         if arrival is not None and arrival[0].shape == self.sketch.shape and \
                 np.array_equal(arrival[0], self.sketch):
             self.arrival = sys.difference(arrival[0], arrival[1]) / self.c
@@ -677,7 +677,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10,
         ``.limit_value`` (the driver value at which it is reached, located to round-off) and
         ``.limit_state`` (the pose there).
     """
-    driver = mech._own_driver(driver)
+    driver = mech.as_driver(driver)
     values = as_values(values)
     tol = as_float(tol, "tol", positive=True)
     max_iterations = as_count(max_iterations, "max_iterations")
@@ -758,7 +758,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10,
 
     # on any failure (a SweepError, a time limit, a raising progress callback) the mechanism
     # is left as it was: state, time, driver values and profiles
-    with mech._unchanged_on_failure():
+    with mech.unchanged_on_failure():
         driver._assign(values[0], check_degrees=False)   # the values are judged above
         state, res = cont.start(values[0], cannot_start)
         if not cont.use_sign:   # else square and regular next to the start: no free motion
@@ -789,7 +789,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10,
             residuals[todo] = np.max(np.abs(sys.phi(states[todo], params=_driver_params(
                 sys, driver, values[todo]))), axis=1)
         mech.state = states[-1]
-        mech._arrival = (mech.state, states[-2].copy()) if N >= 2 else None
+        mech.arrival = (mech.state, states[-2].copy()) if N >= 2 else None
         driver._assign(values[-1], check_degrees=False)
         return Motion(mech, driver, values.copy(), states, iterations, residuals,
                       singular=_distinct(cont.singular, unit=cont.vscale))

@@ -240,7 +240,7 @@ def rotation_range(mech, driver, *, points: int = 73) -> RotationRange:
     forward turn that completes means the crank turns fully. Works for any mechanism with
     one degree of freedom left to the driver.
     """
-    driver = mech._own_driver(driver)
+    driver = mech.as_driver(driver)
     work = pickle.loads(pickle.dumps(mech))
     d = work.joints[mech.joints.index(driver)]
     v0 = float(d.value)

@@ -127,7 +127,7 @@ class Motion:
                             f"driver of the mechanism or its name, got {type(per).__name__} "
                             f"{per!r}")
         try:
-            return mech._own_driver(per)
+            return mech.as_driver(per)
         except KeyError:
             raise ValueError(f"per={per!r}: the mechanism has no driver of that name "
                              f"(drivers: {', '.join(d.label for d in mech.drivers)})") from None

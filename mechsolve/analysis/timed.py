@@ -302,7 +302,7 @@ def sweep_time(mech, times, *, tol: float = 1e-10,
     if batch:   # the rates at the last pose, as a pose-by-pose sweep leaves them
         _store_velocity(mech, nus[-1].copy())
         mech.rates_cache["nudot"] = nudots[-1].copy()
-    mech._arrival = (states[-1].copy(), states[-2].copy()) if N >= 2 else None
+    mech.arrival = (states[-1].copy(), states[-2].copy()) if N >= 2 else None
     return Motion(mech, None, times.copy(), states, iterations, residuals, nus, nudots,
                   singular=_distinct(cont.singular))
 

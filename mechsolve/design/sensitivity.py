@@ -336,7 +336,7 @@ def sensitivity(mech, params=None, *, state=None) -> Sensitivity:
     """
     system = mech.system()
     cols = ParameterColumns(mech, params)
-    q = mech.state if state is None else mech._checked_states(
+    q = mech.state if state is None else mech.checked_states(
         np.asarray(state, dtype=float)[None], "state")[0]
     _check_assembled(system, q)
     _, vals = system.evaluate(q)

@@ -335,7 +335,7 @@ def _checked(mech, designs, driver, values, tol, max_iterations, chunk, progress
     values, ``tol``, ``max_iterations``, ``chunk`` (None: the backend's default), the square
     dense system, the design columns ``(label, joint, slice, array)`` and their number ``D``,
     and the output points ``[(body index, point)]`` (None: whole poses)."""
-    driver = mech._own_driver(driver)
+    driver = mech.as_driver(driver)
     values = as_values(values)
     tol = as_float(tol, "tol", positive=True)
     max_iterations = as_count(max_iterations, "max_iterations")

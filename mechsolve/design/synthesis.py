@@ -213,12 +213,12 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
     tasks = [x is not None for x in (path, function, poses)]
     if sum(tasks) != 1:
         raise ValueError("give exactly one of path=, function= or poses=")
-    driver = mech._own_driver(driver)
+    driver = mech.as_driver(driver)
     if driver.name is None:
         raise ValueError("the driver must have a name (its value is a design parameter)")
     if body is None:
         raise ValueError("give the output body= (path, motion or function generation)")
-    body = mech._own(mech.body(body) if isinstance(body, str) else body)
+    body = mech.as_body(body)
     if isinstance(point, str):
         point = body.point(point)
     dim = mech.dim

@@ -402,9 +402,8 @@ class Joint(metaclass=ABCMeta):
     @limits.setter
     def limits(self, value) -> None:
         self._set_limits(value)
-        mech = self._mechanism
-        if mech is not None and mech._system is not None:
-            mech._system.forget_limits()
+        if self._mechanism is not None:
+            self._mechanism.limits_changed()
 
     def _set_limits(self, value) -> None:
         """Check and store ``limits=`` (constructor helper)."""
@@ -465,8 +464,9 @@ class Joint(metaclass=ABCMeta):
     def name(self, value: str | None) -> None:
         value = as_name(value)
         if self._mechanism is not None:
-            self._mechanism._rename_joint(self, value)
-        self._name = value
+            self._mechanism.rename(self, value)
+        else:
+            self._name = value
 
     @property
     def label(self) -> str:
@@ -625,8 +625,8 @@ class Joint(metaclass=ABCMeta):
             return np.zeros(0)
         if self._mechanism is None:
             return self._coord_init.copy()
-        start = self._mechanism._coord_start + self._coord_offset
-        return self._mechanism._q[start:start + self.n_coordinates].copy()
+        mech = self._mechanism
+        return mech.state_view[mech.layout.coord_slice(self)].copy()
 
     @coordinates.setter
     def coordinates(self, values) -> None:
@@ -636,8 +636,7 @@ class Joint(metaclass=ABCMeta):
         if self._mechanism is None:
             self._coord_init = v
         else:
-            start = self._mechanism._coord_start + self._coord_offset
-            self._mechanism._q[start:start + self.n_coordinates] = v
+            self._mechanism.put_state(v, at=self._mechanism.layout.coord_slice(self))
 
     def _kernel_args(self):
         """This instance's kernel arguments at the current state (``k = 1``)."""
