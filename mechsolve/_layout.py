@@ -79,16 +79,18 @@ class StateLayout:
 
     # -- slices -------------------------------------------------------------------------------
     def _index(self, body) -> int:
-        i = body.index
+        """The index of ``body`` (a moving Body, or its index among the moving bodies)."""
+        i = body if isinstance(body, (int, np.integer)) else body.index
         if i is None:
             raise ValueError("the ground body has no state (its pose is the identity)")
         if not 0 <= i < self.n_bodies:
-            raise ValueError(f"body {body.name!r} is not in this layout ({self.n_bodies} "
-                             "bodies)")
-        return i
+            name = i if isinstance(body, (int, np.integer)) else repr(body.name)
+            raise ValueError(f"body {name} is not in this layout ({self.n_bodies} bodies)")
+        return int(i)
 
     def body_slice(self, body) -> slice:
-        """The state entries of ``body``'s pose (3 planar, 7 spatial)."""
+        """The state entries of ``body``'s pose (3 planar, 7 spatial); ``body`` is a moving
+        body or its index among them (ground has no state: a ValueError)."""
         i = self.body_size * self._index(body)
         return slice(i, i + self.body_size)
 

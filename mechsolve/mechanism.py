@@ -445,8 +445,9 @@ class Mechanism:
         nb = len(self._bodies)
         if not nb:
             return Q
+        layout = self.layout
         if self.dim == 2:
-            angles = Q[:, 2:3 * nb:3]
+            angles = layout.rotations(Q)
             bad = np.abs(angles) > MAX_ANGLE
             if bad.any():
                 i, k = np.argwhere(bad)[0]
@@ -454,8 +455,7 @@ class Mechanism:
                 raise ValueError(f"{name}: {where}the angle of body {self._bodies[k].name!r} "
                                  f"must be within +-{MAX_ANGLE:g} rad, got {angles[i, k]:g}")
             return Q
-        at = (7 * np.arange(nb)[:, None] + np.arange(3, 7)).ravel()
-        quats = Q[:, at].reshape(len(Q), nb, 4)
+        quats = layout.rotations(Q)
         norms = np.sqrt(np.einsum("ijk,ijk->ij", quats, quats))
         bad = np.abs(norms - 1.0) > 1e-6
         if bad.any():
@@ -464,7 +464,7 @@ class Mechanism:
             raise ValueError(f"{name}: {where}the quaternion of body {self._bodies[k].name!r} "
                              f"must have norm 1 (within 1e-6), got norm {norms[i, k]:.6g}")
         Q = Q.copy()
-        Q[:, at] = (quats / norms[:, :, None]).reshape(len(Q), -1)
+        layout.rotations(Q)[:] = quats / norms[:, :, None]
         return Q
 
     @property
@@ -777,10 +777,8 @@ class Mechanism:
         return driver
 
     def as_body(self, body) -> Body:
-        """``body`` (a body of this mechanism, or its name) as the body; a TypeError for
-        anything else, a ValueError for a body of another mechanism."""
-        if isinstance(body, str):
-            body = self.body(body)
+        """``body`` checked as a body of this mechanism: a TypeError for anything but a
+        :class:`Body`, a ValueError for a body of another mechanism."""
         if not isinstance(body, Body):
             raise TypeError(f"body must be a Body, got {type(body).__name__}")
         if body.mechanism is not self:

@@ -206,7 +206,8 @@ def mechanical_advantage(motion, output) -> np.ndarray:
     nu = _unit_rates(motion)
 
     def omega(body):
-        return np.zeros(len(motion)) if body.is_ground else nu[:, 3 * body.index + 2]
+        return np.zeros(len(motion)) if body.is_ground else \
+            nu[:, mech.layout.angle_index(body)]
 
     if isinstance(output, Body):
         if output.mechanism is not mech:

@@ -218,7 +218,7 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
         raise ValueError("the driver must have a name (its value is a design parameter)")
     if body is None:
         raise ValueError("give the output body= (path, motion or function generation)")
-    body = mech.as_body(body)
+    body = mech.as_body(mech.body(body) if isinstance(body, str) else body)
     if isinstance(point, str):
         point = body.point(point)
     dim = mech.dim
