@@ -182,7 +182,8 @@ class StateLayout:
 
     def point(self, q: np.ndarray, body, local) -> np.ndarray:
         """The global position of the point ``local`` (body coordinates, ``(..., dim)``) of
-        ``body`` in states ``q (..., n_state)``: ``(..., dim)``.
+        ``body`` (a body, or a moving body's index) in states ``q (..., n_state)``:
+        ``(..., dim)``.
 
         Examples
         --------
@@ -199,7 +200,7 @@ class StateLayout:
         if p.shape[-1:] != (self.dim,):
             raise ValueError(f"local must be a point of {self.dim} coordinates, got shape "
                              f"{p.shape}")
-        if body.is_ground:
+        if not isinstance(body, (int, np.integer)) and body.is_ground:
             return np.broadcast_to(p, np.broadcast_shapes(q.shape[:-1] + (self.dim,),
                                                           p.shape)).copy()
         X = q[..., self.body_slice(body)]
