@@ -7,6 +7,7 @@ refills the data of a CSC matrix whose pattern never changes.
 
 from __future__ import annotations
 
+import copy
 from collections import defaultdict
 from collections.abc import Mapping
 
@@ -457,11 +458,27 @@ class SystemProblem:
     def __init__(self, system: System, rows=None, params=None) -> None:
         self.system = system
         self.rows = None if rows is None else np.asarray(rows, dtype=np.intp)
-        self.params = params
         self.col_scale = system.col_scale
         self.state_scale = system.state_scale
         self.eq_scale = system.eq_scale if rows is None else system.eq_scale[self.rows]
         self.sparse = not system.dense
+        self._set_params(params)
+
+    def _set_params(self, params) -> None:
+        self.params = params
+        #: the parameters of a batch of one item, unbatched (``{group: (k, p)}``): that item
+        #: is evaluated by the unbatched kernels, as an item without parameters is
+        self._one = None
+        if params is not None and all(len(P) == 1 for P in params.values()):
+            self._one = {g: P[0] for g, P in params.items()}
+
+    def at(self, params) -> SystemProblem:
+        """The same equations with the per-item parameters ``params`` (``{group index: (B,
+        k, p)}``): how a corrector passes a driver's value to them, without setting the
+        driver (a shallow copy; this problem is not changed)."""
+        out = copy.copy(self)
+        out._set_params(params)
+        return out
 
     def _params(self, idx):
         if self.params is None:
@@ -470,16 +487,17 @@ class SystemProblem:
 
     def evaluate(self, X: np.ndarray, idx: np.ndarray):
         sys = self.system
-        if self.params is None and len(X) == 1:
-            F, V = sys.evaluate(X[0])
+        if len(X) == 1 and (self.params is None or self._one is not None):
+            F, V = sys.evaluate(X[0], params=self._one)
             F, V = F[None], V[None]
         else:
             F, V = sys.evaluate(X, params=self._params(idx))
         return (F if self.rows is None else F[:, self.rows]), V
 
     def residual(self, X: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        if self.params is None and len(X) == 1:   # one pose: the unbatched kernels, as above
-            F = self.system.phi(X[0])[None]
+        if len(X) == 1 and (self.params is None or self._one is not None):
+            # one pose: the unbatched kernels, as above
+            F = self.system.phi(X[0], params=self._one)[None]
         else:
             F = self.system.phi(X, params=self._params(idx))
         return F if self.rows is None else F[:, self.rows]

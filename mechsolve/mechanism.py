@@ -385,8 +385,7 @@ class Mechanism:
                 raise ValueError(f"{joint.label} reads a coordinate of {owner.label}, which is "
                                  "not part of this mechanism")
         joint._mechanism = self
-        if joint.n_coordinates:
-            joint._coord_offset = self._n_joint_coords
+        if joint.n_coordinates:   # appended: the coordinates are in joint order (see layout)
             self._grow_state(self._q.size, joint._coord_init)
             self._n_joint_coords += joint.n_coordinates
         self._joints.append(joint)
@@ -412,14 +411,10 @@ class Mechanism:
                              "it; remove the driver first")
         if joint.n_coordinates:
             joint._coord_init = joint.coordinates
-            start = self._coord_start + joint._coord_offset
-            self._q = np.delete(self._q, np.arange(start, start + joint.n_coordinates))
+            at = self.layout.coord_slice(joint)
+            self._q = np.delete(self._q, np.arange(at.start, at.stop))
             self._buffer = self._q
-            for j in self._joints:
-                if j.n_coordinates and j._coord_offset > joint._coord_offset:
-                    j._coord_offset -= joint.n_coordinates
             self._n_joint_coords -= joint.n_coordinates
-            joint._coord_offset = -1
         self._joints.remove(joint)
         if joint.name is not None:
             del self._joint_names[joint.name]

@@ -287,10 +287,19 @@ class _Together(_Continuation):
         e[rows] = self.change / self.length      # d(value) / d(distance), in the model's units
         self.e = e if self.rows is None else e[self.rows]
 
-    def set_parameter(self, s) -> None:
-        values = self.start + (float(s) / self.length) * self.change
-        for d, v in zip(self.drivers, values):
-            d._set_raw_value(v)
+    def params(self, values) -> dict:
+        """The joint parameters at distances ``values`` along the path (``{group: P (N, k,
+        p)}``): every driver's value column set to its value there (the drivers are not
+        set)."""
+        sys = self.sys
+        at = self.start + (np.asarray(values, dtype=float)[:, None] / self.length) * self.change
+        out = {}
+        for d, column in zip(self.drivers, at.T):
+            gi, ii, col = sys.driver_slot(d)
+            if gi not in out:
+                out[gi] = np.repeat(sys.groups[gi].P[None], len(at), axis=0)
+            out[gi][:, ii, col] = column
+        return out
 
 
 def _straight_path(mech, q, moving, dependent, tol, max_iterations):

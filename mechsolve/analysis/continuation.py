@@ -196,8 +196,15 @@ class _Continuation:
     monotone = True
 
     def set_parameter(self, v) -> None:
-        """Set the continuation parameter (here the driver's value; its profile is kept)."""
-        self.driver._set_raw_value(v)
+        """Set what the equations read from the mechanism at parameter ``v`` before they are
+        evaluated without :meth:`params`: nothing along a driver's value, which the corrector
+        passes to the equations (:meth:`problem_at`) and the tangent's equation does not read
+        (a time sweep sets the time)."""
+
+    def problem_at(self, v):
+        """The corrector's problem at parameter ``v``: the equations followed, with the
+        driver's value ``v`` passed to them as a parameter (the driver is not set)."""
+        return self.problem.at(self.params([v]))
 
     def tangent_rhs(self, v, q) -> np.ndarray:
         """Right-hand side ``b`` of the tangent equation ``J dq/dv = b``."""
@@ -253,10 +260,10 @@ class _Continuation:
         report is built: a corrector's failure only shortens the step). Returns
         ``(q, outcome, vals)``: the pose, its :class:`_Corrected` outcome and the Jacobian data
         at the last iterate where it was evaluated."""
-        self.set_parameter(v)
         # a loose tolerance asks for a waypoint (a coarse node): no need to polish it
         precise = tol is None or tol <= self.tol
-        out = core_newton(self.problem, np.asarray(q0, dtype=float)[None], tol=tol or self.tol,
+        out = core_newton(self.problem_at(v), np.asarray(q0, dtype=float)[None],
+                          tol=tol or self.tol,
                           max_iterations=self.max_iterations, strategy=self.strategy,
                           lambda_min=NEAR_LAMBDA_MIN, pose_rtol=POSE_RTOL,
                           pose_atol=0.0 if precise else tol)

@@ -52,6 +52,11 @@ def _time_continuation(mech, tol, max_iterations):
         def set_parameter(self, t) -> None:
             mech.set_time(t)
 
+        def problem_at(self, t):
+            # the time reaches the drivers' profiles and the time-dependent joints: it is set
+            self.set_parameter(t)
+            return self.problem
+
         def tangent_rhs(self, t, q) -> np.ndarray:
             if t is not None and t != mech.time:
                 mech.set_time(t)

@@ -308,8 +308,7 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
         for (j, k), v in zip(wcols, x[:nP]):
             if j is not None:
                 j._p[k] = v
-        if work._system is not None:
-            work._system._scales(work)
+        work.parameters_changed()
 
     def traced(x):
         pt = None if point is None else point.copy()
@@ -463,8 +462,7 @@ def _candidate(work, wcols, x, reference, wdriver, vals):
     for (j, k), v in zip(wcols, x):
         if j is not None:
             j._p[k] = v
-    if work._system is not None:
-        work._system._scales(work)
+    work.parameters_changed()
     out = copy.deepcopy(work)
     out.state = reference
     d = out.joint(wdriver.name)

@@ -383,7 +383,6 @@ class Joint(metaclass=ABCMeta):
             raise TypeError(f"{kind}: {len(self._p)} parameters do not fit the class's layout "
                             f"{self.layout}")
         self._mechanism = None
-        self._coord_offset = -1
         if not hasattr(self, "_coord_init"):
             self._coord_init = np.zeros(self.n_coordinates)
 
