@@ -1,6 +1,6 @@
 """Old against new in one process, interleaved: the paths bound by ``System.evaluate``.
 
-Run: python benchmarks/layout_interleave.py [--base REV] [--rounds 7] [--out FILE]
+Run: python benchmarks/layout_interleave.py [--base REV] [--rounds 7] [--out FILE] [--only TEXT]
 
 The package at ``--base`` (default ``main``) is exported with ``git archive`` into a temporary
 folder as ``mechsolve_base`` (every import inside the package is relative) and imported beside
@@ -12,7 +12,8 @@ new/old. Measures, through the public API only:
 * the four-bar over 360 poses at 1 degree (``models.fourbar``): ``mech.sweep`` batched and
   sequential, microseconds per pose;
 * ``models.fourbar_chain(1000)``: driver moved to its second value from the assembled pose,
-  one ``mech.solve()``, milliseconds.
+  one ``mech.solve()``, milliseconds;
+* the accessors that now ask the layout: ``Body.pose`` and ``Body.to_global``, microseconds.
 
 Keep it short (about a minute at the default rounds).
 """
@@ -94,7 +95,19 @@ def _cases(ms):
         cm.state = cq0
         cm.solve()
 
-    return {"README four-bar solve (us)": (solve_readme, 1e6, 1, 41),
+    coupler = mech.body("coupler")
+
+    def poses():
+        for _ in range(1000):
+            _ = coupler.pose
+
+    def to_global():
+        for _ in range(200):
+            coupler.to_global((1.5, 0.0))
+
+    return {"Body.pose (us)": (poses, 1e6, 1000, 5),
+            "Body.to_global (us)": (to_global, 1e6, 200, 5),
+            "README four-bar solve (us)": (solve_readme, 1e6, 1, 41),
             "four-bar sweep 360, batched (us/pose)": (sweep(True), 1e6, 360, 5),
             "four-bar sweep 360, sequential (us/pose)": (sweep(False), 1e6, 360, 3),
             "fourbar_chain(1000) solve (ms)": (solve_chain, 1e3, 1, 5)}
@@ -105,6 +118,7 @@ def main() -> None:
     ap.add_argument("--base", default="main")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--only", default="", help="the measures whose name holds this text")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         _export(args.base, pathlib.Path(tmp))
@@ -114,9 +128,11 @@ def main() -> None:
         new = importlib.import_module("mechsolve")
         cases = {"old": _cases(old), "new": _cases(new)}
         for side in cases.values():        # warm up (first calls build systems, caches)
-            for run, _, _, _ in side.values():
-                run()
-        times: dict = {name: {"old": [], "new": []} for name in cases["new"]}
+            for name, (run, _, _, _) in side.items():
+                if args.only in name:
+                    run()
+        times: dict = {name: {"old": [], "new": []} for name in cases["new"]
+                       if args.only in name}
         for r in range(args.rounds):
             order = ("old", "new") if r % 2 == 0 else ("new", "old")
             for name in times:

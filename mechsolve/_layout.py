@@ -27,9 +27,11 @@ class StateLayout:
         2 (planar) or 3 (spatial).
     n_bodies : int
         The moving bodies (ground has no state).
-    joints : sequence of Joint
-        The mechanism's joints in joint order; those with ``n_coordinates`` carry their own
-        coordinates after the bodies', in this order.
+    coord_offsets : mapping, optional
+        ``{id(joint): offset}``: where each joint that carries coordinates of its own has them
+        among the joints' coordinates (which follow the bodies' poses); see :meth:`of_joints`.
+    n_joint_coordinates : int
+        How many coordinates the joints carry in all.
 
     Examples
     --------
@@ -48,7 +50,8 @@ class StateLayout:
                  "increment_coords_start", "n_joint_coordinates", "n_state", "n_increment",
                  "_offsets")
 
-    def __init__(self, dim: int, n_bodies: int, joints=()) -> None:
+    def __init__(self, dim: int, n_bodies: int, coord_offsets=None,
+                 n_joint_coordinates: int = 0) -> None:
         if dim not in (2, 3):
             raise ValueError(f"dim must be 2 (planar) or 3 (spatial), got {dim!r}")
         self.dim = dim
@@ -61,17 +64,24 @@ class StateLayout:
         #: Where the joints' own coordinates begin in the state and in the increment.
         self.coords_start = self.body_size * self.n_bodies
         self.increment_coords_start = self.body_dof * self.n_bodies
+        # (the mechanism's own mapping, not copied: it only grows while this layout is
+        # current, and a removed joint gives the mechanism a new one)
+        self._offsets = {} if coord_offsets is None else coord_offsets
+        n = self.n_joint_coordinates = int(n_joint_coordinates)
+        self.n_state = self.coords_start + n
+        self.n_increment = self.increment_coords_start + n
+
+    @classmethod
+    def of_joints(cls, dim: int, n_bodies: int, joints=()) -> StateLayout:
+        """The layout of ``n_bodies`` bodies and the coordinates of ``joints`` (those with
+        ``n_coordinates``), in joint order."""
         offsets = {}
         n = 0
         for j in joints:
-            k = j.n_coordinates
-            if k:
+            if j.n_coordinates:
                 offsets[id(j)] = n
-                n += k
-        self._offsets = offsets
-        self.n_joint_coordinates = n
-        self.n_state = self.coords_start + n
-        self.n_increment = self.increment_coords_start + n
+                n += j.n_coordinates
+        return cls(dim, n_bodies, offsets, n)
 
     def __repr__(self) -> str:
         return (f"StateLayout(dim={self.dim}, n_bodies={self.n_bodies}, "
@@ -80,19 +90,26 @@ class StateLayout:
     # -- slices -------------------------------------------------------------------------------
     def _index(self, body) -> int:
         """The index of ``body`` (a moving Body, or its index among the moving bodies)."""
-        i = body if isinstance(body, (int, np.integer)) else body.index
+        i = getattr(body, "index", body)     # (an int has no ``index``)
+        if i is None or not 0 <= i < self.n_bodies:
+            self._not_here(body, i)
+        return i
+
+    def _not_here(self, body, i) -> None:
         if i is None:
             raise ValueError("the ground body has no state (its pose is the identity)")
-        if not 0 <= i < self.n_bodies:
-            name = i if isinstance(body, (int, np.integer)) else repr(body.name)
-            raise ValueError(f"body {name} is not in this layout ({self.n_bodies} bodies)")
-        return int(i)
+        name = repr(body.name) if hasattr(body, "name") else i
+        raise ValueError(f"body {name} is not in this layout ({self.n_bodies} bodies)")
 
     def body_slice(self, body) -> slice:
         """The state entries of ``body``'s pose (3 planar, 7 spatial); ``body`` is a moving
         body or its index among them (ground has no state: a ValueError)."""
-        i = self.body_size * self._index(body)
-        return slice(i, i + self.body_size)
+        i = getattr(body, "index", body)     # (_index, inlined: Body.pose reads it often)
+        if i is None or not 0 <= i < self.n_bodies:
+            self._not_here(body, i)
+        size = self.body_size
+        i *= size
+        return slice(i, i + size)
 
     def position_slice(self, body) -> slice:
         """The state entries of ``body``'s position (2 planar, 3 spatial)."""

@@ -7,7 +7,6 @@ refills the data of a CSC matrix whose pattern never changes.
 
 from __future__ import annotations
 
-import copy
 from collections import defaultdict
 from collections.abc import Mapping
 
@@ -476,7 +475,8 @@ class SystemProblem:
         """The same equations with the per-item parameters ``params`` (``{group index: (B,
         k, p)}``): how a corrector passes a driver's value to them, without setting the
         driver (a shallow copy; this problem is not changed)."""
-        out = copy.copy(self)
+        out = object.__new__(SystemProblem)
+        out.__dict__.update(self.__dict__)
         out._set_params(params)
         return out
 

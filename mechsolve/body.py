@@ -55,7 +55,7 @@ class Body:
     ['tip', 'top']
     """
 
-    __slots__ = ("_mechanism", "_index", "_name", "_points")
+    __slots__ = ("_mechanism", "_index", "_name", "_points", "_at")
 
     def __init__(self, mechanism: Any, name: str, index: int | None) -> None:
         # ``mechanism`` is the Mechanism that owns the body (not imported: a layer above)
@@ -63,6 +63,9 @@ class Body:
         self._index = index
         self._name = name
         self._points: dict[str, np.ndarray] = {}
+        #: the body's entries of the state, asked of the mechanism's layout on first use (they
+        #: never change: bodies are appended, never removed, and joint coordinates follow them)
+        self._at: slice | None = None
 
     # -- identity -------------------------------------------------------------------------------
     @property
@@ -109,10 +112,12 @@ class Body:
     @property
     def pose(self) -> np.ndarray:
         """``(x, y, angle)`` as a new array."""
-        if self.is_ground:
+        if self._index is None:      # ground
             return np.zeros(3)
-        mech = self._mechanism
-        return mech.state_view[mech.layout.body_slice(self)].copy()
+        at = self._at
+        if at is None:
+            at = self._at = self._mechanism.layout.body_slice(self)
+        return self._mechanism.state_at(at)
 
     @property
     def position(self) -> np.ndarray:
@@ -286,10 +291,12 @@ class SpatialBody(Body):
     @property
     def pose(self) -> np.ndarray:
         """``(x, y, z, qw, qx, qy, qz)`` as a new array."""
-        if self.is_ground:
+        if self._index is None:      # ground
             return np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
-        mech = self._mechanism
-        return mech.state_view[mech.layout.body_slice(self)].copy()
+        at = self._at
+        if at is None:
+            at = self._at = self._mechanism.layout.body_slice(self)
+        return self._mechanism.state_at(at)
 
     @property
     def position(self) -> np.ndarray:

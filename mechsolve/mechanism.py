@@ -70,6 +70,8 @@ class Mechanism:
         self._body_names: dict[str, Body] = {}
         self._joint_names: dict[str, Joint] = {}
         self._n_joint_coords = 0
+        #: ``{id(joint): offset}`` of the joints' own coordinates among them (see ``layout``)
+        self._coord_offsets: dict[int, int] = {}
         self._system: System | None = None
         self._layout: StateLayout | None = None
         self.last_result: SolveResult | None = None
@@ -224,7 +226,9 @@ class Mechanism:
         state.setdefault("units", {})
         state.setdefault("sweeps", {})
         state.setdefault("robots", {})
-        state.setdefault("_layout", None)
+        state["_layout"] = None
+        # the offsets are keyed by the joints' ids, which a copy changes
+        state["_coord_offsets"] = StateLayout.of_joints(2, 0, state["_joints"])._offsets
         if "_arrival" in state:     # pickled before 0.2
             state["arrival"] = state.pop("_arrival")
         self.__dict__.update(state)
@@ -386,6 +390,7 @@ class Mechanism:
                                  "not part of this mechanism")
         joint._mechanism = self
         if joint.n_coordinates:   # appended: the coordinates are in joint order (see layout)
+            self._coord_offsets[id(joint)] = self._n_joint_coords
             self._grow_state(self._q.size, joint._coord_init)
             self._n_joint_coords += joint.n_coordinates
         self._joints.append(joint)
@@ -415,7 +420,10 @@ class Mechanism:
             self._q = np.delete(self._q, np.arange(at.start, at.stop))
             self._buffer = self._q
             self._n_joint_coords -= joint.n_coordinates
+            self._coord_offsets = None     # a new mapping (see below): layouts keep theirs
         self._joints.remove(joint)
+        if self._coord_offsets is None:
+            self._coord_offsets = StateLayout.of_joints(self.dim, 0, self._joints)._offsets
         if joint.name is not None:
             del self._joint_names[joint.name]
         joint._p = joint._p.copy()
@@ -469,6 +477,10 @@ class Mechanism:
         view.flags.writeable = False
         return view
 
+    def state_at(self, at) -> np.ndarray:
+        """A copy of the state's entries ``at`` (a slice or index from :attr:`layout`)."""
+        return self._q[at].copy()
+
     def put_state(self, q, at=None) -> None:
         """Set the state from an array of its length, without the checks of :attr:`state`
         (for solvers, whose states are valid by construction); with ``at`` (a slice or index
@@ -518,7 +530,8 @@ class Mechanism:
         topology change (bodies or joints added or removed)."""
         layout = self._layout
         if layout is None:
-            layout = self._layout = StateLayout(self.dim, len(self._bodies), self._joints)
+            layout = self._layout = StateLayout(self.dim, len(self._bodies),
+                                                self._coord_offsets, self._n_joint_coords)
         return layout
 
     @property

@@ -204,7 +204,12 @@ class _Continuation:
     def problem_at(self, v):
         """The corrector's problem at parameter ``v``: the equations followed, with the
         driver's value ``v`` passed to them as a parameter (the driver is not set)."""
-        return self.problem.at(self.params([v]))
+        if self.driver is None:
+            return self.problem.at(self.params([v]))
+        gi, ii, col = self.sys.driver_slot(self.driver)
+        P = self.sys.groups[gi].P.copy()      # the group's parameters, this value in its slot
+        P[ii, col] = v
+        return self.problem.at({gi: P[None]})
 
     def tangent_rhs(self, v, q) -> np.ndarray:
         """Right-hand side ``b`` of the tangent equation ``J dq/dv = b``."""

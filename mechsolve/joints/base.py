@@ -625,7 +625,7 @@ class Joint(metaclass=ABCMeta):
         if self._mechanism is None:
             return self._coord_init.copy()
         mech = self._mechanism
-        return mech.state_view[mech.layout.coord_slice(self)].copy()
+        return mech.state_at(mech.layout.coord_slice(self))
 
     @coordinates.setter
     def coordinates(self, values) -> None:
