@@ -13,7 +13,8 @@ new/old. Measures, through the public API only:
   sequential, microseconds per pose;
 * ``models.fourbar_chain(1000)``: driver moved to its second value from the assembled pose,
   one ``mech.solve()``, milliseconds;
-* the accessors that now ask the layout: ``Body.pose`` and ``Body.to_global``, microseconds.
+* the accessors that now ask the layout: ``Body.pose`` and ``Body.to_global``, microseconds;
+  and building ``models.fourbar_chain(1000)``, milliseconds.
 
 Keep it short (about a minute at the default rounds).
 """
@@ -105,7 +106,11 @@ def _cases(ms):
         for _ in range(200):
             coupler.to_global((1.5, 0.0))
 
+    def build_chain():
+        ms.models.fourbar_chain(1000)
+
     return {"Body.pose (us)": (poses, 1e6, 1000, 5),
+            "fourbar_chain(1000) build (ms)": (build_chain, 1e3, 1, 3),
             "Body.to_global (us)": (to_global, 1e6, 200, 5),
             "README four-bar solve (us)": (solve_readme, 1e6, 1, 41),
             "four-bar sweep 360, batched (us/pose)": (sweep(True), 1e6, 360, 5),
