@@ -11,6 +11,7 @@ import importlib as _importlib
 import types as _types
 
 from . import _deprecated, files, joints, models, plot, robots
+from ._layout import StateLayout
 from ._result import Result, Status
 from ._units import deg, rad
 from ._version import __version__ as __version__
@@ -32,8 +33,8 @@ from .spatial import (
 )
 
 __all__ = [
-    "Mechanism", "Body", "SpatialBody", "joints", "models", "plot", "robots", "files",
-    "profiles", "diff",
+    "Mechanism", "Body", "SpatialBody", "StateLayout", "joints", "models", "plot", "robots",
+    "files", "profiles", "diff",
     "Result", "Status", "SolveResult", "SolveError", "SweepError", "RedundantEquation",
     "DofReport", "Motion", "load", "save", "ModelFileError",
     "Orientation", "Frame", "MovingFrame", "FrameMismatchError",

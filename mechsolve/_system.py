@@ -28,7 +28,7 @@ TRIG_SIDES = 256
 class _Group:
     """All joints of one class (and equation count): stacked parameters and index arrays."""
 
-    def __init__(self, cls, joints, row_starts, ground_index):
+    def __init__(self, cls, joints, row_starts, ground_index, layout):
         self.cls = cls
         self.joints = joints
         self.k = len(joints)
@@ -38,8 +38,8 @@ class _Group:
             j._p = row
         # Joint coordinates the kernel reads (its own, or another joint's for a driver).
         self.uses_coords = bool(cls._coordinate_slot)
-        self.coord_idx = (np.array([[owner._coord_offset + c for owner, c in j._coord_refs]
-                                    for j in joints], dtype=np.intp).reshape(self.k, -1)
+        self.coord_idx = (np.array([layout.coord_refs(j) for j in joints],
+                                   dtype=np.intp).reshape(self.k, -1)
                           if self.uses_coords else None)
         self.n_slots = len(joints[0].bodies)
         # a moving body's index is its place in the state; ground (index None) comes last
@@ -62,17 +62,18 @@ class System:
     """Evaluation of Phi and its Jacobian for a mechanism's current topology."""
 
     def __init__(self, mechanism) -> None:
-        bodies = mechanism.bodies
         joints = mechanism.joints
-        self.spatial = mechanism.dim == 3
-        self.body_dim = 6 if self.spatial else 3      # Newton increment per body
-        self.coord_dim = 7 if self.spatial else 3     # state entries per body
-        self.nb = len(bodies)
-        self.nc = int(mechanism.n_joint_coordinates)
-        self.c0_incr = self.body_dim * self.nb      # joint coordinates follow the bodies
-        self.c0_state = self.coord_dim * self.nb
-        self.n = self.c0_incr + self.nc
-        self.n_state = self.c0_state + self.nc
+        #: Where everything sits in the state and the increment (the mechanism's layout).
+        self.layout = layout = mechanism.layout
+        self.spatial = layout.spatial
+        self.body_dim = layout.body_dof       # Newton increment per body
+        self.coord_dim = layout.body_size     # state entries per body
+        self.nb = layout.n_bodies
+        self.nc = layout.n_joint_coordinates
+        self.c0_incr = layout.increment_coords_start   # joint coordinates follow the bodies
+        self.c0_state = layout.coords_start
+        self.n = layout.n_increment
+        self.n_state = layout.n_state
         ground_index = self.nb
         self.joints = joints
         counts = [j.n_equations for j in joints]
@@ -99,7 +100,8 @@ class System:
         rows, cols = [], []
         offset = 0
         for (cls, _, _, _), members in by_key.items():
-            g = _Group(cls, [joints[i] for i in members], starts[members], ground_index)
+            g = _Group(cls, [joints[i] for i in members], starts[members], ground_index,
+                       layout)
             g.pieces = []
             for s, sel in enumerate(g.selections):
                 idx = g.slots[s] if sel is None else g.slots[s][sel]
@@ -198,8 +200,8 @@ class System:
     def _scales(self, mechanism) -> None:
         """Scales of the Newton increments and of the state: lengths in units of the model's
         characteristic length, angles (and quaternions) as they are."""
-        if mechanism._length_scale is not None:
-            L = mechanism._length_scale
+        if mechanism.fixed_length_scale is not None:
+            L = mechanism.fixed_length_scale
         else:
             L = characteristic_length(mechanism, self.groups)
         L = self.length_scale = float(L)
@@ -210,11 +212,12 @@ class System:
         state_lengths = np.zeros(self.n_state, dtype=bool)
         state_lengths[: self.c0_state] = np.tile(
             [True, True, False] if not self.spatial else [True] * 3 + [False] * 4, self.nb)
+        layout = self.layout
         for j in self.joints:
-            if j.n_coordinates and j._coord_offset >= 0:
+            if j.n_coordinates:
                 lengths = np.asarray(j.coordinate_lengths, dtype=bool)
-                self.length_columns[self.c0_incr + j._coord_offset:][: j.n_coordinates] = lengths
-                state_lengths[self.c0_state + j._coord_offset:][: j.n_coordinates] = lengths
+                self.length_columns[layout.coord_increment_slice(j)] = lengths
+                state_lengths[layout.coord_slice(j)] = lengths
         self.col_scale = np.where(self.length_columns, L, 1.0)
         self.state_scale = np.where(state_lengths, L, 1.0)
         self.eq_lengths = self._equation_lengths(mechanism)
@@ -499,11 +502,28 @@ class SystemProblem:
     def __init__(self, system: System, rows=None, params=None) -> None:
         self.system = system
         self.rows = None if rows is None else np.asarray(rows, dtype=np.intp)
-        self.params = params
         self.col_scale = system.col_scale
         self.state_scale = system.state_scale
         self.eq_scale = system.eq_scale if rows is None else system.eq_scale[self.rows]
         self.sparse = not system.dense
+        self._set_params(params)
+
+    def _set_params(self, params) -> None:
+        self.params = params
+        #: the parameters of a batch of one item, unbatched (``{group: (k, p)}``): that item
+        #: is evaluated by the unbatched kernels, as an item without parameters is
+        self._one = None
+        if params is not None and all(len(P) == 1 for P in params.values()):
+            self._one = {g: P[0] for g, P in params.items()}
+
+    def at(self, params) -> SystemProblem:
+        """The same equations with the per-item parameters ``params`` (``{group index: (B,
+        k, p)}``): how a corrector passes a driver's value to them, without setting the
+        driver (a shallow copy; this problem is not changed)."""
+        out = object.__new__(SystemProblem)
+        out.__dict__.update(self.__dict__)
+        out._set_params(params)
+        return out
 
     def _params(self, idx):
         if self.params is None:
@@ -512,16 +532,17 @@ class SystemProblem:
 
     def evaluate(self, X: np.ndarray, idx: np.ndarray):
         sys = self.system
-        if self.params is None and len(X) == 1:
-            F, V = sys.evaluate(X[0])
+        if len(X) == 1 and (self.params is None or self._one is not None):
+            F, V = sys.evaluate(X[0], params=self._one)
             F, V = F[None], V[None]
         else:
             F, V = sys.evaluate(X, params=self._params(idx))
         return (F if self.rows is None else F[:, self.rows]), V
 
     def residual(self, X: np.ndarray, idx: np.ndarray) -> np.ndarray:
-        if self.params is None and len(X) == 1:   # one pose: the unbatched kernels, as above
-            F = self.system.phi(X[0])[None]
+        if len(X) == 1 and (self.params is None or self._one is not None):
+            # one pose: the unbatched kernels, as above
+            F = self.system.phi(X[0], params=self._one)[None]
         else:
             F = self.system.phi(X, params=self._params(idx))
         return F if self.rows is None else F[:, self.rows]

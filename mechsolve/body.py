@@ -55,7 +55,7 @@ class Body:
     ['tip', 'top']
     """
 
-    __slots__ = ("_mechanism", "_index", "_name", "_points")
+    __slots__ = ("_mechanism", "_index", "_name", "_points", "_at")
 
     def __init__(self, mechanism: Any, name: str, index: int | None) -> None:
         # ``mechanism`` is the Mechanism that owns the body (not imported: a layer above)
@@ -63,6 +63,9 @@ class Body:
         self._index = index
         self._name = name
         self._points: dict[str, np.ndarray] = {}
+        #: the body's entries of the state, asked of the mechanism's layout on first use (they
+        #: never change: bodies are appended, never removed, and joint coordinates follow them)
+        self._at: slice | None = None
 
     # -- identity -------------------------------------------------------------------------------
     @property
@@ -74,8 +77,7 @@ class Body:
     def name(self, value: str) -> None:
         if self.is_ground:
             raise ValueError("the ground body cannot be renamed")
-        self._mechanism._rename_body(self, value)
-        self._name = value
+        self._mechanism.rename(self, value)
 
     @property
     def mechanism(self) -> Any:
@@ -99,16 +101,23 @@ class Body:
         return f"Body({self.name!r}, position=({x:.6g}, {y:.6g}), angle={a:.6g})"
 
     # -- state ----------------------------------------------------------------------------------
-    def _slice(self) -> slice:
-        i = 3 * self._index
-        return slice(i, i + 3)
+    def _put(self, part: str, value) -> None:
+        """Write ``value`` into this body's ``part`` of the state ("position" or "rotation",
+        at the mechanism's :attr:`~mechsolve.Mechanism.layout`)."""
+        mech = self._mechanism
+        layout = mech.layout
+        at = layout.position_slice(self) if part == "position" else layout.rotation_slice(self)
+        mech.put_state(value, at=at)
 
     @property
     def pose(self) -> np.ndarray:
         """``(x, y, angle)`` as a new array."""
-        if self.is_ground:
+        if self._index is None:      # ground
             return np.zeros(3)
-        return self._mechanism._q[self._slice()].copy()
+        at = self._at
+        if at is None:
+            at = self._at = self._mechanism.layout.body_slice(self)
+        return self._mechanism.state_at(at)
 
     @property
     def position(self) -> np.ndarray:
@@ -118,7 +127,7 @@ class Body:
     @position.setter
     def position(self, value) -> None:
         self._require_moving("position")
-        self._mechanism._q[3 * self._index : 3 * self._index + 2] = as_vector(value, "position", 2)
+        self._put("position", as_vector(value, "position", 2))
 
     @property
     def angle(self) -> float:
@@ -128,7 +137,7 @@ class Body:
     @angle.setter
     def angle(self, value) -> None:
         self._require_moving("angle")
-        self._mechanism._q[3 * self._index + 2] = as_angle(value, "angle")
+        self._put("rotation", as_angle(value, "angle"))
 
     @property
     def x(self) -> float:
@@ -279,16 +288,15 @@ class SpatialBody(Body):
         x, y, z = self.position
         return f"SpatialBody({self.name!r}, position=({x:.6g}, {y:.6g}, {z:.6g}))"
 
-    def _slice(self) -> slice:
-        i = 7 * self._index
-        return slice(i, i + 7)
-
     @property
     def pose(self) -> np.ndarray:
         """``(x, y, z, qw, qx, qy, qz)`` as a new array."""
-        if self.is_ground:
+        if self._index is None:      # ground
             return np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0])
-        return self._mechanism._q[self._slice()].copy()
+        at = self._at
+        if at is None:
+            at = self._at = self._mechanism.layout.body_slice(self)
+        return self._mechanism.state_at(at)
 
     @property
     def position(self) -> np.ndarray:
@@ -298,7 +306,7 @@ class SpatialBody(Body):
     @position.setter
     def position(self, value) -> None:
         self._require_moving("position")
-        self._mechanism._q[7 * self._index:7 * self._index + 3] = as_vector(value, "position", 3)
+        self._put("position", as_vector(value, "position", 3))
 
     @property
     def quaternion(self) -> np.ndarray:
@@ -313,7 +321,7 @@ class SpatialBody(Body):
     @orientation.setter
     def orientation(self, value) -> None:
         self._require_moving("orientation")
-        self._mechanism._q[7 * self._index + 3:7 * self._index + 7] = _as_quaternion(value)
+        self._put("rotation", _as_quaternion(value))
 
     @property
     def angle(self):  # planar-only attribute

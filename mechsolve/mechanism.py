@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
+from types import MappingProxyType
 
 import numpy as np
 
 from . import analysis, design
 from ._collector import collector_paused
 from ._deprecated import moved_function
+from ._layout import StateLayout
 from ._result import DEFAULT_MAX_ITERATIONS
 from ._scale import characteristic_length
 from ._system import System
@@ -68,12 +70,16 @@ class Mechanism:
         self._body_names: dict[str, Body] = {}
         self._joint_names: dict[str, Joint] = {}
         self._n_joint_coords = 0
+        #: ``{id(joint): offset}`` of the joints' own coordinates among them (see ``layout``)
+        self._coord_offsets: dict[int, int] = {}
         self._system: System | None = None
+        self._layout: StateLayout | None = None
         self.last_result: SolveResult | None = None
         #: The last two poses of the latest sweep, ``(end, before)``: a sweep started from
         #: ``end`` at a crossing of branches (a change point) carries on along the branch it
-        #: arrived on (see :meth:`mechsolve.analysis.continuation._Continuation.start`).
-        self._arrival: tuple[np.ndarray, np.ndarray] | None = None
+        #: arrived on (see :meth:`mechsolve.analysis.continuation._Continuation.start`);
+        #: written by the sweeps, ``None`` when there is none.
+        self.arrival: tuple[np.ndarray, np.ndarray] | None = None
         self.time = 0.0
         #: Velocities and accelerations computed at a state, time and driver setting (see
         #: :mod:`mechsolve.analysis.rates`): ``{"key": ..., "nu": ..., "nudot": ...}``.
@@ -140,27 +146,59 @@ class Mechanism:
         except (KeyError, TypeError):
             raise KeyError(f"no joint named {name!r}") from None
 
-    def _rename_body(self, body: Body, name: str) -> None:
-        """Keep the name index right when ``body.name`` is assigned (called by :class:`Body`)."""
-        if not isinstance(name, str) or not name:
-            raise TypeError(f"name must be a non-empty string, got {name!r}")
-        if name == body.name:
-            return
-        if name == "ground" or name in self._body_names:
-            raise ValueError(f"a body named {name!r} already exists")
-        del self._body_names[body.name]
-        self._body_names[name] = body
+    @property
+    def body_names(self):
+        """The moving bodies by name, a read-only mapping ``{name: Body}`` (ground is not in
+        it)."""
+        return MappingProxyType(self._body_names)
 
-    def _rename_joint(self, joint: Joint, name: str | None) -> None:
-        """Keep the name index right when ``joint.name`` is assigned (called by :class:`Joint`)."""
-        if name == joint.name:
+    @property
+    def joint_names(self):
+        """The named joints and drivers by name, a read-only mapping ``{name: Joint}``."""
+        return MappingProxyType(self._joint_names)
+
+    def rename(self, item, name) -> None:
+        """Rename a body or joint of this mechanism (what assigning ``item.name`` does):
+        names stay unique; a joint may be unnamed (``None``), a body may not, nor ground.
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism()
+        >>> link = mech.add_body("link")
+        >>> mech.rename(link, "crank")
+        >>> mech.body("crank") is link, sorted(mech.body_names)
+        (True, ['crank'])
+        """
+        if isinstance(item, Body):
+            self.as_body(item)
+            if item.is_ground:
+                raise ValueError("the ground body cannot be renamed")
+            if not isinstance(name, str) or not name:
+                raise TypeError(f"name must be a non-empty string, got {name!r}")
+            if name == item.name:
+                return
+            if name == "ground" or name in self._body_names:
+                raise ValueError(f"a body named {name!r} already exists")
+            del self._body_names[item.name]
+            self._body_names[name] = item
+            item._name = name
+            return
+        if not isinstance(item, Joint):
+            raise TypeError(f"item must be a body or joint of this mechanism, got "
+                            f"{type(item).__name__}")
+        if item.mechanism is not self:
+            raise ValueError(f"{item.label} is not part of this mechanism")
+        name = as_name(name)
+        if name == item.name:
             return
         if name is not None and name in self._joint_names:
             raise ValueError(f"a joint named {name!r} already exists")
-        if joint.name is not None:
-            del self._joint_names[joint.name]
+        if item.name is not None:
+            del self._joint_names[item.name]
         if name is not None:
-            self._joint_names[name] = joint
+            self._joint_names[name] = item
+        item._name = name
 
     def _grow_state(self, at: int, values: np.ndarray) -> None:
         """Insert ``values`` into the state at index ``at``, in amortized O(len(values)) when
@@ -181,12 +219,18 @@ class Mechanism:
         state["_q"] = self._q.copy()
         del state["_buffer"]
         state["_system"] = None     # compiled again on first use (it holds joint classes)
+        state["_layout"] = None
         return state
 
     def __setstate__(self, state: dict) -> None:
         state.setdefault("units", {})
         state.setdefault("sweeps", {})
         state.setdefault("robots", {})
+        state["_layout"] = None
+        # the offsets are keyed by the joints' ids, which a copy changes
+        state["_coord_offsets"] = StateLayout.of_joints(2, 0, state["_joints"])._offsets
+        if "_arrival" in state:     # pickled before 0.2
+            state["arrival"] = state.pop("_arrival")
         self.__dict__.update(state)
         self._buffer = self._q
 
@@ -253,6 +297,7 @@ class Mechanism:
         self._body_names[name] = body
         self._grow_state(start, pose)
         self._system = None
+        self._layout = None
         return body
 
     def _add_bodies(self, names, poses) -> list[Body]:
@@ -398,14 +443,15 @@ class Mechanism:
                 raise ValueError(f"{joint.label} reads a coordinate of {owner.label}, which is "
                                  "not part of this mechanism")
         joint._mechanism = self
-        if joint.n_coordinates:
-            joint._coord_offset = self._n_joint_coords
+        if joint.n_coordinates:   # appended: the coordinates are in joint order (see layout)
+            self._coord_offsets[id(joint)] = self._n_joint_coords
             self._grow_state(self._q.size, joint._coord_init)
             self._n_joint_coords += joint.n_coordinates
         self._joints.append(joint)
         if joint.name is not None:
             self._joint_names[joint.name] = joint
         self._system = None
+        self._layout = None
         return joint
 
     def remove(self, joint: Joint) -> None:
@@ -424,20 +470,20 @@ class Mechanism:
                              "it; remove the driver first")
         if joint.n_coordinates:
             joint._coord_init = joint.coordinates
-            start = self._coord_start + joint._coord_offset
-            self._q = np.delete(self._q, np.arange(start, start + joint.n_coordinates))
+            at = self.layout.coord_slice(joint)
+            self._q = np.delete(self._q, np.arange(at.start, at.stop))
             self._buffer = self._q
-            for j in self._joints:
-                if j.n_coordinates and j._coord_offset > joint._coord_offset:
-                    j._coord_offset -= joint.n_coordinates
             self._n_joint_coords -= joint.n_coordinates
-            joint._coord_offset = -1
+            self._coord_offsets = None     # a new mapping (see below): layouts keep theirs
         self._joints.remove(joint)
+        if self._coord_offsets is None:
+            self._coord_offsets = StateLayout.of_joints(self.dim, 0, self._joints)._offsets
         if joint.name is not None:
             del self._joint_names[joint.name]
         joint._p = joint._p.copy()
         joint._mechanism = None
         self._system = None
+        self._layout = None
 
     # -- state ----------------------------------------------------------------------------------
     @property
@@ -447,17 +493,18 @@ class Mechanism:
 
     @state.setter
     def state(self, q) -> None:
-        self._q[:] = self._checked_states(as_vector(q, "state", self._q.size)[None], "state")[0]
+        self._q[:] = self.checked_states(as_vector(q, "state", self._q.size)[None], "state")[0]
 
-    def _checked_states(self, Q: np.ndarray, name: str = "states") -> np.ndarray:
+    def checked_states(self, Q: np.ndarray, name: str = "states") -> np.ndarray:
         """States ``(B, n_state)`` (finite, of the right length) checked as poses: planar angles
         within ``MAX_ANGLE``; spatial quaternions of unit norm within 1e-6, then normalized
         (a copy). A ValueError names the item and the body otherwise."""
         nb = len(self._bodies)
         if not nb:
             return Q
+        layout = self.layout
         if self.dim == 2:
-            angles = Q[:, 2:3 * nb:3]
+            angles = layout.rotations(Q)
             bad = np.abs(angles) > MAX_ANGLE
             if bad.any():
                 i, k = np.argwhere(bad)[0]
@@ -465,8 +512,7 @@ class Mechanism:
                 raise ValueError(f"{name}: {where}the angle of body {self._bodies[k].name!r} "
                                  f"must be within +-{MAX_ANGLE:g} rad, got {angles[i, k]:g}")
             return Q
-        at = (7 * np.arange(nb)[:, None] + np.arange(3, 7)).ravel()
-        quats = Q[:, at].reshape(len(Q), nb, 4)
+        quats = layout.rotations(Q)
         norms = np.sqrt(np.einsum("ijk,ijk->ij", quats, quats))
         bad = np.abs(norms - 1.0) > 1e-6
         if bad.any():
@@ -475,7 +521,7 @@ class Mechanism:
             raise ValueError(f"{name}: {where}the quaternion of body {self._bodies[k].name!r} "
                              f"must have norm 1 (within 1e-6), got norm {norms[i, k]:.6g}")
         Q = Q.copy()
-        Q[:, at] = (quats / norms[:, :, None]).reshape(len(Q), -1)
+        layout.rotations(Q)[:] = quats / norms[:, :, None]
         return Q
 
     @property
@@ -485,10 +531,18 @@ class Mechanism:
         view.flags.writeable = False
         return view
 
-    def put_state(self, q) -> None:
+    def state_at(self, at) -> np.ndarray:
+        """A copy of the state's entries ``at`` (a slice or index from :attr:`layout`)."""
+        return self._q[at].copy()
+
+    def put_state(self, q, at=None) -> None:
         """Set the state from an array of its length, without the checks of :attr:`state`
-        (for solvers, whose states are valid by construction)."""
-        self._q[:] = q
+        (for solvers, whose states are valid by construction); with ``at`` (a slice or index
+        from :attr:`layout`), only those entries."""
+        if at is None:
+            self._q[:] = q
+        else:
+            self._q[at] = q
 
     @contextmanager
     def trying_state(self, q):
@@ -522,6 +576,35 @@ class Mechanism:
     def _coord_start(self) -> int:
         """Index in the state vector where the joints' own coordinates begin."""
         return len(self._bodies) * (3 if self.dim == 2 else 7)
+
+    @property
+    def layout(self) -> StateLayout:
+        """Where each body's pose and each joint's own coordinates sit in the state (and in
+        increments and velocities): a :class:`~mechsolve._layout.StateLayout`, built once per
+        topology change (bodies or joints added or removed)."""
+        layout = self._layout
+        if layout is None:
+            layout = self._layout = StateLayout(self.dim, len(self._bodies),
+                                                self._coord_offsets, self._n_joint_coords)
+        return layout
+
+    @property
+    def fixed_length_scale(self) -> float | None:
+        """The length scale assigned to :attr:`length_scale`, or ``None`` where it is computed
+        from the geometry (what a model file saves)."""
+        return self._length_scale
+
+    def parameters_changed(self) -> None:
+        """Joint parameters were written in place (``joint._p``, as
+        :func:`mechsolve.design.set_parameters` does): the compiled system's units (the
+        model's size, which equations are lengths) follow them."""
+        if self._system is not None:
+            self._system._scales(self)
+
+    def limits_changed(self) -> None:
+        """A joint's limits were assigned: the compiled system looks for them again."""
+        if self._system is not None:
+            self._system.forget_limits()
 
     def system(self) -> System:
         """The compiled system (built once per topology)."""
@@ -610,7 +693,7 @@ class Mechanism:
         if branch is not None and not callable(branch):
             raise TypeError(f"branch must be a callable taking the mechanism, got "
                             f"{type(branch).__name__}")
-        with time_limited(time_limit, "solve"), self._unchanged_on_failure():
+        with time_limited(time_limit, "solve"), self.unchanged_on_failure():
             if t is not None:
                 self.set_time(t)
             self.rates_cache.update(nu=None, nudot=None)
@@ -643,7 +726,7 @@ class Mechanism:
         """Global velocity of a body point (body coordinates) at the current pose and time."""
         nu = _cached(self, "nu")
         nu = self.velocity() if nu is None else nu
-        return analysis.point_velocity(self, self._own(body), point, nu)
+        return analysis.point_velocity(self, self.as_body(body), point, nu)
 
     def point_acceleration(self, body: Body, point) -> np.ndarray:
         """Global acceleration of a body point at the current pose, velocity and time."""
@@ -651,7 +734,7 @@ class Mechanism:
         nu = self.velocity() if nu is None else nu
         nudot = _cached(self, "nudot")
         nudot = self.acceleration() if nudot is None else nudot
-        return analysis.point_acceleration(self, self._own(body), point, nu, nudot)
+        return analysis.point_acceleration(self, self.as_body(body), point, nu, nudot)
 
     def free_motions(self) -> np.ndarray:
         """The instantaneous free motions at the current pose: a ``(k, n)`` array whose
@@ -672,7 +755,7 @@ class Mechanism:
         joint parameters such as end-effector targets). ``time_limit`` (seconds) bounds the
         wall-clock time; past it a :class:`~mechsolve.SolveError` says so.
         """
-        with time_limited(time_limit, "solve_batch"), self._unchanged_on_failure():
+        with time_limited(time_limit, "solve_batch"), self.unchanged_on_failure():
             return analysis.solve_batch(self, states, **options)
 
     def sweep_time(self, times, *, time_limit: float | None = None, **options):
@@ -740,10 +823,10 @@ class Mechanism:
         >>> motion.velocity(mech.body("coupler"), (0.0, 1.0)).shape     # a coupler point, /s
         (101, 2)
         """
-        with time_limited(time_limit, "sweep_time"), self._unchanged_on_failure():
+        with time_limited(time_limit, "sweep_time"), self.unchanged_on_failure():
             return analysis.sweep_time(self, times, **options)
 
-    def _own_driver(self, driver) -> DriverJoint:
+    def as_driver(self, driver) -> DriverJoint:
         """``driver`` (a driver of this mechanism, or its name) as the joint; a TypeError for
         anything else, a ValueError for a driver of another mechanism."""
         if isinstance(driver, str):
@@ -755,7 +838,9 @@ class Mechanism:
             raise ValueError(f"{driver.label} is not a driver of this mechanism")
         return driver
 
-    def _own(self, body: Body) -> Body:
+    def as_body(self, body) -> Body:
+        """``body`` checked as a body of this mechanism: a TypeError for anything but a
+        :class:`Body`, a ValueError for a body of another mechanism."""
         if not isinstance(body, Body):
             raise TypeError(f"body must be a Body, got {type(body).__name__}")
         if body.mechanism is not self:
@@ -780,7 +865,7 @@ class Mechanism:
             return analysis.sweep(self, driver, values, **options)
 
     @contextmanager
-    def _unchanged_on_failure(self):
+    def unchanged_on_failure(self):
         """Restore the state, time, driver values and profiles and time-dependent joints'
         times if the block raises (anything: a failure, a time limit, a user callback)."""
         drivers, timed = self.system().stateful_joints if self._joints else ((), ())

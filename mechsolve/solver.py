@@ -282,9 +282,9 @@ def _roundoff(system, q: np.ndarray, vals: np.ndarray, phi: np.ndarray, rows, to
 def _magnitudes(system, q: np.ndarray) -> np.ndarray:
     """Size of every increment component's coordinate in the model's units."""
     mag = np.ones(system.n)
+    layout = system.layout
     if system.spatial:
-        pos = q[: system.c0_state].reshape(system.nb, 7)[:, :3] / system.length_scale
-        mag[: system.c0_incr].reshape(system.nb, 6)[:, :3] = np.abs(pos)
+        layout.increments(mag)[:, :3] = np.abs(layout.positions(q)) / system.length_scale
     else:
         mag[: system.c0_incr] = np.abs(q[: system.c0_state]) / system.state_scale[
             : system.c0_state]

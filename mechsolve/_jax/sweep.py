@@ -273,7 +273,8 @@ def _build(jax, jnp, traced, max_iterations, param_map, out_bodies, ftype, numpy
     def points(Q, local):
         pts = []
         for k, bi in enumerate(out_bodies):
-            x, y, th = Q[..., 3 * bi], Q[..., 3 * bi + 1], Q[..., 3 * bi + 2]
+            X = Q[..., traced.pose_slices[bi]]      # the body's pose (the mechanism's layout)
+            x, y, th = X[..., 0], X[..., 1], X[..., 2]
             c, s = jnp.cos(th), jnp.sin(th)
             px, py = local[k, 0], local[k, 1]
             pts.append(jnp.stack([x + c * px - s * py, y + s * px + c * py], axis=-1))

@@ -34,6 +34,8 @@ class TracedSystem:
         self.n, self.m, self.nb = sys.n, sys.m, sys.nb
         self.n_state = sys.n_state
         self.c0_state = sys.c0_state
+        #: where each body's pose sits in the state (from the mechanism's layout)
+        self.pose_slices = [sys.layout.body_slice(b) for b in range(self.nb)]
         self.groups = [(g.cls, tuple(np.asarray(s) for s in g.slots),
                         tuple(None if s is None else np.asarray(s) for s in g.selections))
                        for g in sys.groups]
@@ -66,7 +68,7 @@ class TracedSystem:
         stacked in its place, so that the compiled function has no gathers or scatters and
         XLA fuses the kernels, the assembly and what follows."""
         zero = jnp.zeros((), dtype=q.dtype)
-        poses = [q[3 * b: 3 * b + 3] for b in range(self.nb)] + [jnp.zeros(3, dtype=q.dtype)]
+        poses = [q[s] for s in self.pose_slices] + [jnp.zeros(3, dtype=q.dtype)]
         terms = []
         for (cls, slots, _), P in zip(self.groups, Ps):
             X = [jnp.stack([poses[b] for b in s.tolist()]) for s in slots]

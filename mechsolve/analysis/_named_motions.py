@@ -213,12 +213,11 @@ def null_space(system, J: np.ndarray) -> np.ndarray:
 
 def _items(mech, system) -> list:
     """``(body or joint, columns)`` of every body and every joint with own coordinates."""
-    d = system.body_dim
-    out = [(b, np.arange(d * b.index, d * (b.index + 1))) for b in mech.bodies]
+    layout = mech.layout
+    out = [(b, np.arange(layout.n_increment)[layout.increment_slice(b)]) for b in mech.bodies]
     for j in mech.joints:
-        if j.n_coordinates and j._coord_offset >= 0:
-            start = system.c0_incr + j._coord_offset
-            out.append((j, np.arange(start, start + j.n_coordinates)))
+        if j.n_coordinates:
+            out.append((j, np.arange(layout.n_increment)[layout.coord_increment_slice(j)]))
     return out
 
 

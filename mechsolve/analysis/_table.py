@@ -117,15 +117,16 @@ def motion_table(motion, *, bodies=None, points=None, rates: bool = False, per=N
             add(f"{body.name}.{coord}", u.name(kind), pose[:, k], u.factor(kind))
     # the joints' own coordinates (with every body only: the whole state)
     if bodies is None:
-        start = mech._coord_start
+        layout = mech.layout
         for j in mech.joints:
-            if not j.n_coordinates or j._coord_offset < 0:
+            if not j.n_coordinates:
                 continue
+            start = layout.coord_slice(j).start
             lengths = np.asarray(j.coordinate_lengths, dtype=bool)
             angles = np.asarray(j._coordinate_angles, dtype=bool)
             for k in range(j.n_coordinates):
                 kind = "length" if lengths[k] else "angle" if angles[k] else "number"
-                col = motion.states[:, start + j._coord_offset + k]
+                col = motion.states[:, start + k]
                 add(f"{j.name or j.label}.{k}", u.name(kind), col, u.factor(kind))
     # points' paths
     pts = _points(points)

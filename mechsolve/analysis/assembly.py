@@ -287,10 +287,19 @@ class _Together(_Continuation):
         e[rows] = self.change / self.length      # d(value) / d(distance), in the model's units
         self.e = e if self.rows is None else e[self.rows]
 
-    def set_parameter(self, s) -> None:
-        values = self.start + (float(s) / self.length) * self.change
-        for d, v in zip(self.drivers, values):
-            d._set_raw_value(v)
+    def params(self, values) -> dict:
+        """The joint parameters at distances ``values`` along the path (``{group: P (N, k,
+        p)}``): every driver's value column set to its value there (the drivers are not
+        set)."""
+        sys = self.sys
+        at = self.start + (np.asarray(values, dtype=float)[:, None] / self.length) * self.change
+        out = {}
+        for d, column in zip(self.drivers, at.T):
+            gi, ii, col = sys.driver_slot(d)
+            if gi not in out:
+                out[gi] = np.repeat(sys.groups[gi].P[None], len(at), axis=0)
+            out[gi][:, ii, col] = column
+        return out
 
 
 def _straight_path(mech, q, moving, dependent, tol, max_iterations):
@@ -388,7 +397,8 @@ def _scaled_gap(sys, q, q0) -> np.ndarray:
     modulo whole turns (an assembly turned by 2 pi is the same assembly)."""
     d = sys.difference(q, q0) / sys.col_scale
     if not sys.spatial:
-        d[2:sys.c0_incr:3] = _wrap(d[2:sys.c0_incr:3])
+        angles = sys.layout.increments(d)[:, 2]     # a view: d is contiguous
+        angles[:] = _wrap(angles)
     return d
 
 
@@ -398,9 +408,9 @@ def _nearest_turns(sys, q, q0, tol: float) -> np.ndarray:
     round-off is no longer the model's), unless that breaks an equation (a driven angle)."""
     if sys.spatial:
         return q
-    at = slice(2, sys.c0_state, 3)
+    rotations = sys.layout.rotations
     moved = q.copy()
-    moved[at] = q0[at] + _wrap(q[at] - q0[at])
+    rotations(moved)[:] = rotations(q0) + _wrap(rotations(q) - rotations(q0))
     if np.array_equal(moved, q):
         return q
     ok = np.max(np.abs(sys.phi(moved)) / sys.eq_scale, initial=0.0) <= residual_tolerance(
@@ -413,10 +423,10 @@ def _turned(sys, q, body, point, axis, angle):
     ``axis`` (global)."""
 
     out = q.copy()
-    k = 7 * body.index
+    at, rot = sys.layout.position_slice(body), sys.layout.rotation_slice(body)
     r = quat_exp(angle * np.asarray(axis, float))
-    out[k:k + 3] = point + quat_rotate(r, q[k:k + 3] - point)
-    out[k + 3:k + 7] = quat_multiply(r, q[k + 3:k + 7])
+    out[at] = point + quat_rotate(r, q[at] - point)
+    out[rot] = quat_multiply(r, q[rot])
     return out
 
 
@@ -433,8 +443,8 @@ def _unmirrored(mech, sys, q, *, tol: float, max_iterations: int, stop=None):
     true, mirrored, its = [], [], 0
     for body, axis in turns:
         start = q.copy()
-        k = 7 * body.index
-        start[k + 3:k + 7] = quat_multiply(quat_exp(np.pi * axis), q[k + 3:k + 7])
+        rot = sys.layout.rotation_slice(body)
+        start[rot] = quat_multiply(quat_exp(np.pi * axis), q[rot])
         q1, res, _ = newton(sys, start, tol=tol, max_iterations=max_iterations)
         its += res.iterations
         if not res.success or any(np.max(np.abs(sys.difference(q1, r) / sys.col_scale)) < 1e-6

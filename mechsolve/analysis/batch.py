@@ -108,7 +108,7 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
         states = _finite_array(states, "states")
         if states.ndim != 2 or states.shape[1] != sys.n_state or not len(states):
             raise ValueError(f"states must have shape (B, {sys.n_state}), got {states.shape}")
-        states = mech._checked_states(states)
+        states = mech.checked_states(states)
         sizes["states"] = len(states)
     if not sizes:
         raise ValueError("solve_batch needs the batch: states=, values= or params=")
@@ -283,8 +283,8 @@ def per_item_entries(mech, values=None, params=None, what: str = "params") -> li
         try:
             keyed = _keyed(mech, joints, what)
         except KeyError as exc:
-            key = next(k for k in joints if isinstance(k, str) and k not in mech._joint_names)
-            names = list(parameter_slices(mech)) + list(mech._joint_names)
+            key = next(k for k in joints if isinstance(k, str) and k not in mech.joint_names)
+            names = list(parameter_slices(mech)) + list(mech.joint_names)
             raise ValueError(f"{what}: no parameter or joint named {key!r}"
                              f"{_close(key, names)} (see mech.parameters())") from exc
         for joint, arr in keyed.items():

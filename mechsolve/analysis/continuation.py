@@ -196,8 +196,20 @@ class _Continuation:
     monotone = True
 
     def set_parameter(self, v) -> None:
-        """Set the continuation parameter (here the driver's value; its profile is kept)."""
-        self.driver._set_raw_value(v)
+        """Set what the equations read from the mechanism at parameter ``v`` before they are
+        evaluated without :meth:`params`: nothing along a driver's value, which the corrector
+        passes to the equations (:meth:`problem_at`) and the tangent's equation does not read
+        (a time sweep sets the time)."""
+
+    def problem_at(self, v):
+        """The corrector's problem at parameter ``v``: the equations followed, with the
+        driver's value ``v`` passed to them as a parameter (the driver is not set)."""
+        if self.driver is None:
+            return self.problem.at(self.params([v]))
+        gi, ii, col = self.sys.driver_slot(self.driver)
+        P = self.sys.groups[gi].P.copy()      # the group's parameters, this value in its slot
+        P[ii, col] = v
+        return self.problem.at({gi: P[None]})
 
     def tangent_rhs(self, v, q) -> np.ndarray:
         """Right-hand side ``b`` of the tangent equation ``J dq/dv = b``."""
@@ -253,10 +265,10 @@ class _Continuation:
         report is built: a corrector's failure only shortens the step). Returns
         ``(q, outcome, vals)``: the pose, its :class:`_Corrected` outcome and the Jacobian data
         at the last iterate where it was evaluated."""
-        self.set_parameter(v)
         # a loose tolerance asks for a waypoint (a coarse node): no need to polish it
         precise = tol is None or tol <= self.tol
-        out = core_newton(self.problem, np.asarray(q0, dtype=float)[None], tol=tol or self.tol,
+        out = core_newton(self.problem_at(v), np.asarray(q0, dtype=float)[None],
+                          tol=tol or self.tol,
                           max_iterations=self.max_iterations, strategy=self.strategy,
                           lambda_min=NEAR_LAMBDA_MIN, pose_rtol=POSE_RTOL,
                           pose_atol=0.0 if precise else tol)
@@ -271,7 +283,7 @@ class _Continuation:
         when the solve fails."""
         mech, sys = self.mech, self.sys
         self.sketch = mech.state
-        arrival = mech._arrival
+        arrival = mech.arrival
         if arrival is not None and arrival[0].shape == self.sketch.shape and \
                 np.array_equal(arrival[0], self.sketch):
             self.arrival = sys.difference(arrival[0], arrival[1]) / self.c
@@ -677,7 +689,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10,
         ``.limit_value`` (the driver value at which it is reached, located to round-off) and
         ``.limit_state`` (the pose there).
     """
-    driver = mech._own_driver(driver)
+    driver = mech.as_driver(driver)
     values = as_values(values)
     tol = as_float(tol, "tol", positive=True)
     max_iterations = as_count(max_iterations, "max_iterations")
@@ -758,7 +770,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10,
 
     # on any failure (a SweepError, a time limit, a raising progress callback) the mechanism
     # is left as it was: state, time, driver values and profiles
-    with mech._unchanged_on_failure():
+    with mech.unchanged_on_failure():
         driver._assign(values[0], check_degrees=False)   # the values are judged above
         state, res = cont.start(values[0], cannot_start)
         if not cont.use_sign:   # else square and regular next to the start: no free motion
@@ -789,7 +801,7 @@ def sweep(mech, driver, values, *, tol: float = 1e-10,
             residuals[todo] = np.max(np.abs(sys.phi(states[todo], params=_driver_params(
                 sys, driver, values[todo]))), axis=1)
         mech.state = states[-1]
-        mech._arrival = (mech.state, states[-2].copy()) if N >= 2 else None
+        mech.arrival = (mech.state, states[-2].copy()) if N >= 2 else None
         driver._assign(values[-1], check_degrees=False)
         return Motion(mech, driver, values.copy(), states, iterations, residuals,
                       singular=_distinct(cont.singular, unit=cont.vscale))

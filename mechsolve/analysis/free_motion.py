@@ -172,14 +172,13 @@ class _Chart:
         sys = self.sys
         BD = self.B.copy()
         if sys.spatial:
-            nb = sys.nb
-            qr = quat_multiply(q[:sys.c0_state].reshape(nb, 7)[:, 3:],
-                               quat_conjugate(self.q0[:sys.c0_state].reshape(nb, 7)[:, 3:]))
+            rotations = sys.layout.rotations
+            qr = quat_multiply(rotations(q), quat_conjugate(rotations(self.q0)))
             sign = np.where(qr[:, 0] < 0.0, -1.0, 1.0)   # the short way, as quat_log takes
             _, M = _log_rows(qr[:, 0] * sign, qr[:, 1:] * sign[:, None])    # (nb, 3, 3)
-            cols = (6 * np.arange(nb)[:, None] + np.arange(3, 6)).ravel()  # rotation columns
-            rot = self.B[:, cols].reshape(self.k, nb, 3)
-            BD[:, cols] = np.einsum("kbi,bij->kbj", rot, M).reshape(self.k, -1)
+            rot = sys.layout.increments(self.B)[:, :, 3:]     # the rotation columns
+            # (a view of the copy BD: written in place)
+            sys.layout.increments(BD)[:, :, 3:] = np.einsum("kbi,bij->kbj", rot, M)
         return np.vstack([sys.jacobian_dense(vals), BD])
 
     def tangent(self, q) -> np.ndarray:
@@ -397,9 +396,7 @@ def free_motion_amplitude(mech, direction, points=()) -> float:
     size = float(np.linalg.norm(pos.max(axis=0) - pos.min(axis=0)))
     size = size if size > 0.0 else 1.0
     speed = float(np.max(np.linalg.norm(rate, axis=1), initial=0.0))
-    d = system.body_dim
-    w = b[:system.c0_incr].reshape(-1, d)[:, 2:] if mech.dim == 2 else \
-        b[:system.c0_incr].reshape(-1, d)[:, 3:]
+    w = system.layout.increments(b)[:, mech.dim:]     # the bodies' rotation rates
     turn = float(np.max(np.linalg.norm(w, axis=1), initial=0.0))
     limits = [WIGGLE_FRACTION * size / speed if speed > 1e-12 else np.inf,
               MAX_WIGGLE_ROTATION / turn if turn > 1e-12 else np.inf]

@@ -206,7 +206,8 @@ def mechanical_advantage(motion, output) -> np.ndarray:
     nu = _unit_rates(motion)
 
     def omega(body):
-        return np.zeros(len(motion)) if body.is_ground else nu[:, 3 * body.index + 2]
+        return np.zeros(len(motion)) if body.is_ground else \
+            nu[:, mech.layout.angle_index(body)]
 
     if isinstance(output, Body):
         if output.mechanism is not mech:
@@ -240,7 +241,7 @@ def rotation_range(mech, driver, *, points: int = 73) -> RotationRange:
     forward turn that completes means the crank turns fully. Works for any mechanism with
     one degree of freedom left to the driver.
     """
-    driver = mech._own_driver(driver)
+    driver = mech.as_driver(driver)
     work = pickle.loads(pickle.dumps(mech))
     d = work.joints[mech.joints.index(driver)]
     v0 = float(d.value)

@@ -63,20 +63,16 @@ class Motion:
         """Pose of ``body`` at every step: ``(N, 3)`` planar ``(x, y, angle)``, or ``(N, 7)``
         spatial ``(x, y, z, qw, qx, qy, qz)``."""
         body = self._body(body)
-        size = 3 if self.mechanism.dim == 2 else 7
         if body.is_ground:
             return np.tile(body.pose, (len(self), 1))
-        return self.states[:, size * body.index:size * (body.index + 1)].copy()
+        return self.states[:, self.mechanism.layout.body_slice(body)].copy()
 
     def point(self, body, point=None) -> np.ndarray:
         """Global path of a body point (given in body coordinates), shape ``(N, dim)``."""
-        X = self.pose(body)
+        body = self._body(body)
         dim = self.mechanism.dim
         p = as_vector(np.zeros(dim) if point is None else point, "point", dim)
-        if dim == 3:
-            return X[:, :3] + quat_rotate(X[:, 3:], p)
-        c, s = np.cos(X[:, 2]), np.sin(X[:, 2])
-        return np.stack([X[:, 0] + c * p[0] - s * p[1], X[:, 1] + s * p[0] + c * p[1]], axis=1)
+        return self.mechanism.layout.point(self.states, body, p)
 
     @property
     def times(self) -> np.ndarray:
@@ -127,7 +123,7 @@ class Motion:
                             f"driver of the mechanism or its name, got {type(per).__name__} "
                             f"{per!r}")
         try:
-            return mech._own_driver(per)
+            return mech.as_driver(per)
         except KeyError:
             raise ValueError(f"per={per!r}: the mechanism has no driver of that name "
                              f"(drivers: {', '.join(d.label for d in mech.drivers)})") from None
@@ -228,10 +224,10 @@ class Motion:
 
     def _body_rates(self, body, rates) -> np.ndarray:
         body = self._body(body)
-        d = 3 if self.mechanism.dim == 2 else 6
+        layout = self.mechanism.layout
         if body.is_ground:
-            return np.zeros((len(self), d))
-        return rates[:, d * body.index:d * (body.index + 1)].copy()
+            return np.zeros((len(self), layout.body_dof))
+        return rates[:, layout.increment_slice(body)].copy()
 
     def velocity(self, body, point=None, *, per=None) -> np.ndarray:
         """Global velocity of a body point at every step, shape ``(N, dim)``.
@@ -271,8 +267,7 @@ class Motion:
         if body.is_ground:
             return np.zeros((N, dim))
         X = self.pose(body)
-        d = 3 if dim == 2 else 6
-        s = slice(d * body.index, d * (body.index + 1))
+        s = self.mechanism.layout.increment_slice(body)
         v = nu[:, s]
         a = None if nudot is None else nudot[:, s]
         if dim == 2:

@@ -229,8 +229,8 @@ def _position_gap(sys, q, q0) -> float:
     """How far the bodies' positions in pose ``q`` are from those in ``q0``: the Euclidean norm
     of their displacements (the sketch's positions, more than its angles, say which assembly
     is meant)."""
-    d = sys.difference(q, q0)[: sys.c0_incr].reshape(sys.nb, sys.body_dim)
-    return float(np.linalg.norm(d[:, : sys.body_dim - (3 if sys.spatial else 1)]))
+    d = sys.layout.increments(sys.difference(q, q0))
+    return float(np.linalg.norm(d[:, : sys.layout.dim]))
 
 
 def _mirror_message(joints) -> str:

@@ -319,16 +319,11 @@ def _cached(mech, name: str):
     return value
 
 
-def _body_slices(mech, body):
-    d = 3 if mech.dim == 2 else 6
-    return slice(d * body.index, d * (body.index + 1))
-
-
 def point_velocity(mech, body, point, nu) -> np.ndarray:
     """Global velocity of a body point (body coordinates) for generalized velocity ``nu``."""
     if body.is_ground:
         return np.zeros(mech.dim)
-    v = nu[_body_slices(mech, body)]
+    v = nu[mech.layout.increment_slice(body)]
     if mech.dim == 2:
         p = as_vector(point, "point", 2)
         a = body.rotation @ p
@@ -341,7 +336,7 @@ def point_acceleration(mech, body, point, nu, nudot) -> np.ndarray:
     """Global acceleration of a body point for velocity ``nu`` and acceleration ``nudot``."""
     if body.is_ground:
         return np.zeros(mech.dim)
-    s = _body_slices(mech, body)
+    s = mech.layout.increment_slice(body)
     v, a = nu[s], nudot[s]
     if mech.dim == 2:
         r = body.rotation @ as_vector(point, "point", 2)

@@ -52,6 +52,11 @@ def _time_continuation(mech, tol, max_iterations):
         def set_parameter(self, t) -> None:
             mech.set_time(t)
 
+        def problem_at(self, t):
+            # the time reaches the drivers' profiles and the time-dependent joints: it is set
+            self.set_parameter(t)
+            return self.problem
+
         def tangent_rhs(self, t, q) -> np.ndarray:
             if t is not None and t != mech.time:
                 mech.set_time(t)
@@ -302,7 +307,7 @@ def sweep_time(mech, times, *, tol: float = 1e-10,
     if batch:   # the rates at the last pose, as a pose-by-pose sweep leaves them
         _store_velocity(mech, nus[-1].copy())
         mech.rates_cache["nudot"] = nudots[-1].copy()
-    mech._arrival = (states[-1].copy(), states[-2].copy()) if N >= 2 else None
+    mech.arrival = (states[-1].copy(), states[-2].copy()) if N >= 2 else None
     return Motion(mech, None, times.copy(), states, iterations, residuals, nus, nudots,
                   singular=_distinct(cont.singular))
 

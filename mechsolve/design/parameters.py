@@ -87,6 +87,5 @@ def set_parameters(mech, values) -> None:
     for joint, sl, v in staged:
         joint._p[sl] = v      # in place: the compiled system reads these rows
     if staged:
-        if mech._system is not None:
-            mech._system._scales(mech)
+        mech.parameters_changed()
         mech.rates_cache.update(key=None, nu=None, nudot=None)

@@ -35,7 +35,6 @@ import numpy as np
 
 from .._validation import as_vector
 from .._warnings import MechsolveWarning
-from ..analysis.rates import _body_slices
 from ..body import Body
 from ..linalg import LinearStrategy
 from ..solver import SolveError, strategy_for
@@ -114,7 +113,7 @@ def increment_labels(mech) -> list[str]:
     parts = ("x", "y", "angle") if mech.dim == 2 else ("x", "y", "z", "rx", "ry", "rz")
     out = [f"{b.name}.{c}" for b in mech.bodies for c in parts]
     for j in mech.joints:
-        if j.n_coordinates and j._coord_offset >= 0:
+        if j.n_coordinates:
             out.extend(f"{j.label}.s[{i}]" for i in range(j.n_coordinates))
     return out
 
@@ -179,12 +178,12 @@ def _local_point(mech, body, point) -> np.ndarray:
 
 def _arm(mech, Q, body, p) -> np.ndarray:
     """``R p``, the body point relative to the body's origin in global axes: ``(..., dim)``."""
+    rotation = Q[..., mech.layout.rotation_slice(body)]
     if mech.dim == 2:
-        t = Q[..., 3 * body.index + 2]
+        t = rotation[..., 0]
         c, s = np.cos(t), np.sin(t)
         return np.stack([c * p[0] - s * p[1], s * p[0] + c * p[1]], axis=-1)
-    quat = Q[..., 7 * body.index + 3:7 * body.index + 7]
-    return quat_rotate(quat, np.broadcast_to(p, quat.shape[:-1] + (3,)))
+    return quat_rotate(rotation, np.broadcast_to(p, rotation.shape[:-1] + (3,)))
 
 
 def _turn(mech, a: np.ndarray, r: np.ndarray) -> np.ndarray:
@@ -204,7 +203,7 @@ def _point_derivative(mech, Q, body, p, D) -> np.ndarray:
     dim = mech.dim
     if body.is_ground:
         return np.zeros(D.shape[:-2] + (dim, D.shape[-1]))
-    rows = D[..., _body_slices(mech, body), :]
+    rows = D[..., mech.layout.increment_slice(body), :]
     r = _arm(mech, Q, body, p)
     return rows[..., :dim, :] + _turn(mech, rows[..., dim:, :], r)
 
@@ -214,7 +213,7 @@ def _point_velocity_derivative(mech, Q, body, p, nu, dnu, D) -> np.ndarray:
     c)`` from the velocities ``nu (N, n)``, their derivatives ``dnu (N, n, c)`` and those of
     the poses ``D (N, n, c)`` at states ``Q (N, n_state)``."""
     dim = mech.dim
-    s = _body_slices(mech, body)
+    s = mech.layout.increment_slice(body)
     r = _arm(mech, Q, body, p)
     w = nu[:, s][:, dim:]                 # (N, 1 or 3)
     out = dnu[:, s][:, :dim] + _turn(mech, dnu[:, s][:, dim:], r)
@@ -288,7 +287,7 @@ class Sensitivity(_Columns):
         body = _own_body(self.mechanism, body)
         if body.is_ground:
             return np.zeros((3 if self.mechanism.dim == 2 else 6, len(self._cols)))
-        return self.dq_dp[_body_slices(self.mechanism, body)].copy()
+        return self.dq_dp[self.mechanism.layout.increment_slice(body)].copy()
 
     def point(self, body, point=None) -> np.ndarray:
         """Derivative of the global position of a body point (body coordinates, or a named
@@ -336,7 +335,7 @@ def sensitivity(mech, params=None, *, state=None) -> Sensitivity:
     """
     system = mech.system()
     cols = ParameterColumns(mech, params)
-    q = mech.state if state is None else mech._checked_states(
+    q = mech.state if state is None else mech.checked_states(
         np.asarray(state, dtype=float)[None], "state")[0]
     _check_assembled(system, q)
     _, vals = system.evaluate(q)
@@ -407,7 +406,7 @@ class MotionSensitivity(_Columns):
         if body.is_ground:
             return np.zeros((len(self.dq_dp), 3 if self.mechanism.dim == 2 else 6,
                              len(self._cols)))
-        return self.dq_dp[:, _body_slices(self.mechanism, body)].copy()
+        return self.dq_dp[:, self.mechanism.layout.increment_slice(body)].copy()
 
     # -- velocities ------------------------------------------------------------------------
     @property

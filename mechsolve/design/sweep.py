@@ -68,7 +68,6 @@ from ..linalg import lu_solve, row_masks, solve_each
 from ..newton import newton as core_newton
 from ..profiles import Profile
 from ..solver import SolveError
-from ..spatial._quat import quat_rotate
 
 __all__ = ["DesignSweep", "sweep"]
 
@@ -335,7 +334,7 @@ def _checked(mech, designs, driver, values, tol, max_iterations, chunk, progress
     values, ``tol``, ``max_iterations``, ``chunk`` (None: the backend's default), the square
     dense system, the design columns ``(label, joint, slice, array)`` and their number ``D``,
     and the output points ``[(body index, point)]`` (None: whole poses)."""
-    driver = mech._own_driver(driver)
+    driver = mech.as_driver(driver)
     values = as_values(values)
     tol = as_float(tol, "tol", positive=True)
     max_iterations = as_count(max_iterations, "max_iterations")
@@ -433,16 +432,9 @@ def _sweep_chunk(mech, parts, driver_index, values, q0, tol, max_iterations, out
         iterations[idx, k] = its
         if keep_states:
             states[idx, k] = Q
-        elif sys.spatial:   # position + rotated point of each body (x, y, z, quaternion)
+        else:   # the body's position plus its rotated point (see StateLayout.point)
             for o, (bi, pt) in enumerate(out_spec):
-                points[idx, k, o] = Q[:, 7 * bi:7 * bi + 3] + quat_rotate(
-                    Q[:, 7 * bi + 3:7 * bi + 7], pt)
-        else:
-            for o, (bi, pt) in enumerate(out_spec):
-                x, y, th = Q[:, 3 * bi], Q[:, 3 * bi + 1], Q[:, 3 * bi + 2]
-                c, s = np.cos(th), np.sin(th)
-                points[idx, k, o, 0] = x + c * pt[0] - s * pt[1]
-                points[idx, k, o, 1] = y + s * pt[0] + c * pt[1]
+                points[idx, k, o] = sys.layout.point(Q, bi, pt)
 
     # the first value: Newton from the nominal pose
     all_idx = np.arange(C)

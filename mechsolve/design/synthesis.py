@@ -213,12 +213,12 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
     tasks = [x is not None for x in (path, function, poses)]
     if sum(tasks) != 1:
         raise ValueError("give exactly one of path=, function= or poses=")
-    driver = mech._own_driver(driver)
+    driver = mech.as_driver(driver)
     if driver.name is None:
         raise ValueError("the driver must have a name (its value is a design parameter)")
     if body is None:
         raise ValueError("give the output body= (path, motion or function generation)")
-    body = mech._own(mech.body(body) if isinstance(body, str) else body)
+    body = mech.as_body(mech.body(body) if isinstance(body, str) else body)
     if isinstance(point, str):
         point = body.point(point)
     dim = mech.dim
@@ -308,8 +308,7 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
         for (j, k), v in zip(wcols, x[:nP]):
             if j is not None:
                 j._p[k] = v
-        if work._system is not None:
-            work._system._scales(work)
+        work.parameters_changed()
 
     def traced(x):
         pt = None if point is None else point.copy()
@@ -463,8 +462,7 @@ def _candidate(work, wcols, x, reference, wdriver, vals):
     for (j, k), v in zip(wcols, x):
         if j is not None:
             j._p[k] = v
-    if work._system is not None:
-        work._system._scales(work)
+    work.parameters_changed()
     out = copy.deepcopy(work)
     out.state = reference
     d = out.joint(wdriver.name)

@@ -263,8 +263,7 @@ def _points(mech, Q, outs) -> np.ndarray:
         if body.is_ground:
             cols.append(np.broadcast_to(body.to_global(p), Q.shape[:-1] + (mech.dim,)))
             continue
-        size = 3 if mech.dim == 2 else 7
-        origin = Q[..., size * body.index:size * body.index + mech.dim]
+        origin = Q[..., mech.layout.position_slice(body)]
         cols.append(origin + _arm(mech, Q, body, p))
     return np.stack(cols, axis=-2)
 

@@ -262,8 +262,7 @@ class LoopFunction:
         except BaseException:
             for joint, old in saved:
                 joint._p[:] = old
-            if mech._system is not None:
-                mech._system._scales(mech)
+            mech.parameters_changed()
             raise
         return mech.state
 

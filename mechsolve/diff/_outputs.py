@@ -9,7 +9,6 @@ from collections.abc import Mapping
 import numpy as np
 
 from .._validation import as_float
-from ..analysis.rates import _body_slices
 from ..body import Body
 from ..design.parameters import parameter_slices
 from ..design.sensitivity import (
@@ -153,18 +152,18 @@ class _Resolved:
         mech, body = self.mech, self.body
         dim = mech.dim
         if self.kind == "pose":
+            layout = mech.layout
             if dim == 2:
-                return q[3 * body.index:3 * body.index + 3].copy()
-            i = 7 * body.index
-            return np.concatenate([q[i:i + 3], _rotation(q[i + 3:i + 7]).ravel()])
+                return q[layout.body_slice(body)].copy()
+            return np.concatenate([q[layout.position_slice(body)],
+                                   _rotation(q[layout.rotation_slice(body)]).ravel()])
         if self.kind == "point":
             if body.is_ground:
                 return self.p.copy()
-            i = (3 if dim == 2 else 7) * body.index
-            return q[i:i + dim] + _arm(mech, q, body, self.p)
+            return q[mech.layout.position_slice(body)] + _arm(mech, q, body, self.p)
         if body.is_ground:
             return np.zeros(dim)
-        v = nu[_body_slices(mech, body)]
+        v = nu[mech.layout.increment_slice(body)]
         r = _arm(mech, q, body, self.p)
         if dim == 2:
             return v[:2] + v[2] * np.array([-r[1], r[0]])
@@ -178,10 +177,10 @@ class _Resolved:
         dim = mech.dim
         c = X.shape[1]
         if self.kind == "pose":
-            rows = X[_body_slices(mech, body)]
+            rows = X[mech.layout.increment_slice(body)]
             if dim == 2:
                 return rows.copy()
-            R = _rotation(q[7 * body.index + 3:7 * body.index + 7])
+            R = _rotation(q[mech.layout.rotation_slice(body)])
             # d R = [dphi]x R, the rotation vector dphi in global axes
             W = _skew(rows[3:].T)                     # (c, 3, 3)
             dR = np.einsum("cij,jk->cik", W, R).reshape(c, 9).T

@@ -146,7 +146,7 @@ class _Reader:
         name = self.string(v, path)
         if name == "ground":
             return self.mech.ground
-        found = self.mech._body_names.get(name)
+        found = self.mech.body_names.get(name)
         if found is None:
             known = ", ".join(repr(b.name) for b in self.mech.bodies[:8])
             raise self.fail(path, f"no body named {name!r} (bodies: 'ground'"
@@ -155,7 +155,7 @@ class _Reader:
 
     def joint(self, v, path: str):
         name = self.string(v, path)
-        found = self.mech._joint_names.get(name)
+        found = self.mech.joint_names.get(name)
         if found is None:
             raise self.fail(path, f"no joint named {name!r} before this one (a joint can "
                                   "refer only to joints listed above it)")
@@ -471,7 +471,7 @@ def _read_body(t: dict, path: str, r: _Reader) -> None:
         raise r.fail(f"{path}.name", "missing: every body has a name")
     name = r.string(t["name"], f"{path}.name")
     path = f"{path} ({name!r})"
-    if name == "ground" or name in r.mech._body_names:
+    if name == "ground" or name in r.mech.body_names:
         raise r.fail(f"{path}.name", f"a body named {name!r} already exists"
                                      + (" (ground is built in)" if name == "ground" else ""))
     kw = {}

@@ -412,8 +412,8 @@ def _document(mech) -> dict:
         doc["name"] = mech.name
     if mech.dim != 2:
         doc["dimension"] = mech.dim
-    if mech._length_scale is not None:
-        doc["length_scale"] = float(mech._length_scale)
+    if mech.fixed_length_scale is not None:
+        doc["length_scale"] = float(mech.fixed_length_scale)
     if mech.time != 0.0:
         doc["time"] = float(mech.time)
     units = {k: v for k, v in mech.units.items() if not (k == "angle" and v == "rad")}

@@ -103,7 +103,7 @@ class Driver(DriverJoint):
     def _turn_index(self):
         if self.dim != 2 or not np.array_equal(self._p[self.sl.weights], (0.0, 0.0, 1.0)):
             return None
-        return 3 * self.bodies[0].index + 2, 1.0
+        return self._mechanism.layout.angle_index(self.bodies[0]), 1.0
 
     @property
     def equation_labels(self):
@@ -191,7 +191,9 @@ class AngleDriver(DriverJoint):
         if self.dim != 2:
             return None
         b1, b2 = self.bodies
-        return (3 * b2.index + 2, 1.0) if not b2.is_ground else (3 * b1.index + 2, -1.0)
+        layout = self._mechanism.layout
+        return (layout.angle_index(b2), 1.0) if not b2.is_ground else \
+            (layout.angle_index(b1), -1.0)
 
     @classmethod
     def _terms(cls, xp, P, X1, X2, jacobian=True):

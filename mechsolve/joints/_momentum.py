@@ -133,8 +133,7 @@ class SpatialMomentumEndEffector:
         d = 6 if self.dim == 3 else 3
         full = np.zeros((d, n))
         for body, mp in zip(self.bodies, self.masses):
-            i = body.index
-            cols = slice(d * i, d * (i + 1))
+            cols = mech.layout.increment_slice(body)
             m = mp.mass
             c = mp.center_of_mass if m > 0 else np.zeros(3)
             if self.dim == 3:

@@ -400,7 +400,6 @@ class Joint(metaclass=ABCMeta):
             raise TypeError(f"{kind}: {len(self._p)} parameters do not fit the class's layout "
                             f"{self.layout}")
         self._mechanism = None
-        self._coord_offset = -1
         if not hasattr(self, "_coord_init"):
             n = self.n_coordinates
             self._coord_init = np.zeros(n) if n else _NO_COORDINATES
@@ -488,9 +487,8 @@ class Joint(metaclass=ABCMeta):
     @limits.setter
     def limits(self, value) -> None:
         self._set_limits(value)
-        mech = self._mechanism
-        if mech is not None and mech._system is not None:
-            mech._system.forget_limits()
+        if self._mechanism is not None:
+            self._mechanism.limits_changed()
 
     def _set_limits(self, value) -> None:
         """Check and store ``limits=`` (constructor helper)."""
@@ -554,8 +552,9 @@ class Joint(metaclass=ABCMeta):
     def name(self, value: str | None) -> None:
         value = as_name(value)
         if self._mechanism is not None:
-            self._mechanism._rename_joint(self, value)
-        self._name = value
+            self._mechanism.rename(self, value)
+        else:
+            self._name = value
 
     @property
     def label(self) -> str:
@@ -714,8 +713,8 @@ class Joint(metaclass=ABCMeta):
             return np.zeros(0)
         if self._mechanism is None:
             return self._coord_init.copy()
-        start = self._mechanism._coord_start + self._coord_offset
-        return self._mechanism._q[start:start + self.n_coordinates].copy()
+        mech = self._mechanism
+        return mech.state_at(mech.layout.coord_slice(self))
 
     @coordinates.setter
     def coordinates(self, values) -> None:
@@ -725,8 +724,7 @@ class Joint(metaclass=ABCMeta):
         if self._mechanism is None:
             self._coord_init = v
         else:
-            start = self._mechanism._coord_start + self._coord_offset
-            self._mechanism._q[start:start + self.n_coordinates] = v
+            self._mechanism.put_state(v, at=self._mechanism.layout.coord_slice(self))
 
     def _kernel_args(self):
         """This instance's kernel arguments at the current state (``k = 1``)."""

@@ -18,8 +18,7 @@ def _poses(body: Body, states: np.ndarray) -> np.ndarray:
     """Poses ``(N, 3)`` of ``body`` in the states ``(N, n)`` (the layout of Motion.pose)."""
     if body.is_ground:
         return np.zeros((len(states), 3))
-    i = 3 * body.index
-    return states[:, i:i + 3]
+    return states[:, body.mechanism.layout.body_slice(body)]
 
 
 def _transform(X: np.ndarray, pts: np.ndarray) -> np.ndarray:

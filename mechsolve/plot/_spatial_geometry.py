@@ -25,8 +25,7 @@ def _poses(body: Body, states: np.ndarray) -> np.ndarray:
         out = np.zeros((len(states), 7))
         out[:, 3] = 1.0
         return out
-    i = 7 * body.index
-    return states[:, i:i + 7]
+    return states[:, body.mechanism.layout.body_slice(body)]
 
 
 def _transform(X: np.ndarray, pts: np.ndarray) -> np.ndarray:

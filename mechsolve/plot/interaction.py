@@ -85,7 +85,7 @@ def _is_angle(driver: DriverJoint) -> bool:
 def _chosen_drivers(mech, drivers) -> list:
     if drivers is None:
         return list(mech.drivers)
-    return [mech._own_driver(d) for d in drivers]
+    return [mech.as_driver(d) for d in drivers]
 
 
 def _target_effectors(mech) -> list:

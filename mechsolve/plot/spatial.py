@@ -353,8 +353,7 @@ class Drawing3D(_DrawingBase):
         """Global points ``(N, k, 3)`` of a serial chain (its geometry's ``chain``: base,
         joints, tool) from its coordinates in the states."""
         body, points = self._geometry[j].chain
-        start = self.mechanism._coord_start + j._coord_offset
-        local = points(self.states[:, start:start + j.n_coordinates])
+        local = points(self.states[:, self.mechanism.layout.coord_slice(j)])
         X = self._poses[body]
         return X[:, None, :3] + quat_rotate(X[:, None, 3:], local)
 
