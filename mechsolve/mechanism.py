@@ -300,11 +300,20 @@ class Mechanism:
         self._layout = None
         return body
 
-    def _add_bodies(self, names, poses) -> list[Body]:
+    def add_bodies(self, names, poses) -> list[Body]:
         """Planar bodies in bulk (the builders' path for thousands of bodies): what
         ``[add_body(n, (x, y), t) for n, (x, y, t) in zip(names, poses)]`` does, its checks
         made over all of them at once; when any fails, ``add_body`` adds them one at a time,
-        so the first bad one raises its own message."""
+        so the first bad one raises its own message.
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism()
+        >>> a, b = mech.add_bodies(["a", "b"], [[0.0, 0.0, 0.0], [1.0, 0.0, 0.5]])
+        >>> b.name, b.angle
+        ('b', 0.5)
+        """
         names = list(names)
         try:
             Q = np.array(poses, dtype=float)
@@ -326,12 +335,23 @@ class Mechanism:
         taken.update(zip(names, new))
         self._grow_state(start, Q.ravel())
         self._system = None
+        self._layout = None
         return new
 
-    def _add_all(self, joints) -> list[Joint]:
+    def add_joints(self, joints) -> list[Joint]:
         """Unnamed joints made for this mechanism (:meth:`Joint._many`) added in bulk: what
         ``[add(j) for j in joints]`` does; joints that are named, have coordinates or
-        read others' are added one at a time by :meth:`add`."""
+        read others' are added one at a time by :meth:`add`.
+
+        Examples
+        --------
+        >>> import mechsolve as ms
+        >>> mech = ms.Mechanism()
+        >>> a, = mech.add_bodies(["a"], [[1.0, 0.0, 0.0]])
+        >>> pins = mech.add_joints([ms.joints.Revolute(mech.ground, a, (1.0, 0.0), (0.0, 0.0))])
+        >>> len(mech.joints)
+        1
+        """
         joints = list(joints)
         kinds = set(map(type, joints))
         fast = all(issubclass(t, Joint) and not t.n_coordinates
@@ -352,6 +372,7 @@ class Mechanism:
             j._mechanism = self
         self._joints.extend(joints)
         self._system = None
+        self._layout = None
         return joints
 
     def add_link(self, name: str, *, angle: float | None = None, orientation=None,

@@ -1,4 +1,4 @@
-"""Building in bulk (``Joint._many``, ``Mechanism._add_bodies``, ``Mechanism._add_all``, used by
+"""Building in bulk (``Joint._many``, ``Mechanism.add_bodies``, ``Mechanism.add_joints``, used by
 ``models.fourbar_chain``): the same model as the one-at-a-time constructors, bit for bit, and
 the constructors' own messages for bad input."""
 
@@ -152,12 +152,12 @@ def test_add_bodies_is_add_body_in_bulk():
     m1.add(joints.Revolute(m1.ground, m1.body("first")))
     m2.add(joints.Revolute(m2.ground, m2.body("first")))
     names = [f"n{i}" for i in range(5)]
-    bulk = m1._add_bodies(names, poses)
+    bulk = m1.add_bodies(names, poses)
     one = [m2.add_body(n, p[:2], p[2]) for n, p in zip(names, poses)]
     assert [b.index for b in bulk] == [b.index for b in one]
     assert np.array_equal(m1.state, m2.state)
     assert m1.body("n3") is bulk[3]
-    assert m1._add_bodies([], np.zeros((0, 3))) == []
+    assert m1.add_bodies([], np.zeros((0, 3))) == []
 
 
 @pytest.mark.parametrize("names, pose, message", [
@@ -175,29 +175,29 @@ def test_add_bodies_raises_add_bodys_message(names, pose, message):
     if pose is not None:
         poses[1] = pose
     with pytest.raises((TypeError, ValueError), match=message):
-        mech._add_bodies(names, poses)
+        mech.add_bodies(names, poses)
 
 
 def test_add_all_falls_back_to_add_and_its_messages():
     mech = ms.Mechanism()
     a = mech.add_body("a")
     pins = joints.Revolute._many([(mech.ground, a)], np.zeros((1, 4)))
-    assert mech._add_all(pins) == pins and list(mech.joints) == pins
+    assert mech.add_joints(pins) == pins and list(mech.joints) == pins
     assert pins[0].mechanism is mech
     with pytest.raises(ValueError, match="Revolute was already added to a mechanism"):
-        mech._add_all(pins)
+        mech.add_joints(pins)
     b = mech.add_body("b")
     twice = joints.Revolute._many([(a, b)], np.zeros((1, 4)))
     with pytest.raises(ValueError, match="Revolute was already added to a mechanism"):
-        mech._add_all(twice + twice)
+        mech.add_joints(twice + twice)
     named = joints.Revolute(a, b, name="n")
-    assert mech._add_all([named]) == [named] and mech.joint("n") is named
+    assert mech.add_joints([named]) == [named] and mech.joint("n") is named
     other = ms.Mechanism()
     c = other.add_body("c")
     with pytest.raises(ValueError, match="body 'c' belongs to another mechanism"):
-        mech._add_all(joints.Revolute._many([(other.ground, c)], np.zeros((1, 4))))
+        mech.add_joints(joints.Revolute._many([(other.ground, c)], np.zeros((1, 4))))
     with pytest.raises(TypeError, match="add\\(\\) takes a mechsolve joint or driver, got str"):
-        mech._add_all(["pin"])
+        mech.add_joints(["pin"])
 
 
 def test_declared_pin_rows_are_what_the_jacobian_says(monkeypatch):

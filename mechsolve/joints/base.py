@@ -444,7 +444,7 @@ class Joint(metaclass=ABCMeta):
             for b, row in zip(bodies, P):
                 j = new(cls)
                 j.__dict__.update(_name=None, _bodies=b, _p=row, _mechanism=None,
-                                  _coord_offset=-1, _coord_init=empty)
+                                  _coord_init=empty)
                 append(j)
         return out
 

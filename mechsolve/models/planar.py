@@ -398,7 +398,7 @@ def fourbar_chain(n_loops: int) -> Model:
     rockers = [mech.add_body("A0", position=(0.0, 0.5), angle=np.pi / 2)]
     mech.add(joints.Revolute(g, rockers[0], (0, 0), (-0.5, 0)))
     motor = mech.add(joints.Driver(rockers[0], "angle", np.pi / 2, name="motor"))
-    # Built in bulk (Mechanism._add_bodies, Revolute._many: the same checks made over all the
+    # Built in bulk (Mechanism.add_bodies, Revolute._many: the same checks made over all the
     # loops at once): bodies C1, A1, C2, A2, ...; per loop the pins rocker-coupler,
     # coupler-rocker and ground-rocker, in that order.
     with collector_paused():   # many small objects, no reference cycles
@@ -408,7 +408,7 @@ def fourbar_chain(n_loops: int) -> Model:
                                 np.full(n_loops, np.arctan2(0.2, 1.0))], axis=1)
         poses[:, 1] = np.stack([i, np.full(n_loops, 0.5), np.full(n_loops, np.pi / 2)], axis=1)
         names = [f"{c}{k}" for k in range(1, n_loops + 1) for c in "CA"]
-        added = mech._add_bodies(names, poses.reshape(-1, 3))
+        added = mech.add_bodies(names, poses.reshape(-1, 3))
         couplers, rockers = added[0::2], rockers + added[1::2]
         pins = np.zeros((n_loops, 3, 4))
         pins[:, 0] = (0.5, 0.0, -lc / 2, 0.0)
@@ -417,7 +417,7 @@ def fourbar_chain(n_loops: int) -> Model:
         pins[:, 2, 2] = -0.5
         pairs = [pair for k in range(n_loops) for pair in
                  ((rockers[k], couplers[k]), (couplers[k], rockers[k + 1]), (g, rockers[k + 1]))]
-        mech._add_all(joints.Revolute._many(pairs, pins.reshape(-1, 4)))
+        mech.add_joints(joints.Revolute._many(pairs, pins.reshape(-1, 4)))
     return Model(mech, motor, np.pi / 2 + np.array([0.0, 0.1]), rockers[1],
                  f"chain of {n_loops} four-bar loops")
 
