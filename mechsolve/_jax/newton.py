@@ -23,7 +23,7 @@ import math
 
 from .. import newton as core
 from .._result import CONVERGED, RUNNING, STATIONARY
-from ..linalg import HUGE_STEP
+from ..linalg import HUGE_STEP, RANK_RTOL
 
 #: Where an LU pivot is below this fraction of the largest (rows of norm 1), the item is
 #: handed to the NumPy path: its condition is near where the core's LU gives way to least
@@ -51,17 +51,31 @@ class LinearStep:
     gives the correction in the scaled coordinates; ``bad`` says the core would not use LU
     here (see :data:`PIVOT_MIN`)."""
 
-    def __init__(self, jnp, lax, J, c):
+    def __init__(self, jnp, J, c, lsq=None):
         Js = J * c
         r = jnp.sqrt(jnp.sum(Js * Js, axis=1))
         self.r = jnp.where(r > 0.0, r, 1.0)
         self.jnp = jnp
-        self.lu, self.perm, sign = _lu(jnp, Js / self.r[:, None])
+        Js = Js / self.r[:, None]
+        self.lu, self.perm, sign = _lu(jnp, Js)
         d = jnp.abs(jnp.diagonal(self.lu))
         self.bad = ~(jnp.min(d) > PIVOT_MIN * jnp.max(d))
         self.sign = sign * jnp.prod(jnp.sign(jnp.diagonal(self.lu)))
+        self.lsq = lsq
+        if lsq is not None:
+            # the core's least-squares step: the truncated SVD's minimum-norm solution
+            U, sv, Vt = jnp.linalg.svd(Js, full_matrices=False)
+            keep = (sv > RANK_RTOL * sv[0]) & (sv > 0.0)
+            self.svd = (U, jnp.where(keep, 1.0 / jnp.where(keep, sv, 1.0), 0.0), Vt)
 
     def solve_scaled(self, rhs):
+        x = self._lu_solve(rhs)
+        if self.lsq is None:
+            return x
+        U, s_inv, Vt = self.svd
+        return self.jnp.where(self.lsq, Vt.T @ (s_inv * (U.T @ (rhs / self.r))), x)
+
+    def _lu_solve(self, rhs):
         jnp = self.jnp
         y = (rhs / self.r)[self.perm]
         n = y.shape[0]
@@ -107,14 +121,16 @@ def _lu(jnp, A):
 
 def newton_one(jax, jnp, evaluate, residual, x0, *, c, inv_e, tol_b, error_tol, tiny_b,
                quick_b, max_iterations, lambda_min=core.LAMBDA_MIN, max_step=core.MAX_STEP,
-               transform=None):
+               transform=None, least_squares=False):
     """``_newton_one`` of :mod:`mechsolve.newton` (damped, LU) for one item, traced.
 
     ``evaluate(x) -> (F (m,), J (m, n))``, ``residual(x) -> F``; the state is additive (planar
     poses, joint vectors); ``tol_b`` the residual bound (``tol`` plus round-off, taken at the
     start as the core takes it), ``error_tol`` the raw ``tol``, ``tiny_b`` and ``quick_b``
     ``(n,)`` the bounds of :func:`mechsolve.newton._round_off_bounds`; ``transform(x, dx)``
-    the core's ``transform`` for one item (a projection).
+    the core's ``transform`` for one item (a projection). With ``least_squares`` an item goes
+    on by the core's least-squares step where the core switches to it (a damping that fails
+    where LU gave the step, a step of ``HUGE_STEP``); without, it is handed over there.
 
     Returns ``(x, F, status, iterations, handed)``: the status a code of
     :class:`mechsolve.Status` (``RUNNING`` where handed over)."""
@@ -146,22 +162,27 @@ def newton_one(jax, jnp, evaluate, residual, x0, *, c, inv_e, tol_b, error_tol, 
     init = dict(x=x0, F=F0, J=J0, it=jnp.int32(0),
                 status=jnp.int32(RUNNING), handed=~finite0,
                 nd_prev=zero, nb_prev=zero, lam_prev=jnp.ones((), dtype),
-                sbar_prev=jnp.zeros(n, dtype), has_prev=jnp.bool_(False))
+                sbar_prev=jnp.zeros(n, dtype), has_prev=jnp.bool_(False),
+                lsq=jnp.bool_(False))
 
     def cond(st):
         return (st["status"] == RUNNING) & ~st["handed"]
 
     def body(st):
         x, F, J, it = st["x"], st["F"], st["J"], st["it"]
-        fac = LinearStep(jnp, lax, J, c)
+        lsq = st["lsq"]
+        fac = LinearStep(jnp, J, c, lsq if least_squares else None)
         Fe = F * inv_e
         res, f_norm = maxabs(Fe), norm(Fe)
+        if least_squares:   # numerically singular: least squares from now on (the core's)
+            lsq = lsq | ~(maxabs(fac.solve_scaled(-F)) < HUGE_STEP)
+            fac.lsq = lsq
         s = scaled(fac, x, -F)
         dx = s * c
         nd = norm(s)
         big = maxabs(s)
         tiny = jnp.all(jnp.abs(s) <= tiny_b)
-        lu_bad = fac.bad | ~(big < HUGE_STEP)
+        lu_bad = (~lsq & fac.bad) if least_squares else (fac.bad | ~(big < HUGE_STEP))
         stop = core._stops(ops, tiny, nd, it, max_iterations)
         stop_status = core._stop_status(ops, tiny, res <= tol_b, nd)
         # the last step Newton needs: only its residual (and, taken by the estimate, the
@@ -213,7 +234,7 @@ def newton_one(jax, jnp, evaluate, residual, x0, *, c, inv_e, tol_b, error_tol, 
         stepped = ~skip & ~failed
         # a failed damping: converged where the residual is met, else least squares (the
         # NumPy path's)
-        after = core._after_failure(ops, res <= tol_b, False, True)
+        after = core._after_failure(ops, res <= tol_b, lsq, True)
         # a full step: converged if the pose after the simplified correction is exact
         r_acc = res_of(Ft)
         gain = core._error_gain(ops, th)
@@ -226,14 +247,16 @@ def newton_one(jax, jnp, evaluate, residual, x0, *, c, inv_e, tol_b, error_tol, 
         keep = conv & core._keeps_correction(ops, rf, r_acc, tol_b)
         status = jnp.where(lu_bad, RUNNING, jnp.where(stop, stop_status, jnp.where(
             quick, CONVERGED, jnp.where(failed, after, jnp.where(conv, CONVERGED, RUNNING)))))
-        handed = lu_bad | (failed & (after == RUNNING))
+        again = failed & (after == RUNNING)    # least squares from here
+        handed = lu_bad | (again if not least_squares else False)
         quick = quick & ~lu_bad
         x_new = jnp.where(quick, xq, jnp.where(keep, xf, jnp.where(stepped, xt, x)))
         F_new = jnp.where(quick, Fq, jnp.where(keep, Ff, jnp.where(stepped, Ft, F)))
         return dict(x=x_new, F=F_new, J=jnp.where(stepped, Jt, J),
                     it=it + (quick | stepped).astype(jnp.int32),
                     status=status.astype(jnp.int32), handed=handed,
-                    nd_prev=nd, nb_prev=nb, lam_prev=lam, sbar_prev=sb, has_prev=stepped)
+                    nd_prev=nd, nb_prev=nb, lam_prev=lam, sbar_prev=sb, has_prev=stepped,
+                    lsq=lsq | again)
 
     out = lax.while_loop(cond, body, init)
     return out["x"], out["F"], out["status"], out["it"], out["handed"]
