@@ -65,9 +65,6 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, chunk=None, tol=1
     ``dtype`` ``"float64"`` or ``"float32"``). ``numpy_path`` is the module
     :mod:`mechsolve.design.sweep` (its constants, its start and its path for the designs handed
     over; given by it, so that this layer imports nothing above it)."""
-    if client is not None:
-        raise ValueError('backend="jax" runs on this process\'s devices; client= is for '
-                         'backend="numpy"')
     dtype = "float64" if dtype is None else dtype
     if dtype not in ("float64", "float32"):
         raise ValueError(f'dtype must be "float64" or "float32", got {dtype!r}')
@@ -75,6 +72,50 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, chunk=None, tol=1
                               progress, outputs)
     driver, values, tol, max_iterations = fam.driver, fam.values, fam.tol, fam.max_iterations
     chunk = CHUNK if fam.chunk is None else fam.chunk
+    D = fam.D
+    B = min(chunk, D)
+    if client is None:
+        poses, iterations, decided, timings = _on_device(
+            numpy_path, mech, fam, driver, values, tol, max_iterations, dtype, B, progress)
+    else:
+        poses, iterations, decided, timings = _on_cluster(
+            numpy_path, client, mech, designs, driver, values, tol, max_iterations, outputs,
+            dtype, B, progress)
+    keep_states = fam.out_spec is None
+    N = len(values)
+    success = np.repeat(decided[:, None], N, axis=1)
+    failed_at = np.full(D, -1, dtype=np.int64)
+    reason = np.full(D, "")
+    reached = np.full(D, np.nan)
+    handed = np.flatnonzero(~decided)
+    if handed.size:
+        t0 = time.perf_counter()
+        sub = {k: np.asarray(v)[handed] for k, v in designs.items()}
+        ref = numpy_path.sweep(mech, sub, driver, values, tol=tol,
+                               max_iterations=max_iterations, outputs=outputs,
+                               backend="numpy")
+        got = ref.states if keep_states else ref.points
+        poses[handed] = got
+        iterations[handed] = ref.iterations
+        success[handed] = ref.success
+        failed_at[handed] = ref.failed_at
+        reason = reason.astype(ref.reason.dtype)
+        reason[handed] = ref.reason
+        reached[handed] = ref.reached
+        timings["numpy"] = time.perf_counter() - t0
+        poses[~success] = np.nan
+    return numpy_path.DesignSweep(
+        values=values, designs=designs, states=poses if keep_states else None,
+        points=None if keep_states else poses, success=success, iterations=iterations,
+        failed_at=failed_at, reason=reason, reached=reached, backend="jax",
+        dtype=dtype, handed_over=handed, timings=timings)
+
+
+
+def _on_device(numpy_path, mech, fam, driver, values, tol, max_iterations, dtype, B,
+               progress):
+    """The family ``fam`` on this process's JAX device, ``B`` designs a call (the last call
+    padded to it): ``(poses, iterations, decided, timings)``."""
     sys, entries, out_spec = fam.system, fam.entries, fam.out_spec
     traced = TracedSystem(sys)
     gd, idd, col = sys.driver_slot(driver)
@@ -109,7 +150,6 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, chunk=None, tol=1
                   inv_state=1.0 / sys.state_scale, e=_unit(sys, driver), step_done=step_done,
                   tol=tol_used, roundoff=RESIDUAL_ROUNDOFF * eps)
     keep_states = out_spec is None
-    B = min(chunk, D)
     # a step's correction takes at most the NumPy path's budget (STEP_ITERATIONS, within
     # max_iterations); a design handed over gets the whole max_iterations there
     steps = min(max_iterations, getattr(numpy_path, "STEP_ITERATIONS", max_iterations))
@@ -160,33 +200,58 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, chunk=None, tol=1
                 collect(*pending)
             pending = (a, b, out)
         collect(*pending)
-    success = np.repeat(decided[:, None], N, axis=1)
-    failed_at = np.full(D, -1, dtype=np.int64)
-    reason = np.full(D, "")
-    reached = np.full(D, np.nan)
-    handed = np.flatnonzero(~decided)
-    if handed.size:
-        t0 = time.perf_counter()
-        sub = {k: np.asarray(v)[handed] for k, v in designs.items()}
-        ref = numpy_path.sweep(mech, sub, driver, values, tol=tol,
-                               max_iterations=max_iterations, outputs=outputs,
-                               backend="numpy")
-        got = ref.states if keep_states else ref.points
-        poses[handed] = got
-        iterations[handed] = ref.iterations
-        success[handed] = ref.success
-        failed_at[handed] = ref.failed_at
-        reason = reason.astype(ref.reason.dtype)
-        reason[handed] = ref.reason
-        reached[handed] = ref.reached
-        timings["numpy"] = time.perf_counter() - t0
-        poses[~success] = np.nan
-    return numpy_path.DesignSweep(
-        values=values, designs=designs, states=poses if keep_states else None,
-        points=None if keep_states else poses, success=success, iterations=iterations,
-        failed_at=failed_at, reason=reason, reached=reached, backend="jax",
-        dtype=dtype, handed_over=handed, timings=timings)
+    return poses, iterations, decided, timings
 
+
+def _on_cluster(numpy_path, client, mech, designs, driver, values, tol, max_iterations,
+                outputs, dtype, B, progress):
+    """The family's device part on a dask cluster: whole chunks of ``B`` designs in one part
+    per worker, each part on its worker's JAX device; with workers that declare a ``GPU``
+    resource (``dask worker ... --resources GPU=1``, one GPU visible to each, as dask-cuda's
+    ``LocalCUDACluster`` starts them), one part per such worker, each task asking for
+    ``resources={"GPU": 1}``, so that no two run on one GPU. Every design is the same
+    computation, in a call of the same shape, as in one process: the results are those of
+    one process bit for bit (the designs handed over are solved here, together, afterwards).
+    Returns what :func:`_on_device` returns."""
+    D = len(next(iter(designs.values())))
+    workers = client.scheduler_info().get("workers", {})
+    gpus = [w for w, info in workers.items()
+            if (info.get("resources") or {}).get("GPU", 0) >= 1]
+    parts = max(1, len(gpus) if gpus else len(workers))
+    chunks = -(-D // B)
+    per = -(-chunks // parts)
+    bounds = [(a * B, min((a + per) * B, D)) for a in range(0, chunks, per)]
+    index = [i for i, j in enumerate(mech.joints) if j is driver][0]
+    remote = client.scatter(mech, broadcast=True, hash=False)
+    extra = {"resources": {"GPU": 1}} if gpus else {}
+    places = gpus or list(workers)
+    # part i on worker i (another where that one is gone: allow_other_workers)
+    futures = [client.submit(_part, numpy_path, remote,
+                             {k: np.asarray(v)[a:b] for k, v in designs.items()}, index,
+                             values, tol, max_iterations, outputs, dtype, B, pure=False,
+                             workers=[places[i]] if places else None,
+                             allow_other_workers=True, **extra)
+               for i, (a, b) in enumerate(bounds)]
+    got = []
+    for (_, b), fut in zip(bounds, futures):
+        got.append(fut.result())
+        if progress is not None:
+            progress(b, D)
+    poses = np.concatenate([g[0] for g in got])
+    iterations = np.concatenate([g[1] for g in got])
+    decided = np.concatenate([g[2] for g in got])
+    timings = {k: sum(g[3][k] for g in got) for k in got[0][3]}
+    return poses, iterations, decided, timings
+
+
+def _part(numpy_path, mech, designs, driver_index, values, tol, max_iterations, outputs,
+          dtype, B):
+    """One part of :func:`_on_cluster` on a worker (``mech`` its copy)."""
+    driver = mech.joints[driver_index]
+    fam = numpy_path._checked(mech, designs, driver, values, tol, max_iterations, B, None,
+                              outputs)
+    return _on_device(numpy_path, mech, fam, fam.driver, fam.values, fam.tol,
+                      fam.max_iterations, dtype, B, None)
 
 def _x64(jax):
     """A context in which JAX's arrays may be float64 (``jax.enable_x64(True)``; the
