@@ -93,10 +93,10 @@ class _Runner:
             args = [np.asarray(a, dtype=ftype) for a in
                     (Q0, tol_b, tiny, quick, sys.col_scale, 1.0 / sys.eq_scale, tol)]
             Q, status, its, handed = jax.device_get(fn(args[0], Ps, *args[1:]))
-        Q = np.asarray(Q, dtype=float)
+        Q = np.array(Q, dtype=float)   # (writable: the NumPy path's items go in)
         handed = np.asarray(handed, dtype=bool)
         ok = (np.asarray(status) == core.CONVERGED) & ~handed
-        return Q, ok, np.asarray(its, dtype=int), np.flatnonzero(~ok)
+        return Q, ok, np.array(its, dtype=int), np.flatnonzero(~ok)
 
 
 def _build(jax, jnp, traced, batched, max_iterations, lambda_min):

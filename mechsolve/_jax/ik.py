@@ -67,8 +67,8 @@ def solve(chain, base, Q0, within, starts, *, col_scale, length, box, tol, max_i
         out = fn(np.asarray(base, dtype=ftype), np.asarray(Q0, dtype=ftype),
                  np.asarray(within, dtype=bool), *consts)
         Q, its, met, handed = jax.device_get(out)
-    return (np.asarray(Q, dtype=float), np.asarray(its, dtype=int), np.asarray(met, bool),
-            np.asarray(handed, bool))
+    return (np.array(Q, dtype=float), np.array(its, dtype=int), np.array(met, bool),
+            np.array(handed, bool))
 
 
 def _rows(jnp, q, base, K, PP, tool, rev, all_rev, jac=True):
