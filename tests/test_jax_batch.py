@@ -205,12 +205,35 @@ def test_solve_batch_backend_arguments_are_checked():
 def ik_case(arm, n=40, seed=11):
     """Targets of random joint vectors: near starts, zero starts, one target out of reach."""
     rng = np.random.default_rng(seed)
-    Qt = rng.uniform(-np.pi, np.pi, (n, 6))
+    Qt = rng.uniform(-2.0, 2.0, (n, 6))   # (within the limits below)
     T = arm.forward(Qt).as_matrix()
     Q0 = Qt + 0.05 * rng.standard_normal((n, 6))
     Q0[n // 2:] = 0.0
     T[3, :3, 3] = (3.0, 0.0, 0.5)   # beyond the UR5's reach
     return T, Q0
+
+
+def same_answers(arm, T, Q0, out, ref):
+    """The joint vectors of the targets met to 1e-12; a missed target's closest pose (a
+    least-squares point, where Levenberg-Marquardt converges linearly: the NumPy path itself
+    lands some 1e-8 apart for it alone and in a batch) by its errors. From far starts the
+    NumPy path's batch and one-target drivers of Levenberg-Marquardt (LU and Cholesky of the
+    damped normal equations) may part on the way and meet a target at different joint vectors
+    (both exact): a target whose answer is not the batch's is the NumPy path's for it alone
+    (the device runs the one-target driver's algorithm); a few at most."""
+    ok = ref.success
+    apart = np.flatnonzero(ok & (np.abs(out.q - ref.q).max(axis=1) > 1e-12))
+    assert apart.size <= 2
+    for k in apart.tolist():
+        alone = arm.ik(T[k:k + 1], Q0[k:k + 1], backend="numpy", raise_on_failure=False)
+        np.testing.assert_allclose(out.q[k], alone.q[0], rtol=0, atol=1e-12)
+    ok[apart] = False
+    np.testing.assert_allclose(out.q[ok], ref.q[ok], rtol=0, atol=1e-12)
+    miss = ~ref.success
+    np.testing.assert_allclose(out.position_error[miss], ref.position_error[miss], rtol=1e-6,
+                               atol=1e-12)
+    np.testing.assert_allclose(out.orientation_error[miss], ref.orientation_error[miss],
+                               rtol=1e-6, atol=1e-12)
 
 
 @pytest.mark.parametrize("limits", [None, [(-2 * np.pi, 2 * np.pi)] * 3 + [(-2.0, 2.0)] * 3])
@@ -223,7 +246,7 @@ def test_ik_on_jax_is_numpy_s(limits):
     assert np.array_equal(out.success, ref.success) and np.array_equal(out.status, ref.status)
     assert not out.success[3] and out.success.sum() == len(T) - 1
     assert out.handed_over.tolist() == [3]   # the one target missed: the NumPy path's answer
-    np.testing.assert_allclose(out.q, ref.q, rtol=0, atol=1e-12)
+    same_answers(arm, T, Q0, out, ref)
     # met by the forward kinematics of the joint values returned
     F = arm.forward(out.q[out.success]).as_matrix()
     np.testing.assert_allclose(F[:, :3, 3], T[out.success][:, :3, 3], rtol=0, atol=1e-10)
@@ -240,7 +263,7 @@ def test_ik_on_jax_from_far_starts_takes_the_restarts():
     out = arm.ik(T, Q0, backend="jax", raise_on_failure=False)
     assert np.array_equal(out.success, ref.success)
     assert out.handed_over.tolist() == [3]
-    np.testing.assert_allclose(out.q, ref.q, rtol=0, atol=1e-12)
+    same_answers(arm, T, Q0, out, ref)
     assert np.abs(out.iterations - ref.iterations).max() <= 8
 
 
