@@ -268,27 +268,41 @@ def test_ik_on_jax_from_far_starts_takes_the_restarts():
 
 
 # -- dask ----------------------------------------------------------------------------------------
-def test_design_sweep_on_jax_over_dask_gpu_workers_is_identical():
+@pytest.mark.parametrize("gpu_workers", [0, 2])
+def test_design_sweep_on_jax_over_dask_workers_is_identical(gpu_workers):
     distributed = pytest.importorskip("distributed", reason="dask[distributed] is an optional "
                                       "extra: pip install 'mechsolve[dask]'")
+    import copy
+
     model = ms.models.fourbar()
     rng = np.random.default_rng(3)
     D = 24
     designs = {"O4.point2": np.c_[4 + 0.1 * rng.uniform(-1, 1, D), 0.1 * rng.uniform(-1, 1, D)]}
-    designs["O4.point2"][5] = (4.6, 0.0)   # not Grashof: stops at a limit position
+    designs["O4.point2"][5] = (7.0, 0.0)   # not Grashof: it stops at a limit position
     values = np.radians(np.arange(5.0, 360.0, 10.0))
     one = ms.design.sweep(model.mechanism, designs, model.driver, values, backend="jax",
                           chunk=8)
     assert one.handed_over.tolist() == [5] and not one.success[5].all()
-    # two workers that declare a (fake) GPU each: one part of whole chunks on each
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None, resources={"GPU": 1}) as cluster, \
-            distributed.Client(cluster) as client, distributed.get_task_stream(client) as ts:
-        two = ms.design.sweep(model.mechanism, designs, model.driver, values, backend="jax",
-                              chunk=8, client=client)
-        workers = set(client.scheduler_info()["workers"])
-    parts = [t for t in ts.data if t["key"].startswith("_part")]
-    assert len(parts) == 2 and {t["worker"] for t in parts} == workers
+    # two workers without GPUs and ``gpu_workers`` that declare a (fake) GPU each: whole
+    # chunks in one part per GPU worker, and on those alone; without any, one part per worker
+    # (workers in this process: they share its compiled sweep; in processes of their own, as
+    # on a cluster, the results are the same bit for bit too, each compiling it once)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        plain = set(client.scheduler_info()["workers"])
+        for k in range(gpu_workers):
+            spec = copy.deepcopy(next(iter(cluster.worker_spec.values())))
+            spec["options"]["resources"] = {"GPU": 1}
+            cluster.worker_spec[f"gpu{k}"] = spec
+        cluster.sync(cluster._correct_state)
+        client.wait_for_workers(2 + gpu_workers)
+        gpus = set(client.scheduler_info()["workers"]) - plain
+        with distributed.get_task_stream(client) as ts:
+            two = ms.design.sweep(model.mechanism, designs, model.driver, values,
+                                  backend="jax", chunk=8, client=client)
+    parts = [t["worker"] for t in ts.data if t["key"].startswith("_part")]
+    assert len(parts) == 2 and set(parts) == (gpus if gpu_workers else plain)
     for key in ("success", "iterations", "failed_at", "reason", "reached", "handed_over"):
         assert np.array_equal(np.asarray(two[key]), np.asarray(one[key]), equal_nan=key ==
                               "reached"), key

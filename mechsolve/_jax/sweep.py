@@ -27,6 +27,13 @@ gives its poses and, if it drops out, its reason, exactly as without ``backend="
 result's ``handed_over`` lists them. The designs of a well-posed family (crank-rockers kept
 on their branch) all stay on the device.
 
+With ``client=`` (a ``dask.distributed`` client) the designs go to the cluster's workers in
+whole chunks, one part per worker, each on its worker's JAX device; where workers declare a
+``GPU`` resource (``dask worker ... --resources GPU=1``, each seeing one GPU, as dask-cuda's
+``LocalCUDACluster`` starts them) one part per such worker, asking for ``resources={"GPU":
+1}``. The designs handed over are solved here afterwards, together: the result is that of one
+process, bit for bit.
+
 ``dtype="float64"`` (default) runs in double precision whatever JAX's default (inside
 ``jax.enable_x64(True)``, scoped to the call); ``dtype="float32"`` in single precision, with
 the correction stop at ``sqrt(eps)`` and the residual tolerance raised to ``64 eps`` (about
