@@ -48,7 +48,7 @@ import time
 
 import numpy as np
 
-from ..newton import RESIDUAL_ROUNDOFF
+from ..newton import residual_tolerance
 from . import import_jax
 from .system import TracedSystem, solve_with_sign
 
@@ -155,7 +155,7 @@ def _on_device(numpy_path, mech, fam, driver, values, tol, max_iterations, dtype
     tol_used = tol if f64 else max(tol, 64 * eps)
     consts = dict(inv_c=1.0 / sys.col_scale, inv_eq=1.0 / sys.eq_scale,
                   inv_state=1.0 / sys.state_scale, e=_unit(sys, driver), step_done=step_done,
-                  tol=tol_used, roundoff=RESIDUAL_ROUNDOFF * eps)
+                  tol=tol_used)
     keep_states = out_spec is None
     # a step's correction takes at most the NumPy path's budget (STEP_ITERATIONS, within
     # max_iterations); a design handed over gets the whole max_iterations there
@@ -174,7 +174,7 @@ def _on_device(numpy_path, mech, fam, driver, values, tol, max_iterations, dtype
         local = (np.zeros((0, 2)) if keep_states else np.array([p for _, p in out_spec]))
         args_c = [jnp.asarray(np.asarray(v, dtype=ftype)) for v in
                   (consts["inv_c"], consts["inv_eq"], consts["inv_state"], consts["e"],
-                   consts["step_done"], consts["tol"], consts["roundoff"], q0, values, local)]
+                   consts["step_done"], consts["tol"], q0, values, local)]
         args_c.append([jnp.asarray(np.asarray(g.P, dtype=ftype)) for g in sys.groups])
 
         def collect(a, b, out):
@@ -308,7 +308,7 @@ def _param_map(sys, where, slot) -> tuple:
 
 
 def _build(jax, jnp, traced, max_iterations, param_map, out_bodies, ftype, numpy_path):
-    """The jitted function ``(inv_c, inv_eq, inv_state, e, step_done, tol, roundoff, q0,
+    """The jitted function ``(inv_c, inv_eq, inv_state, e, step_done, tol, q0,
     values, local, base, columns) -> (out (B, N, ...), iterations (B, N), decided (B,))``:
     ``base`` the groups' nominal parameters, ``columns (B, W)`` the designs' columns (placed
     by ``param_map``), ``out`` the states ``(B, N, n_state)``, or with ``out_bodies`` the
@@ -326,6 +326,7 @@ def _build(jax, jnp, traced, max_iterations, param_map, out_bodies, ftype, numpy
     n = traced.n
     pi = np.pi
     head = min(UNROLLED, max_iterations)
+    eps = float(jnp.finfo(ftype).eps)   # the round-off of the coordinates' precision
 
     def params(base, cols):
         """The groups' ``(k, p)`` parameters of one design, the driver's entry 0."""
@@ -351,7 +352,7 @@ def _build(jax, jnp, traced, max_iterations, param_map, out_bodies, ftype, numpy
             pts.append(jnp.stack([x + c * px - s * py, y + s * px + c * py], axis=-1))
         return jnp.stack(pts, axis=-2)
 
-    def one(inv_c, inv_eq, inv_state, e, step_done, tol, roundoff, q0, values, local, base,
+    def one(inv_c, inv_eq, inv_state, e, step_done, tol, q0, values, local, base,
             cols):
         Ps = params(base, cols)
 
@@ -359,8 +360,8 @@ def _build(jax, jnp, traced, max_iterations, param_map, out_bodies, ftype, numpy
             """The Newton core's acceptance: every equation in its unit within ``tol`` plus
             the round-off of the coordinates (:func:`mechsolve.newton.residual_tolerance`)."""
             F = traced.evaluate(jnp, q, Pk, jacobian=False)
-            big = jnp.maximum(1.0, jnp.max(jnp.abs(q * inv_state)))
-            return jnp.max(jnp.abs(F) * inv_eq) <= tol + roundoff * big
+            return jnp.max(jnp.abs(F) * inv_eq) <= residual_tolerance(tol, q, inv_state,
+                                                                      xp=jnp, eps=eps)
 
         def newton(Qp, Pk, start):
             """Newton from ``Qp``; at the first pose (``start``) only full steps each within
@@ -425,5 +426,5 @@ def _build(jax, jnp, traced, max_iterations, param_map, out_bodies, ftype, numpy
         carry, (Qs, its) = lax.scan(scan_body, carry, (v2, v1, values, kind))
         return (Qs if out_bodies is None else points(Qs, local)), its, carry[5]
 
-    batched = jax.vmap(one, in_axes=(None,) * 11 + (0,))
+    batched = jax.vmap(one, in_axes=(None,) * 10 + (0,))
     return _Compiled(jax.jit(batched))
