@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import newton as core
-from .._validation import as_float
+from .._validation import as_count, as_float
 from ..analysis import batch as numpy_batch
 from . import import_jax
 from .newton import newton_one
@@ -33,13 +33,18 @@ from .system import TracedSystem
 
 __all__ = ["solve_batch"]
 
+#: Items per device call (the last call padded to it with copies of its first item): one
+#: compile per structure and call size, the memory of a call bounded.
+CHUNK = 1 << 18
+
 _COMPILED: dict = {}
 
 
-def solve_batch(mech, states=None, *, dtype=None, **options):
+def solve_batch(mech, states=None, *, dtype=None, chunk=None, **options):
     """:func:`mechsolve.analysis.solve_batch` with the batch Newton on JAX's default device
     (same arguments, same :class:`~mechsolve.analysis.BatchResult`, plus ``backend``,
-    ``dtype`` and ``handed_over``)."""
+    ``dtype`` and ``handed_over``). ``chunk``: items per device call (default
+    :data:`CHUNK`)."""
     dtype = "float64" if dtype is None else dtype
     if dtype not in ("float64", "float32"):
         raise ValueError(f'dtype must be "float64" or "float32", got {dtype!r}')
@@ -52,7 +57,10 @@ def solve_batch(mech, states=None, *, dtype=None, **options):
         eps = float(np.finfo(np.float32).eps)
         tol = as_float(options.get("tol", 1e-10), "tol", positive=True)
         options["tol"] = max(tol, 64 * eps)
-    out = numpy_batch.solve_batch(mech, states, newton_step=_Runner(traced, dtype), **options)
+    if chunk is not None:
+        chunk = as_count(chunk, "chunk", minimum=1)
+    out = numpy_batch.solve_batch(mech, states, newton_step=_Runner(traced, dtype, chunk),
+                                  **options)
     out.dtype = dtype
     return out
 
@@ -63,9 +71,10 @@ class _Runner:
 
     backend = "jax"
 
-    def __init__(self, traced, dtype):
+    def __init__(self, traced, dtype, chunk=None):
         self.traced = traced
         self.dtype = dtype
+        self.chunk = CHUNK if chunk is None else chunk
 
     def __call__(self, sys, Q0, stacked, *, tol, max_iterations, lambda_min):
         """``(Q, ok, iterations, handed)``: the items the device converged (``ok``) and the
@@ -80,23 +89,39 @@ class _Runner:
         tol_b = core.residual_tolerance(tol, Q0, inv_state, eps=eps)
         tiny, quick = core._round_off_bounds(problem, Q0, inv_state, pose_rtol, 0.0)
         B = len(Q0)
+        C = min(B, self.chunk)
         batched = tuple(g in stacked for g in range(len(sys.groups)))
-        Ps = [np.asarray(stacked[g] if b else sys.groups[g].P, dtype=ftype)
-              for g, b in enumerate(batched)]
-        key = (self.traced.key, B, self.dtype, batched, int(max_iterations),
+        key = (self.traced.key, C, self.dtype, batched, int(max_iterations),
                float(lambda_min))
+        Q = np.empty(Q0.shape)
+        status = np.empty(B, dtype=int)
+        its = np.empty(B, dtype=int)
+        handed = np.empty(B, dtype=bool)
         with _x64(jax):
             fn = _COMPILED.get(key)
             if fn is None:
                 fn = _COMPILED[key] = _build(jax, jnp, self.traced, batched,
                                              int(max_iterations), float(lambda_min))
-            args = [np.asarray(a, dtype=ftype) for a in
-                    (Q0, tol_b, tiny, quick, sys.col_scale, 1.0 / sys.eq_scale, tol)]
-            Q, status, its, handed = jax.device_get(fn(args[0], Ps, *args[1:]))
-        Q = np.array(Q, dtype=float)   # (writable: the NumPy path's items go in)
-        handed = np.asarray(handed, dtype=bool)
-        ok = (np.asarray(status) == core.CONVERGED) & ~handed
-        return Q, ok, np.array(its, dtype=int), np.flatnonzero(~ok)
+            consts = [np.asarray(a, dtype=ftype) for a in
+                      (sys.col_scale, 1.0 / sys.eq_scale, tol)]
+            for a in range(0, B, C):
+                b = min(a + C, B)
+                part = [_padded(x[a:b], C, ftype) for x in (Q0, tol_b, tiny, quick)]
+                Ps = [_padded(stacked[g][a:b], C, ftype) if on else
+                      np.asarray(sys.groups[g].P, dtype=ftype) for g, on in enumerate(batched)]
+                got = jax.device_get(fn(part[0], Ps, *part[1:], *consts))
+                for out, x in zip((Q, status, its, handed), got):
+                    out[a:b] = x[: b - a]
+        ok = (status == core.CONVERGED) & ~handed
+        return Q, ok, its, np.flatnonzero(~ok)
+
+
+def _padded(x, size, ftype):
+    """``x`` with copies of its first row up to ``size`` rows, in ``ftype``."""
+    x = np.asarray(x, dtype=ftype)
+    if len(x) < size:
+        x = np.concatenate([x, np.repeat(x[:1], size - len(x), axis=0)])
+    return x
 
 
 def _build(jax, jnp, traced, batched, max_iterations, lambda_min):

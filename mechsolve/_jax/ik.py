@@ -31,25 +31,30 @@ from .sweep import _x64
 
 __all__ = ["solve"]
 
+#: Targets per device call (the last call padded to it with copies of its first target).
+CHUNK = 1 << 18
+
 _COMPILED: dict = {}
 
 
 def solve(chain, base, Q0, within, starts, *, col_scale, length, box, tol, max_iterations,
-          max_step, lm_iterations, newton_lambda_min, dtype="float64"):
+          max_step, lm_iterations, newton_lambda_min, dtype="float64", chunk=None):
     """Joint vectors for the targets folded into ``base (B, 4, 4)`` from ``Q0 (B, n)``.
 
     ``chain``: ``(K (n, 3, 16), PP (n, 4, 4), rev (n,) bool, tool (4, 4))`` of the arm's
     ``_FastChain``; ``within (B,)``: whether a target may be restarted (within reach);
-    ``starts (R, n)`` the restart vectors; ``box`` ``(lower, upper)`` or None.
+    ``starts (R, n)`` the restart vectors; ``box`` ``(lower, upper)`` or None; ``chunk``
+    targets per device call (default :data:`CHUNK`).
 
     Returns ``(Q (B, n), iterations (B,), met (B,), handed (B,))``: ``met`` whether the device
     met the target (by its own rows), ``handed`` the targets it did not decide."""
     jax, jnp = import_jax()
     K, PP, rev, tool = chain
     B, n = Q0.shape
+    C = min(B, CHUNK if chunk is None else chunk)
     ftype = np.float64 if dtype == "float64" else np.float32
     key = (np.asarray(K).tobytes(), np.asarray(PP).tobytes(), tuple(np.asarray(rev).tolist()),
-           np.asarray(tool).tobytes(), B, len(starts), box is not None, float(tol),
+           np.asarray(tool).tobytes(), C, len(starts), box is not None, float(tol),
            int(max_iterations), float(max_step), int(lm_iterations), float(newton_lambda_min),
            dtype)
     with _x64(jax):
@@ -64,11 +69,25 @@ def solve(chain, base, Q0, within, starts, *, col_scale, length, box, tol, max_i
         consts = [np.asarray(a, dtype=ftype) for a in
                   (K, PP, tool, col_scale, 1.0 / eq, lo, hi, np.reshape(starts, (-1, n)),
                    length)]
-        out = fn(np.asarray(base, dtype=ftype), np.asarray(Q0, dtype=ftype),
-                 np.asarray(within, dtype=bool), *consts)
-        Q, its, met, handed = jax.device_get(out)
-    return (np.array(Q, dtype=float), np.array(its, dtype=int), np.array(met, bool),
-            np.array(handed, bool))
+        Q = np.empty((B, n))
+        its = np.empty(B, dtype=int)
+        met = np.empty(B, dtype=bool)
+        handed = np.empty(B, dtype=bool)
+        for a in range(0, B, C):
+            b = min(a + C, B)
+            got = jax.device_get(fn(_padded(base[a:b], C, ftype), _padded(Q0[a:b], C, ftype),
+                                    _padded(within[a:b], C, bool), *consts))
+            for out, x in zip((Q, its, met, handed), got):
+                out[a:b] = x[: b - a]
+    return Q, its, met, handed
+
+
+def _padded(x, size, dtype):
+    """``x`` with copies of its first row up to ``size`` rows, in ``dtype``."""
+    x = np.asarray(x, dtype=dtype)
+    if len(x) < size:
+        x = np.concatenate([x, np.repeat(x[:1], size - len(x), axis=0)])
+    return x
 
 
 def _rows(jnp, q, base, K, PP, tool, rev, all_rev, jac=True):
