@@ -157,7 +157,9 @@ def test_solve_batch_on_jax_hands_over_what_it_does_not_decide():
     params["O4.point2"][7] = (9.0, 0.0)
     starts = mech.state + rng.uniform(-1.5, 1.5, (B, 9))
     ref = mech.solve_batch(starts, params=params, raise_on_failure=False)
-    out = mech.solve_batch(starts, params=params, raise_on_failure=False, backend="jax")
+    # (in device calls of 40 items, the last padded: 40 + 40 + 16)
+    out = mech.solve_batch(starts, params=params, raise_on_failure=False, backend="jax",
+                           chunk=40)
     assert np.array_equal(out.success, ref.success) and not out.success[7]
     assert 7 in out.handed_over.tolist() and out.handed_over.size < B // 2
     assert same_states(out.states, ref.states, ref.success, 4.0) <= 1e-12
@@ -188,6 +190,8 @@ def test_solve_batch_backend_arguments_are_checked():
     with pytest.raises(ValueError, match='dtype must be "float64" or "float32", got '
                                          "'float16'"):
         mech.solve_batch(values={model.driver: [0.1, 0.2]}, backend="jax", dtype="float16")
+    with pytest.raises(ValueError, match="chunk must be at least 1, got 0"):
+        mech.solve_batch(values={model.driver: [0.1, 0.2]}, backend="jax", chunk=0)
     spatial = ms.Mechanism(dim=3)
     ball = spatial.add_body("ball", position=(0.0, 0.0, 1.0))
     spatial.add(ms.joints.Spherical(spatial.ground, ball, ms.Frame(), ms.Frame((0, 0, -1))))
