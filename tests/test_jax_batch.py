@@ -121,6 +121,30 @@ def test_after_failure_is_one_rule_for_every_driver():
     assert got.tolist() == list(table.values())
 
 
+def test_the_traced_linear_step_is_lapack_s():
+    # the written-out LU of the linear-algebra layer against LAPACK (solution, sign of det),
+    # the truncated SVD's minimum-norm step on a singular matrix, and the pivot test
+    from mechsolve._jax.sweep import _x64
+    from mechsolve.linalg import TracedStep, traced_lu, traced_solve
+
+    rng = np.random.default_rng(8)
+    with _x64(jax):
+        for n in (1, 3, 6, 9):
+            A = rng.standard_normal((n, n)) * rng.uniform(1e-3, 1e3, n)[:, None]
+            b = rng.standard_normal(n)
+            x = np.asarray(traced_solve(jnp, jnp.asarray(A), jnp.asarray(b)))
+            np.testing.assert_allclose(A @ x, b, rtol=0, atol=1e-12 * np.abs(A).max())
+            lu, perm, sign = traced_lu(jnp, jnp.asarray(A))
+            det = float(sign * jnp.prod(jnp.diagonal(lu)))
+            assert det == pytest.approx(np.linalg.det(A), rel=1e-10)
+        S = np.array([[1.0, 2.0, 0.0], [2.0, 4.0, 0.0], [0.0, 0.0, 3.0]])   # rank 2
+        step = TracedStep(jnp, jnp.asarray(S), jnp.ones(3), jnp.bool_(True))
+        assert bool(step.bad)
+        rhs = np.array([1.0, 2.0, 3.0])
+        np.testing.assert_allclose(np.asarray(step.solve_scaled(jnp.asarray(rhs))),
+                                   np.linalg.pinv(S) @ rhs, rtol=0, atol=1e-14)
+
+
 # -- solve_batch ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("unit, origin", [(1.0, (0.0, 0.0)), (1e-6, (0.0, 0.0)),
                                           (1e3, (3e3, -2e3)), (1.0, (1e5, 1e5))])

@@ -23,12 +23,7 @@ import math
 
 from .. import newton as core
 from .._result import CONVERGED, RUNNING, STATIONARY
-from ..linalg import HUGE_STEP, RANK_RTOL
-
-#: Where an LU pivot is below this fraction of the largest (rows of norm 1), the item is
-#: handed to the NumPy path: its condition is near where the core's LU gives way to least
-#: squares (``RCOND_MIN``), so the device does not decide it.
-PIVOT_MIN = 1e-8
+from ..linalg import HUGE_STEP, TracedStep, traced_solve
 
 
 def traced_ops(jnp):
@@ -43,80 +38,6 @@ def traced_ops(jnp):
         sqrt = staticmethod(jnp.sqrt)
 
     return _Traced
-
-
-class LinearStep:
-    """One item's scaled Jacobian ``diag(1/r) J diag(c)`` factorized by LU with partial
-    pivoting (as the core's ``LinearStrategy``, rows of norm 1), for JAX: ``solve_scaled``
-    gives the correction in the scaled coordinates; ``bad`` says the core would not use LU
-    here (see :data:`PIVOT_MIN`)."""
-
-    def __init__(self, jnp, J, c, lsq=None):
-        Js = J * c
-        r = jnp.sqrt(jnp.sum(Js * Js, axis=1))
-        self.r = jnp.where(r > 0.0, r, 1.0)
-        self.jnp = jnp
-        Js = Js / self.r[:, None]
-        self.lu, self.perm, sign = _lu(jnp, Js)
-        d = jnp.abs(jnp.diagonal(self.lu))
-        self.bad = ~(jnp.min(d) > PIVOT_MIN * jnp.max(d))
-        self.sign = sign * jnp.prod(jnp.sign(jnp.diagonal(self.lu)))
-        self.lsq = lsq
-        if lsq is not None:
-            # the core's least-squares step: the truncated SVD's minimum-norm solution
-            U, sv, Vt = jnp.linalg.svd(Js, full_matrices=False)
-            keep = (sv > RANK_RTOL * sv[0]) & (sv > 0.0)
-            self.svd = (U, jnp.where(keep, 1.0 / jnp.where(keep, sv, 1.0), 0.0), Vt)
-
-    def solve_scaled(self, rhs):
-        x = self._lu_solve(rhs)
-        if self.lsq is None:
-            return x
-        U, s_inv, Vt = self.svd
-        return self.jnp.where(self.lsq, Vt.T @ (s_inv * (U.T @ (rhs / self.r))), x)
-
-    def _lu_solve(self, rhs):
-        jnp = self.jnp
-        y = (rhs / self.r)[self.perm]
-        n = y.shape[0]
-        lu = self.lu
-        z = [None] * n
-        for i in range(n):
-            acc = y[i]
-            for j in range(i):
-                acc = acc - lu[i, j] * z[j]
-            z[i] = acc
-        x = [None] * n
-        for i in range(n - 1, -1, -1):
-            acc = z[i]
-            for j in range(i + 1, n):
-                acc = acc - lu[i, j] * x[j]
-            x[i] = acc / lu[i, i]
-        return jnp.stack(x)
-
-
-def _lu(jnp, A):
-    """LU with partial pivoting of a small ``A (n, n)`` written out over the columns:
-    ``(lu, perm, sign of the permutation)`` with ``A[perm] = L U``."""
-    n = A.shape[0]
-    rows = jnp.arange(n)
-    perm = rows
-    sign = jnp.ones((), dtype=A.dtype)
-    M = A
-    for k in range(n):
-        col = jnp.where(rows >= k, jnp.abs(M[:, k]), -1.0)
-        p = jnp.argmax(col)
-        at_p = rows == p
-        at_k = rows == k
-        row_p = jnp.sum(jnp.where(at_p[:, None], M, 0.0), axis=0)
-        M = jnp.where(at_k[:, None], row_p[None, :], jnp.where(at_p[:, None], M[k][None, :], M))
-        perm_p = jnp.sum(jnp.where(at_p, perm, 0))
-        perm = jnp.where(at_k, perm_p, jnp.where(at_p, perm[k], perm))
-        sign = jnp.where(p != k, -sign, sign)
-        f = jnp.where(rows > k, M[:, k] / M[k, k], 0.0)
-        M = M - f[:, None] * jnp.where(jnp.arange(n) > k, M[k], 0.0)[None, :]
-        M = jnp.where((rows > k)[:, None] & (jnp.arange(n) == k)[None, :], f[:, None], M)
-    return M, perm, sign
 
 
 def newton_one(jax, jnp, evaluate, residual, x0, *, c, inv_e, tol_b, error_tol, tiny_b,
@@ -171,7 +92,7 @@ def newton_one(jax, jnp, evaluate, residual, x0, *, c, inv_e, tol_b, error_tol, 
     def body(st):
         x, F, J, it = st["x"], st["F"], st["J"], st["it"]
         lsq = st["lsq"]
-        fac = LinearStep(jnp, J, c, lsq if least_squares else None)
+        fac = TracedStep(jnp, J, c, lsq if least_squares else None)
         Fe = F * inv_e
         res, f_norm = maxabs(Fe), norm(Fe)
         if least_squares:   # numerically singular: least squares from now on (the core's)
@@ -297,7 +218,7 @@ def lm_one(jax, jnp, evaluate, x0, *, c, W, inv_state, tol, max_iterations, proj
         stop = met | flat | (it >= max_iterations)
         stop_status = core._lm_status(ops, met, flat)
         mu = jnp.where(jnp.isnan(mu), core._lm_first_mu(ops, dmax), mu)
-        h = jnp.linalg.solve(AtA + mu * eye, -grad)
+        h = traced_solve(jnp, AtA + mu * eye, -grad)
         h = h * jnp.minimum(1.0, core._step_cap(ops, jnp.max(jnp.abs(h)), core.MAX_STEP))
         if project is not None:
             h = project(x, h * c) / c
@@ -328,4 +249,4 @@ def lm_one(jax, jnp, evaluate, x0, *, c, W, inv_state, tol, max_iterations, proj
     return out["x"], out["F"], out["status"], out["it"], out["handed"]
 
 
-__all__ = ["traced_ops", "newton_one", "lm_one", "LinearStep"]
+__all__ = ["traced_ops", "newton_one", "lm_one"]
