@@ -321,7 +321,7 @@ def test_design_sweep_on_jax_over_dask_workers_is_identical(gpu_workers):
         plain = set(client.scheduler_info()["workers"])
         for k in range(gpu_workers):
             spec = copy.deepcopy(next(iter(cluster.worker_spec.values())))
-            spec["options"]["resources"] = {"GPU": 1}
+            spec["options"].update(resources={"GPU": 1}, dashboard=False)
             cluster.worker_spec[f"gpu{k}"] = spec
         cluster.sync(cluster._correct_state)
         client.wait_for_workers(2 + gpu_workers)
