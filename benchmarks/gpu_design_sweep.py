@@ -26,6 +26,18 @@ process 60 s after that whatever it is doing):
 * ``backend="jax"`` in float64 on each of ``--sizes`` (default 10^4, 10^5, 10^6, 10^7);
 * one float32 row (``--float32-size``, default 10^6).
 
+* with ``--batch-sizes`` (default 10^4, 10^5, 10^6): ``mech.solve_batch(...,
+  backend="jax")`` on that many items of the same family, each at its own random crank angle,
+  from the nominal pose, and NumPy's ``solve_batch`` on ``--batch-numpy-size`` (10^4) items;
+  pins against the closed form on the nominal pose's branch (items nearer the other branch
+  counted as jumps);
+* with ``--ik-sizes`` (default 10^3, 10^4, 10^5, 10^6): ``arm.ik(targets, starts,
+  backend="jax")`` on the UR5 for targets of random joint vectors in ``[-pi, pi]``, from
+  near starts (the joint vectors plus 0.05 rad noise) and from zero starts, and NumPy's
+  ``arm.ik`` on ``--ik-numpy-size`` (10^3) targets; success in percent, the largest position
+  (in units of the arm's length scale) and orientation errors of the targets met, and the
+  targets handed to the NumPy path. ``--only sweep,batch,ik`` picks sections.
+
 For each: the wall time of the call after a warm-up call of the same device batch (the jit
 compile is excluded there and reported apart, from the warm-up's ``timings``), design-poses
 per second, the time on the device and in the NumPy path (designs handed over), the largest
@@ -160,11 +172,140 @@ def run_row(jax, jnp, kind, D, args, dtype=None, mixed=0.0):
     return row
 
 
+def batch_items(D: int, seed: int = 2):
+    """The family's designs and a random crank angle per item (``solve_batch``'s params)."""
+    designs = family(D, seed=seed)
+    t = np.random.default_rng(seed + 1).uniform(0.0, 2.0 * np.pi, D)
+    return designs, t
+
+
+def _check_batch(designs, t, states):
+    """Largest pin error against the closed form on the nominal pose's branch (the upper one:
+    ``B = A + b (cos, sin)(atan2(O4 - A) + gamma)``) and the items nearer the other branch."""
+    a = designs["A.point1"][:, 0] + 0.5
+    b = designs["B.point1"][:, 0] + 1.5
+    c = designs["O4.point1"][:, 0] + 1.75
+    o4 = designs["O4.point2"]
+    A = np.c_[a * np.cos(t), a * np.sin(t)]
+    E = o4 - A
+    e2 = np.einsum("ij,ij->i", E, E)
+    base = np.arctan2(E[:, 1], E[:, 0])
+    gamma = np.arccos(np.clip((b * b + e2 - c * c) / (2 * b * np.sqrt(e2)), -1.0, 1.0))
+    cand = [A + b[:, None] * np.c_[np.cos(base + s * gamma), np.sin(base + s * gamma)]
+            for s in (1.0, -1.0)]
+
+    def pin(k, local):   # a body's point in global coordinates from the states
+        x, y, th = states[:, 3 * k], states[:, 3 * k + 1], states[:, 3 * k + 2]
+        return np.c_[x + np.cos(th) * local, y + np.sin(th) * local]
+
+    pA, pB = pin(1, -1.5), pin(2, -1.75)
+    dB = [np.hypot(*(pB - cB).T) for cB in cand]
+    err = np.maximum(np.hypot(*(pA - A).T), dB[0])
+    return float(np.nanmax(err, initial=0.0)), int(np.count_nonzero(dB[1] < dB[0]))
+
+
+def run_batch_row(kind, D, dtype=None):
+    """One ``solve_batch`` row (see the module's docstring)."""
+    designs, t = batch_items(D)
+    model = ms.models.fourbar()
+    mech = model.mechanism
+    params = dict(designs, **{"motor.value": t})
+    kw = {"raise_on_failure": False}
+    compile_s = warm_s = 0.0
+    if kind == "jax":
+        from mechsolve._jax.batch import CHUNK
+        kw.update(backend="jax", dtype=dtype)
+        warm = {k: v[: min(D, CHUNK)] for k, v in params.items()}
+        t0 = time.perf_counter()
+        mech.solve_batch(params=warm, **kw)
+        warm_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        mech.solve_batch(params=warm, **kw)
+        compile_s = warm_s - (time.perf_counter() - t0)   # the first call's extra: the jit
+    t0 = time.perf_counter()
+    res = mech.solve_batch(params=params, **kw)
+    wall = time.perf_counter() - t0
+    err, jumps = _check_batch(designs, t, res.states)
+    row = {"section": "batch", "backend": kind, "dtype": dtype or "float64", "items": D,
+           "wall_s": wall, "items_per_s": D / wall, "compile_s": compile_s,
+           "success_pct": 100.0 * float(np.mean(res.success)),
+           "largest_pin_error_rel": err / SIZE, "branch_jumps": jumps,
+           "iterations_mean": float(np.mean(res.iterations))}
+    if kind == "jax":
+        row.update(warmup_s=warm_s, handed_over=int(len(res.handed_over)))
+    return row
+
+
+def ik_targets(D: int, start: str, seed: int = 4):
+    """UR5 targets of random joint vectors in ``[-pi, pi]`` and starts ``near`` (plus 0.05
+    rad noise) or ``zero``."""
+    rng = np.random.default_rng(seed)
+    Qt = rng.uniform(-np.pi, np.pi, (D, 6))
+    Q0 = Qt + 0.05 * rng.standard_normal((D, 6)) if start == "near" else np.zeros((D, 6))
+    return Qt, Q0
+
+
+def run_ik_row(kind, D, start):
+    """One ``arm.ik`` row (see the module's docstring)."""
+    arm = ms.robots.ur5()
+    Qt, Q0 = ik_targets(D, start)
+    T = arm.forward(Qt).as_matrix()
+    kw = {"raise_on_failure": False, "backend": kind}
+    compile_s = warm_s = 0.0
+    if kind == "jax":
+        from mechsolve._jax.ik import CHUNK
+        w = min(D, CHUNK)
+        t0 = time.perf_counter()
+        arm.ik(T[:w], Q0[:w], **kw)
+        warm_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        arm.ik(T[:w], Q0[:w], **kw)
+        compile_s = warm_s - (time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    res = arm.ik(T, Q0, **kw)
+    wall = time.perf_counter() - t0
+    ok = np.asarray(res.success)
+    row = {"section": "ik", "backend": kind, "dtype": "float64", "start": start, "targets": D,
+           "wall_s": wall, "targets_per_s": D / wall, "compile_s": compile_s,
+           "success_pct": 100.0 * float(np.mean(ok)),
+           "largest_position_error_rel": float(np.max(res.position_error[ok], initial=0.0))
+           / arm.length_scale,
+           "largest_orientation_error": float(np.max(res.orientation_error[ok], initial=0.0))}
+    if kind == "jax":
+        row.update(warmup_s=warm_s, handed_over=int(len(res.handed_over)))
+    return row
+
+
+def batch_table(rows) -> str:
+    out = ["| solve_batch | dtype | items | wall s | items/s | jit s | success % | "
+           "largest pin error / size | branch jumps | handed over |", "|" + "---|" * 10]
+    for r in rows:
+        out.append(f"| {r['backend']} | {r['dtype']} | {r['items']:.0e} | {r['wall_s']:.3f} | "
+                   f"{r['items_per_s']:.3g} | {r['compile_s']:.1f} | {r['success_pct']:.2f} | "
+                   f"{r['largest_pin_error_rel']:.2g} | {r['branch_jumps']} | "
+                   f"{r.get('handed_over', '-')} |")
+    return "\n".join(out)
+
+
+def ik_table(rows) -> str:
+    out = ["| arm.ik (UR5) | starts | targets | wall s | targets/s | jit s | success % | "
+           "largest position error / L | largest angle error | handed over |",
+           "|" + "---|" * 10]
+    for r in rows:
+        out.append(f"| {r['backend']} | {r['start']} | {r['targets']:.0e} | {r['wall_s']:.3f} "
+                   f"| {r['targets_per_s']:.3g} | {r['compile_s']:.1f} | "
+                   f"{r['success_pct']:.2f} | {r['largest_position_error_rel']:.2g} | "
+                   f"{r['largest_orientation_error']:.2g} | {r.get('handed_over', '-')} |")
+    return "\n".join(out)
+
+
 def table(rows) -> str:
     head = ("| backend | dtype | designs x angles | wall s | design-poses/s | jit s | device s | "
             "NumPy s (handed) | largest pin error / size | branch jumps | dropped |")
     out = [head, "|" + "---|" * 11]
     for r in rows:
+        if r.get("section", "sweep") != "sweep":
+            continue
         t = r.get("timings", {})
         out.append(
             f"| {r['backend']} | {r['dtype']} | {r['designs']:.0e} x {r['angles']} | "
@@ -188,6 +329,14 @@ def main(argv=None) -> int:
                         "mechsolve._jax.sweep.UNROLLED)")
     p.add_argument("--budget", type=float, default=450.0,
                    help="seconds: no row is started that would end after this")
+    p.add_argument("--batch-sizes", default="1e4,1e5,1e6",
+                   help="solve_batch sizes on JAX, comma-separated (default 1e4,1e5,1e6)")
+    p.add_argument("--batch-numpy-size", type=float, default=1e4)
+    p.add_argument("--ik-sizes", default="1e3,1e4,1e5,1e6",
+                   help="arm.ik target counts on JAX, comma-separated")
+    p.add_argument("--ik-numpy-size", type=float, default=1e3)
+    p.add_argument("--only", default="sweep,batch,ik",
+                   help="sections to run, comma-separated: sweep, batch, ik")
     p.add_argument("--quick", action="store_true",
                    help="the NumPy and float32 rows at the smallest size (a CPU check)")
     out_default = (pathlib.Path(os.environ["OUT"]) / "gpu_design_sweep.json"
@@ -227,13 +376,61 @@ def main(argv=None) -> int:
         path.write_text(json.dumps({"info": info, "rows": rows, "skipped": skipped,
                                     "elapsed_s": time.perf_counter() - start}, indent=1))
 
-    plan = [("numpy", numpy_size, None, 0.0)]
-    plan += [("jax", D, "float64", args.mixed) for D in sizes if D <= f32]
-    plan += [("jax", f32, "float32", args.mixed)]
-    plan += [("jax", D, "float64", args.mixed) for D in sizes if D > f32]
-    rate = {"numpy": 2e5, "jax": 5e5}   # design-poses/s guesses before the first rows
+    only = set(args.only.split(","))
+    plan = []
+    if "sweep" in only:
+        plan += [("numpy", numpy_size, None, 0.0)]
+        plan += [("jax", D, "float64", args.mixed) for D in sizes if D <= f32]
+        plan += [("jax", f32, "float32", args.mixed)]
+        plan += [("jax", D, "float64", args.mixed) for D in sizes if D > f32]
+    b_sizes = [int(float(x)) for x in args.batch_sizes.split(",") if x]
+    ik_sizes = [int(float(x)) for x in args.ik_sizes.split(",") if x]
+    if args.quick:
+        b_sizes, ik_sizes = b_sizes[:1], ik_sizes[:1]
+    if "batch" in only:
+        plan += [("numpy", int(args.batch_numpy_size), None, "batch")]
+        plan += [("jax", D, "float64", "batch") for D in b_sizes]
+    if "ik" in only:
+        plan += [("numpy", int(args.ik_numpy_size), start, "ik") for start in ("near", "zero")]
+        plan += [("jax", D, start, "ik") for D in ik_sizes for start in ("near", "zero")]
+    # per-second guesses before the first rows: design-poses, batch items, IK targets
+    rate = {"numpy": 2e5, "jax": 5e5, ("batch", "numpy"): 2e4, ("batch", "jax"): 1e5,
+            ("ik", "numpy"): 2e3, ("ik", "jax"): 1e4}
     last_compile = 60.0
+    compiles = {"batch": 30.0, "ik": 60.0}   # jit seconds guessed before the first rows
     for kind, D, dtype, mixed in plan:
+        if mixed in ("batch", "ik"):
+            sec = mixed
+            est = D / rate[(sec, kind)] * (2 if kind == "jax" else 1)
+            if kind == "jax":
+                est += compiles[sec]
+            now = time.perf_counter()
+            if now + est > deadline:
+                skipped.append({"section": sec, "backend": kind, "size": D,
+                                "estimated_s": est, "left_s": deadline - now})
+                print(f"skipped {sec} {kind} {D:.0e}: about {est:.0f} s needed, "
+                      f"{deadline - now:.0f} s left", flush=True)
+                save()
+                continue
+            try:
+                row = (run_batch_row(kind, D) if sec == "batch" else
+                       run_ik_row(kind, D, dtype))
+            except Exception as exc:   # reported, not fatal
+                row = None
+                skipped.append({"section": sec, "backend": kind, "size": D,
+                                "error": f"{type(exc).__name__}: {exc}"})
+                print(f"failed {sec} {kind} {D:.0e}: {type(exc).__name__}: {exc}", flush=True)
+            if row is not None:
+                rows.append(row)
+                key = "items_per_s" if sec == "batch" else "targets_per_s"
+                if sec == "batch" or dtype == "zero":
+                    rate[(sec, kind)] = row[key]
+                if kind == "jax":
+                    compiles[sec] = max(row["compile_s"] * 1.5, 5.0)
+                print((batch_table if sec == "batch" else ik_table)([row]).splitlines()[-1],
+                      flush=True)
+            save()
+            continue
         poses = D * len(ANGLES)
         from mechsolve._jax.sweep import CHUNK
         est = poses / rate[kind]
@@ -265,6 +462,11 @@ def main(argv=None) -> int:
     print(f"device: {info['device']}; 36 crank angles; errors in units of the model's size "
           f"({SIZE:g}); elapsed {time.perf_counter() - start:.0f} s")
     print(table(rows))
+    for sec, tab in (("batch", batch_table), ("ik", ik_table)):
+        got = [r for r in rows if r.get("section") == sec]
+        if got:
+            print()
+            print(tab(got))
     print(f"JSON: {path}")
     return 0
 

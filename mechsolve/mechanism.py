@@ -769,14 +769,28 @@ class Mechanism:
         """
         return analysis.free_motion_path(self, index, amplitudes, **options)
 
-    def solve_batch(self, states=None, *, time_limit: float | None = None, **options):
+    def solve_batch(self, states=None, *, time_limit: float | None = None,
+                    backend: str = "numpy", dtype: str | None = None, **options):
         """Solve many variants at once through the batch axis.
 
         See :func:`mechsolve.analysis.solve_batch` (per-item start states, driver values and
         joint parameters such as end-effector targets). ``time_limit`` (seconds) bounds the
         wall-clock time; past it a :class:`~mechsolve.SolveError` says so.
+
+        ``backend="jax"`` runs the batch Newton on JAX's default device (a GPU where JAX has
+        one; planar mechanisms whose joints have kernels written once, ``pip install
+        "mechsolve[jax]"``), in ``dtype`` ``"float64"`` (default) or ``"float32"``: the same
+        result, plus ``handed_over``, the items it left to the NumPy path (see
+        :mod:`mechsolve._jax.batch`).
         """
+        if backend not in ("numpy", "jax"):
+            raise ValueError(f'backend must be "numpy" or "jax", got {backend!r}')
+        if backend == "numpy" and dtype is not None:
+            raise ValueError('dtype= is for backend="jax" (the NumPy path runs in float64)')
         with time_limited(time_limit, "solve_batch"), self.unchanged_on_failure():
+            if backend == "jax":
+                from ._jax.batch import solve_batch  # JAX only when asked for (heavy import)
+                return solve_batch(self, states, dtype=dtype, **options)
             return analysis.solve_batch(self, states, **options)
 
     def sweep_time(self, times, *, time_limit: float | None = None, **options):

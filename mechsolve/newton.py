@@ -131,15 +131,19 @@ POSE_RTOL = 1e-14
 RESIDUAL_ROUNDOFF = 32
 
 
-def residual_tolerance(tol: float, X: np.ndarray, inv_state: np.ndarray) -> np.ndarray:
+def residual_tolerance(tol: float, X: np.ndarray, inv_state: np.ndarray, *, xp=np,
+                       eps: float = EPS) -> np.ndarray:
     """The residual bound of states ``X (..., n_state)`` for the tolerance ``tol``: ``tol``
     plus the round-off of their coordinates (see :data:`RESIDUAL_ROUNDOFF`), ``(...)``.
+
+    ``xp`` is the array module (``jax.numpy`` where a backend traces it) and ``eps`` the
+    machine epsilon of the precision the states are in.
 
     >>> float(residual_tolerance(1e-10, np.array([3e6, 0.0, 0.5]), np.ones(3)))
     2.1416282072803006e-08
     """
-    big = np.maximum(1.0, np.max(np.abs(X * inv_state), axis=-1, initial=0.0))
-    return tol + RESIDUAL_ROUNDOFF * EPS * big
+    big = xp.maximum(1.0, xp.max(xp.abs(X * inv_state), axis=-1, initial=0.0))
+    return tol + RESIDUAL_ROUNDOFF * eps * big
 
 
 #: The wall-clock deadline of the solves in progress, if any: ``(time.perf_counter() at
@@ -307,11 +311,17 @@ def _round_off_bounds(problem, X: np.ndarray, inv_state: np.ndarray, pose_rtol: 
     last Newton needs (``quick``, see :data:`QUICK`), per item and component, taken at the
     start (a Newton solve moves a coordinate far less than its own size once it is near the
     solution)."""
-    tiny = pose_rtol * _magnitude(problem, X, inv_state)
+    return _bounds_of(_Items, _magnitude(problem, X, inv_state), pose_rtol, pose_atol)
+
+
+def _bounds_of(xp, mag, pose_rtol: float, pose_atol: float):
+    """The rule of :func:`_round_off_bounds` for the coordinates' sizes ``mag`` (at least 1,
+    in the problem's units): ``(tiny, quick)``."""
+    tiny = pose_rtol * mag
     quick = (QUICK / math.sqrt(pose_rtol)) * tiny
     if pose_atol > 0.0:   # a waypoint: as precise in the model's units wherever it lies
-        tiny = np.maximum(tiny, pose_atol)
-        quick = np.maximum(quick, QUICK * math.sqrt(pose_atol))
+        tiny = xp.maximum(tiny, pose_atol)
+        quick = xp.maximum(quick, QUICK * math.sqrt(pose_atol))
     return tiny, quick
 
 
@@ -452,16 +462,12 @@ def _after_trial(xp, damped, good, accepted, lam, nd, dd, cap, raised, lambda_mi
     return grow, new, xp.not_(accepted) & (new < lambda_min)
 
 
-def _after_failure(res_met: bool, lsq: bool, mode: str) -> int:
+def _after_failure(xp, res_met, lsq, auto):
     """What an item whose damping failed becomes: converged where its residual is met (no
     step reduces the correction further: a singular root, where Newton converges only
     linearly, as exact as it gets), ``RUNNING`` again by least squares where LU gave a useless
-    step (``mode`` ``"auto"``), else ``NO_PROGRESS``."""
-    if res_met:
-        return CONVERGED
-    if not lsq and mode == "auto":
-        return RUNNING
-    return NO_PROGRESS
+    step (``lsq`` False and the strategy's mode ``"auto"``: ``auto``), else ``NO_PROGRESS``."""
+    return xp.where(res_met, CONVERGED, xp.where(xp.not_(lsq) & auto, RUNNING, NO_PROGRESS))
 
 
 def _error_gain(xp, th):
@@ -788,7 +794,8 @@ def _newton_batch(problem, X, tol, max_iterations, strategy, damped, transform, 
         # items that could not be damped: LU gave a useless step -> least squares, else fail
         for k in np.flatnonzero(failed) if failed.any() else ():
             i = idx[k]
-            then = _after_failure(bool(res[i] <= tol_b[i]), bool(lsq[i]), strategy.mode)
+            then = _after_failure(_Item, bool(res[i] <= tol_b[i]), bool(lsq[i]),
+                                  strategy.mode == "auto")
             if then == RUNNING:
                 lsq[i] = True
             else:
@@ -954,7 +961,7 @@ def _newton_one(problem, x, tol, max_iterations, strategy, damped, transform, la
             if failed:
                 break
         if failed:
-            status = _after_failure(res <= tol, lsq, strategy.mode)
+            status = _after_failure(_Item, res <= tol, lsq, strategy.mode == "auto")
             if status == RUNNING:
                 status = None
                 lsq = True      # LU gave a useless step: least squares from here

@@ -27,6 +27,13 @@ gives its poses and, if it drops out, its reason, exactly as without ``backend="
 result's ``handed_over`` lists them. The designs of a well-posed family (crank-rockers kept
 on their branch) all stay on the device.
 
+With ``client=`` (a ``dask.distributed`` client) the designs go to the cluster's workers in
+whole chunks, one part per worker, each on its worker's JAX device; where workers declare a
+``GPU`` resource (``dask worker ... --resources GPU=1``, each seeing one GPU, as dask-cuda's
+``LocalCUDACluster`` starts them) one part per such worker, asking for ``resources={"GPU":
+1}``. The designs handed over are solved here afterwards, together: the result is that of one
+process, bit for bit.
+
 ``dtype="float64"`` (default) runs in double precision whatever JAX's default (inside
 ``jax.enable_x64(True)``, scoped to the call); ``dtype="float32"`` in single precision, with
 the correction stop at ``sqrt(eps)`` and the residual tolerance raised to ``64 eps`` (about
@@ -41,7 +48,7 @@ import time
 
 import numpy as np
 
-from ..newton import RESIDUAL_ROUNDOFF
+from ..newton import residual_tolerance
 from . import import_jax
 from .system import TracedSystem, solve_with_sign
 
@@ -65,9 +72,6 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, chunk=None, tol=1
     ``dtype`` ``"float64"`` or ``"float32"``). ``numpy_path`` is the module
     :mod:`mechsolve.design.sweep` (its constants, its start and its path for the designs handed
     over; given by it, so that this layer imports nothing above it)."""
-    if client is not None:
-        raise ValueError('backend="jax" runs on this process\'s devices; client= is for '
-                         'backend="numpy"')
     dtype = "float64" if dtype is None else dtype
     if dtype not in ("float64", "float32"):
         raise ValueError(f'dtype must be "float64" or "float32", got {dtype!r}')
@@ -75,6 +79,50 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, chunk=None, tol=1
                               progress, outputs)
     driver, values, tol, max_iterations = fam.driver, fam.values, fam.tol, fam.max_iterations
     chunk = CHUNK if fam.chunk is None else fam.chunk
+    D = fam.D
+    B = min(chunk, D)
+    if client is None:
+        poses, iterations, decided, timings = _on_device(
+            numpy_path, mech, fam, driver, values, tol, max_iterations, dtype, B, progress)
+    else:
+        poses, iterations, decided, timings = _on_cluster(
+            numpy_path, client, mech, designs, driver, values, tol, max_iterations, outputs,
+            dtype, B, progress)
+    keep_states = fam.out_spec is None
+    N = len(values)
+    success = np.repeat(decided[:, None], N, axis=1)
+    failed_at = np.full(D, -1, dtype=np.int64)
+    reason = np.full(D, "")
+    reached = np.full(D, np.nan)
+    handed = np.flatnonzero(~decided)
+    if handed.size:
+        t0 = time.perf_counter()
+        sub = {k: np.asarray(v)[handed] for k, v in designs.items()}
+        ref = numpy_path.sweep(mech, sub, driver, values, tol=tol,
+                               max_iterations=max_iterations, outputs=outputs,
+                               backend="numpy")
+        got = ref.states if keep_states else ref.points
+        poses[handed] = got
+        iterations[handed] = ref.iterations
+        success[handed] = ref.success
+        failed_at[handed] = ref.failed_at
+        reason = reason.astype(ref.reason.dtype)
+        reason[handed] = ref.reason
+        reached[handed] = ref.reached
+        timings["numpy"] = time.perf_counter() - t0
+        poses[~success] = np.nan
+    return numpy_path.DesignSweep(
+        values=values, designs=designs, states=poses if keep_states else None,
+        points=None if keep_states else poses, success=success, iterations=iterations,
+        failed_at=failed_at, reason=reason, reached=reached, backend="jax",
+        dtype=dtype, handed_over=handed, timings=timings)
+
+
+
+def _on_device(numpy_path, mech, fam, driver, values, tol, max_iterations, dtype, B,
+               progress):
+    """The family ``fam`` on this process's JAX device, ``B`` designs a call (the last call
+    padded to it): ``(poses, iterations, decided, timings)``."""
     sys, entries, out_spec = fam.system, fam.entries, fam.out_spec
     traced = TracedSystem(sys)
     gd, idd, col = sys.driver_slot(driver)
@@ -107,9 +155,8 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, chunk=None, tol=1
     tol_used = tol if f64 else max(tol, 64 * eps)
     consts = dict(inv_c=1.0 / sys.col_scale, inv_eq=1.0 / sys.eq_scale,
                   inv_state=1.0 / sys.state_scale, e=_unit(sys, driver), step_done=step_done,
-                  tol=tol_used, roundoff=RESIDUAL_ROUNDOFF * eps)
+                  tol=tol_used)
     keep_states = out_spec is None
-    B = min(chunk, D)
     # a step's correction takes at most the NumPy path's budget (STEP_ITERATIONS, within
     # max_iterations); a design handed over gets the whole max_iterations there
     steps = min(max_iterations, getattr(numpy_path, "STEP_ITERATIONS", max_iterations))
@@ -127,7 +174,7 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, chunk=None, tol=1
         local = (np.zeros((0, 2)) if keep_states else np.array([p for _, p in out_spec]))
         args_c = [jnp.asarray(np.asarray(v, dtype=ftype)) for v in
                   (consts["inv_c"], consts["inv_eq"], consts["inv_state"], consts["e"],
-                   consts["step_done"], consts["tol"], consts["roundoff"], q0, values, local)]
+                   consts["step_done"], consts["tol"], q0, values, local)]
         args_c.append([jnp.asarray(np.asarray(g.P, dtype=ftype)) for g in sys.groups])
 
         def collect(a, b, out):
@@ -160,33 +207,58 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, chunk=None, tol=1
                 collect(*pending)
             pending = (a, b, out)
         collect(*pending)
-    success = np.repeat(decided[:, None], N, axis=1)
-    failed_at = np.full(D, -1, dtype=np.int64)
-    reason = np.full(D, "")
-    reached = np.full(D, np.nan)
-    handed = np.flatnonzero(~decided)
-    if handed.size:
-        t0 = time.perf_counter()
-        sub = {k: np.asarray(v)[handed] for k, v in designs.items()}
-        ref = numpy_path.sweep(mech, sub, driver, values, tol=tol,
-                               max_iterations=max_iterations, outputs=outputs,
-                               backend="numpy")
-        got = ref.states if keep_states else ref.points
-        poses[handed] = got
-        iterations[handed] = ref.iterations
-        success[handed] = ref.success
-        failed_at[handed] = ref.failed_at
-        reason = reason.astype(ref.reason.dtype)
-        reason[handed] = ref.reason
-        reached[handed] = ref.reached
-        timings["numpy"] = time.perf_counter() - t0
-        poses[~success] = np.nan
-    return numpy_path.DesignSweep(
-        values=values, designs=designs, states=poses if keep_states else None,
-        points=None if keep_states else poses, success=success, iterations=iterations,
-        failed_at=failed_at, reason=reason, reached=reached, backend="jax",
-        dtype=dtype, handed_over=handed, timings=timings)
+    return poses, iterations, decided, timings
 
+
+def _on_cluster(numpy_path, client, mech, designs, driver, values, tol, max_iterations,
+                outputs, dtype, B, progress):
+    """The family's device part on a dask cluster: whole chunks of ``B`` designs in one part
+    per worker, each part on its worker's JAX device; with workers that declare a ``GPU``
+    resource (``dask worker ... --resources GPU=1``, one GPU visible to each, as dask-cuda's
+    ``LocalCUDACluster`` starts them), one part per such worker, each task asking for
+    ``resources={"GPU": 1}``, so that no two run on one GPU. Every design is the same
+    computation, in a call of the same shape, as in one process: the results are those of
+    one process bit for bit (the designs handed over are solved here, together, afterwards).
+    Returns what :func:`_on_device` returns."""
+    D = len(next(iter(designs.values())))
+    workers = client.scheduler_info().get("workers", {})
+    gpus = [w for w, info in workers.items()
+            if (info.get("resources") or {}).get("GPU", 0) >= 1]
+    parts = max(1, len(gpus) if gpus else len(workers))
+    chunks = -(-D // B)
+    per = -(-chunks // parts)
+    bounds = [(a * B, min((a + per) * B, D)) for a in range(0, chunks, per)]
+    index = [i for i, j in enumerate(mech.joints) if j is driver][0]
+    remote = client.scatter(mech, broadcast=True, hash=False)
+    extra = {"resources": {"GPU": 1}} if gpus else {}
+    places = gpus or list(workers)
+    # part i on worker i (another where that one is gone: allow_other_workers)
+    futures = [client.submit(_part, numpy_path, remote,
+                             {k: np.asarray(v)[a:b] for k, v in designs.items()}, index,
+                             values, tol, max_iterations, outputs, dtype, B, pure=False,
+                             workers=[places[i]] if places else None,
+                             allow_other_workers=True, **extra)
+               for i, (a, b) in enumerate(bounds)]
+    got = []
+    for (_, b), fut in zip(bounds, futures):
+        got.append(fut.result())
+        if progress is not None:
+            progress(b, D)
+    poses = np.concatenate([g[0] for g in got])
+    iterations = np.concatenate([g[1] for g in got])
+    decided = np.concatenate([g[2] for g in got])
+    timings = {k: sum(g[3][k] for g in got) for k in got[0][3]}
+    return poses, iterations, decided, timings
+
+
+def _part(numpy_path, mech, designs, driver_index, values, tol, max_iterations, outputs,
+          dtype, B):
+    """One part of :func:`_on_cluster` on a worker (``mech`` its copy)."""
+    driver = mech.joints[driver_index]
+    fam = numpy_path._checked(mech, designs, driver, values, tol, max_iterations, B, None,
+                              outputs)
+    return _on_device(numpy_path, mech, fam, fam.driver, fam.values, fam.tol,
+                      fam.max_iterations, dtype, B, None)
 
 def _x64(jax):
     """A context in which JAX's arrays may be float64 (``jax.enable_x64(True)``; the
@@ -236,7 +308,7 @@ def _param_map(sys, where, slot) -> tuple:
 
 
 def _build(jax, jnp, traced, max_iterations, param_map, out_bodies, ftype, numpy_path):
-    """The jitted function ``(inv_c, inv_eq, inv_state, e, step_done, tol, roundoff, q0,
+    """The jitted function ``(inv_c, inv_eq, inv_state, e, step_done, tol, q0,
     values, local, base, columns) -> (out (B, N, ...), iterations (B, N), decided (B,))``:
     ``base`` the groups' nominal parameters, ``columns (B, W)`` the designs' columns (placed
     by ``param_map``), ``out`` the states ``(B, N, n_state)``, or with ``out_bodies`` the
@@ -254,6 +326,7 @@ def _build(jax, jnp, traced, max_iterations, param_map, out_bodies, ftype, numpy
     n = traced.n
     pi = np.pi
     head = min(UNROLLED, max_iterations)
+    eps = float(jnp.finfo(ftype).eps)   # the round-off of the coordinates' precision
 
     def params(base, cols):
         """The groups' ``(k, p)`` parameters of one design, the driver's entry 0."""
@@ -280,7 +353,7 @@ def _build(jax, jnp, traced, max_iterations, param_map, out_bodies, ftype, numpy
             pts.append(jnp.stack([x + c * px - s * py, y + s * px + c * py], axis=-1))
         return jnp.stack(pts, axis=-2)
 
-    def one(inv_c, inv_eq, inv_state, e, step_done, tol, roundoff, q0, values, local, base,
+    def one(inv_c, inv_eq, inv_state, e, step_done, tol, q0, values, local, base,
             cols):
         Ps = params(base, cols)
 
@@ -288,8 +361,8 @@ def _build(jax, jnp, traced, max_iterations, param_map, out_bodies, ftype, numpy
             """The Newton core's acceptance: every equation in its unit within ``tol`` plus
             the round-off of the coordinates (:func:`mechsolve.newton.residual_tolerance`)."""
             F = traced.evaluate(jnp, q, Pk, jacobian=False)
-            big = jnp.maximum(1.0, jnp.max(jnp.abs(q * inv_state)))
-            return jnp.max(jnp.abs(F) * inv_eq) <= tol + roundoff * big
+            return jnp.max(jnp.abs(F) * inv_eq) <= residual_tolerance(tol, q, inv_state,
+                                                                      xp=jnp, eps=eps)
 
         def newton(Qp, Pk, start):
             """Newton from ``Qp``; at the first pose (``start``) only full steps each within
@@ -354,5 +427,5 @@ def _build(jax, jnp, traced, max_iterations, param_map, out_bodies, ftype, numpy
         carry, (Qs, its) = lax.scan(scan_body, carry, (v2, v1, values, kind))
         return (Qs if out_bodies is None else points(Qs, local)), its, carry[5]
 
-    batched = jax.vmap(one, in_axes=(None,) * 11 + (0,))
+    batched = jax.vmap(one, in_axes=(None,) * 10 + (0,))
     return _Compiled(jax.jit(batched))

@@ -54,7 +54,8 @@ def batch_newton(sys, Q0, params, *, tol, max_iterations=8, square=True, signs=F
 
 
 def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-10,
-                max_iterations: int = DEFAULT_MAX_ITERATIONS, raise_on_failure: bool = True):
+                max_iterations: int = DEFAULT_MAX_ITERATIONS, raise_on_failure: bool = True,
+                newton_step=None):
     """Solve many variants of one mechanism at once through the batch axis.
 
     Each batch item has its own start state and its own driver values or joint parameters
@@ -76,6 +77,12 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
     tol, max_iterations : as in :meth:`Mechanism.solve`.
     raise_on_failure : bool
         Raise :class:`~mechsolve.SolveError` if any item fails (default), naming them.
+    newton_step : callable, optional
+        Another executor of the batch Newton (a backend's: ``mech.solve_batch(...,
+        backend="jax")``), called as ``newton_step(sys, Q0, stacked, tol=, max_iterations=,
+        lambda_min=)`` and returning ``(Q, ok, iterations, handed)``: the items ``handed``
+        (indices) are solved by the NumPy path's batch Newton from their start, and the
+        result says which (``handed_over``) and which executor ran (``backend``).
 
     Joint limits are checked on every item's pose: an item whose pose breaks one fails, with
     the limit and its excess in ``reasons`` (no active set here: the items of a batch are
@@ -122,8 +129,18 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
     # Newton as solve() starts it: an item that needs heavier damping than NEAR_LAMBDA_MIN
     # has left Newton's domain of convergence (it could wander to a far assembly) and goes
     # solve()'s way below
-    Q, ok, its, _ = batch_newton(sys, Q0, stacked, tol=tol, max_iterations=max_iterations,
-                                 square=square, lambda_min=NEAR_LAMBDA_MIN)
+    if newton_step is None:
+        Q, ok, its, _ = batch_newton(sys, Q0, stacked, tol=tol, max_iterations=max_iterations,
+                                     square=square, lambda_min=NEAR_LAMBDA_MIN)
+        handed = None
+    else:
+        Q, ok, its, handed = newton_step(sys, Q0, stacked, tol=tol,
+                                         max_iterations=max_iterations,
+                                         lambda_min=NEAR_LAMBDA_MIN)
+        if len(handed):   # the items the other executor did not decide: NumPy's Newton
+            Q[handed], ok[handed], its[handed], _ = batch_newton(
+                sys, Q0[handed], _items(stacked, handed), tol=tol,
+                max_iterations=max_iterations, square=square, lambda_min=NEAR_LAMBDA_MIN)
     # every item where solve() would go beyond plain Newton goes the way solve() goes
     for b in _beyond_newton(sys, Q0, Q, ok, stacked, square).tolist():
         Q[b], ok[b], its[b] = _solved_alone(mech, sys, Q0[b], stacked, b, tol, max_iterations)
@@ -134,6 +151,9 @@ def solve_batch(mech, states=None, *, values=None, params=None, tol: float = 1e-
     status = np.where(ok, CONVERGED, NOT_SOLVED)
     out = BatchResult(states=Q, success=ok, status=status, iterations=its, residual=res,
                       residual_abs=np.max(phi, axis=1, initial=0.0))
+    if handed is not None:
+        out.backend = getattr(newton_step, "backend", "other")
+        out.handed_over = np.asarray(handed, dtype=np.intp)
     limits = sys.limits
     if limits is not None:
         # the items' poses are fixed by their drivers: one beyond a joint limit fails
@@ -362,7 +382,9 @@ class BatchResult(Result):
         The same in the equations' own units.
 
     With joint limits also ``reasons`` (per item: why it failed on a limit, else ``None``)
-    and ``active_limits`` (per item: the limits its pose sits at)."""
+    and ``active_limits`` (per item: the limits its pose sits at). From another executor
+    (``backend="jax"``) also ``backend``, ``dtype`` and ``handed_over`` (the indices of the
+    items it handed to the NumPy path)."""
 
     _renamed = {"residuals": "residual"}
 

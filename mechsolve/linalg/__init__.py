@@ -13,6 +13,8 @@ Backends
   batch on the last axis, LAPACK for the items its pivots do not suit.
 * :class:`SVD`, :func:`independent_rows`, :func:`null_space`, :func:`min_norm_solve`: rank
   analysis (redundant equations, free motions, least squares).
+* :class:`TracedStep`, :func:`traced_lu`, :func:`traced_solve`: the same step traced by JAX
+  for one item (``jax.numpy`` passed in; the accelerator backend's Newton).
 * :func:`lu_factor`, :func:`det_sign`, :func:`sigma_ratio`, :func:`scale_rows`: plain LU of a
   matrix as it is, the sign of ``det J``, ``sigma_min / sigma_max``, the row scaling.
 
@@ -65,14 +67,17 @@ from ._thresholds import (
     SINGULAR_RTOL,
     SPARSE_CONSISTENT_RTOL,
     TINY_NORM,
+    TRACED_PIVOT_MIN,
 )
+from ._traced import TracedStep, traced_lu, traced_lu_solve, traced_solve
 
 __all__ = ["LinearStrategy", "BandOrdering", "DenseLU", "factor_one", "lu_factor", "lu_solve",
            "row_masks", "solve_each", "det_signs", "SVD", "cholesky_solve", "det_sign",
            "independent_rows", "inverse", "lu_solve_batch", "min_norm_lstsq", "min_norm_solve",
            "null_space", "numerical_rank", "orthonormal_columns", "row_norms", "scale_rows",
-           "sigma_ratio", "singular_values", "truncated_svd",
+           "sigma_ratio", "singular_values", "truncated_svd", "TracedStep", "traced_lu",
+           "traced_lu_solve", "traced_solve",
            "BAND_MAX", "BATCH_PIVOT_MIN", "CONSISTENT_RTOL", "DENSE_LIMIT",
            "GOALS_CONSISTENT_RTOL", "HUGE_STEP", "NEAR_SINGULAR_RTOL", "NULL_WEIGHT_MIN",
            "PIVOT_RATIO_QUICK", "RANK_RTOL", "RCOND_MIN", "REGULAR_RCOND", "SAME_SIGN_BOUND",
-           "SINGULAR_RTOL", "SPARSE_CONSISTENT_RTOL", "TINY_NORM"]
+           "SINGULAR_RTOL", "SPARSE_CONSISTENT_RTOL", "TINY_NORM", "TRACED_PIVOT_MIN"]

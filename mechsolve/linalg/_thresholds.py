@@ -15,7 +15,7 @@ from __future__ import annotations
 __all__ = ["RANK_RTOL", "SINGULAR_RTOL", "REGULAR_RCOND", "NEAR_SINGULAR_RTOL", "RCOND_MIN",
            "PIVOT_RATIO_QUICK", "HUGE_STEP", "DENSE_LIMIT", "BAND_MAX", "BATCH_PIVOT_MIN",
            "CONSISTENT_RTOL", "SPARSE_CONSISTENT_RTOL", "GOALS_CONSISTENT_RTOL",
-           "NULL_WEIGHT_MIN", "TINY_NORM", "SAME_SIGN_BOUND"]
+           "NULL_WEIGHT_MIN", "TINY_NORM", "SAME_SIGN_BOUND", "TRACED_PIVOT_MIN"]
 
 # -- rank ---------------------------------------------------------------------------------------
 #: Singular values of the scaled Jacobian below ``RANK_RTOL`` times the largest count as zero:
@@ -59,6 +59,11 @@ BAND_MAX = 64
 #: the largest entry of its column below it; each elimination step grows an entry by at most
 #: ``1 + 1 / BATCH_PIVOT_MIN`` (partial pivoting: 2). Items below it are left to LAPACK.
 BATCH_PIVOT_MIN = 0.1
+#: The traced LU of an accelerator backend (:class:`~mechsolve.linalg.TracedStep`): an item
+#: whose smallest ``|U_ii|`` is below this fraction of its largest (rows of norm 1) is near
+#: where LAPACK's LU gives way to least squares (:data:`RCOND_MIN`), so the device does not
+#: decide it (it is handed to the NumPy path).
+TRACED_PIVOT_MIN = 1e-8
 
 # -- consistency of least-squares solutions -----------------------------------------------------
 #: A velocity or acceleration right-hand side whose part outside the range of the truncated

@@ -188,7 +188,10 @@ class IKResult(Result):
     orientation_error : float or ndarray
         Angle of the rotation between the tool and target orientations at ``q`` (rad).
 
-    Both errors come from the forward kinematics of the returned ``q``.
+    Both errors come from the forward kinematics of the returned ``q``. With
+    ``backend="jax"`` also ``backend`` (``"jax"``) and ``handed_over``: the indices (over the
+    flattened targets) of the targets the device missed or did not decide, which the NumPy
+    path solved.
     """
 
     def __repr__(self) -> str:
@@ -844,7 +847,7 @@ class SerialArm:
             faces (projected Newton / projected Levenberg–Marquardt on the same core);
             success is reported only within them. A target reachable only outside them
             fails, naming the joint and its limit. ``False``: ignore the limits.
-        backend : {"auto", "numpy", "numba"}
+        backend : {"auto", "numpy", "numba", "jax"}
             ``"numba"``: the whole algorithm above runs compiled, one call per target
             (a batch in one call, over numba's threads from 256 targets where numba has
             more than two); ``"numpy"``: the reference path
@@ -855,6 +858,10 @@ class SerialArm:
             the NumPy path, whose answer and failure message are returned. The first
             compiled call of a mechsolve version compiles (a few seconds, said once on the
             ``mechsolve`` logger) and caches the code under mechsolve's cache directory.
+            ``"jax"``: the same algorithm traced by JAX and batched over the targets on JAX's
+            default device (a GPU where JAX has one; ``pip install "mechsolve[jax]"``), in
+            float64; the targets it does not meet go to the NumPy path, whose answers are
+            returned (see :mod:`mechsolve._jax.ik`).
 
         Returns
         -------
@@ -884,9 +891,13 @@ class SerialArm:
                 if np.any((part < lo) | (part > hi)):
                     Q0[:, limited] = _wrap_into(part, part, lo, hi)
             Q0 = np.clip(Q0, *box)
-        compiled = _ik_compiled.use_compiled(backend)
+        device = backend == "jax"
+        compiled = False if device else _ik_compiled.use_compiled(backend)
         with time_limited(time_limit, "ik"):
-            if compiled:
+            if device:
+                Q, pos, ang, its, handed = self._solve_ik_jax(
+                    base, Q0, tol, max_iterations, max_step, max(0, int(restarts)), box)
+            elif compiled:
                 count = max(0, int(restarts))
                 Q, pos, ang, its = _ik_compiled.solve(
                     self, base, Q0, tol, max_iterations, max_step, count, box,
@@ -936,6 +947,9 @@ class SerialArm:
                            residual_abs=np.maximum(pos, ang).reshape(shape),
                            position_error=pos.reshape(shape),
                            orientation_error=ang.reshape(shape))
+        if device:   # which executor ran, and the targets it left to the NumPy path
+            out.backend = "jax"
+            out.handed_over = handed
         if raise_on_failure and not ok.all():
             bad = np.flatnonzero(~ok)
             outside = None
@@ -960,6 +974,33 @@ class SerialArm:
                     parts.append(f"joint {j.name!r} would be at {q[i]:.6g}, beyond its {side} "
                                  f"limit {b:.6g} by {over:.3g}")
         return "; ".join(parts)
+
+    def _solve_ik_jax(self, base, Q0, tol, max_iterations, max_step, restarts, box=None):
+        """:meth:`_solve_ik` on JAX's default device (:mod:`mechsolve._jax.ik`); the targets
+        it does not meet, or hands over, by :meth:`_solve_ik`. Returns the same, and the
+        indices of the targets the NumPy path solved."""
+        from .._jax.ik import solve  # JAX only when asked for (a heavy import)
+        L = self._length
+        fast = self._fast
+        gap = np.linalg.norm(base[:, :3, :] @ self._shoulder, axis=1)
+        within = ~(gap > self._reach * (1.0 + 1e-9) + tol * L)
+        starts = self._restart_starts(restarts) if restarts else np.zeros((0, self.n_joints))
+        Q, its, met, _ = solve((fast.K, fast.PP, fast.rev, fast.tool), base, Q0, within, starts,
+                               col_scale=self._col_scale, length=L, box=box, tol=tol,
+                               max_iterations=max_iterations, max_step=max_step,
+                               lm_iterations=_LM_ITERATIONS,
+                               newton_lambda_min=_NEWTON_LAMBDA_MIN)
+        Q = self._wrap(Q, Q0)
+        pos, ang = _goal_errors(_IKProblem(fast, base, self._col_scale, L).residual(
+            Q, np.arange(len(Q))))
+        ok = met & (pos <= tol * L) & (ang <= tol)
+        if box is not None:
+            ok &= np.all((Q >= box[0]) & (Q <= box[1]), axis=1)
+        bad = np.flatnonzero(~ok)
+        if bad.size:   # the NumPy path's answers for the targets the device missed
+            Q[bad], pos[bad], ang[bad], its[bad] = self._solve_ik(
+                base[bad], Q0[bad], tol, max_iterations, max_step, restarts, box)
+        return Q, pos, ang, its, bad
 
     def _solve_ik(self, base, Q0, tol, max_iterations, max_step, restarts, box=None):
         """Newton, Levenberg–Marquardt, restarts (see :meth:`ik`) for the targets folded into
