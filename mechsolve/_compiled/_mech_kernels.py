@@ -1,0 +1,412 @@
+"""The compiled Newton solve of a planar mechanism (numba): one call from the start to the pose.
+
+:func:`newton` is :func:`mechsolve.newton._newton_one` on a dense square system whose every
+joint has a compiled kernel (:mod:`._planar_kernels`), for the steps it takes by LU: the
+row-normalized, column-scaled Jacobian factorized by LU with partial pivoting (by hand, as
+LAPACK's ``dgetrf``), Deuflhard's damping, the quick and estimated last steps, the round-off
+stop, the step cap and the sign of ``det J`` watched, every rule as :mod:`mechsolve.newton`
+states it. Where the NumPy path would leave LU (a nearly singular Jacobian: the smallest pivot
+within ``PIVOT_RATIO_QUICK`` of the largest, where NumPy asks LAPACK's condition estimate; a huge
+step; a failed damping that NumPy retries by least squares) or fail, the call returns
+:data:`HANDOVER` and the caller solves on the NumPy path from the original start, so that every
+message and every decision there stays the reference's.
+
+The iterates are not bit for bit NumPy's (LAPACK's blocked LU, NumPy's summation order): both
+reach the same converged pose to round-off; the tests hold them to 1e-13 of the model's size.
+
+Imported without numba: :mod:`mechsolve._compiled._runtime` compiles :data:`COMPILED` in place.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..linalg import HUGE_STEP, PIVOT_RATIO_QUICK
+from ..newton import (
+    CONVERGED,
+    EPS,
+    MAX_ITERATIONS,
+    NOT_FINITE,
+    POSE_RTOL,
+    QUICK,
+    RESIDUAL_ROUNDOFF,
+    STATIONARY,
+)
+from . import _planar_kernels as _pk
+
+__all__ = ["newton", "HANDOVER", "COMPILED"]
+
+#: The functions compiled, callees first.
+COMPILED = ("_finite", "_lu_factor", "_lu_solve", "_factor", "_solve_scaled", "newton")
+#: Status of a solve the compiled path leaves to the NumPy path.
+HANDOVER = -2
+_RUNNING = -1
+_TINY = 2.2250738585072014e-308     # sys.float_info.min, as mechsolve.newton._TINY
+_QUICK_FACTOR = QUICK / math.sqrt(POSE_RTOL)
+
+
+def _finite(v):
+    for i in range(v.shape[0]):
+        if not math.isfinite(v[i]):
+            return False
+    return True
+
+
+def _lu_factor(A, piv):
+    """LU with partial pivoting of the square ``A`` in place (LAPACK's ``dgetrf``, unblocked):
+    0, or ``k + 1`` for the first exactly zero pivot ``k``."""
+    n = A.shape[0]
+    info = 0
+    for k in range(n):
+        p = k
+        amax = abs(A[k, k])
+        for i in range(k + 1, n):
+            if abs(A[i, k]) > amax:
+                amax = abs(A[i, k])
+                p = i
+        piv[k] = p
+        if A[p, k] != 0.0:
+            if p != k:
+                for j in range(n):
+                    t = A[k, j]
+                    A[k, j] = A[p, j]
+                    A[p, j] = t
+            inv = 1.0 / A[k, k]
+            for i in range(k + 1, n):
+                A[i, k] *= inv
+        elif info == 0:
+            info = k + 1
+        for i in range(k + 1, n):
+            f = A[i, k]
+            if f != 0.0:
+                for j in range(k + 1, n):
+                    A[i, j] -= f * A[k, j]
+    return info
+
+
+def _lu_solve(LU, piv, b, x):
+    n = LU.shape[0]
+    for i in range(n):
+        x[i] = b[i]
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            t = x[k]
+            x[k] = x[p]
+            x[p] = t
+    for i in range(n):
+        s = x[i]
+        for j in range(i):
+            s -= LU[i, j] * x[j]
+        x[i] = s
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, n):
+            s -= LU[i, j] * x[j]
+        x[i] = s / LU[i, i]
+
+
+def _factor(J, c, r, LU, piv):
+    """``diag(1/r) J diag(c)`` (rows of norm 1, a zero row kept) factorized by LU into ``LU``:
+    the sign of its determinant (+1 or -1), or 0 where the NumPy path would not keep the LU
+    (a zero pivot, or the smallest pivot within ``PIVOT_RATIO_QUICK`` of the largest, where it
+    asks LAPACK's condition estimate)."""
+    n = J.shape[0]
+    for i in range(n):
+        s = 0.0
+        for j in range(n):
+            v = J[i, j] * c[j]
+            LU[i, j] = v
+            s += v * v
+        ri = math.sqrt(s)
+        r[i] = ri if ri != 0.0 else 1.0
+        for j in range(n):
+            LU[i, j] /= r[i]
+    if _lu_factor(LU, piv) != 0:
+        return 0
+    dmin = math.inf
+    dmax = 0.0
+    negative = 0
+    for i in range(n):
+        d = LU[i, i]
+        if d < 0.0:
+            negative += 1
+        if piv[i] != i:
+            negative += 1
+        d = abs(d)
+        dmin = min(dmin, d)
+        dmax = max(dmax, d)
+    if not dmin > PIVOT_RATIO_QUICK * dmax:
+        return 0
+    return -1 if negative % 2 else 1
+
+
+def _solve_scaled(rhs, r, LU, piv, y, out):
+    """The step in scaled coordinates for ``rhs``; False where it is huge (numerically
+    singular: the NumPy path turns to least squares there)."""
+    n = r.shape[0]
+    for i in range(n):
+        y[i] = rhs[i] / r[i]
+    _lu_solve(LU, piv, y, out)
+    for i in range(n):
+        if not abs(out[i]) < HUGE_STEP:
+            return False
+    return True
+
+
+def newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
+           max_iterations, lambda_min, max_step, watch, q_out, F_out, hist):
+    """Damped Newton from ``q0`` (see the module docstring); writes the pose and its residual to
+    ``q_out`` and ``F_out`` and the largest scaled residual before each iteration to ``hist``
+    (at least ``max_iterations + 1`` long). Returns ``(status, iterations, crossed, residual,
+    len(history))``; status :data:`HANDOVER` where the NumPy path must decide."""
+    n = q0.shape[0]
+    x = q0.copy()
+    error_tol = tol
+    big0 = 1.0
+    for j in range(n):
+        big0 = max(big0, abs(x[j] * inv_state[j]))
+    tolr = tol + RESIDUAL_ROUNDOFF * EPS * big0
+    mag = np.empty(n)
+    quick = np.empty(n)
+    min_mag = math.inf
+    for j in range(n):
+        mag[j] = POSE_RTOL * max(abs(x[j]) * inv_state[j], 1.0)
+        quick[j] = _QUICK_FACTOR * mag[j]
+        min_mag = min(min_mag, mag[j])
+    X = np.empty((nb + 1, 3))
+    F = np.empty(n)
+    D = np.empty((n, n))
+    Ft = np.empty(n)
+    Dt = np.empty((n, n))
+    Fq = np.empty(n)
+    r = np.empty(n)
+    LU = np.empty((n, n))
+    piv = np.empty(n, dtype=np.int64)
+    y = np.empty(n)
+    dx = np.empty(n)
+    s = np.empty(n)
+    sb = np.empty(n)
+    sq = np.empty(n)
+    sbar_prev = np.zeros(n)
+    xt = np.empty(n)
+    xq = np.empty(n)
+    rhs = np.empty(n)
+    _pk.evaluate(x, nb, jtype, jbody, jcol, jpar, jrow, P, X, F, D, True)
+    it = 0
+    nh = 0
+    has_prev = False
+    status = _RUNNING
+    res = math.inf
+    sign0 = 0
+    crossed = False
+    if not (_finite(F) and _finite(D.ravel())):
+        status = NOT_FINITE
+    nd_prev = lam_prev = nb_prev = 0.0
+    while status == _RUNNING:
+        sign = _factor(D, c, r, LU, piv)
+        if sign == 0:
+            status = HANDOVER
+            break
+        if watch:
+            if sign0 == 0:
+                sign0 = sign
+            if sign * sign0 < 0:
+                crossed = True
+        res = 0.0
+        f_norm = 0.0
+        for i in range(n):
+            v = F[i] * inv_e[i]
+            a = abs(v)
+            if not a <= res:
+                res = a
+            f_norm += v * v
+        f_norm = math.sqrt(f_norm)
+        hist[nh] = res
+        nh += 1
+        for i in range(n):
+            rhs[i] = -F[i]
+        if not _solve_scaled(rhs, r, LU, piv, y, s):
+            status = HANDOVER
+            break
+        nd = 0.0
+        big = 0.0
+        tiny = True
+        for j in range(n):
+            dx[j] = s[j] * c[j]
+            a = abs(s[j])
+            nd += a * a
+            if not a <= big:
+                big = a
+            if not a <= mag[j]:
+                tiny = False
+        nd = math.sqrt(nd)
+        if tiny or not math.isfinite(nd) or it >= max_iterations:
+            if res <= tolr:
+                status = CONVERGED
+            elif tiny:
+                status = STATIONARY
+            elif math.isfinite(nd):
+                status = MAX_ITERATIONS
+            else:
+                status = NOT_FINITE
+            break
+        by_size = True
+        for j in range(n):
+            if not abs(s[j]) <= quick[j]:
+                by_size = False
+                break
+        if by_size or (has_prev and lam_prev >= 1.0
+                       and nb_prev / (nd_prev * nd_prev) * nd * nd <= min_mag):
+            for j in range(n):
+                xq[j] = x[j] + dx[j]
+            _pk.evaluate(xq, nb, jtype, jbody, jcol, jpar, jrow, P, X, Fq, Dt, False)
+            rq = math.inf
+            if _finite(Fq):
+                rq = 0.0
+                for i in range(n):
+                    a = abs(Fq[i] * inv_e[i])
+                    if not a <= rq:
+                        rq = a
+            if rq <= tolr:
+                ok = by_size
+                if not ok:
+                    for i in range(n):
+                        rhs[i] = -Fq[i]
+                    if not _solve_scaled(rhs, r, LU, piv, y, sq):
+                        status = HANDOVER
+                        break
+                    ok = True
+                    for j in range(n):
+                        if not abs(sq[j]) <= mag[j]:
+                            ok = False
+                            break
+                if ok:
+                    x[:] = xq
+                    F[:] = Fq
+                    res = rq
+                    status = CONVERGED
+                    it += 1
+                    break
+        # the damping factor the step is tried with first (_first_damping)
+        cap = max_step / max(big, 1e-300)
+        d = 0.0
+        if has_prev:
+            t = 0.0
+            for j in range(n):
+                u = sbar_prev[j] - s[j]
+                t += u * u
+            d = math.sqrt(t) * nd
+        mu = nd_prev * nb_prev / max(d, _TINY) * lam_prev if d > 0 else 1.0
+        lam = min(min(1.0, cap), max(mu, lambda_min))
+        raised = False
+        failed = False
+        th = 0.0
+        nbar = 0.0
+        while True:
+            for j in range(n):
+                xt[j] = x[j] + (dx[j] if lam == 1.0 else lam * dx[j])
+            _pk.evaluate(xt, nb, jtype, jbody, jcol, jpar, jrow, P, X, Ft, Dt, True)
+            good = _finite(Ft)
+            if good:
+                for i in range(n):
+                    rhs[i] = -Ft[i]
+                if not _solve_scaled(rhs, r, LU, piv, y, sb):
+                    status = HANDOVER
+                    break
+            else:
+                sb[:] = 0.0
+            nbar = 0.0
+            for j in range(n):
+                nbar += sb[j] * sb[j]
+            nbar = math.sqrt(nbar)
+            th = nbar / max(nd, 1e-300) if good else math.inf
+            take = th < 1.0 - lam / 4.0
+            if not take and good:
+                t = 0.0
+                for i in range(n):
+                    v = Ft[i] * inv_e[i]
+                    t += v * v
+                take = math.sqrt(t) <= (1.0 - 1e-4 * lam) * f_norm
+            may_grow = lam < 1.0 and not raised
+            if take and not may_grow:
+                break
+            if lam == 1.0:
+                dd = nbar
+            else:
+                t = 0.0
+                for j in range(n):
+                    u = sb[j] - (1.0 - lam) * s[j]
+                    t += u * u
+                dd = math.sqrt(t)
+            mu2 = min(0.5 * nd * (lam * lam) / max(dd, _TINY) if dd > 0 else math.inf, cap)
+            up = min(1.0, mu2)
+            grow = take and may_grow and up >= 4.0 * lam
+            if grow:
+                new = up
+            else:
+                new = min(mu2 if good else 0.25 * lam, 0.5 * lam)
+            failed = (not take) and new < lambda_min
+            if take and not grow:
+                break
+            lam = new
+            raised = raised or grow
+            if failed:
+                break
+        if status == HANDOVER:
+            break
+        if failed:
+            # met: converged (_after_failure); else NumPy retries by least squares
+            status = CONVERGED if res <= tolr else HANDOVER
+            break
+        it += 1
+        x[:] = xt
+        if lam >= 1.0:   # a full step: converged if the pose after dxbar is exact
+            r_acc = 0.0
+            for i in range(n):
+                a = abs(Ft[i] * inv_e[i])
+                if not a <= r_acc:
+                    r_acc = a
+            gain = th / max(1.0 - th, 1e-300) if th < 1.0 else math.inf
+            if r_acc <= tolr:
+                g1 = min(gain, 1.0)
+                exact = True
+                sbmax = 0.0
+                for j in range(n):
+                    if not abs(sb[j] * g1) <= mag[j]:
+                        exact = False
+                    a = abs(sb[j])
+                    if not a <= sbmax:
+                        sbmax = a
+                if exact or (th > 0.5 and gain * sbmax <= error_tol):
+                    for j in range(n):
+                        xq[j] = xt[j] + sb[j] * c[j]
+                    _pk.evaluate(xq, nb, jtype, jbody, jcol, jpar, jrow, P, X, Fq, Dt, False)
+                    rf = math.inf
+                    if _finite(Fq):
+                        rf = 0.0
+                        for i in range(n):
+                            a = abs(Fq[i] * inv_e[i])
+                            if not a <= rf:
+                                rf = a
+                    if rf <= max(r_acc, tolr):
+                        x[:] = xq
+                        F[:] = Fq
+                        res = rf
+                    else:
+                        F[:] = Ft
+                        res = r_acc
+                    status = CONVERGED
+                    break
+        F[:] = Ft
+        D[:, :] = Dt
+        nd_prev = nd
+        sbar_prev[:] = sb
+        nb_prev = nbar
+        lam_prev = lam
+        has_prev = True
+    q_out[:] = x
+    F_out[:] = F
+    return status, it, crossed, res, nh
