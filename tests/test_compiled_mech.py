@@ -22,6 +22,7 @@ from mechsolve import joints
 from mechsolve._compiled import _codegen, _runtime
 from mechsolve._compiled._system import CompiledSystem, compiled_system
 from mechsolve.analysis import pipeline
+from mechsolve.analysis.continuation import _driver_params
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -409,3 +410,87 @@ def test_auto_takes_compiled_only_once_compiled(kernels, monkeypatch, tmp_path):
                          timeout=600)
     assert out.returncode == 0 and out.stdout.split() == ["True", "True"], out.stderr
     assert "compiling" not in out.stderr
+
+
+# -- sweep ----------------------------------------------------------------------------------------
+@pytest.fixture
+def sweep_spy(monkeypatch):
+    """How often the compiled sweep answered and handed over."""
+    from mechsolve.analysis import _compiled_sweep, continuation
+    calls = {"answered": 0, "handed over": 0}
+    real = _compiled_sweep.compiled_sweep
+
+    def counted(*args):
+        out = real(*args)
+        calls["answered" if out is not None else "handed over"] += 1
+        return out
+
+    monkeypatch.setattr(continuation, "compiled_sweep", counted)
+    return calls
+
+
+def _sweep_values(mech, drive, count=361):
+    if drive.is_angle:
+        return drive.value + np.linspace(0.0, 2 * np.pi, count)
+    return drive.value + np.linspace(0.0, 0.3 * mech.length_scale, count)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODELS if n != "fourbar chain 5"))
+def test_sweep_gives_numpys_poses(kernels, sweep_spy, name):
+    a, da, b, db = _pair(name)
+    a.solve(backend="numpy")
+    b.solve(backend="numpy")
+    values = _sweep_values(a, da)
+    ma = a.sweep(da, values, backend="numba")
+    mb = b.sweep(db, values, backend="numpy")
+    assert sweep_spy == {"answered": 1, "handed over": 0}
+    size = a.length_scale
+    gap = np.abs(ma.states - mb.states)
+    gap[:, 0::3] /= size
+    gap[:, 1::3] /= size
+    big = max(1.0, float(np.max(np.abs(mb.states[:, 0::3]))) / size,
+              float(np.max(np.abs(mb.states[:, 1::3]))) / size)
+    assert np.max(gap) <= 1e-13 * big, np.max(gap)
+    np.testing.assert_array_equal(ma.values, mb.values)
+    assert list(ma.singular) == list(mb.singular) == []
+    assert ma.iterations[0] == mb.iterations[0]
+    # every pose's residual at round-off (its own equations, measured here by NumPy)
+    sys_a = a.system()
+    phi = sys_a.phi(ma.states, params=_driver_params(sys_a, da, values)) / sys_a.eq_scale
+    assert np.max(np.abs(phi)) <= 1e-10 + 64 * np.finfo(float).eps * big
+    np.testing.assert_allclose(ma.residuals, np.max(np.abs(phi * sys_a.eq_scale), axis=1),
+                               rtol=0, atol=64 * np.finfo(float).eps * big * size)
+    np.testing.assert_array_equal(a.state, ma.states[-1])
+    assert da.value == db.value == values[-1]
+
+
+def test_sweep_through_a_limit_position_hands_over_with_numpys_error(kernels, sweep_spy):
+    a, da = readme_fourbar(pivot=6.0)
+    b, db = readme_fourbar(pivot=6.0)
+    a.solve(backend="numpy")
+    b.solve(backend="numpy")
+    before = a.state
+    values = np.linspace(0.0, np.pi, 91)
+    with pytest.raises(ms.SweepError) as ea:
+        a.sweep(da, values, backend="numba")
+    with pytest.raises(ms.SweepError) as eb:
+        b.sweep(db, values, backend="numpy")
+    assert str(ea.value) == str(eb.value)
+    assert ea.value.index == eb.value.index
+    np.testing.assert_array_equal(a.state, before)
+    assert da.value == 0.0
+    assert sweep_spy == {"answered": 0, "handed over": 1}
+
+
+def test_sweep_with_progress_or_numpy_runs_the_numpy_engine(kernels, sweep_spy):
+    a, da = readme_fourbar()
+    a.solve(backend="numpy")
+    seen = []
+    a.sweep(da, np.linspace(0.0, 1.0, 11), progress=lambda i, n: seen.append(i),
+            backend="numba")
+    assert seen == list(range(1, 12))
+    assert sweep_spy == {"answered": 0, "handed over": 1}
+    a.sweep(da, np.linspace(0.0, 1.0, 11), backend="numpy")
+    assert sweep_spy == {"answered": 0, "handed over": 1}
+    with pytest.raises(ValueError, match="backend must be one of"):
+        a.sweep(da, np.linspace(0.0, 1.0, 11), backend="gpu")

@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..linalg import HUGE_STEP, PIVOT_RATIO_QUICK
+from ..linalg import HUGE_STEP, PIVOT_RATIO_QUICK, SINGULAR_RTOL
 from ..newton import (
     CONVERGED,
     EPS,
@@ -36,15 +36,18 @@ from ..newton import (
 )
 from . import _planar_kernels as _pk
 
-__all__ = ["newton", "HANDOVER", "COMPILED"]
+__all__ = ["newton", "sweep", "HANDOVER", "COMPILED"]
 
 #: The functions compiled, callees first.
-COMPILED = ("_finite", "_lu_factor", "_lu_solve", "_factor", "_solve_scaled", "newton")
+COMPILED = ("_finite", "_lu_factor", "_lu_solve", "_factor", "_solve_scaled", "_newton",
+            "newton", "_tangent", "sweep")
 #: Status of a solve the compiled path leaves to the NumPy path.
 HANDOVER = -2
 _RUNNING = -1
 _TINY = 2.2250738585072014e-308     # sys.float_info.min, as mechsolve.newton._TINY
 _QUICK_FACTOR = QUICK / math.sqrt(POSE_RTOL)
+#: Rows of the vector scratch of :func:`_newton`.
+_ROWS = 16
 
 
 def _finite(v):
@@ -163,37 +166,52 @@ def newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
     (at least ``max_iterations + 1`` long). Returns ``(status, iterations, crossed, residual,
     len(history))``; status :data:`HANDOVER` where the NumPy path must decide."""
     n = q0.shape[0]
-    x = q0.copy()
+    W = np.empty((_ROWS, n))
+    M = np.empty((3, n, n))
+    piv = np.empty(n, dtype=np.int64)
+    X = np.empty((nb + 1, 3))
+    return _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
+                   max_iterations, lambda_min, max_step, watch, q_out, F_out, hist, W, M, piv,
+                   X)
+
+
+def _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
+            max_iterations, lambda_min, max_step, watch, q_out, F_out, hist, W, M, piv, X):
+    """:func:`newton` with its scratch given: ``W (_ROWS, n)``, ``M (3, n, n)``, ``piv (n,)``,
+    ``X (nb + 1, 3)`` (a sweep reuses them from pose to pose). ``hist`` may be shorter than
+    the iterations (a corrector's history is not kept): entries past its end are dropped."""
+    n = q0.shape[0]
+    x = W[15]
+    x[:] = q0
     error_tol = tol
     big0 = 1.0
     for j in range(n):
         big0 = max(big0, abs(x[j] * inv_state[j]))
     tolr = tol + RESIDUAL_ROUNDOFF * EPS * big0
-    mag = np.empty(n)
-    quick = np.empty(n)
+    mag = W[13]
+    quick = W[14]
     min_mag = math.inf
     for j in range(n):
         mag[j] = POSE_RTOL * max(abs(x[j]) * inv_state[j], 1.0)
         quick[j] = _QUICK_FACTOR * mag[j]
         min_mag = min(min_mag, mag[j])
-    X = np.empty((nb + 1, 3))
-    F = np.empty(n)
-    D = np.empty((n, n))
-    Ft = np.empty(n)
-    Dt = np.empty((n, n))
-    Fq = np.empty(n)
-    r = np.empty(n)
-    LU = np.empty((n, n))
-    piv = np.empty(n, dtype=np.int64)
-    y = np.empty(n)
-    dx = np.empty(n)
-    s = np.empty(n)
-    sb = np.empty(n)
-    sq = np.empty(n)
-    sbar_prev = np.zeros(n)
-    xt = np.empty(n)
-    xq = np.empty(n)
-    rhs = np.empty(n)
+    F = W[0]
+    Ft = W[1]
+    Fq = W[2]
+    r = W[3]
+    y = W[4]
+    dx = W[5]
+    s = W[6]
+    sb = W[7]
+    sq = W[8]
+    sbar_prev = W[9]
+    sbar_prev[:] = 0.0
+    xt = W[10]
+    xq = W[11]
+    rhs = W[12]
+    D = M[0]
+    Dt = M[1]
+    LU = M[2]
     _pk.evaluate(x, nb, jtype, jbody, jcol, jpar, jrow, P, X, F, D, True)
     it = 0
     nh = 0
@@ -224,8 +242,9 @@ def newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
                 res = a
             f_norm += v * v
         f_norm = math.sqrt(f_norm)
-        hist[nh] = res
-        nh += 1
+        if nh < hist.shape[0]:
+            hist[nh] = res
+            nh += 1
         for i in range(n):
             rhs[i] = -F[i]
         if not _solve_scaled(rhs, r, LU, piv, y, s):
@@ -410,3 +429,143 @@ def newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
     q_out[:] = x
     F_out[:] = F
     return status, it, crossed, res, nh
+
+
+def _tangent(q, nb, jtype, jbody, jcol, jpar, jrow, P, c, erow, W, M, piv, X, t):
+    """The tangent ``t`` of ``J t = e_erow`` at ``q`` (by the LU of the scaled Jacobian, as
+    :meth:`mechsolve.analysis.continuation._Continuation.tangent`) and the sign of ``det J``;
+    0 where the pose may be within ``SINGULAR_RTOL`` of a singular position (``sigma_min /
+    sigma_max`` of the scaled Jacobian is at least ``rcond_1 / n``: the pose is taken as regular
+    only where ``rcond_1 > n SINGULAR_RTOL``), or the Jacobian is not finite."""
+    n = q.shape[0]
+    F = W[0]
+    r = W[3]
+    y = W[4]
+    e = W[12]
+    D = M[0]
+    LU = M[2]
+    _pk.evaluate(q, nb, jtype, jbody, jcol, jpar, jrow, P, X, F, D, True)
+    if not _finite(D.ravel()):
+        return 0
+    sign = _factor(D, c, r, LU, piv)
+    if sign == 0:
+        return 0
+    # the scaled matrix's 1-norm (from D, c and r) and its inverse's (n solves)
+    anorm = 0.0
+    for j in range(n):
+        a = 0.0
+        for i in range(n):
+            a += abs(D[i, j] * c[j]) / r[i]
+        anorm = max(anorm, a)
+    inorm = 0.0
+    for j in range(n):
+        e[:] = 0.0
+        e[j] = 1.0
+        _lu_solve(LU, piv, e, y)
+        a = 0.0
+        for i in range(n):
+            a += abs(y[i])
+        inorm = max(inorm, a)
+    if not anorm * inorm * n * SINGULAR_RTOL < 1.0:
+        return 0
+    e[:] = 0.0
+    e[erow] = 1.0
+    if not _solve_scaled(e, r, LU, piv, y, t):
+        return 0
+    for j in range(n):
+        t[j] *= c[j]
+    return sign
+
+
+def sweep(q0, values, vcol, erow, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e,
+          tol, max_iterations, lambda_min, max_step, vscale, defect_max, states, iters, resid):
+    """Follow the pose ``q0`` (solved at ``values[0]``) as the driver whose value is ``P[vcol]``
+    and whose row is ``erow`` takes ``values[1:]``: each step the tangent predictor with the
+    curvature term of the tangent before, the corrector :func:`_newton`, and the acceptance tests
+    of :meth:`mechsolve.analysis.continuation._Continuation.jump` (corrector within half the
+    predicted motion, tangent carried on, trapezoidal defect within ``defect_max``, the same
+    sign of ``det J``), taken strictly: the tangent must keep within 45 degrees everywhere and
+    a pose near a singular position is not taken. Writes ``states[i]``, ``iters[i]`` and
+    ``resid[i]`` (``max |Phi|``); returns the number of poses done, ``len(values)`` where all
+    were (else the index of the first value the NumPy engine must take over)."""
+    N = values.shape[0]
+    n = q0.shape[0]
+    W = np.empty((_ROWS, n))
+    M = np.empty((3, n, n))
+    piv = np.empty(n, dtype=np.int64)
+    X = np.empty((nb + 1, 3))
+    T = np.empty((3, n))
+    hist = np.empty(0)
+    Fb = np.empty(n)
+    qp = np.empty(n)
+    t_a = T[0]
+    t_b = T[1]
+    t_prev = T[2]
+    states[0, :] = q0
+    P[vcol] = values[0]
+    sign_a = _tangent(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, erow, W, M, piv, X, t_a)
+    if sign_a == 0:
+        return 1
+    t_ref = 0.0
+    for j in range(n):
+        t_ref = max(t_ref, abs(t_a[j] / c[j]))
+    has_prev = False
+    v_prev = 0.0
+    for i in range(1, N):
+        v_a = values[i - 1]
+        v_b = values[i]
+        h = v_b - v_a
+        curv = has_prev and abs(v_a - v_prev) > 1e-3 * abs(h)
+        k = 0.5 * h * h / (v_a - v_prev) if curv else 0.0
+        for j in range(n):
+            step = h * t_a[j]
+            if curv:
+                step = step + k * (t_a[j] - t_prev[j])
+            qp[j] = states[i - 1, j] + step
+        P[vcol] = v_b
+        status, it, _, res, _ = _newton(qp, nb, jtype, jbody, jcol, jpar, jrow, P, c,
+                                        inv_state, inv_e, tol, max_iterations, lambda_min,
+                                        max_step, False, states[i], Fb, hist, W, M, piv, X)
+        if status != CONVERGED:
+            return i
+        corr = 0.0
+        big = 0.0
+        for j in range(n):
+            corr = max(corr, abs((states[i, j] - qp[j]) / c[j]))
+            big = max(big, abs(t_a[j] / c[j]))
+        pred = abs(h) * max(max(big, t_ref), 1e-12 / vscale)
+        if not corr <= 0.5 * pred + 10 * tol:
+            return i
+        sign_b = _tangent(states[i], nb, jtype, jbody, jcol, jpar, jrow, P, c, erow, W, M,
+                          piv, X, t_b)
+        if sign_b == 0 or sign_b != sign_a:
+            return i
+        dot = 0.0
+        na = 0.0
+        nbb = 0.0
+        defect = 0.0
+        for j in range(n):
+            sa = t_a[j] / c[j]
+            sb = t_b[j] / c[j]
+            dot += sa * sb
+            na += sa * sa
+            nbb += sb * sb
+            d = (states[i, j] - states[i - 1, j]) / c[j] - (0.5 * h) * (sa + sb)
+            defect = max(defect, abs(d))
+        norms = math.sqrt(na * nbb)
+        if norms > 0 and dot < 0.7 * norms:
+            return i
+        if not defect <= defect_max:
+            return i
+        iters[i] = it
+        m = 0.0
+        for j in range(n):
+            m = max(m, abs(Fb[j]))
+        resid[i] = m
+        for j in range(n):
+            t_ref = max(t_ref, abs(t_b[j] / c[j]))
+            t_prev[j] = t_a[j]
+            t_a[j] = t_b[j]
+        v_prev = v_a
+        has_prev = True
+    return N
