@@ -23,10 +23,11 @@ __all__ = ["compile"]
 
 
 def compile() -> Path:   # noqa: A001 - ms.compile, as the issue names it
-    """Compile the planar mechanism path with numba (about 20 s of CPU, once per version of
-    mechsolve and machine; one line on the ``mechsolve`` logger says so), so that
-    ``mech.solve()`` with its default ``backend="auto"`` takes it from then on, in this process
-    and in later ones (numba's cache). Returns the cache folder.
+    """Compile the planar mechanism path with numba (its solve and sweep entry points: about a
+    minute of CPU, once per version of mechsolve and machine; one line on the ``mechsolve``
+    logger says so), so that ``mech.solve()`` and ``mech.sweep()`` with their default
+    ``backend="auto"`` take it from then on, in this process and in later ones (numba's
+    cache). Returns the cache folder.
 
     Raises ValueError where numba cannot be imported.
 
@@ -53,6 +54,12 @@ def compile() -> Path:   # noqa: A001 - ms.compile, as the issue names it
     hist = np.empty(52)
     entry("newton")(np.zeros(3), nb, jtype, jbody, jcol, jpar, jrow, P, one, one, one, 1e-10,
                     50, 0.25, np.pi, True, q, F, hist)
+    values = np.array([0.5, 0.6])
+    states = np.empty((2, 3))
+    its = np.zeros(2, dtype=np.int64)
+    res = np.empty(2)
+    entry("sweep")(np.array([0.5, 0.25, 0.1]), values, 3, 0, nb, jtype, jbody, jcol, jpar,
+                   jrow, P, one, one, one, 1e-10, 25, 0.25, np.pi, 1.0, 0.25, states, its, res)
     from . import _runtime
     _runtime._state["warm"] = True
     return cache_path()

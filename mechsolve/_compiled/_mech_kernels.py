@@ -40,12 +40,15 @@ __all__ = ["newton", "sweep", "HANDOVER", "COMPILED"]
 
 #: The functions compiled, callees first.
 COMPILED = ("_finite", "_lu_factor", "_lu_solve", "_factor", "_solve_scaled", "_newton",
-            "newton", "_tangent", "sweep")
+            "newton", "_tangent_solve", "_tangent", "sweep")
 #: Status of a solve the compiled path leaves to the NumPy path.
 HANDOVER = -2
 _RUNNING = -1
 _TINY = 2.2250738585072014e-308     # sys.float_info.min, as mechsolve.newton._TINY
 _QUICK_FACTOR = QUICK / math.sqrt(POSE_RTOL)
+#: U's pivots all within this ratio of the largest: a sweep's pose is taken as regular without
+#: the condition number (see :func:`_tangent`).
+_PIVOT_GATE = 1e-2
 #: Rows of the vector scratch of :func:`_newton`.
 _ROWS = 16
 
@@ -434,9 +437,12 @@ def _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
 def _tangent(q, nb, jtype, jbody, jcol, jpar, jrow, P, c, erow, W, M, piv, X, t):
     """The tangent ``t`` of ``J t = e_erow`` at ``q`` (by the LU of the scaled Jacobian, as
     :meth:`mechsolve.analysis.continuation._Continuation.tangent`) and the sign of ``det J``;
-    0 where the pose may be within ``SINGULAR_RTOL`` of a singular position (``sigma_min /
-    sigma_max`` of the scaled Jacobian is at least ``rcond_1 / n``: the pose is taken as regular
-    only where ``rcond_1 > n SINGULAR_RTOL``), or the Jacobian is not finite."""
+    0 where the pose may be within ``SINGULAR_RTOL`` of a singular position, or the Jacobian
+    is not finite. Where U's pivots (the rows of norm 1) all lie within :data:`_PIVOT_GATE` of
+    the largest the pose is taken as regular at once (a pose next to a singular position shows
+    a small pivot); else ``sigma_min / sigma_max``, at least ``rcond_1 / n``, is bounded by the
+    exact 1-norm condition number (n more solves): regular only where ``rcond_1 > n
+    SINGULAR_RTOL``."""
     n = q.shape[0]
     F = W[0]
     r = W[3]
@@ -450,7 +456,16 @@ def _tangent(q, nb, jtype, jbody, jcol, jpar, jrow, P, c, erow, W, M, piv, X, t)
     sign = _factor(D, c, r, LU, piv)
     if sign == 0:
         return 0
-    # the scaled matrix's 1-norm (from D, c and r) and its inverse's (n solves)
+    dmin = math.inf
+    dmax = 0.0
+    for i in range(n):
+        d = abs(LU[i, i])
+        dmin = min(dmin, d)
+        dmax = max(dmax, d)
+    if dmin > _PIVOT_GATE * dmax:
+        return _tangent_solve(r, LU, piv, c, erow, y, e, t, sign)
+    # U's pivots spread: the scaled matrix's 1-norm (from D, c and r) and its inverse's
+    # (n solves) bound sigma_min / sigma_max from below
     anorm = 0.0
     for j in range(n):
         a = 0.0
@@ -468,11 +483,17 @@ def _tangent(q, nb, jtype, jbody, jcol, jpar, jrow, P, c, erow, W, M, piv, X, t)
         inorm = max(inorm, a)
     if not anorm * inorm * n * SINGULAR_RTOL < 1.0:
         return 0
+    return _tangent_solve(r, LU, piv, c, erow, y, e, t, sign)
+
+
+def _tangent_solve(r, LU, piv, c, erow, y, e, t, sign):
+    """``t`` from the LU of the scaled Jacobian for the driver's row ``erow``; ``sign``, or 0
+    where the step is huge."""
     e[:] = 0.0
     e[erow] = 1.0
     if not _solve_scaled(e, r, LU, piv, y, t):
         return 0
-    for j in range(n):
+    for j in range(t.shape[0]):
         t[j] *= c[j]
     return sign
 

@@ -53,7 +53,7 @@ def compiled_sweep(mech, cont, driver, values, backend, progress, signed_defect_
         sys.group_of[id(driver)][0]].P.shape[1]
     P = np.array(table.params())          # a copy: the kernel writes the driver's values
     states = np.empty((N, n))
-    iterations = np.zeros(N, dtype=int)
+    iterations = np.zeros(N, dtype=np.int64)
     residuals = np.empty(N)
     done = entry("sweep")(
         mech.state, values, vcol, int(sys.row_of(driver)), table.nb, table.jtype,
@@ -69,7 +69,7 @@ def compiled_sweep(mech, cont, driver, values, backend, progress, signed_defect_
     mech.state = states[-1]
     mech._arrival = (mech.state, states[-2].copy())
     driver._assign(values[-1], check_degrees=False)
-    return Motion(mech, driver, values.copy(), states, iterations, residuals,
+    return Motion(mech, driver, values.copy(), states, iterations.astype(int), residuals,
                   singular=distinct([], unit=cont.vscale))
 
 
