@@ -43,7 +43,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 
 from _output import add_out_option, prepare  # noqa: E402
-from peers import fourbar_pins  # noqa: E402
+from peers import fourbar_pins, installed, pylinkage_fourbar  # noqa: E402
 
 import mechsolve as ms  # noqa: E402
 from mechsolve import joints  # noqa: E402
@@ -131,23 +131,6 @@ def row(name, unit, numpy_t, numba_t, scale, extra=None):
     return out
 
 
-def pylinkage_fourbar():
-    """pylinkage's four-bar (ground 4, crank 1, coupler 3, rocker 3.5), 1 degree a step;
-    None where pylinkage is missing."""
-    try:
-        import pylinkage as pl
-        from pylinkage.actuators import Crank
-        from pylinkage.components import Ground
-        from pylinkage.dyads import RRRDyad
-    except ImportError:
-        return None, None
-    O1, O2 = Ground(0.0, 0.0, name="O1"), Ground(4.0, 0.0, name="O2")
-    crank = Crank(anchor=O1, radius=1.0, angular_velocity=np.radians(1.0), initial_angle=0.0,
-                  name="A")
-    B = RRRDyad(crank, O2, 3.0, 3.5, x=2.0, y=3.0, name="B")
-    return pl.Linkage([O1, O2, crank, B], name="fourbar"), pl.__version__
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
@@ -191,16 +174,14 @@ def main(argv=None):
         return dt
 
     runners = {b: (lambda b=b: sweep(b)) for b in ("numpy", "numba")}
-    linkage, pl_version = pylinkage_fourbar()
-    if linkage is not None:
+    pl_version = installed("pylinkage")
+    if pl_version:
+        run_linkage = pylinkage_fourbar(values)
+
         def run_pl():
             t0 = time.perf_counter()
-            tr = linkage.step_fast(iterations=360)
-            dt = time.perf_counter() - t0
-            # step i is the crank at (i + 1) degrees: the last is the first pose, 0 degrees
-            tr = np.roll(tr, 1, axis=0)
-            answers["pylinkage"] = (tr[:, 2, :], tr[:, 3, :])
-            return dt
+            answers["pylinkage"] = run_linkage()
+            return time.perf_counter() - t0
         runners["pylinkage"] = run_pl
     for r in runners.values():
         r()
@@ -208,7 +189,7 @@ def main(argv=None):
     errors = {k: float(max(np.max(np.abs(a - A_ref)), np.max(np.abs(b - B_ref))))
               for k, (a, b) in answers.items()}
     extra = {"pin error vs closed form": errors}
-    if linkage is not None:
+    if pl_version:
         pl_ratio = t["numba"] / t["pylinkage"]
         extra.update({f"pylinkage {pl_version} step_fast": float(
             np.median(t["pylinkage"]) * 1e6 / 360), "ratio numba / pylinkage": float(

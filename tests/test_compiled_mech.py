@@ -8,7 +8,9 @@ same iterations and the same messages; the package must work without numba."""
 
 from __future__ import annotations
 
+import logging
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -387,9 +389,10 @@ def test_package_imports_and_solves_with_numba_hidden():
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
 
 
-def test_auto_takes_compiled_only_once_compiled(kernels, monkeypatch, tmp_path):
+def test_auto_takes_compiled_only_once_compiled(kernels, tmp_path):
     """A fresh process with an empty cache solves on NumPy under 'auto' and compiles nothing;
-    after ms.compile() a new process takes the compiled path from the cache."""
+    with the cache ms.compile() wrote (copied from this session's), a new process takes the
+    compiled path from the cache, compiling nothing."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), MECHSOLVE_CACHE_DIR=str(tmp_path))
     env.pop("MECHSOLVE_BACKEND", None)
     env.pop("NUMBA_CACHE_DIR", None)
@@ -398,18 +401,24 @@ def test_auto_takes_compiled_only_once_compiled(kernels, monkeypatch, tmp_path):
              "m = ms.models.fourbar().mechanism\n"
              "assert m.solve().success\n"
              "print(_runtime.use_compiled('auto'), 'newton' in _runtime._state)\n")
-    run = [sys.executable, "-c"]
-    out = subprocess.run(run + [probe], capture_output=True, text=True, env=env, cwd=ROOT,
-                         timeout=600)
+    run = [sys.executable, "-c", probe]
+    out = subprocess.run(run, capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
     assert out.returncode == 0 and out.stdout.split() == ["False", "False"], out.stderr
-    out = subprocess.run(run + ["import mechsolve as ms; ms.compile()"], capture_output=True,
-                         text=True, env=env, cwd=ROOT, timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert "compiling the planar mechanism solver" in out.stderr
-    out = subprocess.run(run + [probe], capture_output=True, text=True, env=env, cwd=ROOT,
-                         timeout=600)
+    folder = ms.compile()
+    shutil.copytree(folder, tmp_path / folder.name)
+    out = subprocess.run(run, capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
     assert out.returncode == 0 and out.stdout.split() == ["True", "True"], out.stderr
     assert "compiling" not in out.stderr
+
+
+def test_cold_compile_says_so_once(kernels, monkeypatch, caplog):
+    monkeypatch.setattr(_runtime, "_cached", lambda fn: False)
+    monkeypatch.delitem(_runtime._state, "newton", raising=False)
+    with caplog.at_level(logging.WARNING, logger="mechsolve"):
+        ms.compile()
+        ms.compile()
+    said = [r.getMessage() for r in caplog.records if "compiling" in r.getMessage()]
+    assert len(said) == 1 and "planar mechanism solver with numba (newton" in said[0]
 
 
 # -- sweep ----------------------------------------------------------------------------------------
