@@ -534,7 +534,7 @@ class Mechanism:
         backend : {"auto", "numpy", "numba"}
             ``"numba"``: a planar mechanism whose joints all have compiled kernels (revolute,
             fixed, prismatic, point-on-line, distance, gear, rack-and-pinion and their drivers;
-            no limits, at most 120 unknowns) takes its first Newton solve as one compiled call,
+            no limits, at most 200 unknowns) takes its first Newton solve as one compiled call,
             compiling it where needed (a ValueError where numba is missing); any other solve,
             and any the compiled Newton does not finish, runs on the NumPy path, with the same
             answers and messages. ``"auto"`` (default) does so where the compiled code is

@@ -254,6 +254,23 @@ def test_solve_gives_numpys_pose_and_iterations(kernels, spy, name):
     assert spy["answered"] >= 4
 
 
+def test_above_numpys_dense_limit_the_poses_are_numpys(kernels, spy):
+    # 159 unknowns: NumPy takes sparse LU and may finish by simplified steps (not counted as
+    # iterations), the compiled path by full Newton steps
+    a = ms.models.fourbar_chain(26)
+    b = ms.models.fourbar_chain(26)
+    assert a.mechanism.system().n == 159 and not a.mechanism.system().dense
+    a.mechanism.solve(backend="numpy")
+    b.mechanism.solve(backend="numpy")
+    for move in (0.1, 0.3):
+        a.driver.value = b.driver.value = a.driver.value + move
+        ra = a.mechanism.solve(backend="numba")
+        rb = b.mechanism.solve(backend="numpy")
+        np.testing.assert_allclose(a.mechanism.state, b.mechanism.state, rtol=0, atol=1e-13)
+        assert ra.success and rb.iterations <= ra.iterations <= rb.iterations + 1
+    assert spy == {"answered": 2, "handed over": 0}
+
+
 def test_first_assembly_from_the_sketch_is_numpys(kernels, spy):
     # Newton from the README's sketch crosses a singular configuration (and NumPy's LU turns
     # to least squares on the way): the pipeline's later stages decide, on the NumPy path
