@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _runtime
 from ._runtime import cache_path, entry, numba_available
 
 __all__ = ["compile"]
@@ -60,6 +61,5 @@ def compile() -> Path:   # noqa: A001 - ms.compile, as the issue names it
     res = np.empty(2)
     entry("sweep")(np.array([0.5, 0.25, 0.1]), values, 3, 0, nb, jtype, jbody, jcol, jpar,
                    jrow, P, one, one, one, 1e-10, 25, 0.25, np.pi, 1.0, 0.25, states, its, res)
-    from . import _runtime
     _runtime._state["warm"] = True
     return cache_path()

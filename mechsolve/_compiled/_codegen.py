@@ -38,6 +38,20 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
+from ..joints import (
+    AngleDriver,
+    Distance,
+    Driver,
+    Fixed,
+    Gear,
+    PointOnLine,
+    Prismatic,
+    RackPinion,
+    Revolute,
+    SlideDriver,
+)
+from ..joints._drivers import DistanceDriver as PlanarDistanceDriver
+
 __all__ = ["SUPPORTED", "kernel_source", "module_source", "MODULE_PATH", "equation_count"]
 
 #: Where the generated module lives.
@@ -46,21 +60,7 @@ MODULE_PATH = Path(__file__).with_name("_planar_kernels.py")
 
 def _supported():
     """The planar classes with a compiled kernel, in type-code order (the code is the index)."""
-    from ..joints import (
-        AngleDriver,
-        Distance,
-        DistanceDriver,
-        Driver,
-        Fixed,
-        Gear,
-        PointOnLine,
-        Prismatic,
-        RackPinion,
-        Revolute,
-        SlideDriver,
-    )
-    from ..joints._drivers import DistanceDriver as PlanarDistanceDriver
-    del DistanceDriver    # the public name dispatches on the dimension; the planar class is this
+    # (the public DistanceDriver dispatches on the dimension; the planar class is this one)
     return (Revolute, Fixed, Prismatic, PointOnLine, Distance, Gear, RackPinion, Driver,
             AngleDriver, SlideDriver, PlanarDistanceDriver)
 

@@ -44,6 +44,7 @@ def numba_available() -> bool:
     """Whether numba can be imported (imported once, on the first question)."""
     if "numba" not in _state:
         try:
+            # numba takes about 0.3 s to import: only when the compiled path is first asked for
             importlib.import_module("numba")
             _state["numba"] = True
         except ImportError:
@@ -97,7 +98,7 @@ def cache_path() -> Path:
     if env:
         root = Path(env).expanduser()
     else:
-        import platformdirs
+        import platformdirs  # the user cache directory (as mechsolve.symbolic.cache_dir)
         root = Path(platformdirs.user_cache_dir("mechsolve", appauthor=False))
     return root / f"numba-{__version__}-{_source_hash()}"
 
@@ -109,9 +110,9 @@ def kernels():
     mods = _state.get("kernels")
     if mods is not None:
         return mods
-    import numba
+    import numba  # only when the compiled path is taken (about 0.3 s)
 
-    from . import _mech_kernels, _planar_kernels
+    from . import _mech_kernels, _planar_kernels  # decorated below: imported when first taken
     config = numba.core.config
     old = config.CACHE_DIR
     if not os.environ.get("NUMBA_CACHE_DIR"):

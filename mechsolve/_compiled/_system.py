@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._codegen import SUPPORTED
+from ._codegen import SUPPORTED, equation_count
 
 __all__ = ["CompiledSystem", "compiled_system", "COMPILED_LIMIT"]
 
@@ -70,13 +70,8 @@ def compiled_system(sys) -> CompiledSystem | None:
         return out
     out = None
     if (not sys.spatial and sys.nc == 0 and sys.m == sys.n and 0 < sys.n <= COMPILED_LIMIT
-            and all(g.cls in _CODES and g.m == _rows(g.cls) for g in sys.groups)):
+            and all(g.cls in _CODES and g.m == equation_count(g.cls) for g in sys.groups)):
         out = CompiledSystem(sys)
     sys._compiled_tables = out
     return out
 
-
-def _rows(cls) -> int:
-    """The equation count of the compiled kernel of ``cls``."""
-    from ._codegen import equation_count
-    return equation_count(cls)

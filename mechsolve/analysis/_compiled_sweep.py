@@ -20,6 +20,7 @@ from .._compiled._runtime import entry, use_compiled
 from .._compiled._system import compiled_system
 from ..newton import MAX_STEP
 from ..solver import NEAR_LAMBDA_MIN, SolveError
+from .motion import Motion
 
 __all__ = ["compiled_sweep"]
 
@@ -65,7 +66,6 @@ def compiled_sweep(mech, cont, driver, values, backend, progress, signed_defect_
         return None
     iterations[0] = res.iterations
     residuals[0] = float(np.max(np.abs(sys.phi(states[0]))))
-    from .motion import Motion
     mech.state = states[-1]
     mech._arrival = (mech.state, states[-2].copy())
     driver._assign(values[-1], check_degrees=False)
