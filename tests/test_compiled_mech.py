@@ -521,3 +521,16 @@ def test_sweep_with_progress_or_numpy_runs_the_numpy_engine(kernels, sweep_spy):
     assert sweep_spy == {"answered": 0, "handed over": 1}
     with pytest.raises(ValueError, match="backend must be one of"):
         a.sweep(da, np.linspace(0.0, 1.0, 11), backend="gpu")
+
+
+def test_time_limits_hold_on_the_compiled_path(kernels):
+    model = ms.models.fourbar()
+    mech, motor = model.mechanism, model.driver
+    mech.solve(backend="numpy")
+    before = mech.state
+    with pytest.raises(ms.SolveError, match="sweep stopped at its time limit"):
+        mech.sweep(motor, np.linspace(0, 6, 360), time_limit=1e-9, backend="numba")
+    motor.value = 0.3
+    with pytest.raises(ms.SolveError, match="solve stopped at its time limit"):
+        mech.solve(time_limit=1e-9, backend="numba")
+    np.testing.assert_array_equal(mech.state, before)

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._compiled._runtime import entry, use_compiled
 from .._compiled._system import compiled_system
-from ..newton import MAX_STEP
+from ..newton import MAX_STEP, _check_time
 from ..solver import NEAR_LAMBDA_MIN, SolveError
 from .motion import Motion
 
@@ -37,6 +37,7 @@ def compiled_sweep(mech, cont, driver, values, backend, progress, signed_defect_
     table = compiled_system(sys)
     if table is None or sys.limits is not None or cont.rows is not None:
         return None
+    _check_time()   # a time limit holds before and after the one compiled call
     saved = (mech.state, driver._p.copy(), driver.profile, mech.last_result)
     try:
         driver._assign(values[0], check_degrees=False)
@@ -64,6 +65,11 @@ def compiled_sweep(mech, cont, driver, values, backend, progress, signed_defect_
     if done < N:
         _restore(mech, driver, saved)
         return None
+    try:
+        _check_time()
+    except BaseException:
+        _restore(mech, driver, saved)
+        raise
     iterations[0] = res.iterations
     residuals[0] = float(np.max(np.abs(sys.phi(states[0]))))
     mech.state = states[-1]

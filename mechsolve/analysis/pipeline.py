@@ -37,7 +37,7 @@ from .._compiled._system import compiled_system
 from ..joints.base import DriverJoint
 from ..linalg import det_sign, sigma_ratio
 from ..linalg._vector import _maxabs
-from ..newton import CONVERGED, LAMBDA_MIN, MAX_STEP, residual_tolerance
+from ..newton import CONVERGED, LAMBDA_MIN, MAX_STEP, _check_time, residual_tolerance
 from ..solver import (
     NEAR_LAMBDA_MIN,
     SolveError,
@@ -166,6 +166,7 @@ def _compiled_newton(mech, sys, tol, max_iterations, branch):
     table = compiled_system(sys)
     if table is None:
         return None
+    _check_time()   # a time limit holds as at the NumPy path's first iteration
     fn = entry("newton")
     n = table.n
     q = np.empty(n)
