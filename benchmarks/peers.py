@@ -12,7 +12,8 @@ forward kinematics; a row says how many answers met the check):
 
 1. four-bar (ground 4, crank 1, coupler 3, rocker 3.5: ``ms.models.fourbar()``), 360 poses at
    1 degree, each from the last: ``mech.sweep(driver, values)``; pyslvs closed-form dyads
-   (``expr_solving``), python-solvespace solving pose by pose from the previous one, Exudyn's
+   (``expr_solving``), pylinkage's numba-compiled ``Linkage.step_fast`` (closed-form circle
+   intersections), python-solvespace solving pose by pose from the previous one, Exudyn's
    static (kinematic) solver pose by pose. Check: crank pin and coupler-rocker pin within
    1e-9 of the closed-form four-bar.
 2. chain of 10^4 four-bar loops (``ms.models.fourbar_chain(10000)``, 20,001 bodies), one solve
@@ -70,8 +71,8 @@ import mechsolve as ms  # noqa: E402
 from mechsolve.robots import UR5_DH  # noqa: E402
 
 TOL = 1e-9
-PEERS = {"pyslvs": "pyslvs", "python-solvespace": "python_solvespace", "exudyn": "exudyn",
-         "roboticstoolbox-python": "roboticstoolbox", "pin": "pinocchio"}
+PEERS = {"pyslvs": "pyslvs", "pylinkage": "pylinkage", "python-solvespace": "python_solvespace",
+         "exudyn": "exudyn", "roboticstoolbox-python": "roboticstoolbox", "pin": "pinocchio"}
 LINKS = (4.0, 1.0, 3.0, 3.5)  # ground, crank, coupler, rocker
 
 
@@ -171,6 +172,9 @@ def fourbar_problem(repeats: int, versions: dict) -> list[dict]:
     if versions["pyslvs"]:
         runners["pyslvs"] = pyslvs_fourbar(values)
         notes["pyslvs"] = "expr_solving, closed-form dyads"
+    if versions["pylinkage"]:
+        runners["pylinkage"] = pylinkage_fourbar(values)
+        notes["pylinkage"] = "Linkage.step_fast (numba), closed-form circle intersections"
     if versions["python-solvespace"]:
         runners["python-solvespace"] = solvespace_fourbar(values)
         notes["python-solvespace"] = "solve pose by pose from the previous"
@@ -185,7 +189,30 @@ def fourbar_problem(repeats: int, versions: dict) -> list[dict]:
 
     return rows_for("four-bar, 360 poses at 1 deg", "us/pose", 1e6 / len(values), runners,
                     notes, check, len(values), repeats,
-                    ["pyslvs", "python-solvespace", "exudyn"], versions)
+                    ["pyslvs", "pylinkage", "python-solvespace", "exudyn"], versions)
+
+
+def pylinkage_fourbar(values):
+    """pylinkage's four-bar stepped 1 degree at a time by its numba solver (``values`` must
+    be ``0, 1, ..., 359`` degrees: its step ``i`` is the crank at ``i + 1`` degrees, the last
+    the first pose again)."""
+    from pylinkage import Linkage
+    from pylinkage.actuators import Crank
+    from pylinkage.components import Ground
+    from pylinkage.dyads import RRRDyad
+
+    ground, crank, coupler, rocker = LINKS
+    O1, O2 = Ground(0.0, 0.0, name="O1"), Ground(ground, 0.0, name="O2")
+    A = Crank(anchor=O1, radius=crank, angular_velocity=float(values[1] - values[0]),
+              initial_angle=float(values[0]), name="A")
+    B = RRRDyad(A, O2, coupler, rocker, x=2.0, y=3.0, name="B")
+    linkage = Linkage([O1, O2, A, B], name="fourbar")
+
+    def run():
+        tr = np.roll(linkage.step_fast(iterations=len(values)), 1, axis=0)
+        return tr[:, 2, :], tr[:, 3, :]
+
+    return run
 
 
 def pyslvs_mechanism(ground=4.0, crank=1.0, coupler=3.0, rocker=3.5):

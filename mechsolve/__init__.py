@@ -11,6 +11,7 @@ import importlib as _importlib
 import types as _types
 
 from . import _deprecated, files, joints, models, plot, robots
+from ._compiled import compile as compile  # ms.compile(); not in __all__ (see below)
 from ._layout import StateLayout
 from ._result import Result, Status
 from ._units import deg, rad
@@ -41,6 +42,8 @@ __all__ = [
     "GeneralVelocity", "GeneralAcceleration", "GeneralForce", "MassProperties",
     "rad", "deg", "MechsolveWarning", "FreeMotionWarning", "DegreesWarning",
 ]
+# ``compile`` (ms.compile(): the compiled planar path, see mechsolve._compiled) is public but not
+# in __all__: ``from mechsolve import *`` must not shadow the builtin compile.
 
 #: Submodules imported on first attribute access (``ms.symbolic``), so that ``import
 #: mechsolve`` stays light (``symbolic`` imports SymPy, which is why it is not in ``__all__``

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import analysis, design
 from ._collector import collector_paused
+from ._compiled._runtime import check_backend
 from ._deprecated import moved_function
 from ._layout import StateLayout
 from ._result import DEFAULT_MAX_ITERATIONS
@@ -658,7 +659,8 @@ class Mechanism:
 
     def solve(self, *, t: float | None = None, tol: float = 1e-10,
               max_iterations: int = DEFAULT_MAX_ITERATIONS,
-              branch=None, time_limit: float | None = None) -> SolveResult:
+              branch=None, time_limit: float | None = None,
+              backend: str = "auto") -> SolveResult:
         """Assemble the mechanism: Newton–Raphson from the current state.
 
         Parameters
@@ -687,6 +689,15 @@ class Mechanism:
         time_limit : float, optional
             Wall-clock seconds the solve may take, its searches included; past it a
             :class:`~mechsolve.SolveError` says so.
+        backend : {"auto", "numpy", "numba"}
+            ``"numba"``: a planar mechanism whose joints all have compiled kernels (revolute,
+            fixed, prismatic, point-on-line, distance, gear, rack-and-pinion and their drivers;
+            no limits, at most 200 unknowns) takes its first Newton solve as one compiled call,
+            compiling it where needed (a ValueError where numba is missing); any other solve,
+            and any the compiled Newton does not finish, runs on the NumPy path, with the same
+            answers and messages. ``"auto"`` (default) does so where the compiled code is
+            ready (compiled in this process or cached: see :func:`mechsolve.compile`);
+            ``"numpy"`` always takes the NumPy path.
 
         Returns
         -------
@@ -714,13 +725,14 @@ class Mechanism:
         if branch is not None and not callable(branch):
             raise TypeError(f"branch must be a callable taking the mechanism, got "
                             f"{type(branch).__name__}")
+        check_backend(backend)
         with time_limited(time_limit, "solve"), self.unchanged_on_failure():
             if t is not None:
                 self.set_time(t)
             self.rates_cache.update(nu=None, nudot=None)
             try:
                 q, result = analysis.solve_pose(self, tol=tol, max_iterations=max_iterations,
-                                                branch=branch)
+                                                branch=branch, backend=backend)
             except SolveError as exc:
                 if exc.result is not None:
                     self.last_result = exc.result

@@ -27,6 +27,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._compiled._runtime import check_backend
 from .._limits import HeldProblem
 from .._result import DEFAULT_MAX_ITERATIONS
 from .._validation import MAX_ANGLE, as_count, as_float, as_values
@@ -54,6 +55,7 @@ from ..solver import (
     linear_solve,
     strategy_for,
 )
+from ._compiled_sweep import compiled_sweep
 from ._named_motions import free_motion_labels
 from .batch import batch_newton
 from .motion import Motion
@@ -654,7 +656,7 @@ class _Continuation:
 
 def sweep(mech, driver, values, *, tol: float = 1e-10,
           max_iterations: int = DEFAULT_MAX_ITERATIONS,
-          batch: bool | str = "auto", progress=None) -> Motion:
+          batch: bool | str = "auto", progress=None, backend: str = "auto") -> Motion:
     """Follow the mechanism as ``driver`` takes each of ``values`` in turn.
 
     Parameters
@@ -674,6 +676,12 @@ def sweep(mech, driver, values, *, tol: float = 1e-10,
         Refine poses together through the batch axis (small mechanisms; "auto" decides).
     progress : callable, optional
         Called as ``progress(done, total)`` while sweeping.
+    backend : {"auto", "numpy", "numba"}
+        As for :meth:`Mechanism.solve <mechsolve.Mechanism.solve>`: ``"numba"`` follows a
+        planar mechanism whose joints all have compiled kernels (no limits, no ``progress``) in
+        one compiled call, and hands the whole sweep to the NumPy engine at the first value it
+        does not take (see :mod:`mechsolve.analysis._compiled_sweep`); ``"auto"`` does so
+        where the compiled code is ready; ``"numpy"`` always runs the NumPy engine.
 
     Returns
     -------
@@ -707,6 +715,12 @@ def sweep(mech, driver, values, *, tol: float = 1e-10,
                          f"rad, got {big:g}")
     if driver.is_angle:
         check_degrees_sweep(driver, values)
+    check_backend(backend)
+    if backend != "numpy":    # the compiled loop, where it takes the sweep (see the module)
+        motion = compiled_sweep(mech, cont, driver, values, backend, progress,
+                                SIGNED_DEFECT_MAX, _distinct)
+        if motion is not None:
+            return motion
     states = np.empty((N, sys.n_state))
     iterations = np.zeros(N, dtype=int)
     residuals = np.zeros(N)

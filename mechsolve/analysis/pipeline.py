@@ -32,9 +32,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._compiled._runtime import entry, use_compiled
+from .._compiled._system import compiled_system
 from ..joints.base import DriverJoint
 from ..linalg import det_sign, sigma_ratio
-from ..newton import LAMBDA_MIN, residual_tolerance
+from ..linalg._vector import _maxabs
+from ..newton import CONVERGED, LAMBDA_MIN, MAX_STEP, _check_time, residual_tolerance
 from ..solver import (
     NEAR_LAMBDA_MIN,
     SolveError,
@@ -53,13 +56,25 @@ __all__ = ["solve_pose", "SKETCH_SIGN_RTOL"]
 SKETCH_SIGN_RTOL = 1e-4
 
 
-def solve_pose(mech, *, tol: float, max_iterations: int, branch=None):
+def solve_pose(mech, *, tol: float, max_iterations: int, branch=None,
+               backend: str = "numpy"):
     """The assembled pose of ``mech`` from its current state: ``(q, result)``, the mechanism
     left as it was. Raises :class:`~mechsolve.SolveError` (carrying the result) when it cannot
     be assembled, or when a pose the drivers fix breaks a joint limit. ``tol``,
-    ``max_iterations`` and ``branch`` are those of :meth:`Mechanism.solve
-    <mechsolve.Mechanism.solve>`, already checked."""
+    ``max_iterations``, ``branch`` and ``backend`` are those of :meth:`Mechanism.solve
+    <mechsolve.Mechanism.solve>`, already checked.
+
+    On the compiled path (``backend`` ``"auto"`` or ``"numba"``, see
+    :mod:`mechsolve._compiled`) stage 1 runs as one compiled call for a square planar system
+    whose every joint has a compiled kernel and no limits; its pose is returned where Newton
+    converged without crossing a singular configuration, no joint is mirrored and ``branch``
+    holds (the pipeline would stop there too), else the NumPy pipeline solves from the start."""
     sys = mech.system()
+    if backend != "numpy" and use_compiled(backend) and sys.limits is None:
+        done = _compiled_newton(mech, sys, tol, max_iterations, branch)
+        if done is not None:
+            done[1].active_limits = []
+            return done
     q, result = _assembled(mech, sys, tol, max_iterations, branch)
     limits = sys.limits
     if limits is None:
@@ -141,6 +156,45 @@ def _assembled(mech, sys, tol, max_iterations, branch):
         result = _after(result.phases, found)
     if not result.success:
         raise SolveError(failure_message(sys, result), result)
+    return q, result
+
+
+def _compiled_newton(mech, sys, tol, max_iterations, branch):
+    """Stage 1 on the compiled path: ``(q, result)`` as the NumPy pipeline returns them where
+    its first Newton converges and nothing after it would act, else None (unsupported
+    system, or the NumPy path must decide)."""
+    table = compiled_system(sys)
+    if table is None:
+        return None
+    _check_time()   # a time limit holds as at the NumPy path's first iteration
+    fn = entry("newton")
+    n = table.n
+    q = np.empty(n)
+    F = np.empty(n)
+    hist = np.empty(max_iterations + 2)
+    # every argument given: numba's dispatch is slow where defaults are left out
+    status, it, crossed, res, nh = fn(
+        mech.state, table.nb, table.jtype, table.jbody, table.jcol, table.jpar, table.jrow,
+        table.params(), table.c, table.inv_state, table.inv_e, float(tol),
+        int(max_iterations), NEAR_LAMBDA_MIN, MAX_STEP, table.watch, q, F, hist)
+    if status != CONVERGED or crossed:
+        return None
+    if table.mirrors and sys.mirrored(q).any():
+        return None
+    if branch is not None and not _holds(mech, branch, q):
+        return None
+    history = hist[:nh].tolist()
+    history.append(res)
+    result = SolveResult(success=True, status=CONVERGED, message="converged", iterations=it,
+                         residual=res, residual_abs=_maxabs(F),
+                         rank_status=sys.verdict or "regular", history=history, redundant=[],
+                         free_dof=0, rank=None, roundoff=False, phases=[("newton", it)])
+    if sys.verdict not in (None, "regular", "unknown"):   # as solver.newton
+        result.update(redundant=sys.redundant, free_dof=sys.free)
+    result.joint_residuals = sys.joint_residuals(F)
+    result.state = q.copy()
+    result.tol = tol
+    result.crossed = False
     return q, result
 
 
