@@ -136,6 +136,10 @@ class _Rec:
 class _Array:
     """A kernel argument (``P`` or a slot's poses ``X``): ``A[..., k]`` is a leaf."""
 
+    #: poses of three columns (x, y, t): the compiled kernels take the angle's cosine and sine
+    #: themselves (the five-column poses of :attr:`Joint._trig_columns` are NumPy's large path)
+    shape = (3,)
+
     def __init__(self, tape: _Tape, fmt: str) -> None:
         self.tape, self.fmt = tape, fmt
 
