@@ -73,11 +73,11 @@ def use_compiled(backend, state: dict, warm, install: str) -> bool:
     """Whether ``backend`` (checked) takes the compiled path whose memory is ``state``;
     ``warm()`` says whether its code is ready without a compile, ``install`` how to get numba
     (in the error where ``"numba"`` is asked for without it)."""
-    check_backend(backend)
-    if backend == "numpy":
-        return False
     if backend == "auto":
-        env = os.environ.get(ENV_BACKEND, "auto").strip().lower() or "auto"
+        env = os.environ.get(ENV_BACKEND)
+        if env is None:     # the common case, in few steps (a solve asks every time)
+            return warm() and numba_available(state)
+        env = env.strip().lower() or "auto"
         if env not in BACKENDS:
             raise ValueError(f"the environment variable {ENV_BACKEND} must be one of "
                              f"{', '.join(map(repr, BACKENDS))}, got {env!r}")
@@ -86,6 +86,8 @@ def use_compiled(backend, state: dict, warm, install: str) -> bool:
         if env == "auto":
             # compiled only where that costs no compile: in this process already, or cached
             return warm() and numba_available(state)
+    elif check_backend(backend) == "numpy":
+        return False
     if not numba_available(state):
         raise ValueError(f"backend='numba' needs numba, which cannot be imported here "
                          f"({install}; wheels exist for Linux, Windows and macOS on ARM); "
