@@ -182,7 +182,7 @@ def _compiled_newton(mech, sys, tol, max_iterations, branch):
     n = table.n
     out = np.empty(2 * n + max_iterations + 3)
     # few arguments (the tables packed once per system): numba's dispatch pays for each
-    status, it, crossed, res, nh = fn(mech._q, table.params(), table.ints,
+    status, it, crossed, res, nh = fn(mech.state, table.params(), table.ints,
                                       table.packed(NEAR_LAMBDA_MIN, MAX_STEP), float(tol),
                                       int(max_iterations), out)
     if status != CONVERGED or crossed:
