@@ -108,10 +108,7 @@ def raw_newton(mech, drive, q0, v0, move, count):
     drive.value = v0 + move
     P = np.array(t.params())
     drive.value = v0
-    n = t.n
-    q, F, hist = np.empty(n), np.empty(n), np.empty(52)
-    args = (q0, t.nb, t.jtype, t.jbody, t.jcol, t.jpar, t.jrow, P, t.c, t.inv_state,
-            t.inv_e, 1e-10, 50, 0.25, np.pi, t.watch, q, F, hist)
+    args = (q0, P, t.ints, t.packed(0.25, np.pi), 1e-10, 50, np.empty(2 * t.n + 53))
     fn(*args)
     times = []
     for _ in range(count):

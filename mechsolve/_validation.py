@@ -15,7 +15,8 @@ import numpy as np
 
 def as_float(value, name: str, *, positive: bool = False, nonnegative: bool = False) -> float:
     """Return ``value`` as a finite Python float or raise naming ``name``."""
-    if type(value) is float and math.isfinite(value) and not (positive or nonnegative):
+    if type(value) is float and math.isfinite(value) and (
+            value > 0.0 if positive else (value >= 0.0 or not nonnegative)):
         return value   # the common case, without the conversions below
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.ndarray)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r}")
@@ -121,6 +122,8 @@ def as_values(values, name: str = "values") -> np.ndarray:
 
 def as_count(value, name: str, *, minimum: int = 1) -> int:
     """Return ``value`` as an int of at least ``minimum`` (an iteration cap, a count)."""
+    if type(value) is int and value >= minimum:
+        return value   # the common case, without the checks below
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
     if value < minimum:

@@ -16,6 +16,7 @@ from ._result import DEFAULT_MAX_ITERATIONS
 from ._scale import characteristic_length
 from ._system import System
 from ._validation import MAX_ANGLE, as_angle, as_count, as_float, as_name, as_vector
+from .analysis.pipeline import compiled_pose
 from .analysis.rates import _cached
 from .body import Body, SpatialBody, _as_quaternion
 from .joints.base import DriverJoint, Joint
@@ -726,6 +727,17 @@ class Mechanism:
             raise TypeError(f"branch must be a callable taking the mechanism, got "
                             f"{type(branch).__name__}")
         check_backend(backend)
+        if backend != "numpy" and t is None and time_limit is None and branch is None:
+            # the compiled first Newton changes nothing of the mechanism until it succeeds:
+            # no rollback to prepare on that path (the pipeline's decision, see
+            # analysis.pipeline.compiled_pose; None sends the solve to the guarded path below)
+            done = compiled_pose(self, tol, max_iterations, backend)
+            if done is not None:
+                self.rates_cache.update(nu=None, nudot=None)
+                self._q[:] = done[0]
+                result = self.last_result = done[1]
+                return result
+            backend = "numpy"    # the compiled Newton was tried: the NumPy pipeline decides
         with time_limited(time_limit, "solve"), self.unchanged_on_failure():
             if t is not None:
                 self.set_time(t)

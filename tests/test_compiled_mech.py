@@ -254,6 +254,37 @@ def test_solve_gives_numpys_pose_and_iterations(kernels, spy, name):
     assert spy["answered"] >= 4
 
 
+@pytest.mark.parametrize("name", ["readme fourbar", "fourbar um far", "fourbar km"])
+def test_compiled_result_has_numpys_fields_measured_at_its_pose(kernels, spy, name):
+    """The compiled solve's result (built from the kernel's one output array) has the NumPy
+    path's fields in the same order; its residuals are those of the pose it returns."""
+    a, da, b, db = _pair(name)
+    a.solve(backend="numpy")
+    b.solve(backend="numpy")
+    da.value = db.value = da.value + 0.3
+    ra = a.solve()                  # "auto": compiled (the kernels are compiled here)
+    rb = b.solve(backend="numpy")
+    assert spy == {"answered": 1, "handed over": 0}
+    assert list(ra) == list(rb)
+    _assert_same_solve(a, b, ra, rb)
+    sys_ = a.system()
+    phi = sys_.phi(a.state)
+    round_off = 8 * np.finfo(float).eps * float(np.max(np.abs(a.state))) + 1e-300
+    assert abs(ra.residual_abs - float(np.max(np.abs(phi)))) <= round_off
+    np.testing.assert_array_equal(ra.state, a.state)
+    for k, j in enumerate(sys_.joints):
+        rows = slice(sys_.row_starts[k], sys_.row_starts[k + 1])
+        np.testing.assert_allclose(ra.joint_residuals[j], phi[rows], rtol=0, atol=round_off)
+    assert ra.history == pytest.approx(rb.history, rel=1e-9, abs=1e-15)
+    assert ra.history[-1] == ra.residual
+    assert (ra.active_limits, ra.redundant, ra.free_dof, ra.crossed) == ([], [], 0, False)
+    # the result's arrays are its own: changing them changes nothing of the mechanism
+    q = a.state
+    ra.state[:] = 0.0
+    np.testing.assert_array_equal(a.state, q)
+    assert a.solve().success
+
+
 def test_above_numpys_dense_limit_the_poses_are_numpys(kernels, spy):
     # 159 unknowns: NumPy takes sparse LU and may finish by simplified steps (not counted as
     # iterations), the compiled path by full Newton steps

@@ -50,11 +50,10 @@ def compile() -> Path:   # noqa: A001 - ms.compile, as the issue names it
     jrow = np.array([0, 1, 2], dtype=np.int64)
     P = np.array([[1.0, 0.0, 0.0, 0.5], [0.0, 1.0, 0.0, 0.25], [0.0, 0.0, 1.0, 0.1]]).ravel()
     one = np.ones(3)
-    q = np.empty(3)
-    F = np.empty(3)
-    hist = np.empty(52)
-    entry("newton")(np.zeros(3), nb, jtype, jbody, jcol, jpar, jrow, P, one, one, one, 1e-10,
-                    50, 0.25, np.pi, True, q, F, hist)
+    ints = np.concatenate([[nb, 3, 1], jtype, jbody.ravel(), jcol.ravel(), jpar,
+                           jrow]).astype(np.int64)
+    reals = np.concatenate([[0.25, np.pi], one, one, one])
+    entry("newton")(np.zeros(3), P, ints, reals, 1e-10, 50, np.empty(59))
     values = np.array([0.5, 0.6])
     states = np.empty((2, 3))
     its = np.zeros(2, dtype=np.int64)

@@ -162,20 +162,48 @@ def _solve_scaled(rhs, r, LU, piv, y, out):
     return True
 
 
-def newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
-           max_iterations, lambda_min, max_step, watch, q_out, F_out, hist):
-    """Damped Newton from ``q0`` (see the module docstring); writes the pose and its residual to
-    ``q_out`` and ``F_out`` and the largest scaled residual before each iteration to ``hist``
-    (at least ``max_iterations + 1`` long). Returns ``(status, iterations, crossed, residual,
-    len(history))``; status :data:`HANDOVER` where the NumPy path must decide."""
+def newton(q0, P, ints, reals, tol, max_iterations, out):
+    """Damped Newton from ``q0`` (see the module docstring) with the system's tables packed
+    (built once per system, :class:`mechsolve._compiled._system.CompiledSystem`, so that the
+    call passes few arguments): ``ints = [nb, nj, watch, jtype (nj), jbody (nj, 3), jcol (nj,
+    3), jpar (nj), jrow (nj)]``, ``reals = [lambda_min, max_step, c (n), inv_state (n), inv_e
+    (n)]``; ``P`` the joints' parameters. Writes the pose, its residual, the residual's largest
+    absolute entry and the largest scaled residual before each iteration to ``out = [q (n), F
+    (n), max |F|, hist]`` (``hist`` at least ``max_iterations + 1`` long). Returns ``(status,
+    iterations, crossed, residual, len(history))``; status :data:`HANDOVER` where the NumPy
+    path must decide."""
     n = q0.shape[0]
+    nb = ints[0]
+    nj = ints[1]
+    watch = ints[2] != 0
+    o = 3
+    jtype = ints[o:o + nj]
+    o += nj
+    jbody = ints[o:o + 3 * nj].reshape((nj, 3))
+    o += 3 * nj
+    jcol = ints[o:o + 3 * nj].reshape((nj, 3))
+    o += 3 * nj
+    jpar = ints[o:o + nj]
+    o += nj
+    jrow = ints[o:o + nj]
+    c = reals[2:2 + n]
+    inv_state = reals[2 + n:2 + 2 * n]
+    inv_e = reals[2 + 2 * n:2 + 3 * n]
     W = np.empty((_ROWS, n))
     M = np.empty((3, n, n))
     piv = np.empty(n, dtype=np.int64)
     X = np.empty((nb + 1, 3))
-    return _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
-                   max_iterations, lambda_min, max_step, watch, q_out, F_out, hist, W, M, piv,
-                   X)
+    F = out[n:2 * n]
+    found = _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
+                    max_iterations, reals[0], reals[1], watch, out[:n], F, out[2 * n + 1:],
+                    W, M, piv, X)
+    big = 0.0
+    for i in range(n):
+        a = abs(F[i])
+        if not a <= big:    # NaN kept, as max(map(abs, ...)) of the NumPy path
+            big = a
+    out[2 * n] = big
+    return found
 
 
 def _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,

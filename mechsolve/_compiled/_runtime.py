@@ -1,6 +1,8 @@
 """When the compiled planar path is taken, where numba caches it, and its compile.
 
-The same rules as the compiled inverse kinematics (:mod:`mechsolve.robots._ik_compiled`):
+The rules are those of :mod:`mechsolve._numba_runtime`, shared with the compiled inverse
+kinematics (:mod:`mechsolve.robots._ik_compiled`); this module holds the planar path's memory
+of the process (``_state``) and its names:
 
 * **Which path.** ``backend="auto"`` takes the compiled path where its code is compiled
   already (in this process, or in numba's cache: see :func:`mechsolve.compile`), never paying
@@ -19,88 +21,33 @@ The same rules as the compiled inverse kinematics (:mod:`mechsolve.robots._ik_co
 
 from __future__ import annotations
 
-import glob
-import hashlib
-import importlib
-import logging
-import os
-import sys
 from pathlib import Path
 
-from .._version import __version__
+from .. import _numba_runtime as _nb
+from .._numba_runtime import BACKENDS, ENV_BACKEND, check_backend
 
 __all__ = ["BACKENDS", "ENV_BACKEND", "use_compiled", "kernels", "numba_available",
            "cache_path", "check_backend"]
 
-#: The values of ``backend=`` (the words of ``SerialArm.ik``).
-BACKENDS = ("auto", "numpy", "numba")
-ENV_BACKEND = "MECHSOLVE_BACKEND"
-_LOG = logging.getLogger("mechsolve")
 _state: dict = {}
 _SOURCES = ("_planar_kernels.py", "_mech_kernels.py")
+_OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
+_INSTALL = 'pip install "mechsolve[numba]"'
 
 
 def numba_available() -> bool:
     """Whether numba can be imported (imported once, on the first question)."""
-    if "numba" not in _state:
-        try:
-            # numba takes about 0.3 s to import: only when the compiled path is first asked for
-            importlib.import_module("numba")
-            _state["numba"] = True
-        except ImportError:
-            _state["numba"] = False
-    return _state["numba"]
-
-
-def check_backend(backend) -> str:
-    """``backend`` checked: one of :data:`BACKENDS`, else a ValueError naming them."""
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, "
-                         f"got {backend!r}")
-    return backend
+    return _nb.numba_available(_state)
 
 
 def use_compiled(backend) -> bool:
     """Whether ``backend`` (checked) takes the compiled path."""
-    check_backend(backend)
-    if backend == "numpy":
-        return False
-    if backend == "auto":
-        env = os.environ.get(ENV_BACKEND, "auto").strip().lower() or "auto"
-        if env not in BACKENDS:
-            raise ValueError(f"the environment variable {ENV_BACKEND} must be one of "
-                             f"{', '.join(map(repr, BACKENDS))}, got {env!r}")
-        if env == "numpy":
-            return False
-        if env == "auto":
-            return _warm() and numba_available()
-    if not numba_available():
-        raise ValueError("backend='numba' needs numba, which cannot be imported here "
-                         '(pip install "mechsolve[numba]"; wheels exist for Linux, Windows and '
-                         "macOS on ARM); backend='auto' takes the NumPy path without it")
-    return True
-
-
-def _source_hash() -> str:
-    h = _state.get("hash")
-    if h is None:
-        sha = hashlib.sha1()
-        here = Path(__file__).parent
-        for name in _SOURCES:
-            sha.update((here / name).read_bytes())
-        h = _state["hash"] = sha.hexdigest()[:12]
-    return h
+    return _nb.use_compiled(backend, _state, _warm, _INSTALL)
 
 
 def cache_path() -> Path:
     """Where numba caches the compiled planar path of this version and source of mechsolve."""
-    env = os.environ.get("MECHSOLVE_CACHE_DIR")
-    if env:
-        root = Path(env).expanduser()
-    else:
-        import platformdirs  # the user cache directory (as mechsolve.symbolic.cache_dir)
-        root = Path(platformdirs.user_cache_dir("mechsolve", appauthor=False))
-    return root / f"numba-{__version__}-{_source_hash()}"
+    return _nb.cache_path(_nb.source_hash(Path(__file__).parent, _SOURCES, _state))
 
 
 def kernels():
@@ -110,23 +57,10 @@ def kernels():
     mods = _state.get("kernels")
     if mods is not None:
         return mods
-    import numba  # only when the compiled path is taken (about 0.3 s)
-
     from . import _mech_kernels, _planar_kernels  # decorated below: imported when first taken
-    config = numba.core.config
-    old = config.CACHE_DIR
-    if not os.environ.get("NUMBA_CACHE_DIR"):
-        config.CACHE_DIR = str(cache_path())
-    options = {"cache": True, "nogil": True, "error_model": "numpy"}
-    try:
-        for mod in (_planar_kernels, _mech_kernels):
-            for name in mod.COMPILED:
-                fn = getattr(mod, name)
-                if not isinstance(fn, numba.core.registry.CPUDispatcher):
-                    setattr(mod, name, numba.njit(**options)(fn))
-    finally:
-        config.CACHE_DIR = old
-    mods = _state["kernels"] = (_planar_kernels, _mech_kernels)
+    mods = (_planar_kernels, _mech_kernels)
+    _nb.decorate(cache_path(), [(mod, name, _OPTIONS) for mod in mods for name in mod.COMPILED])
+    _state["kernels"] = mods
     return mods
 
 
@@ -137,22 +71,12 @@ def _warm() -> bool:
     if _state.get("newton"):
         return True
     if "warm" not in _state:
-        roots = [os.environ["NUMBA_CACHE_DIR"]] if os.environ.get("NUMBA_CACHE_DIR") else []
-        roots.append(str(cache_path()))
-        source = os.path.dirname(os.path.abspath(__file__))
-        folder = f"{os.path.basename(source)}_{hashlib.sha1(source.encode()).hexdigest()}"
-        tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
-        _state["warm"] = any(glob.glob(os.path.join(glob.escape(os.path.join(r, folder)),
-                                                    f"_mech_kernels.newton-*.{tag}.nbi"))
-                             for r in roots)
+        _state["warm"] = _nb.cache_holds(__file__, cache_path(), "_mech_kernels.newton")
     return _state["warm"]
 
 
 def _cached(dispatcher) -> bool:
-    try:
-        return os.path.exists(dispatcher._cache._cache_file._index_path)
-    except AttributeError:
-        return False
+    return _nb.cached(dispatcher)
 
 
 def entry(name: str):
@@ -160,8 +84,5 @@ def entry(name: str):
     is not cached yet, one line on the ``mechsolve`` logger says numba is compiling it."""
     fn = getattr(kernels()[1], name)
     if name not in _state:
-        _state[name] = True
-        if not _cached(fn):
-            _LOG.warning("mechsolve: compiling the planar mechanism solver with numba (%s, "
-                         "once per version; cached in %s)", name, cache_path())
+        _nb.announce(_state, name, fn, _cached, "the planar mechanism solver", cache_path())
     return fn

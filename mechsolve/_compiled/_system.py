@@ -54,13 +54,36 @@ class CompiledSystem:
         self.watch = bool(sys.dense)
         #: whether a pose found must be checked for mirrored joints (no planar class has one)
         self.mirrors = any(g.cls._checks_mirror() for g in sys.groups)
+        #: the tables as the compiled ``newton`` takes them (few arguments: numba's dispatch
+        #: pays for each): ``[nb, nj, watch, jtype, jbody, jcol, jpar, jrow]`` and
+        #: ``[lambda_min, max_step, c, inv_state, inv_e]`` (see :meth:`packed`)
+        self.ints = np.concatenate([[self.nb, nj, int(self.watch)], self.jtype,
+                                    self.jbody.ravel(), self.jcol.ravel(), self.jpar,
+                                    self.jrow]).astype(np.int64)
+        self._reals = {}
+        # flat views of the groups' parameters (a group's array is made once, with the
+        # system, and the joints write into it in place: the views stay its contents)
+        flat = [g.P.ravel() for g in sys.groups]
+        self._flat = flat if all(f.base is g.P for f, g in zip(flat, sys.groups)) else None
+
+    def packed(self, lambda_min: float, max_step: float) -> np.ndarray:
+        """``[lambda_min, max_step, c, inv_state, inv_e]`` (made once per pair of limits)."""
+        key = (lambda_min, max_step)
+        out = self._reals.get(key)
+        if out is None:
+            out = self._reals[key] = np.concatenate([[lambda_min, max_step], self.c,
+                                                     self.inv_state, self.inv_e])
+        return out
 
     def params(self) -> np.ndarray:
         """The joints' parameters, group after group (the offsets of :attr:`jpar`)."""
         groups = self._groups
         if len(groups) == 1:
             return groups[0].P.ravel()
-        return np.concatenate([g.P.ravel() for g in groups])
+        flat = self._flat
+        if flat is None:
+            return np.concatenate([g.P.ravel() for g in groups])
+        return np.concatenate(flat)
 
 
 def compiled_system(sys) -> CompiledSystem | None:

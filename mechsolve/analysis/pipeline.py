@@ -34,9 +34,9 @@ import numpy as np
 
 from .._compiled._runtime import entry, use_compiled
 from .._compiled._system import compiled_system
+from .._system import JointResiduals
 from ..joints.base import DriverJoint
 from ..linalg import det_sign, sigma_ratio
-from ..linalg._vector import _maxabs
 from ..newton import CONVERGED, LAMBDA_MIN, MAX_STEP, _check_time, residual_tolerance
 from ..solver import (
     NEAR_LAMBDA_MIN,
@@ -49,11 +49,12 @@ from ..solver import (
 from .assembly import _unmirrored, assemble, assemble_branch
 from .continuation import _rows_of
 
-__all__ = ["solve_pose", "SKETCH_SIGN_RTOL"]
+__all__ = ["solve_pose", "compiled_pose", "SKETCH_SIGN_RTOL"]
 
 #: Smallest sigma_min / sigma_max of the scaled Jacobian at the start for its sign of det J to
 #: say which circuit the sketch is on (nearer a singular configuration the sketch is ambiguous).
 SKETCH_SIGN_RTOL = 1e-4
+_state: dict = {}
 
 
 def solve_pose(mech, *, tol: float, max_iterations: int, branch=None,
@@ -73,7 +74,6 @@ def solve_pose(mech, *, tol: float, max_iterations: int, branch=None,
     if backend != "numpy" and use_compiled(backend) and sys.limits is None:
         done = _compiled_newton(mech, sys, tol, max_iterations, branch)
         if done is not None:
-            done[1].active_limits = []
             return done
     q, result = _assembled(mech, sys, tol, max_iterations, branch)
     limits = sys.limits
@@ -81,6 +81,17 @@ def solve_pose(mech, *, tol: float, max_iterations: int, branch=None,
         result.active_limits = []
         return q, result
     return solve_within(mech, sys, limits, q.copy(), result, tol, max_iterations)
+
+
+def compiled_pose(mech, tol: float, max_iterations: int, backend: str):
+    """:func:`solve_pose` without ``branch`` where its compiled first Newton gives the pose:
+    ``(q, result)``, else None (the compiled path not taken, or the NumPy pipeline must
+    decide). Changes nothing of the mechanism, so :meth:`Mechanism.solve
+    <mechsolve.Mechanism.solve>` needs no rollback around it."""
+    sys = mech.system()
+    if use_compiled(backend) and sys.limits is None:
+        return _compiled_newton(mech, sys, tol, max_iterations, None)
+    return None
 
 
 def _assembled(mech, sys, tol, max_iterations, branch):
@@ -167,35 +178,43 @@ def _compiled_newton(mech, sys, tol, max_iterations, branch):
     if table is None:
         return None
     _check_time()   # a time limit holds as at the NumPy path's first iteration
-    fn = entry("newton")
+    fn = _state.get("newton_fn") or _newton_entry()
     n = table.n
-    q = np.empty(n)
-    F = np.empty(n)
-    hist = np.empty(max_iterations + 2)
-    # every argument given: numba's dispatch is slow where defaults are left out
-    status, it, crossed, res, nh = fn(
-        mech.state, table.nb, table.jtype, table.jbody, table.jcol, table.jpar, table.jrow,
-        table.params(), table.c, table.inv_state, table.inv_e, float(tol),
-        int(max_iterations), NEAR_LAMBDA_MIN, MAX_STEP, table.watch, q, F, hist)
+    out = np.empty(2 * n + max_iterations + 3)
+    # few arguments (the tables packed once per system): numba's dispatch pays for each
+    status, it, crossed, res, nh = fn(mech.state, table.params(), table.ints,
+                                      table.packed(NEAR_LAMBDA_MIN, MAX_STEP), float(tol),
+                                      int(max_iterations), out)
     if status != CONVERGED or crossed:
         return None
+    q = out[:n]
     if table.mirrors and sys.mirrored(q).any():
         return None
     if branch is not None and not _holds(mech, branch, q):
         return None
-    history = hist[:nh].tolist()
+    # out is this solve's own: its pieces are the result's (no copies)
+    F = out[n:2 * n]
+    history = out[2 * n + 1:2 * n + 1 + nh].tolist()
     history.append(res)
+    verdict = sys.verdict
+    regular = verdict in (None, "regular", "unknown")
     result = SolveResult(success=True, status=CONVERGED, message="converged", iterations=it,
-                         residual=res, residual_abs=_maxabs(F),
-                         rank_status=sys.verdict or "regular", history=history, redundant=[],
-                         free_dof=0, rank=None, roundoff=False, phases=[("newton", it)])
-    if sys.verdict not in (None, "regular", "unknown"):   # as solver.newton
-        result.update(redundant=sys.redundant, free_dof=sys.free)
-    result.joint_residuals = sys.joint_residuals(F)
-    result.state = q.copy()
-    result.tol = tol
-    result.crossed = False
+                         residual=res, residual_abs=float(out[2 * n]),
+                         rank_status=verdict or "regular", history=history,
+                         redundant=[] if regular else sys.redundant,
+                         free_dof=0 if regular else sys.free, rank=None, roundoff=False,
+                         phases=[("newton", it)],
+                         joint_residuals=JointResiduals(sys.joints, sys.row_starts, F,
+                                                        sys.eq_scale),
+                         state=q, tol=tol, crossed=False, active_limits=[])
     return q, result
+
+
+def _newton_entry():
+    """The compiled ``newton`` (:func:`mechsolve._compiled._runtime.entry`), remembered here
+    once taken (the runtime's look-ups cost on every solve)."""
+    fn = _state["newton_fn"] = entry("newton")
+    return fn
 
 
 def _joints_hold(sys, q, tol: float) -> bool:

@@ -1,5 +1,6 @@
 """The compiled path of :meth:`SerialArm.ik <mechsolve.robots.SerialArm.ik>`: when it is taken,
-where numba caches it, and the call.
+where numba caches it, and the call (the rules of :mod:`mechsolve._numba_runtime`, shared
+with the compiled planar path).
 
 * **Which path.** ``arm.ik(..., backend="auto")`` takes the compiled path when its code is
   compiled already (in this process, or in numba's cache for this version of mechsolve: see
@@ -25,25 +26,16 @@ where numba caches it, and the call.
 
 from __future__ import annotations
 
-import glob
-import hashlib
-import importlib
-import logging
-import os
-import sys
 from pathlib import Path
 
 import numpy as np
 
-from .._version import __version__
+from .. import _numba_runtime as _nb
+from .._numba_runtime import BACKENDS, ENV_BACKEND
 
 __all__ = ["BACKENDS", "ENV_BACKEND", "use_compiled", "kernels", "solve", "numba_available",
            "compiled_with"]
 
-#: The values of ``SerialArm.ik(..., backend=)``.
-BACKENDS = ("auto", "numpy", "numba")
-#: The environment variable that can send ``backend="auto"`` to the NumPy path.
-ENV_BACKEND = "MECHSOLVE_BACKEND"
 #: Batches from this many targets run over numba's threads (``prange``), where numba has more
 #: than :data:`PARALLEL_THREADS` of them: on the 2-core machine the threads cost more than they
 #: gave (UR5, near starts: 359 us/target in parallel against 14 in a plain loop for 100
@@ -52,56 +44,24 @@ PARALLEL_MIN = 256
 PARALLEL_THREADS = 2
 #: Targets per compiled call in a batch with a time limit (the clock is read between calls).
 _CHUNK = 256
+_INSTALL = "pip install numba"
 
-_LOG = logging.getLogger("mechsolve")
 _state: dict = {}
 
 
 def numba_available() -> bool:
     """Whether numba can be imported (imported once, on the first question)."""
-    if "numba" not in _state:
-        try:
-            # numba takes about 0.3 s to import: only when the compiled path is first asked for
-            importlib.import_module("numba")
-            _state["numba"] = True
-        except ImportError:
-            _state["numba"] = False
-    return _state["numba"]
+    return _nb.numba_available(_state)
 
 
 def use_compiled(backend) -> bool:
     """Whether ``backend`` (checked) takes the compiled path."""
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, "
-                         f"got {backend!r}")
-    if backend == "numpy":
-        return False
-    if backend == "auto":
-        env = os.environ.get(ENV_BACKEND, "auto").strip().lower() or "auto"
-        if env not in BACKENDS:
-            raise ValueError(f"the environment variable {ENV_BACKEND} must be one of "
-                             f"{', '.join(map(repr, BACKENDS))}, got {env!r}")
-        if env == "numpy":
-            return False
-        if env == "auto":
-            # compiled only where that costs no compile: in this process already, or cached
-            return _warm() and numba_available()
-    if not numba_available():
-        raise ValueError("backend='numba' needs numba, which cannot be imported here "
-                         "(pip install numba; wheels exist for Linux, Windows and macOS on "
-                         "ARM); backend='auto' takes the NumPy path without it")
-    return True
+    return _nb.use_compiled(backend, _state, _warm, _INSTALL)
 
 
 def cache_path() -> Path:
     """Where numba caches the compiled kernels of this version of mechsolve."""
-    env = os.environ.get("MECHSOLVE_CACHE_DIR")
-    if env:
-        root = Path(env).expanduser()
-    else:
-        import platformdirs  # the user cache directory (as mechsolve.symbolic.cache_dir)
-        root = Path(platformdirs.user_cache_dir("mechsolve", appauthor=False))
-    return root / f"numba-{__version__}"
+    return _nb.cache_path()
 
 
 def kernels():
@@ -114,18 +74,9 @@ def kernels():
     import numba  # only when the compiled path is taken (about 0.3 s)
 
     from . import _ik_kernels as mod  # its functions, decorated below
-    config = numba.core.config
-    old = config.CACHE_DIR
-    if not os.environ.get("NUMBA_CACHE_DIR"):
-        config.CACHE_DIR = str(cache_path())
-    try:
-        # the decorators read the cache directory; numba finds each callee by its global name
-        # when it compiles, so the module's names become the compiled functions
-        mod.prange = numba.prange
-        for name, options in mod.COMPILED.items():
-            setattr(mod, name, numba.njit(**mod.OPTIONS, **options)(getattr(mod, name)))
-    finally:
-        config.CACHE_DIR = old
+    mod.prange = numba.prange
+    _nb.decorate(cache_path(), [(mod, name, {**mod.OPTIONS, **options})
+                                for name, options in mod.COMPILED.items()])
     _state["kernels"] = mod
     return mod
 
@@ -137,16 +88,7 @@ def _warm() -> bool:
     if _state.get("solve_serial") or _state.get("solve_parallel"):
         return True
     if "warm" not in _state:
-        roots = [os.environ["NUMBA_CACHE_DIR"]] if os.environ.get("NUMBA_CACHE_DIR") else []
-        roots.append(str(cache_path()))
-        # numba's folder for a source folder in a cache directory it is given: the folder's
-        # name and the SHA-1 of its absolute path (numba.core.caching, _CacheLocator)
-        source = os.path.dirname(os.path.abspath(__file__))
-        folder = f"{os.path.basename(source)}_{hashlib.sha1(source.encode()).hexdigest()}"
-        tag = f"py{sys.version_info[0]}{sys.version_info[1]}"
-        _state["warm"] = any(glob.glob(os.path.join(glob.escape(os.path.join(r, folder)),
-                                                    f"_ik_kernels.solve_serial-*.{tag}.nbi"))
-                             for r in roots)
+        _state["warm"] = _nb.cache_holds(__file__, cache_path(), "_ik_kernels.solve_serial")
     return _state["warm"]
 
 
@@ -172,22 +114,15 @@ def compiled_with(run, parallel: bool) -> Path:
 def _cached(dispatcher) -> bool:
     """Whether numba's cache has an index for ``dispatcher`` (False where that cannot be
     told)."""
-    try:
-        return os.path.exists(dispatcher._cache._cache_file._index_path)
-    except AttributeError:
-        return False
+    return _nb.cached(dispatcher)
 
 
 def _entry(name: str):
     """The entry point ``name`` of the kernels; the first time, where it is not cached yet,
     one line on the ``mechsolve`` logger says that numba is compiling it."""
-    mod = kernels()
-    fn = getattr(mod, name)
+    fn = getattr(kernels(), name)
     if name not in _state:
-        _state[name] = True
-        if not _cached(fn):
-            _LOG.warning("mechsolve: compiling the inverse kinematics with numba (%s, once per "
-                         "version; cached in %s)", name, cache_path())
+        _nb.announce(_state, name, fn, _cached, "the inverse kinematics", cache_path())
     return fn
 
 
