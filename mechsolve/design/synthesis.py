@@ -210,8 +210,7 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
     """
     from scipy.optimize import least_squares  # a third of a second to import: when it runs
 
-    tasks = [x is not None for x in (path, function, poses)]
-    if sum(tasks) != 1:
+    if sum(x is not None for x in (path, function, poses)) != 1:
         raise ValueError("give exactly one of path=, function= or poses=")
     driver = mech.as_driver(driver)
     if driver.name is None:
@@ -221,188 +220,20 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
     body = mech.as_body(mech.body(body) if isinstance(body, str) else body)
     if isinstance(point, str):
         point = body.point(point)
-    dim = mech.dim
-    L = mech.length_scale
     params = list(params)
-    cols = _unknowns(mech, params, dim=dim, traced=path is not None)
+    cols = _unknowns(mech, params, dim=mech.dim, traced=path is not None)
+    task = _Task(mech, driver, point, path=path, poses=poses, function=function,
+                 driver_values=driver_values, free_timing=free_timing,
+                 free_offset=free_offset)
+    lo_x, hi_x = _bounds(bounds, cols, task, f"{driver.name}.value")
+    goal = _Objective(mech, driver, body, cols, task)
+
+    L = mech.length_scale
     nP = len(cols)
-    vname = f"{driver.name}.value"
-    v0 = driver.value
-    if path is not None:
-        targets = np.asarray(path, dtype=float).reshape(-1, dim)
-        if point is None:
-            raise ValueError("path generation needs the traced point= of the body")
-        point = np.asarray(point, dtype=float).reshape(dim)
-        K, per = len(targets), dim
-    elif poses is not None:
-        if dim != 2:
-            raise ValueError("motion generation takes planar poses (x, y, angle)")
-        targets = np.asarray(poses, dtype=float).reshape(-1, 3)
-        K, per = len(targets), 3
-    else:
-        inputs, outputs = (np.asarray(a, dtype=float).reshape(-1) for a in function)
-        if inputs.shape != outputs.shape:
-            raise ValueError("function= takes inputs and outputs of the same length")
-        targets, K, per = outputs, len(outputs), 1
-    timed = function is None and bool(free_timing)      # the driver values are unknowns
-    if function is None and not timed:
-        if driver_values is None:
-            raise ValueError("free_timing=False prescribes the driver values: give "
-                             "driver_values=")
-        inputs = np.asarray(driver_values, dtype=float).reshape(-1)
-        if inputs.shape != (K,):
-            raise ValueError(f"driver_values= takes one value per target ({K}), got "
-                             f"{inputs.size}")
-    if not timed:
-        guess = inputs
-    elif driver_values is None:
-        guess = v0 + np.linspace(0.0, 2 * math.pi, K, endpoint=False)
-    else:
-        guess = np.asarray(driver_values, dtype=float).reshape(K)
-    point_cols = [i for i, c in enumerate(cols) if c.joint is None]
-    joint_cols = [i for i, c in enumerate(cols) if c.joint is not None]
-    p0 = np.array([point[c.index] if c.joint is None else c.joint._p[c.index] for c in cols])
-
-    # bounds of the unknowns: parameters, then driver values or the offset
-    n_extra = K if timed else (1 if function is not None and free_offset else 0)
-    lo_x = np.full(nP + n_extra, -np.inf)
-    hi_x = np.full(nP + n_extra, np.inf)
-    for name, (a, b) in (bounds or {}).items():
-        if timed and name == vname:
-            idx = list(range(nP, nP + K))
-        else:
-            idx = [i for i, c in enumerate(cols) if c.label == name]
-        if not idx:
-            raise ValueError(f"bounds: {name!r} is not among params"
-                             + (f" (nor {vname!r})" if timed else ""))
-        lo_x[idx] = np.broadcast_to(np.asarray(a, dtype=float), len(idx))
-        hi_x[idx] = np.broadcast_to(np.asarray(b, dtype=float), len(idx))
-    if np.any(lo_x >= hi_x):
-        bad = [cols[i].label if i < nP else vname for i in np.flatnonzero(lo_x >= hi_x)]
-        raise ValueError(f"bounds: the lower bound must be below the upper one ({bad[0]!r}); "
-                         "leave a parameter out of params to keep it fixed")
-    # residuals in units of the model's size (lengths) and radians
-    unit = np.ones(per)
-    unit[:dim if path is not None else (2 if poses is not None else 0)] = L
-
-    work = copy.deepcopy(mech)
-    wdriver = work.joint(driver.name)
-    wbody = work.body(body.name)
-    index = {id(j): i for i, j in enumerate(mech.joints)}
-    wjoint = {id(c.joint): work.joints[index[id(c.joint)]] for c in cols if c.joint is not None}
-    wcols = [(None if c.joint is None else wjoint[id(c.joint)], c.index) for c in cols]
-    # the columns of the exact derivatives: whole parameters, then the driver value
-    sens_names = list(dict.fromkeys(cols[i].base for i in joint_cols))
-    table = parameter_slices(mech)
-    offset, n_sens = {}, 0
-    for name in sens_names:
-        offset[name] = n_sens
-        sl = table[name][1]
-        n_sens += sl.stop - sl.start
-    sens_cols = [offset[cols[i].base] + cols[i].component for i in joint_cols]
-    reference = work.state.copy()     # the branch: where every evaluation starts from
-    free0 = free_dof(work.system(), work.solve())   # free motions of the design given
-    count = [0]
-
-    def place(x):
-        for (j, k), v in zip(wcols, x[:nP]):
-            if j is not None:
-                j._p[k] = v
-        work.parameters_changed()
-
-    def traced(x):
-        pt = None if point is None else point.copy()
-        for i in point_cols:
-            pt[cols[i].index] = x[i]
-        return pt
-
-    def evaluate(x, jac=False):
-        """Residuals (and their Jacobian) of the unknowns ``x``; raises _OffBranchError."""
-        count[0] += 1
-        place(x)
-        pt = traced(x)
-        vals = x[nP:] if timed else inputs
-        order = np.argsort(vals, kind="stable")
-        work.state = reference
-        wdriver.value = float(vals[order[0]])
-        try:
-            res = work.solve()
-            if free_dof(work.system(), res) > free0:
-                # a degenerate design (a link of length zero...): the drivers no longer fix it
-                raise _OffBranchError("the design leaves the mechanism free")
-            # one sweep through the targets' values in order: one branch for all of them
-            motion = work.sweep(wdriver, vals[order])
-        except (SolveError, ValueError) as exc:
-            raise _OffBranchError(str(exc)) from None
-        R = np.empty((K, per))
-        if path is not None:
-            R[order] = motion.point(wbody, pt) - targets[order]
-        else:
-            pose = motion.pose(wbody)
-            if poses is not None:
-                R[order, :2] = pose[:, :2] - targets[order, :2]
-                R[order, 2] = np.remainder(pose[:, 2] - targets[order, 2] + math.pi,
-                                           2 * math.pi) - math.pi
-            else:
-                off = x[nP] if free_offset else 0.0
-                R[order, 0] = np.remainder(pose[:, 2] - targets[order] - off + math.pi,
-                                           2 * math.pi) - math.pi
-        R = R / unit
-        if not jac:
-            return R.ravel()
-        # the exact derivatives at every target at once (stacked solves)
-        J = np.zeros((K, per, len(x)))
-        names = sens_names + ([vname] if timed else [])
-        if names:
-            with warnings.catch_warnings():
-                # a trial design through a singular position: its minimum-norm derivatives
-                # serve the step as well (the design is judged by its residuals)
-                warnings.filterwarnings("ignore", "sensitivities at", MechsolveWarning)
-                s = motion_sensitivity(motion, names)
-            D = np.empty((K, per, n_sens + (1 if timed else 0)))
-            D[order] = s.point(wbody, pt) if path is not None else \
-                s.body_pose(wbody)[:, 2:3] if function is not None else s.body_pose(wbody)
-            J[:, :, joint_cols] = D[:, :, sens_cols]
-            if timed:
-                J[np.arange(K), :, nP + np.arange(K)] = D[:, :, n_sens]
-        if point_cols:
-            # the traced point's own columns: the body's rotation at each target
-            base = motion.point(wbody, np.zeros(dim))
-            for i in point_cols:
-                e = np.zeros(dim)
-                e[cols[i].index] = 1.0
-                J[order, :, i] = motion.point(wbody, e) - base
-        if function is not None and free_offset:
-            J[:, 0, nP] = -1.0
-        J = (J / unit[None, :, None]).reshape(K * per, len(x))
-        # an unknown the residuals do not depend on to first order (a pin's position along
-        # its link's line, often) has a column of round-off: zero it, so that the solver's
-        # column scaling does not blow that noise up into a step of 1e10 model sizes
-        norms = np.sqrt(np.einsum("ij,ij->j", J, J))
-        J[:, norms <= _ROUND_OFF_COLUMN * np.max(norms, initial=0.0)] = 0.0
-        return R.ravel(), J
-
-    cache = {}
-
-    def fun(x):
-        key = x.tobytes()
-        if key not in cache:
-            try:
-                cache.clear()
-                cache[key] = evaluate(x, jac=True)
-            except _OffBranchError:
-                # a design off the branch: a large residual, a zero gradient (the trust region
-                # shrinks back towards the last good design)
-                cache[key] = (np.full(K * per, 10.0), np.zeros((K * per, len(x))))
-        return cache[key][0]
-
-    def jac(x):
-        fun(x)
-        return cache[x.tobytes()][1]
-
+    p0 = np.array([task.point[c.index] if c.joint is None else c.joint._p[c.index]
+                   for c in cols])
     rng = np.random.default_rng(seed)
-    extra0 = guess if timed else (np.zeros(1) if function is not None and free_offset
-                                  else np.zeros(0))
+    extra0 = task.guess if task.timed else np.zeros(task.n_extra)
     best = None
     tried = 0
     iterations = 0
@@ -413,48 +244,280 @@ def synthesize(mech, params, *, driver, path=None, point=None, body=None, functi
             continue
         tried += 1
         try:
-            out = least_squares(fun, x0, jac=jac, bounds=(lo_x, hi_x), method="trf",
+            out = least_squares(goal.fun, x0, jac=goal.jac, bounds=(lo_x, hi_x), method="trf",
                                 x_scale="jac", xtol=1e-15, ftol=1e-15, gtol=1e-15,
                                 max_nfev=max_evaluations)
         except (ValueError, np.linalg.LinAlgError):
             continue
         iterations += int(out.njev or 0)
-        try:
-            r = evaluate(out.x)
-        except _OffBranchError:
-            continue
-        err = float(np.max(np.abs(r.reshape(K, per)), initial=0.0))
-        vals = out.x[nP:] if timed else inputs
-        candidate = _candidate(work, wcols, out.x[:nP], reference, wdriver, vals)
-        ok = candidate is not None and (accept is None or bool(accept(candidate)))
-        if ok and full_turn:
-            ok = _turns(candidate, candidate.joint(driver.name))
-        if ok and (best is None or err < best[0]):
-            best = (err, out.x.copy(), candidate, int(out.status))
+        found = goal.judge(out.x, accept, full_turn)
+        if found is not None and (best is None or found[0] < best[0]):
+            best = (*found, out.x.copy(), int(out.status))
         if best is not None and best[0] <= tol:
             break
     if best is None:
         raise ValueError(f"no design found from {tried} starts: every start left the branch "
                          "or failed the acceptance conditions")
-    err, x, result_mech, ls_status = best
+    err, result_mech, x, ls_status = best
     found = {}
     for name in params:
         m = _COMPONENT.match(name)
         base, comp = (m.group(1), int(m.group(2))) if m else (name, None)
-        value = traced(x) if base == "point" else result_mech.parameters()[base]
+        value = goal.traced(x) if base == "point" else result_mech.parameters()[base]
         found[name] = float(np.atleast_1d(value)[comp]) if comp is not None else value
-    values = x[nP:] if timed else inputs
-    err_units = err * (L if path is not None else 1.0)
+    err_units = err * (L if task.kind == "path" else 1.0)
     success = bool(err <= tol)
     # least_squares' status 0: max_nfev reached; 1 to 4: converged (to a miss, here)
     status = CONVERGED if success else MAX_ITERATIONS if ls_status == 0 else STATIONARY
     return SynthesisResult(success=success, status=status, message=status_message(status),
                            iterations=iterations, residual=float(err), residual_abs=err_units,
                            mechanism=result_mech, parameters=found,
-                           driver_values=np.array(values, dtype=float),
-                           point=None if path is None else traced(x),
-                           offset=float(x[nP]) if (function is not None and free_offset)
-                           else 0.0, error=err_units, starts=tried, evaluations=count[0])
+                           driver_values=np.array(goal.values(x), dtype=float),
+                           point=None if task.kind != "path" else goal.traced(x),
+                           offset=float(x[nP]) if task.free_offset else 0.0,
+                           error=err_units, starts=tried, evaluations=goal.evaluations)
+
+
+class _Task:
+    """What the design must meet: the targets, one row of ``per`` numbers each, the driver
+    values at them (``inputs``, given) or their first guesses (``guess``, unknowns when
+    ``timed``), and the unit of each residual column."""
+
+    def __init__(self, mech, driver, point, *, path, poses, function, driver_values,
+                 free_timing, free_offset) -> None:
+        dim = mech.dim
+        self.point = point
+        self.inputs = None
+        if path is not None:
+            self.kind = "path"
+            self.targets = np.asarray(path, dtype=float).reshape(-1, dim)
+            if point is None:
+                raise ValueError("path generation needs the traced point= of the body")
+            self.point = np.asarray(point, dtype=float).reshape(dim)
+            self.K, self.per = len(self.targets), dim
+        elif poses is not None:
+            self.kind = "poses"
+            if dim != 2:
+                raise ValueError("motion generation takes planar poses (x, y, angle)")
+            self.targets = np.asarray(poses, dtype=float).reshape(-1, 3)
+            self.K, self.per = len(self.targets), 3
+        else:
+            self.kind = "function"
+            inputs, outputs = (np.asarray(a, dtype=float).reshape(-1) for a in function)
+            if inputs.shape != outputs.shape:
+                raise ValueError("function= takes inputs and outputs of the same length")
+            self.inputs = inputs
+            self.targets, self.K, self.per = outputs, len(outputs), 1
+        K = self.K
+        #: the driver values are unknowns
+        self.timed = function is None and bool(free_timing)
+        #: function generation with an unknown output offset
+        self.free_offset = function is not None and bool(free_offset)
+        if function is None and not self.timed:
+            if driver_values is None:
+                raise ValueError("free_timing=False prescribes the driver values: give "
+                                 "driver_values=")
+            self.inputs = np.asarray(driver_values, dtype=float).reshape(-1)
+            if self.inputs.shape != (K,):
+                raise ValueError(f"driver_values= takes one value per target ({K}), got "
+                                 f"{self.inputs.size}")
+        if not self.timed:
+            self.guess = self.inputs
+        elif driver_values is None:
+            self.guess = driver.value + np.linspace(0.0, 2 * math.pi, K, endpoint=False)
+        else:
+            self.guess = np.asarray(driver_values, dtype=float).reshape(K)
+        #: unknowns after the parameters: the driver values, or the offset
+        self.n_extra = K if self.timed else (1 if self.free_offset else 0)
+        # residuals in units of the model's size (lengths) and radians
+        self.unit = np.ones(self.per)
+        self.unit[:{"path": dim, "poses": 2, "function": 0}[self.kind]] = mech.length_scale
+
+
+def _bounds(bounds, cols, task, vname):
+    """The bounds of the unknowns (parameters, then driver values or the offset)."""
+    nP = len(cols)
+    lo_x = np.full(nP + task.n_extra, -np.inf)
+    hi_x = np.full(nP + task.n_extra, np.inf)
+    for name, (a, b) in (bounds or {}).items():
+        if task.timed and name == vname:
+            idx = list(range(nP, nP + task.K))
+        else:
+            idx = [i for i, c in enumerate(cols) if c.label == name]
+        if not idx:
+            raise ValueError(f"bounds: {name!r} is not among params"
+                             + (f" (nor {vname!r})" if task.timed else ""))
+        lo_x[idx] = np.broadcast_to(np.asarray(a, dtype=float), len(idx))
+        hi_x[idx] = np.broadcast_to(np.asarray(b, dtype=float), len(idx))
+    if np.any(lo_x >= hi_x):
+        bad = [cols[i].label if i < nP else vname for i in np.flatnonzero(lo_x >= hi_x)]
+        raise ValueError(f"bounds: the lower bound must be below the upper one ({bad[0]!r}); "
+                         "leave a parameter out of params to keep it fixed")
+    return lo_x, hi_x
+
+
+class _Objective:
+    """The residuals of a design (targets missed, in units of the model's size) and their
+    exact Jacobian, evaluated on a working copy of the mechanism started each time from the
+    design's branch (``reference``)."""
+
+    def __init__(self, mech, driver, body, cols, task) -> None:
+        self.cols, self.task = cols, task
+        self.nP = len(cols)
+        self.dim = mech.dim
+        work = copy.deepcopy(mech)
+        self.work = work
+        self.wdriver = work.joint(driver.name)
+        self.wbody = work.body(body.name)
+        index = {id(j): i for i, j in enumerate(mech.joints)}
+        wjoint = {id(c.joint): work.joints[index[id(c.joint)]]
+                  for c in cols if c.joint is not None}
+        self.wcols = [(None if c.joint is None else wjoint[id(c.joint)], c.index)
+                      for c in cols]
+        self.point_cols = [i for i, c in enumerate(cols) if c.joint is None]
+        joint_cols = [i for i, c in enumerate(cols) if c.joint is not None]
+        self.joint_cols = joint_cols
+        # the columns of the exact derivatives: whole parameters, then the driver value
+        self.sens_names = list(dict.fromkeys(cols[i].base for i in joint_cols))
+        table = parameter_slices(mech)
+        offset, n_sens = {}, 0
+        for name in self.sens_names:
+            offset[name] = n_sens
+            sl = table[name][1]
+            n_sens += sl.stop - sl.start
+        self.n_sens = n_sens
+        self.sens_cols = [offset[cols[i].base] + cols[i].component for i in joint_cols]
+        self.vname = f"{driver.name}.value"
+        self.reference = work.state.copy()     # the branch: where every evaluation starts
+        self.free0 = free_dof(work.system(), work.solve())   # free motions of the design given
+        self.evaluations = 0
+        self._cache = {}
+
+    def values(self, x):
+        """The driver values at the targets."""
+        return x[self.nP:] if self.task.timed else self.task.inputs
+
+    def traced(self, x):
+        """The traced point of path generation (None for the other tasks)."""
+        pt = None if self.task.point is None else self.task.point.copy()
+        for i in self.point_cols:
+            pt[self.cols[i].index] = x[i]
+        return pt
+
+    def _place(self, x):
+        for (j, k), v in zip(self.wcols, x[:self.nP]):
+            if j is not None:
+                j._p[k] = v
+        self.work.parameters_changed()
+
+    def evaluate(self, x, jac=False):
+        """Residuals (and their Jacobian) of the unknowns ``x``; raises _OffBranchError."""
+        task, work, wbody = self.task, self.work, self.wbody
+        K, per, nP = task.K, task.per, self.nP
+        self.evaluations += 1
+        self._place(x)
+        pt = self.traced(x)
+        vals = self.values(x)
+        order = np.argsort(vals, kind="stable")
+        work.state = self.reference
+        self.wdriver.value = float(vals[order[0]])
+        try:
+            res = work.solve()
+            if free_dof(work.system(), res) > self.free0:
+                # a degenerate design (a link of length zero...): the drivers no longer fix it
+                raise _OffBranchError("the design leaves the mechanism free")
+            # one sweep through the targets' values in order: one branch for all of them
+            motion = work.sweep(self.wdriver, vals[order])
+        except (SolveError, ValueError) as exc:
+            raise _OffBranchError(str(exc)) from None
+        targets = task.targets
+        R = np.empty((K, per))
+        if task.kind == "path":
+            R[order] = motion.point(wbody, pt) - targets[order]
+        else:
+            pose = motion.pose(wbody)
+            if task.kind == "poses":
+                R[order, :2] = pose[:, :2] - targets[order, :2]
+                R[order, 2] = np.remainder(pose[:, 2] - targets[order, 2] + math.pi,
+                                           2 * math.pi) - math.pi
+            else:
+                off = x[nP] if task.free_offset else 0.0
+                R[order, 0] = np.remainder(pose[:, 2] - targets[order] - off + math.pi,
+                                           2 * math.pi) - math.pi
+        R = R / task.unit
+        if not jac:
+            return R.ravel()
+        return R.ravel(), self._jacobian(x, motion, order, pt)
+
+    def _jacobian(self, x, motion, order, pt):
+        """The exact derivatives at every target at once (stacked solves)."""
+        task, wbody = self.task, self.wbody
+        K, per, nP, n_sens = task.K, task.per, self.nP, self.n_sens
+        J = np.zeros((K, per, len(x)))
+        names = self.sens_names + ([self.vname] if task.timed else [])
+        if names:
+            with warnings.catch_warnings():
+                # a trial design through a singular position: its minimum-norm derivatives
+                # serve the step as well (the design is judged by its residuals)
+                warnings.filterwarnings("ignore", "sensitivities at", MechsolveWarning)
+                s = motion_sensitivity(motion, names)
+            D = np.empty((K, per, n_sens + (1 if task.timed else 0)))
+            D[order] = s.point(wbody, pt) if task.kind == "path" else \
+                s.body_pose(wbody)[:, 2:3] if task.kind == "function" else s.body_pose(wbody)
+            J[:, :, self.joint_cols] = D[:, :, self.sens_cols]
+            if task.timed:
+                J[np.arange(K), :, nP + np.arange(K)] = D[:, :, n_sens]
+        if self.point_cols:
+            # the traced point's own columns: the body's rotation at each target
+            base = motion.point(wbody, np.zeros(self.dim))
+            for i in self.point_cols:
+                e = np.zeros(self.dim)
+                e[self.cols[i].index] = 1.0
+                J[order, :, i] = motion.point(wbody, e) - base
+        if task.free_offset:
+            J[:, 0, nP] = -1.0
+        J = (J / task.unit[None, :, None]).reshape(K * per, len(x))
+        # an unknown the residuals do not depend on to first order (a pin's position along
+        # its link's line, often) has a column of round-off: zero it, so that the solver's
+        # column scaling does not blow that noise up into a step of 1e10 model sizes
+        norms = np.sqrt(np.einsum("ij,ij->j", J, J))
+        J[:, norms <= _ROUND_OFF_COLUMN * np.max(norms, initial=0.0)] = 0.0
+        return J
+
+    def fun(self, x):
+        """The residuals for the least-squares solver (the Jacobian cached beside them)."""
+        key = x.tobytes()
+        cache = self._cache
+        if key not in cache:
+            try:
+                cache.clear()
+                cache[key] = self.evaluate(x, jac=True)
+            except _OffBranchError:
+                # a design off the branch: a large residual, a zero gradient (the trust region
+                # shrinks back towards the last good design)
+                size = self.task.K * self.task.per
+                cache[key] = (np.full(size, 10.0), np.zeros((size, len(x))))
+        return cache[key][0]
+
+    def jac(self, x):
+        """The Jacobian of :meth:`fun` at ``x``."""
+        self.fun(x)
+        return self._cache[x.tobytes()][1]
+
+    def judge(self, x, accept, full_turn):
+        """``(error, mechanism)`` of the design ``x``, or None where it leaves the branch or
+        fails the acceptance conditions."""
+        try:
+            r = self.evaluate(x)
+        except _OffBranchError:
+            return None
+        err = float(np.max(np.abs(r.reshape(self.task.K, self.task.per)), initial=0.0))
+        candidate = _candidate(self.work, self.wcols, x[:self.nP], self.reference,
+                               self.wdriver, self.values(x))
+        ok = candidate is not None and (accept is None or bool(accept(candidate)))
+        if ok and full_turn:
+            ok = _turns(candidate, candidate.joint(self.wdriver.name))
+        return (err, candidate) if ok else None
 
 
 def _candidate(work, wcols, x, reference, wdriver, vals):
