@@ -143,22 +143,48 @@ def arm_tables(arm) -> tuple:
             np.ascontiguousarray(~fast.rev), np.ascontiguousarray(fast.tool))
 
 
-def _tables(arm) -> tuple:
-    """What the kernels take of the arm, made once per geometry and limits (the arm forgets
-    them when either changes): the chain, the column scales, the box with and without the
-    limits, how each joint is wrapped, the wrapping limits, the first joint's origin."""
+def _tables(arm) -> dict:
+    """What the kernels take of the arm, packed as :func:`._ik_kernels._unpacked` reads it and
+    made once per geometry and limits (the arm forgets it when either changes): the chain and
+    tool ``(4 n + 1, 4, 4)``, the vectors ``(5, n)`` with the box of the limits and without,
+    the flags ``(2, n)``; and the scalars and counts of each call's settings, remembered by
+    the settings (a few: the defaults, mostly)."""
     t = arm._ik_tables
     if t is None:
         n = arm.n_joints
-        free = (np.full(n, -np.inf), np.full(n, np.inf))
+        fast = arm._fast
+        chain = np.ascontiguousarray(np.concatenate(
+            [fast.P0, fast.PA, fast.PB, fast.PP, fast.tool[None]]), dtype=float)
         wrap = np.zeros(n, dtype=np.int64)
         wrap[arm._wrap_free] = 1
         wrap[arm._wrap_limited] = 2
-        box = free if arm._box is None else tuple(np.ascontiguousarray(b, dtype=float)
-                                                  for b in arm._box)
-        t = arm._ik_tables = (arm_tables(arm), np.ascontiguousarray(arm._col_scale),
-                              box, free, wrap, np.ascontiguousarray(arm._shoulder))
+        flags = np.ascontiguousarray(np.stack([(~fast.rev).astype(np.int64), wrap]))
+        free = (np.full(n, -np.inf), np.full(n, np.inf))
+        limits = free if arm._box is None else tuple(np.asarray(b, dtype=float)
+                                                     for b in arm._box)
+        c = np.asarray(arm._col_scale, dtype=float)
+        vecs = {kept: np.ascontiguousarray(np.stack([c, *(limits if kept else free), *limits]))
+                for kept in (False, True)}
+        head = np.array([float(arm._length), 0.0, 0.0, 0.0, float(arm._reach),
+                         *np.asarray(arm._shoulder, dtype=float)])
+        t = arm._ik_tables = {"chain": chain, "flags": flags, "vecs": vecs, "head": head,
+                              "calls": {}}
     return t
+
+
+def _settings(t, tol, max_iterations, max_step, newton_lambda_min, lm_iterations, restarts,
+              kept):
+    """``(scal, ints)`` of one call's settings (remembered: at most 16 kinds)."""
+    key = (tol, max_iterations, max_step, newton_lambda_min, lm_iterations, restarts, kept)
+    got = t["calls"].get(key)
+    if got is None:
+        scal = t["head"].copy()
+        scal[1:4] = (tol, max_step, newton_lambda_min)
+        ints = np.array([max_iterations, lm_iterations, restarts, kept], dtype=np.int64)
+        if len(t["calls"]) >= 16:
+            t["calls"].clear()
+        got = t["calls"][key] = (scal, ints)
+    return got
 
 
 def solve(arm, base, Q0, tol, max_iterations, max_step, restarts, box, *, lm_iterations,
@@ -168,11 +194,12 @@ def solve(arm, base, Q0, tol, max_iterations, max_step, restarts, box, *, lm_ite
     (``box``: the limits kept, or None). ``check_time()`` is called between chunks of a
     large batch (a time limit)."""
     B, n = Q0.shape
-    chain, c, limits, free, wrap, shoulder = _tables(arm)
-    lo, hi = limits if box is not None else free
+    t = _tables(arm)
+    kept = box is not None
+    scal, ints = _settings(t, float(tol), int(max_iterations), float(max_step),
+                           float(newton_lambda_min), int(lm_iterations), int(restarts), kept)
     Q = np.empty((B, n))
-    pos = np.empty(B)
-    ang = np.empty(B)
+    errors = np.empty((B, 2))
     its = np.zeros(B, dtype=np.int64)
     fn = _entry("solve_parallel" if B >= PARALLEL_MIN and _threads() > PARALLEL_THREADS
                 else "solve_serial")
@@ -183,19 +210,16 @@ def solve(arm, base, Q0, tol, max_iterations, max_step, restarts, box, *, lm_ite
     if len(starts) and not starts.flags.c_contiguous:
         starts = np.ascontiguousarray(starts)
     starts = starts.reshape(-1, n)
-    args = (chain[0], chain[1], chain[2], chain[3], chain[4], chain[5], c, float(arm._length),
-            float(tol), int(max_iterations), float(max_step), float(newton_lambda_min),
-            int(lm_iterations), int(restarts), starts, lo, hi, box is not None, wrap,
-            limits[0], limits[1], shoulder, float(arm._reach))
+    tables = (t["chain"], t["vecs"][kept], t["flags"], scal, ints, starts)
     if check_time is None:
         # every argument given: numba's dispatch is slow where defaults are left out
-        fn(base, Q0, *args, Q, pos, ang, its)
+        fn(base, Q0, *tables, Q, errors, its)
     else:
         for k in range(0, B, _CHUNK):
             s = slice(k, min(B, k + _CHUNK))
-            fn(base[s], Q0[s], *args, Q[s], pos[s], ang[s], its[s])
+            fn(base[s], Q0[s], *tables, Q[s], errors[s], its[s])
             check_time()
-    return Q, pos, ang, its
+    return Q, errors[:, 0], errors[:, 1], its
 
 
 def fk_rows(arm, Q, base):

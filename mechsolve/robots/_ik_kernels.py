@@ -992,25 +992,47 @@ def _solve_one(base, q0, P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations,
 
 
 # -- entry points: always called with every argument -------------------------------------------
+# Few arguments, packed once per arm (see mechsolve.robots._ik_compiled._tables): numba's
+# dispatch looks at every argument's type on each call, about 0.1 us an argument.
 @_compiled()
-def solve_serial(bases, Q0, P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations, max_step,
-                 newton_lambda_min, lm_iterations, restarts, starts, lo, hi, box, wrap, wlo,
-                 whi, shoulder, reach, Q, pos, ang, its):
-    """:func:`_solve_one` for every target of ``bases (B, 4, 4)``, one after another."""
+def _unpacked(chain, vecs, flags, scal, ints):
+    """The arguments of :func:`_solve_one` from the packed tables: ``chain (4 n + 1, 4, 4)``
+    (``P0``, ``PA``, ``PB``, ``PP`` of every joint, then the tool), ``vecs (5, n)`` (column
+    scales, the box's lower and upper bounds, the wrapping limits), ``flags (2, n)``
+    (prismatic joints, how each is wrapped), ``scal (9,)`` (``L``, ``tol``, ``max_step``,
+    Newton's smallest damping, the reach, the first joint's origin) and ``ints (4,)`` (Newton's
+    and Levenberg-Marquardt's iterations, the restarts, whether the box is kept)."""
+    n = vecs.shape[1]
+    prism = flags[0] != 0
+    return (chain[0:n], chain[n:2 * n], chain[2 * n:3 * n], chain[3 * n:4 * n], prism,
+            chain[4 * n], vecs[0], scal[0], scal[1], ints[0], scal[2], scal[3], ints[1],
+            ints[2], vecs[1], vecs[2], ints[3] != 0, flags[1], vecs[3], vecs[4], scal[5:9],
+            scal[4])
+
+
+@_compiled()
+def solve_serial(bases, Q0, chain, vecs, flags, scal, ints, starts, Q, errors, its):
+    """:func:`_solve_one` for every target of ``bases (B, 4, 4)``, one after another (the
+    tables as :func:`_unpacked` reads them); position errors and rotation angles in
+    ``errors (B, 2)``."""
+    (P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations, max_step, newton_lambda_min,
+     lm_iterations, restarts, lo, hi, box, wrap, wlo, whi, shoulder, reach) = _unpacked(
+        chain, vecs, flags, scal, ints)
     for b in range(bases.shape[0]):
-        its[b], pos[b], ang[b] = _solve_one(
+        its[b], errors[b, 0], errors[b, 1] = _solve_one(
             bases[b], Q0[b], P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations, max_step,
             newton_lambda_min, lm_iterations, restarts, starts, lo, hi, box, wrap, wlo, whi,
             shoulder, reach, Q[b])
 
 
 @_compiled(parallel=True)
-def solve_parallel(bases, Q0, P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations,
-                   max_step, newton_lambda_min, lm_iterations, restarts, starts, lo, hi, box,
-                   wrap, wlo, whi, shoulder, reach, Q, pos, ang, its):
+def solve_parallel(bases, Q0, chain, vecs, flags, scal, ints, starts, Q, errors, its):
     """:func:`solve_serial` with the targets spread over numba's threads (``prange``)."""
+    (P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations, max_step, newton_lambda_min,
+     lm_iterations, restarts, lo, hi, box, wrap, wlo, whi, shoulder, reach) = _unpacked(
+        chain, vecs, flags, scal, ints)
     for b in prange(bases.shape[0]):
-        its[b], pos[b], ang[b] = _solve_one(
+        its[b], errors[b, 0], errors[b, 1] = _solve_one(
             bases[b], Q0[b], P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations, max_step,
             newton_lambda_min, lm_iterations, restarts, starts, lo, hi, box, wrap, wlo, whi,
             shoulder, reach, Q[b])
