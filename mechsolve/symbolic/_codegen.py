@@ -189,7 +189,8 @@ def _needed(outputs, replacements):
 
 def generate_source(exprs: dict[str, list], st: Structure, key: str, *, version: str,
                     use_cse: bool = True) -> str:
-    """Python source of the kernels ``phi``, ``evaluate``, ``phi_p``, ``phi_t`` and ``gamma``.
+    """Python source of the kernels ``phi``, ``evaluate``, ``phi_p``, ``phi_t`` and ``gamma``,
+    and for a planar joint without own coordinates ``terms`` (see :func:`_terms_source`).
 
     ``exprs`` is the output of :func:`mechsolve.symbolic._derive.derive` (canonical symbols);
     without its ``Jp`` (``None``: a parameter derivative with no NumPy code) there is no
@@ -322,6 +323,10 @@ def generate_source(exprs: dict[str, list], st: Structure, key: str, *, version:
         src += signature("phi_p")
         src += body([("Jp_", "J", (m, n_cols), final["Jp"])], ["P", *xs])
         src += ["    return Jp_", "", ""]
+    # terms: the kernel written once (mechsolve.joints._terms), for planar joints without own
+    # coordinates: the JAX backend traces it
+    if not st.n_own and all(slot == (3, 3) for slot in st.slots):
+        src += _terms_source(final, blocks, replacements, unpack, order, xs, printer)
     # phi_t
     src += signature("phi_t")
     src += body([("phi_t_", "rhs", (m,), final["phi_t"])], ["P", *xs])
@@ -335,3 +340,37 @@ def generate_source(exprs: dict[str, list], st: Structure, key: str, *, version:
     src += body([("gamma_", "rhs", (m,), final["gamma"])], ["P", *xs, *vs])
     src += ["    return gamma_", ""]
     return "\n".join(src)
+
+
+def _terms_source(final, blocks, replacements, unpack, order, xs, printer) -> list[str]:
+    """The lines of ``terms(cls, xp, P, X0, ..., jacobian=True) -> (phi, blocks)``: the
+    kernel written once of :mod:`mechsolve.joints._terms` (tuples of component expressions,
+    constants as Python floats, nothing written in place), in the array namespace ``xp``
+    (the printed ``numpy.f`` calls bind to it), so that JAX can trace a symbolic joint as it
+    traces the built-in ones. ``phi[0]`` has the batch's full shape."""
+    m = len(final["phi"])
+    outs = list(final["phi"]) + [e for b in blocks for e in final[b]]
+    keep, outs, need = _needed(outs, replacements)
+    lines = [f"def terms(cls, xp, P, {', '.join(xs)}, jacobian=True):",
+             "    numpy = xp  # the expressions' namespace: NumPy, or jax.numpy when traced"]
+    lines += [f"    {s} = {unpack[s]}" for s in sorted(need & set(unpack), key=order.get)]
+    lines.append(f"    shape = _broadcast({', '.join(f'{a}.shape[:-1]' for a in ['P', *xs])})")
+    lines += [f"    {sym} = {printer.doprint(e)}" for sym, e in keep]
+
+    def entry(e) -> str:
+        return repr(float(e)) if e.is_Number else f"({printer.doprint(e)})"
+
+    phi = [entry(e) for e in outs[:m]]
+    phi[0] = f"numpy.broadcast_to({phi[0]}, shape)"
+    lines.append(f"    phi = ({', '.join(phi)},)")
+    lines += ["    if not jacobian:", "        return phi, None"]
+    rows = []
+    pos = m
+    for _ in blocks:
+        block = []
+        for _ in range(m):
+            block.append("(" + ", ".join(entry(e) for e in outs[pos:pos + 3]) + ",)")
+            pos += 3
+        rows.append("(" + ", ".join(block) + ",)")
+    lines.append(f"    return phi, ({', '.join(rows)},)")
+    return lines + ["", ""]

@@ -44,7 +44,7 @@ __all__ = ["JointDefinition", "define", "canonical", "derive", "check_printable"
            "check_derived"]
 
 #: Bumped whenever the derivation or the generated code changes, so old cache entries are unused.
-GENERATOR_VERSION = 3
+GENERATOR_VERSION = 4
 
 # Module names the generated code may use (anything else, e.g. ``math.gamma``, is not vectorized).
 _ALLOWED_MODULES = {"numpy", "functools"}

@@ -366,6 +366,7 @@ def symbolic_joint(name: str, *, bodies, phi, params=(), coordinates=(), time=No
         "_phi_t": classmethod(ns["phi_t"]),
         **({"_phi_p": classmethod(ns["phi_p"])} if "phi_p" in ns else {}),
         "_gamma": classmethod(ns["gamma"]),
+        **({"_terms": classmethod(ns["terms"])} if "terms" in ns else {}),
         "_use_cse": use_cse,
     }
     for i, s in enumerate(defn.params):
