@@ -79,14 +79,18 @@ def test_the_kernels_cos_and_sin_do_not_depend_on_the_heap(name, trig_calls):
     _check(trig_calls)
 
 
-def test_the_held_problem_and_a_sweep_take_them_one_way(trig_calls):
+def test_the_held_problem_a_sweep_and_its_rates_take_them_one_way(trig_calls):
     problem, x0, batch, _, _ = CASES["held_readme_stop"]()
     p = batch(3)
     X = np.repeat(np.asarray(x0, dtype=float)[None], 3, axis=0)
     p.evaluate(X, np.arange(3))
     p.residual(X, np.arange(3))
     model = ms.models.fourbar()
-    model.mechanism.sweep(model.driver, np.linspace(0.3, 2.0, 6))
+    mech = model.mechanism
+    motion = mech.sweep(model.driver, np.linspace(0.3, 2.0, 6))
+    coupler = mech.body("coupler")
+    motion.velocity(coupler, (1.5, 0.0), per="driver")   # analysis/motion.py
+    motion.acceleration(coupler, (1.5, 0.0), per="driver")
     _check(trig_calls)
 
 
