@@ -5,7 +5,8 @@ Run: python benchmarks/trig_interleave.py [--base REV] [--rounds 15]
 
 The package at ``--base`` (default ``main``) is imported beside this checkout's ``mechsolve``
 as ``mechsolve_base`` (see ``layout_interleave.py``); every round times old then new
-(alternating which goes first), each time the median of a few repeats of a short loop, and the
+(alternating which goes first), each time the fastest of a few repeats of a short loop (the
+machine is shared: the least disturbed repeat), and the
 table gives each side's median and the median of the per-round ratios new/old. Measures, in
 microseconds per call: ``System.phi`` and ``System.evaluate`` of the four-bar (one pose and a
 batch of 360), of the slider-crank (a prismatic joint: the projection kernels), the four-bar's
@@ -34,7 +35,7 @@ def _per_call(fn, calls: int, repeats: int = 5) -> float:
         for _ in range(calls):
             fn()
         out.append((time.perf_counter() - t0) / calls)
-    return float(np.median(out)) * 1e6
+    return min(out) * 1e6
 
 
 def _cases(ms):
