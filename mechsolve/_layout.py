@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._trig import angle_cos_sin
 from .spatial._quat import quat_rotate
 
 __all__ = ["StateLayout"]
@@ -223,6 +224,6 @@ class StateLayout:
         X = q[..., self.body_slice(body)]
         if self.spatial:
             return X[..., :3] + quat_rotate(X[..., 3:], p)
-        c, s = np.cos(X[..., 2]), np.sin(X[..., 2])
+        c, s = angle_cos_sin(X)
         return np.stack([X[..., 0] + c * p[..., 0] - s * p[..., 1],
                          X[..., 1] + s * p[..., 0] + c * p[..., 1]], axis=-1)

@@ -386,10 +386,7 @@ def test_a_sweep_corrector_keeps_its_own_smaller_budget():
         mech.solve()
         sweeps.append(mech.sweep(motor, values, **options))
     a, b = sweeps
-    # the same poses: to a few units in the last place, not bit for bit - on NumPy 1.24 two
-    # identical sweeps in one process can differ by 1 ulp since the corrector takes the
-    # driver's value as a parameter (fe01724; order-dependent, the cause is open)
-    np.testing.assert_allclose(a.states, b.states, rtol=0, atol=8 * np.finfo(float).eps)
+    np.testing.assert_array_equal(a.states, b.states)
     np.testing.assert_array_equal(a.iterations, b.iterations)
 
 

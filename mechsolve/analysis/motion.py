@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._trig import angle_cos_sin
 from .._validation import as_vector
 from ..body import Body
 from ..spatial._quat import quat_rotate
@@ -271,7 +272,7 @@ class Motion:
         v = nu[:, s]
         a = None if nudot is None else nudot[:, s]
         if dim == 2:
-            c, sn = np.cos(X[:, 2]), np.sin(X[:, 2])
+            c, sn = angle_cos_sin(X)
             r = np.stack([c * p[0] - sn * p[1], sn * p[0] + c * p[1]], axis=1)
             perp = np.stack([-r[:, 1], r[:, 0]], axis=1)
             if a is None:

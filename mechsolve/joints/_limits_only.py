@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._trig import angle_cos_sin
 from .._validation import as_vector
 from ..spatial._quat import cross, quat_rotate
 from ._planar import _point
@@ -100,7 +101,7 @@ class DistanceLimit(Joint):
     @classmethod
     def _limit_measure(cls, P, X1, X2):
         def arm(X, p):
-            c, s = np.cos(X[..., 2]), np.sin(X[..., 2])
+            c, s = angle_cos_sin(X)
             return np.stack([c * p[..., 0] - s * p[..., 1], s * p[..., 0] + c * p[..., 1]], -1)
 
         a1, a2 = arm(X1, P[..., cls.sl.point1]), arm(X2, P[..., cls.sl.point2])

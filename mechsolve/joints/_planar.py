@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._trig import angle_cos_sin
 from .._validation import as_direction, as_float, as_vector
 from ..body import Body
 from ._geometry import Circle, Drive, Geometry, Rack, Rail, Rod
@@ -32,8 +33,7 @@ def _rotate(X: np.ndarray, px: np.ndarray, py: np.ndarray, xp=np):
         c = X[..., 3]
         s = X[..., 4]
     else:
-        c = xp.cos(X[..., 2])
-        s = xp.sin(X[..., 2])
+        c, s = angle_cos_sin(X, xp)
     return c * px - s * py, s * px + c * py
 
 
@@ -124,8 +124,7 @@ def _projection_gamma(sl, P, X1, X2, V1, V2, normal: bool):
 def _point_rows(X: np.ndarray, wx, wy) -> np.ndarray:
     """``w^T R``: the derivative of ``w . (R p)`` with respect to the local point ``p``,
     ``(..., 2)`` (``R`` the rotation of the poses ``X``)."""
-    c = np.cos(X[..., 2])
-    s = np.sin(X[..., 2])
+    c, s = angle_cos_sin(X)
     return np.stack([wx * c + wy * s, -wx * s + wy * c], axis=-1)
 
 
@@ -140,8 +139,7 @@ def _projection_p(sl, P: np.ndarray, X1: np.ndarray, X2: np.ndarray, normal: boo
     wx, wy = _rotate(X1, ux, uy)
     if normal:
         wx, wy = -wy, wx
-    c = np.cos(X1[..., 2])
-    s = np.sin(X1[..., 2])
+    c, s = angle_cos_sin(X1)
     ex, ey = c * dx + s * dy, -s * dx + c * dy      # d in body 1's coordinates
     if sign < 0.0:
         wx, wy, ex, ey = -wx, -wy, -ex, -ey
@@ -159,8 +157,8 @@ def _projection_p(sl, P: np.ndarray, X1: np.ndarray, X2: np.ndarray, normal: boo
 def _pin_p(sl, P: np.ndarray, X1: np.ndarray, X2: np.ndarray, rows: int) -> np.ndarray:
     """Derivative of the pin rows ``-d`` with respect to ``point1`` and ``point2`` (``R1`` and
     ``-R2``) in the first two of ``rows`` rows of ``(..., rows, p)``, the rest zero."""
-    c1, s1 = np.cos(X1[..., 2]), np.sin(X1[..., 2])
-    c2, s2 = np.cos(X2[..., 2]), np.sin(X2[..., 2])
+    c1, s1 = angle_cos_sin(X1)
+    c2, s2 = angle_cos_sin(X2)
     shape = np.broadcast_shapes(P.shape[:-1], c1.shape, c2.shape)
     out = np.zeros(shape + (rows, P.shape[-1]))
     p1, p2 = out[..., sl.point1], out[..., sl.point2]
