@@ -403,6 +403,20 @@ def test_environment_variable_sends_auto_to_numpy_and_is_checked(monkeypatch):
         _runtime.use_compiled("auto")
 
 
+def test_environment_variable_is_read_as_os_environ_has_it(monkeypatch):
+    """The quick look at os.environ's dict (a solve asks every time) answers as
+    os.environ.get: unset, set, changed, unset again."""
+    from mechsolve import _numba_runtime
+    monkeypatch.delenv("MECHSOLVE_BACKEND", raising=False)
+    assert _numba_runtime._env_backend() is None
+    for value in ("numpy", " NumBa ", ""):
+        monkeypatch.setenv("MECHSOLVE_BACKEND", value)
+        assert _numba_runtime._env_backend() == value == os.environ.get("MECHSOLVE_BACKEND")
+    monkeypatch.delenv("MECHSOLVE_BACKEND")
+    assert _numba_runtime._env_backend() is None
+    assert not _runtime.use_compiled("numpy")
+
+
 def test_without_numba_auto_takes_numpy_and_numba_says_what_is_missing(monkeypatch):
     monkeypatch.setitem(_runtime._state, "numba", False)
     monkeypatch.delenv("MECHSOLVE_BACKEND", raising=False)
@@ -499,12 +513,12 @@ def test_auto_takes_compiled_only_once_compiled(kernels, tmp_path):
 
 def test_cold_compile_says_so_once(kernels, monkeypatch, caplog):
     monkeypatch.setattr(_runtime, "_cached", lambda fn: False)
-    monkeypatch.delitem(_runtime._state, "newton", raising=False)
+    monkeypatch.delitem(_runtime._state, "newton_ws", raising=False)
     with caplog.at_level(logging.WARNING, logger="mechsolve"):
         ms.compile()
         ms.compile()
     said = [r.getMessage() for r in caplog.records if "compiling" in r.getMessage()]
-    assert len(said) == 1 and "planar mechanism solver with numba (newton" in said[0]
+    assert len(said) == 1 and "planar mechanism solver with numba (newton_ws" in said[0]
 
 
 # -- sweep ----------------------------------------------------------------------------------------
