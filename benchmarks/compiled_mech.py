@@ -104,12 +104,11 @@ def raw_newton(mech, drive, q0, v0, move, count):
     """Median seconds of the compiled Newton call alone (tables and arguments ready)."""
     sys_ = mech.system()
     t = compiled_system(sys_)
-    fn = _runtime.entry("newton_ws")     # as Mechanism.solve calls it: the workspace passed
+    fn = _runtime.entry("newton")
     drive.value = v0 + move
     P = np.array(t.params())
     drive.value = v0
-    ws = np.empty(_runtime.kernels()[1].workspace_size(t.n, t.nb))
-    args = (q0, P, t.ints, t.packed(0.25, np.pi), 1e-10, 50, np.empty(2 * t.n + 53), ws)
+    args = (q0, P, t.ints, t.packed(0.25, np.pi), 1e-10, 50, np.empty(2 * t.n + 53))
     fn(*args)
     times = []
     for _ in range(count):

@@ -513,12 +513,12 @@ def test_auto_takes_compiled_only_once_compiled(kernels, tmp_path):
 
 def test_cold_compile_says_so_once(kernels, monkeypatch, caplog):
     monkeypatch.setattr(_runtime, "_cached", lambda fn: False)
-    monkeypatch.delitem(_runtime._state, "newton_ws", raising=False)
+    monkeypatch.delitem(_runtime._state, "newton", raising=False)
     with caplog.at_level(logging.WARNING, logger="mechsolve"):
         ms.compile()
         ms.compile()
     said = [r.getMessage() for r in caplog.records if "compiling" in r.getMessage()]
-    assert len(said) == 1 and "planar mechanism solver with numba (newton_ws" in said[0]
+    assert len(said) == 1 and "planar mechanism solver with numba (newton" in said[0]
 
 
 # -- sweep ----------------------------------------------------------------------------------------

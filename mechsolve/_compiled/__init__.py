@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _runtime
-from ._runtime import cache_path, entry, kernels, numba_available
+from ._runtime import cache_path, entry, numba_available
 
 __all__ = ["compile"]
 
@@ -53,8 +53,7 @@ def compile() -> Path:   # noqa: A001 - ms.compile, as the issue names it
     ints = np.concatenate([[nb, 3, 1], jtype, jbody.ravel(), jcol.ravel(), jpar,
                            jrow]).astype(np.int64)
     reals = np.concatenate([[0.25, np.pi], one, one, one])
-    entry("newton_ws")(np.zeros(3), P, ints, reals, 1e-10, 50, np.empty(59),
-                       np.empty(kernels()[1].workspace_size(3, nb)))
+    entry("newton")(np.zeros(3), P, ints, reals, 1e-10, 50, np.empty(59))
     values = np.array([0.5, 0.6])
     states = np.empty((2, 3))
     its = np.zeros(2, dtype=np.int64)

@@ -37,11 +37,10 @@ from ..newton import (
 )
 from . import _planar_kernels as _pk
 
-__all__ = ["newton", "newton_ws", "workspace_size", "sweep", "HANDOVER", "COMPILED"]
+__all__ = ["newton", "sweep", "HANDOVER", "COMPILED"]
 
 #: The functions compiled, callees first.
-COMPILED = ("workspace_size", "_factor", "_newton", "newton_ws", "newton", "_tangent_solve",
-            "_tangent", "sweep")
+COMPILED = ("_factor", "_newton", "newton", "_tangent_solve", "_tangent", "sweep")
 #: Status of a solve the compiled path leaves to the NumPy path.
 HANDOVER = -2
 _RUNNING = -1
@@ -66,12 +65,6 @@ def _factor(J, c, r, LU, piv):
     return _la.det_sign(LU, piv)
 
 
-def workspace_size(n, nb):
-    """The length of the float workspace :func:`newton_ws` takes for ``n`` unknowns and ``nb``
-    bodies: the vectors, the three matrices, the bodies' poses and the pivots."""
-    return _ROWS * n + 3 * n * n + 3 * (nb + 1) + n
-
-
 def newton(q0, P, ints, reals, tol, max_iterations, out):
     """Damped Newton from ``q0`` (see the module docstring) with the system's tables packed
     (built once per system, :class:`mechsolve._compiled._system.CompiledSystem`, so that the
@@ -81,15 +74,7 @@ def newton(q0, P, ints, reals, tol, max_iterations, out):
     absolute entry and the largest scaled residual before each iteration to ``out = [q (n), F
     (n), max |F|, hist]`` (``hist`` at least ``max_iterations + 1`` long). Returns ``(status,
     iterations, crossed, residual, len(history))``; status :data:`HANDOVER` where the NumPy
-    path must decide. Its scratch is its own (:func:`newton_ws` takes it from the caller)."""
-    return newton_ws(q0, P, ints, reals, tol, max_iterations, out,
-                     np.empty(workspace_size(q0.shape[0], ints[0])))
-
-
-def newton_ws(q0, P, ints, reals, tol, max_iterations, out, ws):
-    """:func:`newton` with its scratch in ``ws`` (at least :func:`workspace_size` long; its
-    contents are not read): one array allocated once per system and passed to every solve
-    saves the allocations of each call (not for two solves of one system at once)."""
+    path must decide."""
     n = q0.shape[0]
     nb = ints[0]
     nj = ints[1]
@@ -107,17 +92,14 @@ def newton_ws(q0, P, ints, reals, tol, max_iterations, out, ws):
     c = reals[2:2 + n]
     inv_state = reals[2 + n:2 + 2 * n]
     inv_e = reals[2 + 2 * n:2 + 3 * n]
-    o = _ROWS * n
-    W = ws[:o].reshape((_ROWS, n))
-    M = ws[o:o + 3 * n * n].reshape((3, n, n))
-    o += 3 * n * n
-    X = ws[o:o + 3 * (nb + 1)].reshape((nb + 1, 3))
-    o += 3 * (nb + 1)
-    piv = ws[o:o + n].view(np.int64)
+    W = np.empty((_ROWS, n))
+    M = np.empty((3, n, n))
+    piv = np.empty(n, dtype=np.int64)
+    X = np.empty((nb + 1, 3))
     F = out[n:2 * n]
     found = _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
-                    max_iterations, reals[0], reals[1], watch, out[:n], F,
-                    out[2 * n + 1:2 * n + 2 + max_iterations], W, M, piv, X)
+                    max_iterations, reals[0], reals[1], watch, out[:n], F, out[2 * n + 1:],
+                    W, M, piv, X)
     big = 0.0
     for i in range(n):
         a = abs(F[i])

@@ -74,10 +74,10 @@ def _warm() -> bool:
     """Whether the compiled path is ready without a compile: used in this process already,
     or its entry point's index is in numba's cache (a look at the folder; numba is not
     imported)."""
-    if _state.get("newton_ws"):
+    if _state.get("newton"):
         return True
     if "warm" not in _state:
-        _state["warm"] = _nb.cache_holds(__file__, cache_path(), "_mech_kernels.newton_ws")
+        _state["warm"] = _nb.cache_holds(__file__, cache_path(), "_mech_kernels.newton")
     return _state["warm"]
 
 

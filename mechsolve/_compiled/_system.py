@@ -61,10 +61,6 @@ class CompiledSystem:
                                     self.jbody.ravel(), self.jcol.ravel(), self.jpar,
                                     self.jrow]).astype(np.int64)
         self._reals = {}
-        #: the compiled Newton's scratch (``_mech_kernels.newton_ws``), made on the first
-        #: compiled solve of this system and reused by the next ones: one solve of a system
-        #: at a time (a mechanism is not solved from two threads at once)
-        self.workspace = None
         # flat views of the groups' parameters (a group's array is made once, with the
         # system, and the joints write into it in place: the views stay its contents)
         flat = [g.P.ravel() for g in sys.groups]

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._compiled._runtime import entry, kernels, use_compiled
+from .._compiled._runtime import entry, use_compiled
 from .._compiled._system import compiled_system
 from .._system import JointResiduals
 from ..joints.base import DriverJoint
@@ -181,13 +181,10 @@ def _compiled_newton(mech, sys, tol, max_iterations, branch):
     fn = _state.get("newton_fn") or _newton_entry()
     n = table.n
     out = np.empty(2 * n + max_iterations + 3)
-    ws = table.workspace
-    if ws is None:
-        ws = table.workspace = np.empty(_state["workspace_size"](n, table.nb))
     # few arguments (the tables packed once per system): numba's dispatch pays for each
     status, it, crossed, res, nh = fn(mech.state, table.params(), table.ints,
                                       table.packed(NEAR_LAMBDA_MIN, MAX_STEP), float(tol),
-                                      int(max_iterations), out, ws)
+                                      int(max_iterations), out)
     if status != CONVERGED or crossed:
         return None
     q = out[:n]
@@ -214,11 +211,9 @@ def _compiled_newton(mech, sys, tol, max_iterations, branch):
 
 
 def _newton_entry():
-    """The compiled ``newton_ws`` (:func:`mechsolve._compiled._runtime.entry`: ``newton`` with
-    its scratch passed, one workspace per system) and the workspace's size, remembered here
+    """The compiled ``newton`` (:func:`mechsolve._compiled._runtime.entry`), remembered here
     once taken (the runtime's look-ups cost on every solve)."""
-    fn = _state["newton_fn"] = entry("newton_ws")
-    _state["workspace_size"] = kernels()[1].workspace_size
+    fn = _state["newton_fn"] = entry("newton")
     return fn
 
 
