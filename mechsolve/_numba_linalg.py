@@ -10,6 +10,9 @@ _mech_kernels`) and the inverse kinematics (:mod:`mechsolve.robots._ik_kernels`)
   condition number's factors (:func:`scaled_norm1`, :func:`inv_norm1`);
 * the damping rule of Deuflhard's error-oriented Newton (:func:`damping_first`,
   :func:`damping_take`, :func:`damping_next`), as :mod:`mechsolve.newton` states it;
+* the tests of the quick and estimated last steps: the residual in its units
+  (:func:`scaled_residual`, :func:`scaled_maxabs`, :func:`residual_max`) and
+  :func:`last_step_exact`;
 * small helpers: :func:`finite`, :func:`maxabs` (NaN kept), :func:`nrm`, :func:`fmin` and
   :func:`fmax` (NumPy's ``minimum`` / ``maximum``: NaN kept).
 
@@ -27,9 +30,10 @@ import math
 __all__ = ["COMPILED"]
 
 #: The functions compiled, callees first.
-COMPILED = ("fmin", "fmax", "finite", "maxabs", "nrm", "scale_rows", "lu_factor", "lu_solve",
-            "lu_solve_scaled", "det_sign", "pivots_within", "scaled_norm1", "inv_norm1",
-            "damping_first", "damping_take", "damping_next")
+COMPILED = ("fmin", "fmax", "finite", "maxabs", "nrm", "scaled_maxabs", "scaled_residual",
+            "residual_max", "scale_rows", "lu_factor", "lu_solve", "lu_solve_scaled", "det_sign",
+            "pivots_within", "scaled_norm1", "inv_norm1", "damping_first", "damping_take",
+            "damping_next", "last_step_exact")
 #: :func:`damping_next`'s answers: the step is taken, tried again with a new factor, or failed.
 TAKE = 0
 RETRY = 1
@@ -71,6 +75,34 @@ def nrm(v):
     for i in range(v.shape[0]):
         s += v[i] * v[i]
     return math.sqrt(s)
+
+
+def scaled_maxabs(F, w):
+    """``max |F_i w_i|`` (NaN kept)."""
+    m = 0.0
+    for i in range(F.shape[0]):
+        a = abs(F[i] * w[i])
+        if not a <= m:
+            m = a
+    return m
+
+
+def scaled_residual(F, w):
+    """``(max |F_i w_i|, ||F w||_2)``: a residual in its units and its norm (NaN kept)."""
+    res = 0.0
+    s = 0.0
+    for i in range(F.shape[0]):
+        v = F[i] * w[i]
+        a = abs(v)
+        if not a <= res:
+            res = a
+        s += v * v
+    return res, math.sqrt(s)
+
+
+def residual_max(F, w):
+    """:func:`scaled_maxabs`, or infinity where ``F`` is not finite."""
+    return scaled_maxabs(F, w) if finite(F) else math.inf
 
 
 def scale_rows(J, c, out, r):
@@ -263,3 +295,21 @@ def damping_next(lam, raised, take, good, nd, nbar, s, sb, cap, lambda_min):
     if (not take) and new < lambda_min:
         return FAILED, new, raised or grow
     return RETRY, new, raised or grow
+
+
+def last_step_exact(sb, th, mag, error_tol):
+    """After a full step whose simplified step is ``sb`` (contraction ``th``): whether the pose
+    after ``sb`` is taken as exact (the estimated last step): each entry of ``sb``, times the
+    gain ``th / (1 - th)`` up to 1, within ``mag``; or, with ``th > 0.5``, the estimated error
+    ``gain max |sb|`` within ``error_tol``."""
+    gain = th / max(1.0 - th, 1e-300) if th < 1.0 else math.inf
+    g1 = min(gain, 1.0)
+    exact = True
+    sbmax = 0.0
+    for j in range(sb.shape[0]):
+        if not abs(sb[j] * g1) <= mag[j]:
+            exact = False
+        a = abs(sb[j])
+        if not a <= sbmax:
+            sbmax = a
+    return exact or (th > 0.5 and gain * sbmax <= error_tol)

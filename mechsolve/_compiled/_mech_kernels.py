@@ -100,12 +100,7 @@ def newton(q0, P, ints, reals, tol, max_iterations, out):
     found = _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
                     max_iterations, reals[0], reals[1], watch, out[:n], F, out[2 * n + 1:],
                     W, M, piv, X)
-    big = 0.0
-    for i in range(n):
-        a = abs(F[i])
-        if not a <= big:    # NaN kept, as max(map(abs, ...)) of the NumPy path
-            big = a
-    out[2 * n] = big
+    out[2 * n] = _la.maxabs(F)     # NaN kept, as max(map(abs, ...)) of the NumPy path
     return found
 
 
@@ -167,15 +162,7 @@ def _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
                 sign0 = sign
             if sign * sign0 < 0:
                 crossed = True
-        res = 0.0
-        f_norm = 0.0
-        for i in range(n):
-            v = F[i] * inv_e[i]
-            a = abs(v)
-            if not a <= res:
-                res = a
-            f_norm += v * v
-        f_norm = math.sqrt(f_norm)
+        res, f_norm = _la.scaled_residual(F, inv_e)
         if nh < hist.shape[0]:
             hist[nh] = res
             nh += 1
@@ -216,13 +203,7 @@ def _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
             for j in range(n):
                 xq[j] = x[j] + dx[j]
             _pk.evaluate(xq, nb, jtype, jbody, jcol, jpar, jrow, P, X, Fq, Dt, False)
-            rq = math.inf
-            if _la.finite(Fq):
-                rq = 0.0
-                for i in range(n):
-                    a = abs(Fq[i] * inv_e[i])
-                    if not a <= rq:
-                        rq = a
+            rq = _la.residual_max(Fq, inv_e)
             if rq <= tolr:
                 ok = by_size
                 if not ok:
@@ -281,33 +262,13 @@ def _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
         it += 1
         x[:] = xt
         if lam >= 1.0:   # a full step: converged if the pose after dxbar is exact
-            r_acc = 0.0
-            for i in range(n):
-                a = abs(Ft[i] * inv_e[i])
-                if not a <= r_acc:
-                    r_acc = a
-            gain = th / max(1.0 - th, 1e-300) if th < 1.0 else math.inf
+            r_acc = _la.scaled_maxabs(Ft, inv_e)
             if r_acc <= tolr:
-                g1 = min(gain, 1.0)
-                exact = True
-                sbmax = 0.0
-                for j in range(n):
-                    if not abs(sb[j] * g1) <= mag[j]:
-                        exact = False
-                    a = abs(sb[j])
-                    if not a <= sbmax:
-                        sbmax = a
-                if exact or (th > 0.5 and gain * sbmax <= error_tol):
+                if _la.last_step_exact(sb, th, mag, error_tol):
                     for j in range(n):
                         xq[j] = xt[j] + sb[j] * c[j]
                     _pk.evaluate(xq, nb, jtype, jbody, jcol, jpar, jrow, P, X, Fq, Dt, False)
-                    rf = math.inf
-                    if _la.finite(Fq):
-                        rf = 0.0
-                        for i in range(n):
-                            a = abs(Fq[i] * inv_e[i])
-                            if not a <= rf:
-                                rf = a
+                    rf = _la.residual_max(Fq, inv_e)
                     if rf <= max(r_acc, tolr):
                         x[:] = xq
                         F[:] = Fq

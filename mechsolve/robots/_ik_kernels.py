@@ -395,15 +395,7 @@ def _newton(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations
     while status == _RUNNING:
         state[0] = 1 if _factor(D, c, lsq, Js, r, LU, piv) else 0
         state[1] = 0
-        res = 0.0
-        f_norm = 0.0
-        for i in range(m):
-            v = F[i] * inv_e[i]
-            a = abs(v)
-            if not a <= res:
-                res = a
-            f_norm += v * v
-        f_norm = math.sqrt(f_norm)
+        res, f_norm = _la.scaled_residual(F, inv_e)
         for i in range(m):
             rhs[i] = -F[i]
         _step_of(x, rhs, c, lo, hi, box, Js, r, LU, piv, state, U, sinv, Vt, dx, s)
@@ -427,13 +419,7 @@ def _newton(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations
             for j in range(n):
                 xq[j] = x[j] + dx[j]
             _evaluate(xq, base, P0, PA, PB, PP, prism, tool, Fq, Dt, False)
-            rq = math.inf
-            if _la.finite(Fq):
-                rq = 0.0
-                for i in range(m):
-                    a = abs(Fq[i] * inv_e[i])
-                    if not a <= rq:
-                        rq = a
+            rq = _la.residual_max(Fq, inv_e)
             if rq <= tolr:
                 ok = by_size
                 if not ok:
@@ -489,33 +475,13 @@ def _newton(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations
         it += 1
         x[:] = xt
         if lam >= 1.0:   # a full step: converged if the pose after dxbar is exact
-            r_acc = 0.0
-            for i in range(m):
-                a = abs(Ft[i] * inv_e[i])
-                if not a <= r_acc:
-                    r_acc = a
-            gain = th / max(1.0 - th, 1e-300) if th < 1.0 else math.inf
+            r_acc = _la.scaled_maxabs(Ft, inv_e)
             if r_acc <= tolr:
-                g1 = min(gain, 1.0)
-                exact = True
-                sbmax = 0.0
-                for j in range(n):
-                    if not abs(sb[j] * g1) <= mag[j]:
-                        exact = False
-                    a = abs(sb[j])
-                    if not a <= sbmax:
-                        sbmax = a
-                if exact or (th > 0.5 and gain * sbmax <= error_tol):
+                if _la.last_step_exact(sb, th, mag, error_tol):
                     for j in range(n):
                         xq[j] = xt[j] + sb[j] * c[j]
                     _evaluate(xq, base, P0, PA, PB, PP, prism, tool, Fq, Dt, False)
-                    rf = math.inf
-                    if _la.finite(Fq):
-                        rf = 0.0
-                        for i in range(m):
-                            a = abs(Fq[i] * inv_e[i])
-                            if not a <= rf:
-                                rf = a
+                    rf = _la.residual_max(Fq, inv_e)
                     if rf <= _la.fmax(r_acc, tolr):
                         x[:] = xq
                         F[:] = Fq
