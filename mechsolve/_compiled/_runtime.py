@@ -64,8 +64,9 @@ def kernels():
     from .. import _numba_linalg  # decorated below with the kernels: imported when taken
     from . import _mech_kernels, _planar_kernels  # decorated below: imported when first taken
     mods = (_planar_kernels, _mech_kernels)
-    _nb.decorate(cache_path(), [(mod, name, _OPTIONS) for mod in (_numba_linalg, *mods)
-                                for name in mod.COMPILED])
+    _nb.decorate(cache_path(), [(_numba_linalg, name, {**_OPTIONS, **_numba_linalg.OPTIONS})
+                                for name in _numba_linalg.COMPILED]
+                 + [(mod, name, _OPTIONS) for mod in mods for name in mod.COMPILED])
     _state["kernels"] = mods
     return mods
 

@@ -82,7 +82,7 @@ def kernels():
     from .. import _numba_linalg as la  # its functions, decorated below: imported when taken
     from . import _ik_kernels as mod  # its functions, decorated below
     mod.prange = numba.prange
-    _nb.decorate(cache_path(), [(la, name, mod.OPTIONS) for name in la.COMPILED]
+    _nb.decorate(cache_path(), [(la, name, {**mod.OPTIONS, **la.OPTIONS}) for name in la.COMPILED]
                  + [(mod, name, {**mod.OPTIONS, **options})
                     for name, options in mod.COMPILED.items()])
     _state["kernels"] = mod
