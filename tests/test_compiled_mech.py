@@ -403,6 +403,20 @@ def test_environment_variable_sends_auto_to_numpy_and_is_checked(monkeypatch):
         _runtime.use_compiled("auto")
 
 
+def test_environment_variable_is_read_as_os_environ_has_it(monkeypatch):
+    """The quick look at os.environ's dict (a solve asks every time) answers as
+    os.environ.get: unset, set, changed, unset again."""
+    from mechsolve import _numba_runtime
+    monkeypatch.delenv("MECHSOLVE_BACKEND", raising=False)
+    assert _numba_runtime._env_backend() is None
+    for value in ("numpy", " NumBa ", ""):
+        monkeypatch.setenv("MECHSOLVE_BACKEND", value)
+        assert _numba_runtime._env_backend() == value == os.environ.get("MECHSOLVE_BACKEND")
+    monkeypatch.delenv("MECHSOLVE_BACKEND")
+    assert _numba_runtime._env_backend() is None
+    assert not _runtime.use_compiled("numpy")
+
+
 def test_without_numba_auto_takes_numpy_and_numba_says_what_is_missing(monkeypatch):
     monkeypatch.setitem(_runtime._state, "numba", False)
     monkeypatch.delenv("MECHSOLVE_BACKEND", raising=False)
@@ -421,6 +435,43 @@ def test_cache_path_is_keyed_by_version_and_source(monkeypatch, tmp_path):
     path = _runtime.cache_path()
     assert path.parent == tmp_path
     assert path.name.startswith(f"numba-{ms.__version__}-") and len(path.name) > 20
+
+
+@pytest.mark.parametrize("changed", ["_numba_linalg.py", "_compiled/_planar_kernels.py",
+                                     "_compiled/_mech_kernels.py", "robots/_ik_kernels.py"])
+def test_a_changed_compiled_source_is_a_new_cache_folder(monkeypatch, tmp_path, changed):
+    """numba checks a cached kernel against its own file only: a change to a module it calls
+    (the shared linear algebra above all) must move each path that compiles it to a new cache
+    folder. Each path's cache_path read from a copy of the package's sources, then from the
+    copy with ``changed`` edited."""
+    from mechsolve.robots import _ik_compiled
+    monkeypatch.setenv("MECHSOLVE_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    root = Path(ms.__file__).parent
+    copy = tmp_path / "mechsolve"
+    paths = {"planar": (_runtime, "_compiled/_runtime.py"),
+             "ik": (_ik_compiled, "robots/_ik_compiled.py")}
+    for mod, where in paths.values():
+        for name in mod._SOURCES:
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(root / name, copy / name)
+        monkeypatch.setattr(mod, "__file__", str(copy / where))
+
+    def folders():
+        out = {}
+        for what, (mod, _) in paths.items():
+            monkeypatch.setattr(mod, "_state", {})
+            out[what] = mod.cache_path()
+        return out
+
+    before = folders()
+    assert before["planar"] != before["ik"]
+    with open(copy / changed, "a") as f:
+        f.write("\n# changed\n")
+    after = folders()
+    callers = {"_numba_linalg.py": {"planar", "ik"}, "robots/_ik_kernels.py": {"ik"}}
+    moved = {what for what in paths if after[what] != before[what]}
+    assert moved == callers.get(changed, {"planar"})
 
 
 def test_package_imports_and_solves_with_numba_hidden():

@@ -126,9 +126,11 @@ def test_package_imports_and_solves_with_numba_hidden():
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
 
 
-def test_cache_path_is_keyed_by_the_version(monkeypatch, tmp_path):
+def test_cache_path_is_keyed_by_version_and_source(monkeypatch, tmp_path):
     monkeypatch.setenv("MECHSOLVE_CACHE_DIR", str(tmp_path))
-    assert _ik_compiled.cache_path() == tmp_path / f"numba-{ms.__version__}"
+    path = _ik_compiled.cache_path()
+    assert path.parent == tmp_path
+    assert path.name.startswith(f"numba-{ms.__version__}-") and len(path.name) > 20
 
 
 # -- the compiled path ---------------------------------------------------------------------------

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from .. import _numba_linalg as _la
 from ..linalg import HUGE_STEP, PIVOT_RATIO_QUICK, SINGULAR_RTOL
 from ..newton import (
     CONVERGED,
@@ -39,12 +40,10 @@ from . import _planar_kernels as _pk
 __all__ = ["newton", "sweep", "HANDOVER", "COMPILED"]
 
 #: The functions compiled, callees first.
-COMPILED = ("_finite", "_lu_factor", "_lu_solve", "_factor", "_solve_scaled", "_newton",
-            "newton", "_tangent_solve", "_tangent", "sweep")
+COMPILED = ("_factor", "_newton", "newton", "_tangent_solve", "_tangent", "sweep")
 #: Status of a solve the compiled path leaves to the NumPy path.
 HANDOVER = -2
 _RUNNING = -1
-_TINY = 2.2250738585072014e-308     # sys.float_info.min, as mechsolve.newton._TINY
 _QUICK_FACTOR = QUICK / math.sqrt(POSE_RTOL)
 #: U's pivots all within this ratio of the largest: a sweep's pose is taken as regular without
 #: the condition number (see :func:`_tangent`).
@@ -53,113 +52,17 @@ _PIVOT_GATE = 1e-2
 _ROWS = 16
 
 
-def _finite(v):
-    for i in range(v.shape[0]):
-        if not math.isfinite(v[i]):
-            return False
-    return True
-
-
-def _lu_factor(A, piv):
-    """LU with partial pivoting of the square ``A`` in place (LAPACK's ``dgetrf``, unblocked):
-    0, or ``k + 1`` for the first exactly zero pivot ``k``."""
-    n = A.shape[0]
-    info = 0
-    for k in range(n):
-        p = k
-        amax = abs(A[k, k])
-        for i in range(k + 1, n):
-            if abs(A[i, k]) > amax:
-                amax = abs(A[i, k])
-                p = i
-        piv[k] = p
-        if A[p, k] != 0.0:
-            if p != k:
-                for j in range(n):
-                    t = A[k, j]
-                    A[k, j] = A[p, j]
-                    A[p, j] = t
-            inv = 1.0 / A[k, k]
-            for i in range(k + 1, n):
-                A[i, k] *= inv
-        elif info == 0:
-            info = k + 1
-        for i in range(k + 1, n):
-            f = A[i, k]
-            if f != 0.0:
-                for j in range(k + 1, n):
-                    A[i, j] -= f * A[k, j]
-    return info
-
-
-def _lu_solve(LU, piv, b, x):
-    n = LU.shape[0]
-    for i in range(n):
-        x[i] = b[i]
-    for k in range(n):
-        p = piv[k]
-        if p != k:
-            t = x[k]
-            x[k] = x[p]
-            x[p] = t
-    for i in range(n):
-        s = x[i]
-        for j in range(i):
-            s -= LU[i, j] * x[j]
-        x[i] = s
-    for i in range(n - 1, -1, -1):
-        s = x[i]
-        for j in range(i + 1, n):
-            s -= LU[i, j] * x[j]
-        x[i] = s / LU[i, i]
-
-
 def _factor(J, c, r, LU, piv):
     """``diag(1/r) J diag(c)`` (rows of norm 1, a zero row kept) factorized by LU into ``LU``:
     the sign of its determinant (+1 or -1), or 0 where the NumPy path would not keep the LU
     (a zero pivot, or the smallest pivot within ``PIVOT_RATIO_QUICK`` of the largest, where it
     asks LAPACK's condition estimate)."""
-    n = J.shape[0]
-    for i in range(n):
-        s = 0.0
-        for j in range(n):
-            v = J[i, j] * c[j]
-            LU[i, j] = v
-            s += v * v
-        ri = math.sqrt(s)
-        r[i] = ri if ri != 0.0 else 1.0
-        for j in range(n):
-            LU[i, j] /= r[i]
-    if _lu_factor(LU, piv) != 0:
+    _la.scale_rows(J, c, LU, r)
+    if _la.lu_factor(LU, piv) != 0:
         return 0
-    dmin = math.inf
-    dmax = 0.0
-    negative = 0
-    for i in range(n):
-        d = LU[i, i]
-        if d < 0.0:
-            negative += 1
-        if piv[i] != i:
-            negative += 1
-        d = abs(d)
-        dmin = min(dmin, d)
-        dmax = max(dmax, d)
-    if not dmin > PIVOT_RATIO_QUICK * dmax:
+    if not _la.pivots_within(LU, PIVOT_RATIO_QUICK):
         return 0
-    return -1 if negative % 2 else 1
-
-
-def _solve_scaled(rhs, r, LU, piv, y, out):
-    """The step in scaled coordinates for ``rhs``; False where it is huge (numerically
-    singular: the NumPy path turns to least squares there)."""
-    n = r.shape[0]
-    for i in range(n):
-        y[i] = rhs[i] / r[i]
-    _lu_solve(LU, piv, y, out)
-    for i in range(n):
-        if not abs(out[i]) < HUGE_STEP:
-            return False
-    return True
+    return _la.det_sign(LU, piv)
 
 
 def newton(q0, P, ints, reals, tol, max_iterations, out):
@@ -197,12 +100,7 @@ def newton(q0, P, ints, reals, tol, max_iterations, out):
     found = _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
                     max_iterations, reals[0], reals[1], watch, out[:n], F, out[2 * n + 1:],
                     W, M, piv, X)
-    big = 0.0
-    for i in range(n):
-        a = abs(F[i])
-        if not a <= big:    # NaN kept, as max(map(abs, ...)) of the NumPy path
-            big = a
-    out[2 * n] = big
+    out[2 * n] = _la.maxabs(F)     # NaN kept, as max(map(abs, ...)) of the NumPy path
     return found
 
 
@@ -251,7 +149,7 @@ def _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
     res = math.inf
     sign0 = 0
     crossed = False
-    if not (_finite(F) and _finite(D.ravel())):
+    if not (_la.finite(F) and _la.finite(D.ravel())):
         status = NOT_FINITE
     nd_prev = lam_prev = nb_prev = 0.0
     while status == _RUNNING:
@@ -264,21 +162,13 @@ def _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
                 sign0 = sign
             if sign * sign0 < 0:
                 crossed = True
-        res = 0.0
-        f_norm = 0.0
-        for i in range(n):
-            v = F[i] * inv_e[i]
-            a = abs(v)
-            if not a <= res:
-                res = a
-            f_norm += v * v
-        f_norm = math.sqrt(f_norm)
+        res, f_norm = _la.scaled_residual(F, inv_e)
         if nh < hist.shape[0]:
             hist[nh] = res
             nh += 1
         for i in range(n):
             rhs[i] = -F[i]
-        if not _solve_scaled(rhs, r, LU, piv, y, s):
+        if not _la.lu_solve_scaled(rhs, r, LU, piv, y, s, HUGE_STEP):
             status = HANDOVER
             break
         nd = 0.0
@@ -313,19 +203,13 @@ def _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
             for j in range(n):
                 xq[j] = x[j] + dx[j]
             _pk.evaluate(xq, nb, jtype, jbody, jcol, jpar, jrow, P, X, Fq, Dt, False)
-            rq = math.inf
-            if _finite(Fq):
-                rq = 0.0
-                for i in range(n):
-                    a = abs(Fq[i] * inv_e[i])
-                    if not a <= rq:
-                        rq = a
+            rq = _la.residual_max(Fq, inv_e)
             if rq <= tolr:
                 ok = by_size
                 if not ok:
                     for i in range(n):
                         rhs[i] = -Fq[i]
-                    if not _solve_scaled(rhs, r, LU, piv, y, sq):
+                    if not _la.lu_solve_scaled(rhs, r, LU, piv, y, sq, HUGE_STEP):
                         status = HANDOVER
                         break
                     ok = True
@@ -340,17 +224,10 @@ def _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
                     status = CONVERGED
                     it += 1
                     break
-        # the damping factor the step is tried with first (_first_damping)
+        # the damping factor the step is tried with first (_first_damping), then the trials
         cap = max_step / max(big, 1e-300)
-        d = 0.0
-        if has_prev:
-            t = 0.0
-            for j in range(n):
-                u = sbar_prev[j] - s[j]
-                t += u * u
-            d = math.sqrt(t) * nd
-        mu = nd_prev * nb_prev / max(d, _TINY) * lam_prev if d > 0 else 1.0
-        lam = min(min(1.0, cap), max(mu, lambda_min))
+        lam = _la.damping_first(s, sbar_prev, has_prev, nd, nd_prev, nb_prev, lam_prev, cap,
+                                lambda_min)
         raised = False
         failed = False
         th = 0.0
@@ -359,51 +236,22 @@ def _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
             for j in range(n):
                 xt[j] = x[j] + (dx[j] if lam == 1.0 else lam * dx[j])
             _pk.evaluate(xt, nb, jtype, jbody, jcol, jpar, jrow, P, X, Ft, Dt, True)
-            good = _finite(Ft)
+            good = _la.finite(Ft)
             if good:
                 for i in range(n):
                     rhs[i] = -Ft[i]
-                if not _solve_scaled(rhs, r, LU, piv, y, sb):
+                if not _la.lu_solve_scaled(rhs, r, LU, piv, y, sb, HUGE_STEP):
                     status = HANDOVER
                     break
             else:
                 sb[:] = 0.0
-            nbar = 0.0
-            for j in range(n):
-                nbar += sb[j] * sb[j]
-            nbar = math.sqrt(nbar)
+            nbar = _la.nrm(sb)
             th = nbar / max(nd, 1e-300) if good else math.inf
-            take = th < 1.0 - lam / 4.0
-            if not take and good:
-                t = 0.0
-                for i in range(n):
-                    v = Ft[i] * inv_e[i]
-                    t += v * v
-                take = math.sqrt(t) <= (1.0 - 1e-4 * lam) * f_norm
-            may_grow = lam < 1.0 and not raised
-            if take and not may_grow:
-                break
-            if lam == 1.0:
-                dd = nbar
-            else:
-                t = 0.0
-                for j in range(n):
-                    u = sb[j] - (1.0 - lam) * s[j]
-                    t += u * u
-                dd = math.sqrt(t)
-            mu2 = min(0.5 * nd * (lam * lam) / max(dd, _TINY) if dd > 0 else math.inf, cap)
-            up = min(1.0, mu2)
-            grow = take and may_grow and up >= 4.0 * lam
-            if grow:
-                new = up
-            else:
-                new = min(mu2 if good else 0.25 * lam, 0.5 * lam)
-            failed = (not take) and new < lambda_min
-            if take and not grow:
-                break
-            lam = new
-            raised = raised or grow
-            if failed:
+            take = _la.damping_take(th, lam, good, Ft, inv_e, f_norm)
+            what, lam, raised = _la.damping_next(lam, raised, take, good, nd, nbar, s, sb, cap,
+                                                 lambda_min)
+            if what != _la.RETRY:
+                failed = what == _la.FAILED
                 break
         if status == HANDOVER:
             break
@@ -414,33 +262,13 @@ def _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
         it += 1
         x[:] = xt
         if lam >= 1.0:   # a full step: converged if the pose after dxbar is exact
-            r_acc = 0.0
-            for i in range(n):
-                a = abs(Ft[i] * inv_e[i])
-                if not a <= r_acc:
-                    r_acc = a
-            gain = th / max(1.0 - th, 1e-300) if th < 1.0 else math.inf
+            r_acc = _la.scaled_maxabs(Ft, inv_e)
             if r_acc <= tolr:
-                g1 = min(gain, 1.0)
-                exact = True
-                sbmax = 0.0
-                for j in range(n):
-                    if not abs(sb[j] * g1) <= mag[j]:
-                        exact = False
-                    a = abs(sb[j])
-                    if not a <= sbmax:
-                        sbmax = a
-                if exact or (th > 0.5 and gain * sbmax <= error_tol):
+                if _la.last_step_exact(sb, th, mag, error_tol):
                     for j in range(n):
                         xq[j] = xt[j] + sb[j] * c[j]
                     _pk.evaluate(xq, nb, jtype, jbody, jcol, jpar, jrow, P, X, Fq, Dt, False)
-                    rf = math.inf
-                    if _finite(Fq):
-                        rf = 0.0
-                        for i in range(n):
-                            a = abs(Fq[i] * inv_e[i])
-                            if not a <= rf:
-                                rf = a
+                    rf = _la.residual_max(Fq, inv_e)
                     if rf <= max(r_acc, tolr):
                         x[:] = xq
                         F[:] = Fq
@@ -450,8 +278,8 @@ def _newton(q0, nb, jtype, jbody, jcol, jpar, jrow, P, c, inv_state, inv_e, tol,
                         res = r_acc
                     status = CONVERGED
                     break
-        F[:] = Ft
-        D[:, :] = Dt
+        F, Ft = Ft, F       # the trial's residual and Jacobian are the next iteration's
+        D, Dt = Dt, D
         nd_prev = nd
         sbar_prev[:] = sb
         nb_prev = nbar
@@ -479,36 +307,17 @@ def _tangent(q, nb, jtype, jbody, jcol, jpar, jrow, P, c, erow, W, M, piv, X, t)
     D = M[0]
     LU = M[2]
     _pk.evaluate(q, nb, jtype, jbody, jcol, jpar, jrow, P, X, F, D, True)
-    if not _finite(D.ravel()):
+    if not _la.finite(D.ravel()):
         return 0
     sign = _factor(D, c, r, LU, piv)
     if sign == 0:
         return 0
-    dmin = math.inf
-    dmax = 0.0
-    for i in range(n):
-        d = abs(LU[i, i])
-        dmin = min(dmin, d)
-        dmax = max(dmax, d)
-    if dmin > _PIVOT_GATE * dmax:
+    if _la.pivots_within(LU, _PIVOT_GATE):
         return _tangent_solve(r, LU, piv, c, erow, y, e, t, sign)
     # U's pivots spread: the scaled matrix's 1-norm (from D, c and r) and its inverse's
     # (n solves) bound sigma_min / sigma_max from below
-    anorm = 0.0
-    for j in range(n):
-        a = 0.0
-        for i in range(n):
-            a += abs(D[i, j] * c[j]) / r[i]
-        anorm = max(anorm, a)
-    inorm = 0.0
-    for j in range(n):
-        e[:] = 0.0
-        e[j] = 1.0
-        _lu_solve(LU, piv, e, y)
-        a = 0.0
-        for i in range(n):
-            a += abs(y[i])
-        inorm = max(inorm, a)
+    anorm = _la.scaled_norm1(D, c, r)
+    inorm = _la.inv_norm1(LU, piv, e, y)
     if not anorm * inorm * n * SINGULAR_RTOL < 1.0:
         return 0
     return _tangent_solve(r, LU, piv, c, erow, y, e, t, sign)
@@ -519,7 +328,7 @@ def _tangent_solve(r, LU, piv, c, erow, y, e, t, sign):
     where the step is huge."""
     e[:] = 0.0
     e[erow] = 1.0
-    if not _solve_scaled(e, r, LU, piv, y, t):
+    if not _la.lu_solve_scaled(e, r, LU, piv, y, t, HUGE_STEP):
         return 0
     for j in range(t.shape[0]):
         t[j] *= c[j]

@@ -12,8 +12,9 @@ of the process (``_state``) and its names:
   ``"auto"`` means.
 * **The cache** is ``<cache>/numba-<mechsolve version>-<source hash>``: numba checks a cached
   function against its own source file only, not against the functions it calls in another
-  module (the generated kernels), so the folder is keyed by the SHA-1 of both modules'
-  sources as well as by the version.
+  module (the generated kernels, the shared linear algebra :mod:`mechsolve._numba_linalg`),
+  so the folder is keyed by the SHA-1 of the three modules' sources as well as by the
+  version.
 * **The compile** happens in :func:`mechsolve.compile` or in the first call with
   ``backend="numba"``; where no cache is there yet, one line on the ``mechsolve`` logger says
   so before the pause.
@@ -30,7 +31,9 @@ __all__ = ["BACKENDS", "ENV_BACKEND", "use_compiled", "kernels", "numba_availabl
            "cache_path", "check_backend"]
 
 _state: dict = {}
-_SOURCES = ("_planar_kernels.py", "_mech_kernels.py")
+#: The compiled sources, relative to the package's folder: the shared linear algebra and this
+#: path's two kernel modules (a change to any of them is a new cache folder).
+_SOURCES = ("_numba_linalg.py", "_compiled/_planar_kernels.py", "_compiled/_mech_kernels.py")
 _OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
 _INSTALL = 'pip install "mechsolve[numba]"'
 
@@ -47,19 +50,23 @@ def use_compiled(backend) -> bool:
 
 def cache_path() -> Path:
     """Where numba caches the compiled planar path of this version and source of mechsolve."""
-    return _nb.cache_path(_nb.source_hash(Path(__file__).parent, _SOURCES, _state))
+    return _nb.cache_path(_nb.source_hash(Path(__file__).parent.parent, _SOURCES, _state))
 
 
 def kernels():
     """The compiled modules ``(_planar_kernels, _mech_kernels)``, their functions decorated
     with numba on first use (numba's cache directory set to :func:`cache_path` meanwhile,
-    unless ``NUMBA_CACHE_DIR`` is set)."""
+    unless ``NUMBA_CACHE_DIR`` is set), after the shared linear algebra they call
+    (:mod:`mechsolve._numba_linalg`)."""
     mods = _state.get("kernels")
     if mods is not None:
         return mods
+    from .. import _numba_linalg  # decorated below with the kernels: imported when taken
     from . import _mech_kernels, _planar_kernels  # decorated below: imported when first taken
     mods = (_planar_kernels, _mech_kernels)
-    _nb.decorate(cache_path(), [(mod, name, _OPTIONS) for mod in mods for name in mod.COMPILED])
+    _nb.decorate(cache_path(), [(_numba_linalg, name, {**_OPTIONS, **_numba_linalg.OPTIONS})
+                                for name in _numba_linalg.COMPILED]
+                 + [(mod, name, _OPTIONS) for mod in mods for name in mod.COMPILED])
     _state["kernels"] = mods
     return mods
 

@@ -11,11 +11,13 @@ with the compiled planar path).
   missing. The environment variable ``MECHSOLVE_BACKEND`` (``numpy``, ``numba`` or ``auto``)
   sets what ``"auto"`` means, for tests and to compare.
 * **The cache.** numba writes the compiled kernels (:mod:`._ik_kernels`, ``cache=True``) to
-  ``<cache>/numba-<mechsolve version>``, with ``<cache>`` mechsolve's cache directory
-  (``$MECHSOLVE_CACHE_DIR``, else the user cache directory, as
+  ``<cache>/numba-<mechsolve version>-<source hash>``, with ``<cache>`` mechsolve's cache
+  directory (``$MECHSOLVE_CACHE_DIR``, else the user cache directory, as
   :func:`mechsolve.symbolic.cache_dir` says). numba checks a cached function against its own
-  source file only, not against the functions it calls, so a new version of mechsolve must not
-  read an old version's cache: the version in the path sees to that. numba reads its cache
+  source file only, not against the functions it calls (the shared linear algebra,
+  :mod:`mechsolve._numba_linalg`), so a new version of mechsolve, or a changed callee, must
+  not read an old cache: the version and the SHA-1 of both modules' sources in the path see
+  to that. numba reads its cache
   directory (``numba.config.CACHE_DIR``, from ``NUMBA_CACHE_DIR``) when a function is decorated,
   so it is set just around the import of :mod:`._ik_kernels` and restored after; a
   ``NUMBA_CACHE_DIR`` the user set is respected.
@@ -45,6 +47,9 @@ PARALLEL_THREADS = 2
 #: Targets per compiled call in a batch with a time limit (the clock is read between calls).
 _CHUNK = 256
 _INSTALL = "pip install numba"
+#: The compiled sources, relative to the package's folder: the shared linear algebra and the
+#: kernels (a change to either is a new cache folder).
+_SOURCES = ("_numba_linalg.py", "robots/_ik_kernels.py")
 
 _state: dict = {}
 
@@ -60,23 +65,26 @@ def use_compiled(backend) -> bool:
 
 
 def cache_path() -> Path:
-    """Where numba caches the compiled kernels of this version of mechsolve."""
-    return _nb.cache_path()
+    """Where numba caches the compiled kernels of this version and source of mechsolve."""
+    return _nb.cache_path(_nb.source_hash(Path(__file__).parent.parent, _SOURCES, _state))
 
 
 def kernels():
     """The compiled kernels' module (:mod:`._ik_kernels`), its functions decorated with numba
-    on first use, with numba's cache directory set to :func:`cache_path` meanwhile (unless
+    on first use, after the shared linear algebra they call (:mod:`mechsolve._numba_linalg`),
+    with numba's cache directory set to :func:`cache_path` meanwhile (unless
     ``NUMBA_CACHE_DIR`` is set)."""
     mod = _state.get("kernels")
     if mod is not None:
         return mod
     import numba  # only when the compiled path is taken (about 0.3 s)
 
+    from .. import _numba_linalg as la  # its functions, decorated below: imported when taken
     from . import _ik_kernels as mod  # its functions, decorated below
     mod.prange = numba.prange
-    _nb.decorate(cache_path(), [(mod, name, {**mod.OPTIONS, **options})
-                                for name, options in mod.COMPILED.items()])
+    _nb.decorate(cache_path(), [(la, name, {**mod.OPTIONS, **la.OPTIONS}) for name in la.COMPILED]
+                 + [(mod, name, {**mod.OPTIONS, **options})
+                    for name, options in mod.COMPILED.items()])
     _state["kernels"] = mod
     return mod
 

@@ -40,6 +40,7 @@ import math
 
 import numpy as np
 
+from .. import _numba_linalg as _la
 from ..linalg import HUGE_STEP, RANK_RTOL, RCOND_MIN
 from ..newton import (
     _LM_FLAT,
@@ -85,43 +86,7 @@ def _compiled(**options):
 __all__ = ["solve_serial", "solve_parallel", "fk_rows"]
 
 
-# -- small helpers: NumPy's minimum / maximum on floats, NaN propagating (as _Item's) ---------
-@_compiled()
-def _fmin(a, b):
-    return a if a <= b else (b if b <= a else a + b)
-
-
-@_compiled()
-def _fmax(a, b):
-    return a if a >= b else (b if b >= a else a + b)
-
-
-@_compiled()
-def _nrm(v):
-    s = 0.0
-    for i in range(v.shape[0]):
-        s += v[i] * v[i]
-    return math.sqrt(s)
-
-
-@_compiled()
-def _maxabs(v):
-    m = 0.0
-    for i in range(v.shape[0]):
-        a = abs(v[i])
-        if not a <= m:      # NaN propagates
-            m = a
-    return m
-
-
-@_compiled()
-def _finite(v):
-    for i in range(v.shape[0]):
-        if not math.isfinite(v[i]):
-            return False
-    return True
-
-
+# -- small helpers (the others are shared: mechsolve._numba_linalg) ------------------------------
 @_compiled()
 def _within(v, bound):
     for i in range(v.shape[0]):
@@ -246,111 +211,24 @@ def _evaluate(q, base, P0, PA, PB, PP, prism, tool, F, J, jac):
 
 # -- the linear step of Newton (mechsolve.linalg.factor_one) ----------------------------------
 @_compiled()
-def _lu_factor(A, piv):
-    """LU with partial pivoting of the square ``A`` in place (LAPACK's ``dgetrf``, unblocked):
-    0, or ``k + 1`` for the first exactly zero pivot ``k``."""
-    n = A.shape[0]
-    info = 0
-    for k in range(n):
-        p = k
-        amax = abs(A[k, k])
-        for i in range(k + 1, n):
-            if abs(A[i, k]) > amax:
-                amax = abs(A[i, k])
-                p = i
-        piv[k] = p
-        if A[p, k] != 0.0:
-            if p != k:
-                for j in range(n):
-                    t = A[k, j]
-                    A[k, j] = A[p, j]
-                    A[p, j] = t
-            inv = 1.0 / A[k, k]
-            for i in range(k + 1, n):
-                A[i, k] *= inv
-        elif info == 0:
-            info = k + 1
-        for i in range(k + 1, n):
-            f = A[i, k]
-            if f != 0.0:
-                for j in range(k + 1, n):
-                    A[i, j] -= f * A[k, j]
-    return info
-
-
-@_compiled()
-def _lu_solve(LU, piv, b, x):
-    n = LU.shape[0]
-    for i in range(n):
-        x[i] = b[i]
-    for k in range(n):
-        p = piv[k]
-        if p != k:
-            t = x[k]
-            x[k] = x[p]
-            x[p] = t
-    for i in range(n):
-        s = x[i]
-        for j in range(i):
-            s -= LU[i, j] * x[j]
-        x[i] = s
-    for i in range(n - 1, -1, -1):
-        s = x[i]
-        for j in range(i + 1, n):
-            s -= LU[i, j] * x[j]
-        x[i] = s / LU[i, i]
-
-
-@_compiled()
 def _factor(J, c, lsq, Js, r, LU, piv):
     """The scaled Jacobian ``Js = diag(1/r) J diag(c)`` (rows of norm 1) and, where it is
     square and regular (no zero pivot; the smallest pivot above 1e-6 of the largest, or the
     reciprocal condition number in the 1-norm above ``RCOND_MIN``), its LU: returns whether
     the step is taken by least squares instead."""
     m, n = J.shape
-    for i in range(m):
-        s = 0.0
-        for j in range(n):
-            v = J[i, j] * c[j]
-            Js[i, j] = v
-            s += v * v
-        ri = math.sqrt(s)
-        r[i] = ri if ri != 0.0 else 1.0
-        for j in range(n):
-            Js[i, j] /= r[i]
+    _la.scale_rows(J, c, Js, r)
     if lsq or m != n:
         return True
     for i in range(n):
         for j in range(n):
             LU[i, j] = Js[i, j]
-    if _lu_factor(LU, piv) != 0:
+    if _la.lu_factor(LU, piv) != 0:
         return True
-    dmin = math.inf
-    dmax = 0.0
-    for i in range(n):
-        d = abs(LU[i, i])
-        dmin = min(dmin, d)
-        dmax = max(dmax, d)
-    if dmin > 1e-6 * dmax:
+    if _la.pivots_within(LU, 1e-6):
         return False
-    anorm = 0.0
-    for j in range(n):
-        s = 0.0
-        for i in range(n):
-            s += abs(Js[i, j])
-        anorm = max(anorm, s)
-    e = np.zeros(n)
-    x = np.empty(n)
-    inorm = 0.0
-    for j in range(n):
-        e[:] = 0.0
-        e[j] = 1.0
-        _lu_solve(LU, piv, e, x)
-        s = 0.0
-        for i in range(n):
-            s += abs(x[i])
-        if not s <= inorm:
-            inorm = s
+    anorm = _la.scaled_norm1(J, c, r)
+    inorm = _la.inv_norm1(LU, piv, np.empty(n), np.empty(n))
     rcond = 1.0 / (anorm * inorm) if anorm > 0.0 else 0.0
     return not rcond > RCOND_MIN
 
@@ -429,8 +307,8 @@ def _solve_scaled(rhs, Js, r, LU, piv, state, U, sinv, Vt, out):
     for i in range(m):
         y[i] = rhs[i] / r[i]
     if state[0] == 0:
-        _lu_solve(LU, piv, y, out)
-        if _maxabs(out) < HUGE_STEP:
+        _la.lu_solve(LU, piv, y, out)
+        if _la.maxabs(out) < HUGE_STEP:
             return
         state[0] = 1        # numerically singular: least squares from now on
     if state[1] == 0:
@@ -511,27 +389,19 @@ def _newton(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations
     status = _RUNNING
     res = math.inf
     lsq = False
-    if not (_finite(F) and _finite(D.ravel())):
+    if not (_la.finite(F) and _la.finite(D.ravel())):
         status = NOT_FINITE
     nd_prev = lam_prev = nb_prev = 0.0
     while status == _RUNNING:
         state[0] = 1 if _factor(D, c, lsq, Js, r, LU, piv) else 0
         state[1] = 0
-        res = 0.0
-        f_norm = 0.0
-        for i in range(m):
-            v = F[i] * inv_e[i]
-            a = abs(v)
-            if not a <= res:
-                res = a
-            f_norm += v * v
-        f_norm = math.sqrt(f_norm)
+        res, f_norm = _la.scaled_residual(F, inv_e)
         for i in range(m):
             rhs[i] = -F[i]
         _step_of(x, rhs, c, lo, hi, box, Js, r, LU, piv, state, U, sinv, Vt, dx, s)
         lsq = state[0] == 1
-        nd = _nrm(s)
-        big = _maxabs(s)
+        nd = _la.nrm(s)
+        big = _la.maxabs(s)
         tiny = _within(s, mag)
         if tiny or not math.isfinite(nd) or it >= max_iterations:
             if res <= tolr:
@@ -549,13 +419,7 @@ def _newton(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations
             for j in range(n):
                 xq[j] = x[j] + dx[j]
             _evaluate(xq, base, P0, PA, PB, PP, prism, tool, Fq, Dt, False)
-            rq = math.inf
-            if _finite(Fq):
-                rq = 0.0
-                for i in range(m):
-                    a = abs(Fq[i] * inv_e[i])
-                    if not a <= rq:
-                        rq = a
+            rq = _la.residual_max(Fq, inv_e)
             if rq <= tolr:
                 ok = by_size
                 if not ok:
@@ -571,17 +435,10 @@ def _newton(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations
                     status = CONVERGED
                     it += 1
                     break
-        # the damping factor the step is tried with first
+        # the damping factor the step is tried with first, then the trials
         cap = max_step / max(big, 1e-300)
-        d = 0.0
-        if has_prev:
-            t = 0.0
-            for j in range(n):
-                u = sbar_prev[j] - s[j]
-                t += u * u
-            d = math.sqrt(t) * nd
-        mu = nd_prev * nb_prev / max(d, _TINY) * lam_prev if d > 0 else 1.0
-        lam = _fmin(_fmin(1.0, cap), _fmax(mu, lambda_min))
+        lam = _la.damping_first(s, sbar_prev, has_prev, nd, nd_prev, nb_prev, lam_prev, cap,
+                                lambda_min)
         raised = False
         failed = False
         th = 0.0
@@ -590,46 +447,20 @@ def _newton(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations
             for j in range(n):
                 xt[j] = x[j] + (dx[j] if lam == 1.0 else lam * dx[j])
             _evaluate(xt, base, P0, PA, PB, PP, prism, tool, Ft, Dt, True)
-            good = _finite(Ft)
+            good = _la.finite(Ft)
             if good:
                 for i in range(m):
                     rhs[i] = -Ft[i]
                 _step_of(xt, rhs, c, lo, hi, box, Js, r, LU, piv, state, U, sinv, Vt, dxq, sb)
             else:
                 sb[:] = 0.0
-            nb = _nrm(sb)
+            nb = _la.nrm(sb)
             th = nb / max(nd, 1e-300) if good else math.inf
-            take = th < 1.0 - lam / 4.0
-            if not take and good:
-                t = 0.0
-                for i in range(m):
-                    v = Ft[i] * inv_e[i]
-                    t += v * v
-                take = math.sqrt(t) <= (1.0 - 1e-4 * lam) * f_norm
-            may_grow = lam < 1.0 and not raised
-            if take and not may_grow:
-                break
-            if lam == 1.0:
-                dd = nb
-            else:
-                t = 0.0
-                for j in range(n):
-                    u = sb[j] - (1.0 - lam) * s[j]
-                    t += u * u
-                dd = math.sqrt(t)
-            mu2 = _fmin(0.5 * nd * (lam * lam) / max(dd, _TINY) if dd > 0 else math.inf, cap)
-            up = _fmin(1.0, mu2)
-            grow = take and may_grow and up >= 4.0 * lam
-            if grow:
-                new = up
-            else:
-                new = _fmin(mu2 if good else 0.25 * lam, 0.5 * lam)
-            failed = (not take) and new < lambda_min
-            if take and not grow:
-                break
-            lam = new
-            raised = raised or grow
-            if failed:
+            take = _la.damping_take(th, lam, good, Ft, inv_e, f_norm)
+            what, lam, raised = _la.damping_next(lam, raised, take, good, nd, nb, s, sb, cap,
+                                                 lambda_min)
+            if what != _la.RETRY:
+                failed = what == _la.FAILED
                 break
         if failed:
             if res <= tolr:
@@ -644,34 +475,14 @@ def _newton(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations
         it += 1
         x[:] = xt
         if lam >= 1.0:   # a full step: converged if the pose after dxbar is exact
-            r_acc = 0.0
-            for i in range(m):
-                a = abs(Ft[i] * inv_e[i])
-                if not a <= r_acc:
-                    r_acc = a
-            gain = th / max(1.0 - th, 1e-300) if th < 1.0 else math.inf
+            r_acc = _la.scaled_maxabs(Ft, inv_e)
             if r_acc <= tolr:
-                g1 = min(gain, 1.0)
-                exact = True
-                sbmax = 0.0
-                for j in range(n):
-                    if not abs(sb[j] * g1) <= mag[j]:
-                        exact = False
-                    a = abs(sb[j])
-                    if not a <= sbmax:
-                        sbmax = a
-                if exact or (th > 0.5 and gain * sbmax <= error_tol):
+                if _la.last_step_exact(sb, th, mag, error_tol):
                     for j in range(n):
                         xq[j] = xt[j] + sb[j] * c[j]
                     _evaluate(xq, base, P0, PA, PB, PP, prism, tool, Fq, Dt, False)
-                    rf = math.inf
-                    if _finite(Fq):
-                        rf = 0.0
-                        for i in range(m):
-                            a = abs(Fq[i] * inv_e[i])
-                            if not a <= rf:
-                                rf = a
-                    if rf <= _fmax(r_acc, tolr):
+                    rf = _la.residual_max(Fq, inv_e)
+                    if rf <= _la.fmax(r_acc, tolr):
                         x[:] = xq
                         F[:] = Fq
                         res = rf
@@ -772,7 +583,7 @@ def _lm(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations, lo
     h = np.empty(n)
     nb = np.empty(n)
     xt = np.empty(n)
-    status = _RUNNING if (_finite(F) and _finite(D.ravel())) else NOT_FINITE
+    status = _RUNNING if (_la.finite(F) and _la.finite(D.ravel())) else NOT_FINITE
     it = 0
     mu = math.nan
     nu = 2.0
@@ -801,7 +612,7 @@ def _lm(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations, lo
             if a_ == 0 or AtA[a_, a_] > dmax:
                 dmax = AtA[a_, a_]
         met = res <= tolr
-        flat = n == 0 or _maxabs(grad) <= _LM_FLAT * max(math.sqrt(dmax * f0), 1e-300)
+        flat = n == 0 or _la.maxabs(grad) <= _LM_FLAT * max(math.sqrt(dmax * f0), 1e-300)
         if met or flat or it >= max_iterations:
             status = CONVERGED if met else (STATIONARY if flat else MAX_ITERATIONS)
             break
@@ -815,7 +626,7 @@ def _lm(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations, lo
         if not _cholesky_solve(Mm, nb, h):
             _min_norm(Mm, nb, h)
         # no step turns a joint more than a half turn (as in Newton)
-        f = MAX_STEP / _fmax(_maxabs(h), 1e-300)
+        f = MAX_STEP / _la.fmax(_la.maxabs(h), 1e-300)
         if f < 1.0:     # Python's min(1.0, f)
             for j in range(n):
                 h[j] *= f
@@ -827,7 +638,7 @@ def _lm(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations, lo
         bigx = 0.0
         for j in range(n):
             bigx = max(bigx, abs(x[j] / c[j]))
-        if _maxabs(h) <= _LM_STILL * max(1.0, bigx):
+        if _la.maxabs(h) <= _LM_STILL * max(1.0, bigx):
             status = STATIONARY
             it += 1
             break
@@ -851,7 +662,7 @@ def _lm(x0, base, P0, PA, PB, PP, prism, tool, c, inv_e, tol, max_iterations, lo
             else -1.0
         it += 1
         if rho > 0:
-            mu = mu * _fmax(1.0 / 3.0, 1.0 - (2.0 * _fmin(rho, 1.0) - 1.0) ** 3)
+            mu = mu * _la.fmax(1.0 / 3.0, 1.0 - (2.0 * _la.fmin(rho, 1.0) - 1.0) ** 3)
             nu = 2.0
             x[:] = xt
             F[:] = Ft
