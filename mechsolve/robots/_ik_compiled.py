@@ -4,7 +4,7 @@ with the compiled planar path).
 
 * **Which path.** ``arm.ik(..., backend="auto")`` takes the compiled path when its code is
   compiled already (in this process, or in numba's cache for this version of mechsolve: see
-  :func:`mechsolve.robots.compile_ik`), never paying a cold compile (about a minute of CPU)
+  :func:`mechsolve.robots.compile_ik`), never paying a cold compile (some 40 s of CPU)
   in a user's call;
   ``"numpy"`` the NumPy reference path (:mod:`mechsolve.robots._ik` on the Newton core);
   ``"numba"`` the compiled one, compiling it where needed, or a ValueError where numba is
@@ -21,7 +21,7 @@ with the compiled planar path).
   ``NUMBA_CACHE_DIR`` the user set is respected.
 * **The compile** happens in :func:`mechsolve.robots.compile_ik` or in the first call with
   ``backend="numba"``; where no cache is there yet, one line on the ``mechsolve`` logger
-  says so before the pause (about a minute of CPU, once per version and machine).
+  says so before the pause (some 40 s of CPU, once per version and machine).
 """
 
 from __future__ import annotations
