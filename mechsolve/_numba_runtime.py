@@ -22,6 +22,10 @@ to the functions here, which hold the rules both follow:
   decoration and restored after; a ``NUMBA_CACHE_DIR`` the user set is respected. The first
   call of an entry point whose cache is cold says so in one line on the ``mechsolve`` logger
   (:func:`announce`).
+* **One copy each** (:func:`close`): before a cold compile of an entry point, its callees are
+  compiled for the one signature each is called with and closed to others (numba would compile
+  a second copy of a callee, and of all it calls, for a literal ``True`` passed where another
+  call passes a variable: the planar solver's cold compile took twice as long).
 * **Warm** (:func:`cache_holds`): whether numba's cache holds an entry point's index, a look
   at the folder without importing numba.
 """
@@ -39,7 +43,8 @@ from pathlib import Path
 from ._version import __version__
 
 __all__ = ["BACKENDS", "ENV_BACKEND", "numba_available", "check_backend", "use_compiled",
-           "cache_path", "source_hash", "decorate", "cache_holds", "cached", "announce"]
+           "cache_path", "source_hash", "decorate", "close", "cache_holds", "cached",
+           "announce"]
 
 #: The values of ``backend=`` (``Mechanism.solve``, ``Mechanism.sweep``, ``SerialArm.ik``).
 BACKENDS = ("auto", "numpy", "numba")
@@ -152,6 +157,23 @@ def decorate(cache: Path, functions) -> None:
                 setattr(mod, name, numba.njit(**options)(fn))
     finally:
         config.CACHE_DIR = old
+
+
+def close(functions) -> None:
+    """Compile each ``(module, name, signature)`` of ``functions`` (callees first; decorated
+    by :func:`decorate`) for its one ``signature`` (numba's types, as a string), from numba's
+    cache where it is there, and let it compile no other: a caller that passes a literal
+    (``True``) or another layout takes the signature by numba's conversions instead of
+    compiling a second copy of the function (and of everything it calls). Entry points are
+    left open (a user's arguments may differ)."""
+    from numba.core import sigutils
+
+    for mod, name, signature in functions:
+        fn = getattr(mod, name)
+        args, _ = sigutils.normalize_signature(signature)
+        if args not in fn.overloads:
+            fn.compile(args)
+        fn.disable_compile()
 
 
 def cache_holds(source_file: str, cache: Path, entry: str) -> bool:

@@ -24,8 +24,8 @@ __all__ = ["compile"]
 
 
 def compile() -> Path:   # noqa: A001 - ms.compile, as the issue names it
-    """Compile the planar mechanism path with numba (its solve and sweep entry points: about a
-    minute of CPU, once per version of mechsolve and machine; one line on the ``mechsolve``
+    """Compile the planar mechanism path with numba (its solve and sweep entry points: some 20
+    to 25 s of CPU, once per version of mechsolve and machine; one line on the ``mechsolve``
     logger says so), so that ``mech.solve()`` and ``mech.sweep()`` with their default
     ``backend="auto"`` take it from then on, in this process and in later ones (numba's
     cache). Returns the cache folder.

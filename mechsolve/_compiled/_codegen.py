@@ -206,9 +206,7 @@ def kernel_source(cls, name: str) -> str:
 
     for v in phi:
         mark(v)
-    slots = ", ".join(f"b{s + 1}" for s in range(k))
-    cols = ", ".join(f"c{s + 1}" for s in range(k))
-    out = [f"def {name}(P, o, X, {slots}, F, r, J, {cols}, jac):"]
+    out = [f"def {name}({', '.join(_kernel_args(k))}):"]
     out += [f"    {n} = {e}" for n, e, _ in tape.lines if n in need]
     out += [f"    F[r + {i}] = {_text(v)}" for i, v in enumerate(phi)]
     rest = [(n, e) for n, e, _ in tape.lines if n not in need]
@@ -243,13 +241,70 @@ import math
 COMPILED = (
 {names}
 )
+#: Each function's one signature (numba's types; the compiled callers pass these and no
+#: other): a cold compile compiles each once, for these types, and no more (a literal
+#: ``True`` passed as ``jac`` would otherwise compile a second copy).
+SIGNATURES = {{
+{signatures}
+}}
 '''
+
+#: The numba types of a kernel's arguments, by name (``b*``, ``c*`` and ``o``, ``r`` integers).
+_TYPES = {"P": "float64[::1]", "X": "float64[:, ::1]", "F": "float64[::1]",
+          "J": "float64[:, ::1]", "jac": "boolean", "q": "float64[::1]",
+          "jtype": "int64[::1]", "jbody": "int64[:, ::1]", "jcol": "int64[:, ::1]",
+          "jpar": "int64[::1]", "jrow": "int64[::1]"}
+_EVALUATE_ARGS = ("q", "nb", "jtype", "jbody", "jcol", "jpar", "jrow", "P", "X", "F", "J", "jac")
+
+
+def _signature(args) -> str:
+    """numba's signature (argument types only) of a function with arguments ``args``."""
+    return "(" + ", ".join(_TYPES.get(a, "int64") for a in args) + ")"
+
+
+def _wrapped(text: str, indent: int, width: int = 99) -> str:
+    """The signature ``text`` (``"(a, b, ...)"``) as adjacent string literals, broken between
+    arguments, within ``width`` columns."""
+    args = _split(text[1:-1])
+    lines, line = [], "("
+    for i, a in enumerate(args):
+        piece = a + (")" if i == len(args) - 1 else ", ")
+        if line.strip() and indent + len(repr(line + piece)) > width:
+            lines.append(line)
+            line = ""
+        line += piece
+    lines.append(line)
+    return "\n".join(" " * indent + repr(t) for t in lines)
+
+
+def _split(text: str) -> list:
+    """``text`` split at the commas outside brackets."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += ch == "["
+        depth -= ch == "]"
+        if ch == "," and depth == 0:
+            out.append(text[start:i].strip())
+            start = i + 1
+    out.append(text[start:].strip())
+    return out
+
+
+def _kernel_args(k: int) -> tuple:
+    """The arguments of a kernel of ``k`` slots (as :func:`kernel_source` prints them)."""
+    return ("P", "o", "X", *(f"b{s + 1}" for s in range(k)), "F", "r", "J",
+            *(f"c{s + 1}" for s in range(k)), "jac")
 
 
 def module_source() -> str:
     """The full source of :mod:`mechsolve._compiled._planar_kernels`."""
     names = [f"_k_{cls.__name__.lower()}" for cls in SUPPORTED]
-    parts = [_HEADER.format(names="\n".join(f"    {n!r}," for n in names + ["evaluate"]))]
+    sigs = [_signature(_kernel_args(_n_slots(cls))) for cls in SUPPORTED]
+    sigs.append(_signature(_EVALUATE_ARGS))
+    parts = [_HEADER.format(
+        names="\n".join(f"    {n!r}," for n in names + ["evaluate"]),
+        signatures="\n".join(f"    {n!r}:\n{_wrapped(s, 8)}," for n, s in
+                              zip(names + ["evaluate"], sigs)))]
     for cls, name in zip(SUPPORTED, names):
         parts.append(f"\n# {cls.__module__}.{cls.__qualname__}")
         parts.append(kernel_source(cls, name) + "\n")
@@ -263,7 +318,7 @@ def module_source() -> str:
                     f"            {name}(P, jpar[i], X, {bodies}, F, jrow[i], J,\n"
                     f"                   {cols}, jac)")
     parts.append(f'''
-def evaluate(q, nb, jtype, jbody, jcol, jpar, jrow, P, X, F, J, jac):
+def evaluate({', '.join(_EVALUATE_ARGS)}):
     """Phi into ``F (m,)`` and, with ``jac``, the dense Jacobian into ``J (m, n)`` (zeroed
     first) at the state ``q``; ``X (nb + 1, 3)`` is scratch for the poses; ``jcol[i, s]`` is
     the first column of slot ``s``'s body, -1 for ground."""

@@ -29,6 +29,47 @@ COMPILED = (
     '_k_distancedriver',
     'evaluate',
 )
+#: Each function's one signature (numba's types; the compiled callers pass these and no
+#: other): a cold compile compiles each once, for these types, and no more (a literal
+#: ``True`` passed as ``jac`` would otherwise compile a second copy).
+SIGNATURES = {
+    '_k_revolute':
+        '(float64[::1], int64, float64[:, ::1], int64, int64, float64[::1], int64, '
+        'float64[:, ::1], int64, int64, boolean)',
+    '_k_fixed':
+        '(float64[::1], int64, float64[:, ::1], int64, int64, float64[::1], int64, '
+        'float64[:, ::1], int64, int64, boolean)',
+    '_k_prismatic':
+        '(float64[::1], int64, float64[:, ::1], int64, int64, float64[::1], int64, '
+        'float64[:, ::1], int64, int64, boolean)',
+    '_k_pointonline':
+        '(float64[::1], int64, float64[:, ::1], int64, int64, float64[::1], int64, '
+        'float64[:, ::1], int64, int64, boolean)',
+    '_k_distance':
+        '(float64[::1], int64, float64[:, ::1], int64, int64, float64[::1], int64, '
+        'float64[:, ::1], int64, int64, boolean)',
+    '_k_gear':
+        '(float64[::1], int64, float64[:, ::1], int64, int64, int64, float64[::1], int64, '
+        'float64[:, ::1], int64, int64, int64, boolean)',
+    '_k_rackpinion':
+        '(float64[::1], int64, float64[:, ::1], int64, int64, float64[::1], int64, '
+        'float64[:, ::1], int64, int64, boolean)',
+    '_k_driver':
+        '(float64[::1], int64, float64[:, ::1], int64, float64[::1], int64, float64[:, ::1], '
+        'int64, boolean)',
+    '_k_angledriver':
+        '(float64[::1], int64, float64[:, ::1], int64, int64, float64[::1], int64, '
+        'float64[:, ::1], int64, int64, boolean)',
+    '_k_slidedriver':
+        '(float64[::1], int64, float64[:, ::1], int64, int64, float64[::1], int64, '
+        'float64[:, ::1], int64, int64, boolean)',
+    '_k_distancedriver':
+        '(float64[::1], int64, float64[:, ::1], int64, int64, float64[::1], int64, '
+        'float64[:, ::1], int64, int64, boolean)',
+    'evaluate':
+        '(float64[::1], int64, int64[::1], int64[:, ::1], int64[:, ::1], int64[::1], int64[::1], '
+        'float64[::1], float64[:, ::1], float64[::1], float64[:, ::1], boolean)',
+}
 
 
 # mechsolve.joints._planar.Revolute

@@ -36,6 +36,23 @@ _state: dict = {}
 _SOURCES = ("_numba_linalg.py", "_compiled/_planar_kernels.py", "_compiled/_mech_kernels.py")
 _OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
 _INSTALL = 'pip install "mechsolve[numba]"'
+_F1, _F2, _F3 = "float64[::1]", "float64[:, ::1]", "float64[:, :, ::1]"
+_I1, _I2 = "int64[::1]", "int64[:, ::1]"
+_TABLES = ("int64", _I1, _I2, _I2, _I1, _I1)    # nb, jtype, jbody, jcol, jpar, jrow
+#: The one signature of each callee of :mod:`._mech_kernels` (its entry points, ``newton`` and
+#: ``sweep``, are left open), as its callers pass them (see :func:`mechsolve._numba_runtime.
+#: close`); the generated kernels' are :data:`._planar_kernels.SIGNATURES`.
+_MECH_SIGNATURES = {
+    "_finite": (_F1,),
+    "_lu_factor": (_F2, _I1),
+    "_lu_solve": (_F2, _I1, _F1, _F1),
+    "_factor": (_F2, _F1, _F1, _F2, _I1),
+    "_solve_scaled": (_F1, _F1, _F2, _I1, _F1, _F1),
+    "_newton": (_F1, *_TABLES, _F1, _F1, _F1, _F1, "float64", "int64", "float64", "float64",
+                "boolean", _F1, _F1, _F1, _F2, _F3, _I1, _F2),
+    "_tangent_solve": (_F1, _F2, _I1, _F1, "int64", _F1, _F1, _F1, "int64"),
+    "_tangent": (_F1, *_TABLES, _F1, _F1, "int64", _F2, _F3, _I1, _F2, _F1),
+}
 
 
 def numba_available() -> bool:
@@ -89,7 +106,13 @@ def _cached(dispatcher) -> bool:
 def entry(name: str):
     """The compiled entry point ``name`` of :mod:`._mech_kernels`; the first time, where it
     is not cached yet, one line on the ``mechsolve`` logger says numba is compiling it."""
-    fn = getattr(kernels()[1], name)
+    pk, mk = kernels()
+    fn = getattr(mk, name)
     if name not in _state:
         _nb.announce(_state, name, fn, _cached, "the planar mechanism solver", cache_path())
+        if not _cached(fn):
+            # a cold compile: each callee once, for its one signature
+            _nb.close([(pk, f, pk.SIGNATURES[f]) for f in pk.COMPILED]
+                      + [(mk, f, "(" + ", ".join(sig) + ",)")
+                         for f, sig in _MECH_SIGNATURES.items()])
     return fn
