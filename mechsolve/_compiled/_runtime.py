@@ -26,11 +26,11 @@ from pathlib import Path
 from .. import _numba_runtime as _nb
 from .._numba_runtime import BACKENDS, ENV_BACKEND, check_backend
 
-__all__ = ["BACKENDS", "ENV_BACKEND", "use_compiled", "kernels", "numba_available",
-           "cache_path", "check_backend"]
+__all__ = ["BACKENDS", "ENV_BACKEND", "use_compiled", "use_compiled_batch", "kernels",
+           "batch_kernels", "numba_available", "cache_path", "check_backend"]
 
 _state: dict = {}
-_SOURCES = ("_planar_kernels.py", "_mech_kernels.py")
+_SOURCES = ("_planar_kernels.py", "_mech_kernels.py", "_batch_kernels.py")
 _OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
 _INSTALL = 'pip install "mechsolve[numba]"'
 
@@ -43,6 +43,13 @@ def numba_available() -> bool:
 def use_compiled(backend) -> bool:
     """Whether ``backend`` (checked) takes the compiled path."""
     return _nb.use_compiled(backend, _state, _warm, _INSTALL)
+
+
+def use_compiled_batch(backend, name: str) -> bool:
+    """Whether ``backend`` (checked) takes the compiled batch entry point ``name`` of
+    :mod:`._batch_kernels`: ``"auto"`` where it is compiled in this process or in numba's
+    cache already."""
+    return _nb.use_compiled(backend, _state, lambda: _warm_batch(name), _INSTALL)
 
 
 def cache_path() -> Path:
@@ -62,6 +69,44 @@ def kernels():
     _nb.decorate(cache_path(), [(mod, name, _OPTIONS) for mod in mods for name in mod.COMPILED])
     _state["kernels"] = mods
     return mods
+
+
+def batch_kernels():
+    """The compiled batches' module (:mod:`._batch_kernels`), its entry points decorated with
+    numba (``parallel=True``, ``prange`` numba's) on first use, after :func:`kernels` (their
+    callees)."""
+    mod = _state.get("batch")
+    if mod is not None:
+        return mod
+    kernels()
+    import numba  # imported already by kernels()
+
+    from . import _batch_kernels as mod
+    mod.prange = numba.prange
+    _nb.decorate(cache_path(), [(mod, name, {**_OPTIONS, **mod.OPTIONS})
+                                for name in mod.COMPILED])
+    _state["batch"] = mod
+    return mod
+
+
+def batch_entry(name: str):
+    """The compiled entry point ``name`` of :mod:`._batch_kernels`; the first time, where it
+    is not cached yet, one line on the ``mechsolve`` logger says numba is compiling it."""
+    fn = getattr(batch_kernels(), name)
+    if name not in _state:
+        _nb.announce(_state, name, fn, _cached, "the planar mechanism batches", cache_path())
+    return fn
+
+
+def _warm_batch(name: str) -> bool:
+    """:func:`_warm` for the batch entry point ``name``: used in this process, or in numba's
+    cache (a look at the folder, remembered)."""
+    if _state.get(name):
+        return True
+    key = "warm " + name
+    if key not in _state:
+        _state[key] = _nb.cache_holds(__file__, cache_path(), f"_batch_kernels.{name}")
+    return _state[key]
 
 
 def _warm() -> bool:
