@@ -35,6 +35,11 @@ __all__ = ["batch_runner", "design_sweep", "item_params", "START_ITERATIONS"]
 #: Newton iterations of a design's start at the first value (as the NumPy design sweep's
 #: damped Newton from the nominal pose).
 START_ITERATIONS = 25
+#: ``backend="auto"`` takes the compiled design sweep where numba has at least this many
+#: threads: a design's compiled continuation costs about as much per pose as the NumPy path's
+#: batched one (1000 four-bars x 36 angles on the 2-core machine under load: 0.85 of NumPy's
+#: speed on 1 or 2 threads, benchmarks/compiled_batch.py); its gain is the threads.
+AUTO_DESIGN_THREADS = 4
 
 
 def _table(sys):
@@ -44,6 +49,13 @@ def _table(sys):
             or sys.verdict not in (None, "regular")):
         return None
     return table
+
+
+def _threads() -> int:
+    """numba's thread count (numba imported already: the compiled path is being taken)."""
+    import numba
+
+    return int(numba.get_num_threads())
 
 
 def item_params(sys, stacked: dict, B: int) -> np.ndarray:
@@ -102,12 +114,15 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, backend, chunk=No
     """The compiled :func:`mechsolve.design.sweep` (same arguments and result, plus
     ``backend="numba"`` and ``handed_over``), or None where the NumPy path runs it: the
     system is not one the compiled batches take, ``backend`` is ``"auto"`` before they are
-    compiled, or the chunks go to a ``client``. ``numpy_path`` is the module
+    compiled or with fewer than :data:`AUTO_DESIGN_THREADS` of numba's threads, or the chunks
+    go to a ``client``. ``numpy_path`` is the module
     :mod:`mechsolve.design.sweep` (its checks, start, result and the path of the designs
     handed over)."""
     if dtype is not None:
         raise ValueError('dtype= is for backend="jax" (the compiled path runs in float64)')
     if client is not None or not use_compiled_batch(backend, "sweep_designs"):
+        return None
+    if backend == "auto" and _threads() < AUTO_DESIGN_THREADS:
         return None
     fam = numpy_path._checked(mech, designs, driver, values, tol, max_iterations, chunk,
                               progress, outputs)

@@ -254,7 +254,9 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
         joints with compiled kernels, no limits; see :mod:`mechsolve._compiled._batch`), the
         designs it does not take to the last value swept here; the result adds ``backend``
         and ``handed_over``, and its iterations are the compiled corrector's. ``"auto"`` does
-        so where that code is compiled already, else runs here.
+        so where that code is compiled already and numba has 4 threads or more (a design's
+        compiled sweep costs about what this path's batched one does per pose: the gain is
+        the threads), else runs here.
     dtype : {"float64", "float32"}, optional
         With ``backend="jax"``: the precision (default ``"float64"``; ``"float32"`` gives
         poses to about 1e-6 of the model's size).
