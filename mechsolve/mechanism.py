@@ -823,7 +823,7 @@ class Mechanism:
                 from ._jax.batch import solve_batch  # JAX only when asked for (heavy import)
                 return solve_batch(self, states, dtype=dtype, **options)
             if backend != "numpy":   # the compiled batch Newton, where it takes the system
-                from ._compiled._batch import batch_runner
+                from ._compiled._batch import batch_runner  # numba's layer only when asked for
                 runner = batch_runner(self, backend)
                 if runner is not None:
                     return analysis.solve_batch(self, states, newton_step=runner, **options)

@@ -53,7 +53,7 @@ def _table(sys):
 
 def _threads() -> int:
     """numba's thread count (numba imported already: the compiled path is being taken)."""
-    import numba
+    import numba  # imported already by the compiled path (about 0.3 s otherwise)
 
     return int(numba.get_num_threads())
 
@@ -108,16 +108,18 @@ class _Runner:
         return Q, ok, its, np.flatnonzero(~ok)
 
 
-def design_sweep(numpy_path, mech, designs, driver, values, *, backend, chunk=None,
-                 tol=1e-10, max_iterations=50, outputs=None, progress=None, dtype=None,
-                 client=None):
+def design_sweep(numpy_path, mech, designs, driver, values, *, backend, defect_max,
+                 chunk=None, tol=1e-10, max_iterations=50, outputs=None, progress=None,
+                 dtype=None, client=None):
     """The compiled :func:`mechsolve.design.sweep` (same arguments and result, plus
     ``backend="numba"`` and ``handed_over``), or None where the NumPy path runs it: the
     system is not one the compiled batches take, ``backend`` is ``"auto"`` before they are
     compiled or with fewer than :data:`AUTO_DESIGN_THREADS` of numba's threads, or the chunks
     go to a ``client``. ``numpy_path`` is the module
     :mod:`mechsolve.design.sweep` (its checks, start, result and the path of the designs
-    handed over)."""
+    handed over); ``defect_max`` the largest trapezoidal defect of a step (``mech.sweep``'s
+    with the sign of ``det J`` watched, :data:`mechsolve.analysis.continuation.
+    SIGNED_DEFECT_MAX`)."""
     if dtype is not None:
         raise ValueError('dtype= is for backend="jax" (the compiled path runs in float64)')
     if client is not None or not use_compiled_batch(backend, "sweep_designs"):
@@ -130,8 +132,6 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, backend, chunk=No
     table = _table(sys)
     if table is None:
         return None
-    from ..analysis.continuation import SIGNED_DEFECT_MAX  # the sweep's step test (as mech.sweep)
-
     driver, values, tol, max_iterations = fam.driver, fam.values, fam.tol, fam.max_iterations
     D, N, n = fam.D, len(values), sys.n_state
     index = {id(j): i for i, j in enumerate(mech.joints)}
@@ -162,7 +162,7 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, backend, chunk=No
         fn(np.ascontiguousarray(q0, dtype=float), values, vcol, erow, table.ints, start_reals,
            START_ITERATIONS, table.nb, table.jtype, table.jbody, table.jcol, table.jpar,
            table.jrow, P[a:b], table.c, table.inv_state, table.inv_e, float(tol), int(steps),
-           NEAR_LAMBDA_MIN, MAX_STEP, float(sys.eq_scale[erow]), float(SIGNED_DEFECT_MAX),
+           NEAR_LAMBDA_MIN, MAX_STEP, float(sys.eq_scale[erow]), float(defect_max),
            states[a:b], iterations[a:b], resid[a:b], done[a:b])
         if progress is not None and b < D:
             progress(b, D)

@@ -81,7 +81,7 @@ def batch_kernels():
     kernels()
     import numba  # imported already by kernels()
 
-    from . import _batch_kernels as mod
+    from . import _batch_kernels as mod  # decorated below: imported when first taken
     mod.prange = numba.prange
     _nb.decorate(cache_path(), [(mod, name, {**_OPTIONS, **mod.OPTIONS})
                                 for name in mod.COMPILED])

@@ -266,10 +266,12 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
     DesignSweep
     """
     if backend in ("numba", "auto"):   # the compiled path, where it takes the family
-        from .._compiled._batch import design_sweep as compiled
+        from .._compiled._batch import design_sweep as compiled  # only when asked for
+        from ..analysis.continuation import SIGNED_DEFECT_MAX  # (as mech.sweep's step test)
         out = compiled(_sys.modules[__name__], mech, designs, driver, values, backend=backend,
-                       chunk=chunk, tol=tol, max_iterations=max_iterations, outputs=outputs,
-                       progress=progress, dtype=dtype, client=client)
+                       defect_max=SIGNED_DEFECT_MAX, chunk=chunk, tol=tol,
+                       max_iterations=max_iterations, outputs=outputs, progress=progress,
+                       dtype=dtype, client=client)
         if out is not None:
             return out
         backend = "numpy"
