@@ -138,47 +138,56 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, backend, defect_m
     parts = [(index[id(j)], sl.start, sl.stop, a) for _, j, sl, a in fam.entries]
     work = pickle.loads(pickle.dumps(mech))   # the nominal start, leaving mech as it is
     q0 = numpy_path._start_pose(work, work.joints[index[id(driver)]], float(values[0]))
-    # the designs' parameters (D, total): the nominal ones, each design's columns written in
+    # where each design's columns go in the parameters of the compiled tables
     offsets = np.cumsum([0] + [g.P.size for g in sys.groups])
-    P = item_params(sys, {}, D)
+    columns = []
     for _, joint, sl, arr in fam.entries:
         gi, ii = sys.group_of[id(joint)]
         at = offsets[gi] + ii * sys.groups[gi].P.shape[1]
-        P[:, at + sl.start:at + sl.stop] = arr
+        columns.append((at + sl.start, at + sl.stop, arr))
     gd, idd, col = sys.driver_slot(driver)
     vcol = int(offsets[gd] + idd * sys.groups[gd].P.shape[1] + col)
     erow = int(sys.row_of(driver))
     steps = min(max_iterations, getattr(numpy_path, "STEP_ITERATIONS", max_iterations))
-    states = np.full((D, N, n), np.nan)
-    iterations = np.zeros((D, N), dtype=np.int64)
-    resid = np.empty((D, N))
+    keep_states = fam.out_spec is None
+    shape = (n,) if keep_states else (len(fam.out_spec), mech.dim)
+    poses = np.full((D, N) + shape, np.nan)
+    iterations = np.zeros((D, N), dtype=np.int32)
     done = np.zeros(D, dtype=bool)
     fn = batch_entry("sweep_designs")
-    step = D if fam.chunk is None else fam.chunk   # progress() after each chunk
+    # chunks: the memory of the parameters and the states is a chunk's (with outputs= only
+    # the points are kept); progress() after each
+    step = getattr(numpy_path, "CHUNK", 4096) if fam.chunk is None else fam.chunk
     start_reals = table.packed(LAMBDA_MIN, MAX_STEP)
+    q0 = np.ascontiguousarray(q0, dtype=float)
     for a in range(0, D, step):
         b = min(a + step, D)
+        P = item_params(sys, {}, b - a)
+        for lo, hi, arr in columns:
+            P[:, lo:hi] = arr[a:b]
+        states = poses[a:b] if keep_states else np.empty((b - a, N, n))
+        its = np.zeros((b - a, N), dtype=np.int64)
+        resid = np.empty((b - a, N))
         _check_time()
-        fn(np.ascontiguousarray(q0, dtype=float), values, vcol, erow, table.ints, start_reals,
-           START_ITERATIONS, table.nb, table.jtype, table.jbody, table.jcol, table.jpar,
-           table.jrow, P[a:b], table.c, table.inv_state, table.inv_e, float(tol), int(steps),
-           NEAR_LAMBDA_MIN, MAX_STEP, float(sys.eq_scale[erow]), float(defect_max),
-           states[a:b], iterations[a:b], resid[a:b], done[a:b])
+        fn(q0, values, vcol, erow, table.ints, start_reals, START_ITERATIONS, table.nb,
+           table.jtype, table.jbody, table.jcol, table.jpar, table.jrow, P, table.c,
+           table.inv_state, table.inv_e, float(tol), int(steps), NEAR_LAMBDA_MIN, MAX_STEP,
+           float(sys.eq_scale[erow]), float(defect_max), states, its, resid, done[a:b])
+        ok = done[a:b]
+        iterations[a:b] = its
+        if keep_states:
+            states[~ok] = np.nan
+        else:
+            for o, (bi, pt) in enumerate(fam.out_spec):
+                poses[a:b, :, o] = np.where(ok[:, None, None],
+                                            sys.layout.point(states, bi, pt), np.nan)
         if progress is not None and b < D:
             progress(b, D)
     handed = np.flatnonzero(~done)
-    keep_states = fam.out_spec is None
     success = np.repeat(done[:, None], N, axis=1)
     failed_at = np.full(D, -1, dtype=np.int64)
     reason = np.full(D, "", dtype=object)
     reached = np.full(D, np.nan)
-    iterations = iterations.astype(np.int32)
-    states[~done] = np.nan
-    if keep_states:
-        poses = states
-    else:
-        poses = np.stack([sys.layout.point(states, bi, pt) for bi, pt in fam.out_spec],
-                         axis=2)
     if handed.size:
         sub = {k: np.asarray(v)[handed] for k, v in designs.items()}
         ref = numpy_path.sweep(mech, sub, driver, values, tol=tol,
