@@ -806,15 +806,27 @@ class Mechanism:
         "mechsolve[jax]"``), in ``dtype`` ``"float64"`` (default) or ``"float32"``: the same
         result, plus ``handed_over``, the items it left to the NumPy path (see
         :mod:`mechsolve._jax.batch`).
+
+        ``backend="numba"`` runs the batch Newton compiled, the items over numba's threads (a
+        planar mechanism whose joints all have compiled kernels, no limits, at most 200
+        unknowns; see :mod:`mechsolve._compiled._batch`): the same result, plus ``backend``
+        and ``handed_over``; ``"auto"`` does so where that code is compiled already (in this
+        process or numba's cache), else takes the NumPy path, as does any other mechanism.
         """
-        if backend not in ("numpy", "jax"):
-            raise ValueError(f'backend must be "numpy" or "jax", got {backend!r}')
-        if backend == "numpy" and dtype is not None:
+        if backend not in ("numpy", "jax", "numba", "auto"):
+            raise ValueError(f'backend must be "numpy", "jax", "numba" or "auto", got '
+                             f'{backend!r}')
+        if backend != "jax" and dtype is not None:
             raise ValueError('dtype= is for backend="jax" (the NumPy path runs in float64)')
         with time_limited(time_limit, "solve_batch"), self.unchanged_on_failure():
             if backend == "jax":
                 from ._jax.batch import solve_batch  # JAX only when asked for (heavy import)
                 return solve_batch(self, states, dtype=dtype, **options)
+            if backend != "numpy":   # the compiled batch Newton, where it takes the system
+                from ._compiled._batch import batch_runner  # numba's layer only when asked for
+                runner = batch_runner(self, backend)
+                if runner is not None:
+                    return analysis.solve_batch(self, states, newton_step=runner, **options)
             return analysis.solve_batch(self, states, **options)
 
     def sweep_time(self, times, *, time_limit: float | None = None, **options):

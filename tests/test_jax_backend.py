@@ -219,7 +219,8 @@ def test_jax_backend_messages():
     model = fourbar_model()
     mech = model.mechanism
     one = {"O4.point2": [(4.0, 0.0)]}
-    with pytest.raises(ValueError, match=r'backend must be "numpy" or "jax", got \'torch\''):
+    with pytest.raises(ValueError, match=r'backend must be "numpy", "jax", "numba" or "auto", '
+                                         r"got 'torch'"):
         ms.design.sweep(mech, one, model.driver, VALUES, backend="torch")
     with pytest.raises(ValueError, match=r'dtype must be "float64" or "float32", got '
                                          r"'float16'"):

@@ -207,7 +207,8 @@ def test_solve_batch_on_jax_in_float32():
 def test_solve_batch_backend_arguments_are_checked():
     model = fourbar()
     mech = model.mechanism
-    with pytest.raises(ValueError, match='backend must be "numpy" or "jax", got \'cuda\''):
+    with pytest.raises(ValueError, match='backend must be "numpy", "jax", "numba" or "auto", '
+                                         "got 'cuda'"):
         mech.solve_batch(values={model.driver: [0.1, 0.2]}, backend="cuda")
     with pytest.raises(ValueError, match='dtype= is for backend="jax"'):
         mech.solve_batch(values={model.driver: [0.1, 0.2]}, dtype="float32")

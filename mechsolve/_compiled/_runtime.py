@@ -27,13 +27,14 @@ from pathlib import Path
 from .. import _numba_runtime as _nb
 from .._numba_runtime import BACKENDS, ENV_BACKEND, check_backend
 
-__all__ = ["BACKENDS", "ENV_BACKEND", "use_compiled", "kernels", "numba_available",
-           "cache_path", "check_backend"]
+__all__ = ["BACKENDS", "ENV_BACKEND", "use_compiled", "use_compiled_batch", "kernels",
+           "batch_kernels", "numba_available", "cache_path", "check_backend"]
 
 _state: dict = {}
 #: The compiled sources, relative to the package's folder: the shared linear algebra and this
-#: path's two kernel modules (a change to any of them is a new cache folder).
-_SOURCES = ("_numba_linalg.py", "_compiled/_planar_kernels.py", "_compiled/_mech_kernels.py")
+#: path's kernel modules (a change to any of them is a new cache folder).
+_SOURCES = ("_numba_linalg.py", "_compiled/_planar_kernels.py", "_compiled/_mech_kernels.py",
+            "_compiled/_batch_kernels.py")
 _OPTIONS = {"cache": True, "nogil": True, "error_model": "numpy"}
 _INSTALL = 'pip install "mechsolve[numba]"'
 _F1, _F2, _F3 = "float64[::1]", "float64[:, ::1]", "float64[:, :, ::1]"
@@ -65,6 +66,13 @@ def use_compiled(backend) -> bool:
     return _nb.use_compiled(backend, _state, _warm, _INSTALL)
 
 
+def use_compiled_batch(backend, name: str) -> bool:
+    """Whether ``backend`` (checked) takes the compiled batch entry point ``name`` of
+    :mod:`._batch_kernels`: ``"auto"`` where it is compiled in this process or in numba's
+    cache already."""
+    return _nb.use_compiled(backend, _state, lambda: _warm_batch(name), _INSTALL)
+
+
 def cache_path() -> Path:
     """Where numba caches the compiled planar path of this version and source of mechsolve."""
     return _nb.cache_path(_nb.source_hash(Path(__file__).parent.parent, _SOURCES, _state))
@@ -86,6 +94,44 @@ def kernels():
                  + [(mod, name, _OPTIONS) for mod in mods for name in mod.COMPILED])
     _state["kernels"] = mods
     return mods
+
+
+def batch_kernels():
+    """The compiled batches' module (:mod:`._batch_kernels`), its entry points decorated with
+    numba (``parallel=True``, ``prange`` numba's) on first use, after :func:`kernels` (their
+    callees)."""
+    mod = _state.get("batch")
+    if mod is not None:
+        return mod
+    kernels()
+    import numba  # imported already by kernels()
+
+    from . import _batch_kernels as mod  # decorated below: imported when first taken
+    mod.prange = numba.prange
+    _nb.decorate(cache_path(), [(mod, name, {**_OPTIONS, **mod.OPTIONS})
+                                for name in mod.COMPILED])
+    _state["batch"] = mod
+    return mod
+
+
+def batch_entry(name: str):
+    """The compiled entry point ``name`` of :mod:`._batch_kernels`; the first time, where it
+    is not cached yet, one line on the ``mechsolve`` logger says numba is compiling it."""
+    fn = getattr(batch_kernels(), name)
+    if name not in _state:
+        _nb.announce(_state, name, fn, _cached, "the planar mechanism batches", cache_path())
+    return fn
+
+
+def _warm_batch(name: str) -> bool:
+    """:func:`_warm` for the batch entry point ``name``: used in this process, or in numba's
+    cache (a look at the folder, remembered)."""
+    if _state.get(name):
+        return True
+    key = "warm " + name
+    if key not in _state:
+        _state[key] = _nb.cache_holds(__file__, cache_path(), f"_batch_kernels.{name}")
+    return _state[key]
 
 
 def _warm() -> bool:

@@ -244,12 +244,19 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
         3.6 million four-bar poses is 58 MB for one point, 260 MB for the states.
     progress : callable, optional
         ``progress(done, total)`` in designs, after each chunk.
-    backend : {"numpy", "jax"}
+    backend : {"numpy", "jax", "numba", "auto"}
         ``"jax"``: the family on JAX's default device (a GPU where JAX has one), traced from
         the same joint kernels (``pip install "mechsolve[jax]"``; planar joints with kernels
         written once); see :mod:`mechsolve._jax.sweep`. The result has the same fields, plus
         ``handed_over`` (the designs finished by this NumPy path) and ``timings``; ``chunk``
-        is then the designs per device call (default ``2**20``).
+        is then the designs per device call (default ``2**20``). ``"numba"``: each design's
+        whole sweep one compiled continuation, the designs over numba's threads (planar
+        joints with compiled kernels, no limits; see :mod:`mechsolve._compiled._batch`), the
+        designs it does not take to the last value swept here; the result adds ``backend``
+        and ``handed_over``, and its iterations are the compiled corrector's. ``"auto"`` does
+        so where that code is compiled already and numba has 4 threads or more (a design's
+        compiled sweep costs about what this path's batched one does per pose: the gain is
+        the threads), else runs here.
     dtype : {"float64", "float32"}, optional
         With ``backend="jax"``: the precision (default ``"float64"``; ``"float32"`` gives
         poses to about 1e-6 of the model's size).
@@ -258,9 +265,20 @@ def sweep(mech, designs, driver, values, *, client=None, chunk: int | None = Non
     -------
     DesignSweep
     """
+    if backend in ("numba", "auto"):   # the compiled path, where it takes the family
+        from .._compiled._batch import design_sweep as compiled  # only when asked for
+        from ..analysis.continuation import SIGNED_DEFECT_MAX  # (as mech.sweep's step test)
+        out = compiled(_sys.modules[__name__], mech, designs, driver, values, backend=backend,
+                       defect_max=SIGNED_DEFECT_MAX, chunk=chunk, tol=tol,
+                       max_iterations=max_iterations, outputs=outputs, progress=progress,
+                       dtype=dtype, client=client)
+        if out is not None:
+            return out
+        backend = "numpy"
     if backend != "numpy":
         if backend != "jax":
-            raise ValueError(f'backend must be "numpy" or "jax", got {backend!r}')
+            raise ValueError(f'backend must be "numpy", "jax", "numba" or "auto", got '
+                             f'{backend!r}')
         from .._jax.sweep import design_sweep  # JAX only when asked for (a heavy import)
         return design_sweep(_sys.modules[__name__], mech, designs, driver, values, chunk=chunk,
                             tol=tol, max_iterations=max_iterations, outputs=outputs,
