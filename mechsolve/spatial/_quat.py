@@ -17,6 +17,13 @@ Conventions
 * Vectors are shape ``(..., 3)``. All functions broadcast leading (batch) dimensions with
   NumPy rules and never validate their input: callers pass finite float arrays, and
   quaternions that are already unit length.
+* The kernels the spatial joints and the state's retraction use (:func:`cross`,
+  :func:`quat_multiply`, :func:`quat_conjugate`, :func:`quat_normalize`, :func:`quat_rotate`,
+  :func:`quat_rotate_inverse`, :func:`quat_to_matrix`, :func:`quat_exp`, :func:`quat_log`,
+  :func:`frame_compose`, :func:`frame_inverse`, :func:`frame_apply`) are written once over
+  the array namespace of their arguments: NumPy arrays (or lists) in, NumPy out; JAX arrays or
+  tracers in, JAX out (the JAX backend traces them; :func:`namespace`). They never write
+  into their arguments.
 
 Examples
 --------
@@ -39,6 +46,7 @@ import numpy as np
 
 __all__ = [
     "IDENTITY",
+    "namespace",
     "cross",
     "quat_multiply",
     "quat_conjugate",
@@ -76,6 +84,44 @@ def _f(a) -> np.ndarray:
     return np.asarray(a, dtype=float)
 
 
+def _is_jax(a) -> bool:
+    """Whether ``a`` is a JAX array or tracer (without importing JAX)."""
+    return a.__class__ is not np.ndarray and a.__class__.__module__.startswith("jax")
+
+
+def namespace(*arrays):
+    """The array namespace of the kernels' arguments: ``jax.numpy`` if any is a JAX array or
+    tracer, else ``numpy`` (JAX is not imported for NumPy arguments).
+
+    >>> namespace(np.zeros(3), [1.0, 2.0, 3.0]) is np
+    True
+    """
+    for a in arrays:
+        if _is_jax(a):
+            import jax.numpy as jnp  # only reached with JAX arrays, so JAX is imported
+
+            return jnp
+    return np
+
+
+def _fx(xp, a):
+    """``a`` as a float array of the namespace ``xp`` (JAX arrays as they are)."""
+    return np.asarray(a, dtype=float) if xp is np else xp.asarray(a)
+
+
+def _stacked(xp, parts, shape):
+    """The ``(..., len(parts))`` array of the entries ``parts`` (arrays that broadcast to
+    ``shape``, or floats): filled in place for NumPy, stacked for JAX."""
+    if xp is np:
+        out = np.empty(shape + (len(parts),))
+        for i, e in enumerate(parts):
+            out[..., i] = e
+        return out
+    dtype = next((e.dtype for e in parts if hasattr(e, "dtype")), None)
+    return xp.stack([xp.broadcast_to(xp.asarray(e, dtype=dtype), shape) for e in parts],
+                    axis=-1)
+
+
 # cross products of stacks up to this many numbers are written with index arrays
 _SMALL_CROSS = 3 * 4096
 _NEXT = np.array([1, 2, 0])
@@ -91,17 +137,18 @@ def cross(a, b) -> np.ndarray:
     >>> cross([1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
     array([0., 0., 1.])
     """
-    a = _f(a)
-    b = _f(b)
-    if a.size <= _SMALL_CROSS and b.size <= _SMALL_CROSS:
+    xp = namespace(a, b)
+    return _cross(xp, _fx(xp, a), _fx(xp, b))
+
+
+def _cross(xp, a, b):
+    """:func:`cross` of float arrays ``a``, ``b`` of the namespace ``xp``."""
+    if xp is np and a.size <= _SMALL_CROSS and b.size <= _SMALL_CROSS:
         return a[..., _NEXT] * b[..., _AFTER] - a[..., _AFTER] * b[..., _NEXT]
     ax, ay, az = a[..., 0], a[..., 1], a[..., 2]
     bx, by, bz = b[..., 0], b[..., 1], b[..., 2]
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    out[..., 0] = ay * bz - az * by
-    out[..., 1] = az * bx - ax * bz
-    out[..., 2] = ax * by - ay * bx
-    return out
+    return _stacked(xp, (ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx),
+                    np.broadcast_shapes(a.shape, b.shape)[:-1])
 
 
 def quat_multiply(a, b) -> np.ndarray:
@@ -123,16 +170,19 @@ def quat_multiply(a, b) -> np.ndarray:
     >>> quat_multiply([0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0])   # i j = k
     array([0., 0., 0., 1.])
     """
-    a = _f(a)
-    b = _f(b)
+    xp = namespace(a, b)
+    return _multiply(xp, _fx(xp, a), _fx(xp, b))
+
+
+def _multiply(xp, a, b):
+    """:func:`quat_multiply` of float arrays of the namespace ``xp``."""
     aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
     bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    out[..., 0] = aw * bw - ax * bx - ay * by - az * bz
-    out[..., 1] = aw * bx + ax * bw + ay * bz - az * by
-    out[..., 2] = aw * by - ax * bz + ay * bw + az * bx
-    out[..., 3] = aw * bz + ax * by - ay * bx + az * bw
-    return out
+    return _stacked(xp, (aw * bw - ax * bx - ay * by - az * bz,
+                         aw * bx + ax * bw + ay * bz - az * by,
+                         aw * by - ax * bz + ay * bw + az * bx,
+                         aw * bz + ax * by - ay * bx + az * bw),
+                    np.broadcast_shapes(a.shape, b.shape)[:-1])
 
 
 def quat_conjugate(q) -> np.ndarray:
@@ -141,7 +191,10 @@ def quat_conjugate(q) -> np.ndarray:
     >>> quat_conjugate([1.0, 2.0, 3.0, 4.0])
     array([ 1., -2., -3., -4.])
     """
-    return _f(q) * np.array([1.0, -1.0, -1.0, -1.0])
+    return _fx(namespace(q), q) * _CONJUGATE
+
+
+_CONJUGATE = np.array([1.0, -1.0, -1.0, -1.0])
 
 
 def quat_normalize(q) -> np.ndarray:
@@ -150,8 +203,13 @@ def quat_normalize(q) -> np.ndarray:
     >>> quat_normalize([2.0, 0.0, 0.0, 0.0])
     array([1., 0., 0., 0.])
     """
-    q = _f(q)
-    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+    xp = namespace(q)
+    return _normalize(xp, _fx(xp, q))
+
+
+def _normalize(xp, q):
+    """:func:`quat_normalize` of a float array of the namespace ``xp``."""
+    return q / xp.linalg.norm(q, axis=-1, keepdims=True)
 
 
 def quat_canonical(q) -> np.ndarray:
@@ -191,22 +249,25 @@ def quat_to_matrix(q) -> np.ndarray:
            [0., 1., 0.],
            [0., 0., 1.]])
     """
-    q = _f(q)
+    xp = namespace(q)
+    return _to_matrix(xp, _fx(xp, q))
+
+
+def _to_matrix(xp, q):
+    """:func:`quat_to_matrix` of a float array of the namespace ``xp``."""
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     xx, yy, zz = x * x, y * y, z * z
     xy, xz, yz = x * y, x * z, y * z
     wx, wy, wz = w * x, w * y, w * z
-    out = np.empty(q.shape[:-1] + (3, 3))
-    out[..., 0, 0] = 1.0 - 2.0 * (yy + zz)
-    out[..., 0, 1] = 2.0 * (xy - wz)
-    out[..., 0, 2] = 2.0 * (xz + wy)
-    out[..., 1, 0] = 2.0 * (xy + wz)
-    out[..., 1, 1] = 1.0 - 2.0 * (xx + zz)
-    out[..., 1, 2] = 2.0 * (yz - wx)
-    out[..., 2, 0] = 2.0 * (xz - wy)
-    out[..., 2, 1] = 2.0 * (yz + wx)
-    out[..., 2, 2] = 1.0 - 2.0 * (xx + yy)
-    return out
+    entries = (1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy),
+               2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx),
+               2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy))
+    if xp is np:
+        out = np.empty(q.shape[:-1] + (3, 3))
+        for i, e in enumerate(entries):
+            out[..., i // 3, i % 3] = e
+        return out
+    return _stacked(xp, entries, q.shape[:-1]).reshape(q.shape[:-1] + (3, 3))
 
 
 def quat_to_matrix_derivative(q) -> np.ndarray:
@@ -383,13 +444,17 @@ def quat_rotate(q, v) -> np.ndarray:
     array([[0., 1., 0.],
            [0., 0., 2.]])
     """
-    q = _f(q)
-    v = _f(v)
+    xp = namespace(q, v)
+    return _rotate(xp, _fx(xp, q), _fx(xp, v))
+
+
+def _rotate(xp, q, v):
+    """:func:`quat_rotate` of float arrays of the namespace ``xp``."""
     if q.ndim == 1 and v.ndim > 1:
-        return v @ quat_to_matrix(q).T
+        return v @ _to_matrix(xp, q).T
     u = q[..., 1:]
-    t = 2.0 * cross(u, v)
-    return v + q[..., :1] * t + cross(u, t)
+    t = 2.0 * _cross(xp, u, v)
+    return v + q[..., :1] * t + _cross(xp, u, t)
 
 
 def quat_rotate_inverse(q, v) -> np.ndarray:
@@ -424,18 +489,21 @@ def quat_exp(rotvec) -> np.ndarray:
     >>> quat_exp([0.0, 0.0, 0.0])
     array([1., 0., 0., 0.])
     """
-    v = _f(rotvec)
-    angle = np.linalg.norm(v, axis=-1)
+    xp = namespace(rotvec)
+    return _exp(xp, _fx(xp, rotvec))
+
+
+def _exp(xp, v):
+    """:func:`quat_exp` of a float array of the namespace ``xp``."""
+    angle = xp.linalg.norm(v, axis=-1)
     half = 0.5 * angle
     small = angle < 1e-4
-    safe = np.where(small, 1.0, angle)
+    safe = xp.where(small, 1.0, angle)
     a2 = angle * angle
     # sin(theta/2)/theta with a 3-term series near zero.
-    scale = np.where(small, 0.5 - a2 / 48.0 + a2 * a2 / 3840.0, np.sin(half) / safe)
-    out = np.empty(v.shape[:-1] + (4,))
-    out[..., 0] = np.cos(half)
-    out[..., 1:] = scale[..., None] * v
-    return out
+    scale = xp.where(small, 0.5 - a2 / 48.0 + a2 * a2 / 3840.0, xp.sin(half) / safe)
+    return _stacked(xp, (xp.cos(half), scale * v[..., 0], scale * v[..., 1],
+                         scale * v[..., 2]), v.shape[:-1])
 
 
 def quat_log(q) -> np.ndarray:
@@ -452,17 +520,22 @@ def quat_log(q) -> np.ndarray:
     >>> quat_log([-1.0, 0.0, 0.0, 0.0]) + 0.0
     array([0., 0., 0.])
     """
-    q = _f(q)
-    sign = np.where(q[..., 0] < 0.0, -1.0, 1.0)[..., None]
+    xp = namespace(q)
+    return _log(xp, _fx(xp, q))
+
+
+def _log(xp, q):
+    """:func:`quat_log` of a float array of the namespace ``xp``."""
+    sign = xp.where(q[..., 0] < 0.0, -1.0, 1.0)[..., None]
     q = q * sign
     w = q[..., 0]
     u = q[..., 1:]
-    s = np.linalg.norm(u, axis=-1)
-    angle = 2.0 * np.arctan2(s, w)
+    s = xp.linalg.norm(u, axis=-1)
+    angle = 2.0 * xp.arctan2(s, w)
     small = s < 1e-6
-    safe_s = np.where(small, 1.0, s)
-    safe_w = np.where(small, w, 1.0)
-    scale = np.where(small, 2.0 / safe_w - (2.0 / 3.0) * s * s / safe_w**3, angle / safe_s)
+    safe_s = xp.where(small, 1.0, s)
+    safe_w = xp.where(small, w, 1.0)
+    scale = xp.where(small, 2.0 / safe_w - (2.0 / 3.0) * s * s / safe_w**3, angle / safe_s)
     return scale[..., None] * u
 
 
@@ -587,7 +660,7 @@ def frame_compose(t1, q1, t2, q2) -> tuple[np.ndarray, np.ndarray]:
     >>> np.round(t, 12) + 0.0
     array([1., 1., 0.])
     """
-    return _f(t1) + quat_rotate(q1, t2), quat_multiply(q1, q2)
+    return _fx(namespace(t1), t1) + quat_rotate(q1, t2), quat_multiply(q1, q2)
 
 
 def frame_inverse(t, q) -> tuple[np.ndarray, np.ndarray]:
@@ -607,4 +680,4 @@ def frame_apply(t, q, p) -> np.ndarray:
     >>> frame_apply([0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0])
     array([1., 0., 1.])
     """
-    return _f(t) + quat_rotate(q, p)
+    return _fx(namespace(t), t) + quat_rotate(q, p)
