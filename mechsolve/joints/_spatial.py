@@ -250,8 +250,9 @@ def _components(rows, P, X1, X2):
             c = "xyz".index(r[1])
             phi.append(-d[..., c])
             # d(o1)_c / dphi1 = (a1 x e_c) ; d(o2)_c / dphi2 = (a2 x e_c)
-            J1 += [((..., i, c), 1.0), ((..., i, _ROT), _cross(xp, a1, _UNIT[c]))]
-            J2 += [((..., i, c), -1.0), ((..., i, _ROT), -_cross(xp, a2, _UNIT[c]))]
+            e = _UNIT[c] if xp is np else xp.asarray(_UNIT[c], dtype=d.dtype)
+            J1 += [((..., i, c), 1.0), ((..., i, _ROT), _cross(xp, a1, e))]
+            J2 += [((..., i, c), -1.0), ((..., i, _ROT), -_cross(xp, a2, e))]
         elif r in ("x", "y", "z"):
             u = A1[..., :, "xyz".index(r)]
             phi.append(xp.sum(u * d, axis=-1))
@@ -279,7 +280,7 @@ def _components(rows, P, X1, X2):
 #: the columns of a body's position and of its rotation increment in a Jacobian block
 _POS = slice(0, 3)
 _ROT = slice(3, 6)
-#: the global unit vectors, rows
+#: the global unit vectors, rows (float64: a JAX caller's are made in its dtype)
 _UNIT = np.eye(3)
 _UNIT.flags.writeable = False
 
