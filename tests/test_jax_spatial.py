@@ -9,6 +9,8 @@ JAX compiles once per structure and batch size: every batch of one model here ha
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -116,6 +118,11 @@ def every_traced_joint():
     mech.add(joints.AngleDriver(cyl, -2.0))
     mech.add(joints.SlideDriver(pri, 0.2))
     mech.add(joints.SlideDriver(cyl, -0.5))
+    for cls in (joints.Planar, joints.PointOnPlane, joints.ParallelAxes,
+                joints.PerpendicularAxes):
+        mech.add(cls(b[0], b[2], frame(), frame()))
+    mech.add(joints.PointOnLine(g, b[1], frame(), frame()))
+    mech.add(joints.GenericJoint(b[1], b[0], frame(), frame(), components=("x", "z", "rz")))
     return mech
 
 
@@ -129,7 +136,8 @@ def test_traced_spatial_system_is_numpy_s():
     assert {g.cls.__name__ for g in sys.groups} >= {
         "Spherical", "SpatialRevolute", "SpatialPrismatic", "Cylindrical", "Universal",
         "SpatialFixed", "SpatialDistance", "SpatialDistanceDriver", "SpatialDriver",
-        "SpatialAngleDriver", "SpatialSlideDriver"}
+        "SpatialAngleDriver", "SpatialSlideDriver", "Planar", "PointOnPlane", "ParallelAxes",
+        "PerpendicularAxes", "SpatialPointOnLine"}
     traced = TracedSystem(sys)
     rng = np.random.default_rng(2)
     q0 = mech.state
@@ -141,7 +149,11 @@ def test_traced_spatial_system_is_numpy_s():
         F, J = (np.asarray(a) for a in ev(jnp.asarray(Q)))
         R = np.asarray(jax.jit(jax.vmap(lambda x, d: traced.retract(jnp, x, d)))(
             jnp.asarray(np.repeat(q0[None], 6, 0)), jnp.asarray(dq)))
-        F32, J32 = ev(jnp.asarray(Q, dtype=jnp.float32))    # float32 stays float32
+        # float32 stays float32 (no float64 constant promotes the trace: JAX warns where a
+        # float64 value is written into a float32 array)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            F32, J32 = jax.eval_shape(ev, jax.ShapeDtypeStruct(Q.shape, jnp.float32))
         assert F32.dtype == J32.dtype == jnp.float32
     F_ref, V_ref = sys.evaluate(Q)
     np.testing.assert_allclose(F, F_ref, rtol=0, atol=1e-14)
@@ -245,3 +257,22 @@ def test_stewart_platform_on_jax_in_float32():
         assert np.max(np.abs(q[:3] - t.translation)) <= 1e-5
         exact = t.orientation.quaternion
         assert min(np.abs(q[3:7] - exact).max(), np.abs(q[3:7] + exact).max()) <= 1e-5
+
+
+def test_under_driven_systems_take_least_squares_on_jax_as_on_numpy():
+    """A system with fewer equations than unknowns (a crank without its driver) takes the
+    minimum-norm least-squares step on the device, as NumPy's batch: the same poses."""
+    mech = ms.Mechanism()
+    crank = mech.add_body("crank", position=(1.0, 0.0))
+    mech.add(joints.Revolute(mech.ground, crank, (0.0, 0.0), (-1.0, 0.0)))
+    rng = np.random.default_rng(3)
+    starts = np.repeat(mech.state[None], B, axis=0) + rng.uniform(-0.2, 0.2, (B, 3))
+    ref = mech.solve_batch(starts)
+    out = mech.solve_batch(starts, backend="jax")
+    assert out.backend == "jax" and out.handed_over.size == 0 and out.success.all()
+    assert np.array_equal(out.iterations, ref.iterations)
+    np.testing.assert_allclose(out.states, ref.states, rtol=0, atol=1e-14)
+    # on the pin's circle: the crank's origin one unit from ground's pin, along its x axis
+    x, y, t = out.states.T
+    np.testing.assert_allclose(np.hypot(x, y), 1.0, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(wrap(np.arctan2(y, x) - t), 0.0, atol=1e-14)

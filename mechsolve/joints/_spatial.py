@@ -250,7 +250,7 @@ def _components(rows, P, X1, X2):
             c = "xyz".index(r[1])
             phi.append(-d[..., c])
             # d(o1)_c / dphi1 = (a1 x e_c) ; d(o2)_c / dphi2 = (a2 x e_c)
-            e = _UNIT[c] if xp is np else xp.asarray(_UNIT[c], dtype=d.dtype)
+            e = _unit(xp, c, d)
             J1 += [((..., i, c), 1.0), ((..., i, _ROT), _cross(xp, a1, e))]
             J2 += [((..., i, c), -1.0), ((..., i, _ROT), -_cross(xp, a2, e))]
         elif r in ("x", "y", "z"):
@@ -280,9 +280,15 @@ def _components(rows, P, X1, X2):
 #: the columns of a body's position and of its rotation increment in a Jacobian block
 _POS = slice(0, 3)
 _ROT = slice(3, 6)
-#: the global unit vectors, rows (float64: a JAX caller's are made in its dtype)
+#: the global unit vectors, rows (see :func:`_unit`)
 _UNIT = np.eye(3)
 _UNIT.flags.writeable = False
+
+
+def _unit(xp, c, like):
+    """The global unit vector ``e_c`` in ``like``'s namespace (and dtype, for JAX: a float64
+    constant would promote a float32 trace)."""
+    return _UNIT[c] if xp is np else xp.asarray(_UNIT[c], dtype=like.dtype)
 
 
 def _filled(xp, shape, entries, like):
