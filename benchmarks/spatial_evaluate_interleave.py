@@ -6,7 +6,8 @@ The two trees' ``mechsolve`` packages are imported side by side (the old one's m
 in ``sys.modules`` once it is loaded), each builds the same models, and their
 ``System.evaluate`` calls alternate: per round, ``repeats`` calls of old then new (the order
 swapped every other round), the median time of each; the table gives the medians over the
-rounds and the median of the per-round ratios new/old. Models: the Stewart platform and the
+rounds and the median of the per-round ratios new/old; then the same for ``System.retract``
+(the quaternions' exponential map) with a fixed increment. Models: the Stewart platform and the
 Bricard linkage (``models.spatial``), and ``spatial_chain(1000)`` (the spatial chain
 benchmark's mechanism) at their assembled poses.
 """
@@ -56,11 +57,21 @@ def _cases(sm):
     return out
 
 
-def _time(sys_, q, repeats):
+def _time(sys_, q, repeats, what="evaluate"):
+    """Median seconds of ``repeats`` calls: ``System.evaluate(q)``, or ``System.retract(q,
+    dq)`` with a fixed increment."""
+    if what == "retract":
+        dq = 1e-3 * np.cos(np.arange(sys_.n))
+
+        def call():
+            sys_.retract(q, dq)
+    else:
+        def call():
+            sys_.evaluate(q)
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
-        sys_.evaluate(q)
+        call()
         times.append(time.perf_counter() - t0)
     return float(np.median(times))
 
@@ -82,14 +93,16 @@ def main() -> None:
         Fb, Vb = b.evaluate(qb)
         assert np.array_equal(Fa, Fb) and np.array_equal(Va, Vb), name
     rows = []
-    for name in cases["old"]:
-        t = {"old": [], "new": []}
-        for r in range(args.rounds):
-            for side in (("old", "new") if r % 2 == 0 else ("new", "old")):
-                t[side].append(_time(*cases[side][name]))
-        ratio = np.median(np.array(t["new"]) / np.array(t["old"]))
-        rows.append((name, 1e6 * np.median(t["old"]), 1e6 * np.median(t["new"]), ratio))
-    print("| System.evaluate | old (us) | new (us) | median new/old |")
+    for what in ("evaluate", "retract"):
+        for name in cases["old"]:
+            t = {"old": [], "new": []}
+            for r in range(args.rounds):
+                for side in (("old", "new") if r % 2 == 0 else ("new", "old")):
+                    t[side].append(_time(*cases[side][name], what))
+            ratio = np.median(np.array(t["new"]) / np.array(t["old"]))
+            rows.append((f"{what}: {name}", 1e6 * np.median(t["old"]),
+                         1e6 * np.median(t["new"]), ratio))
+    print("| System. | old (us) | new (us) | median new/old |")
     print("|---|---|---|---|")
     for name, a, b, r in rows:
         print(f"| {name} | {a:.1f} | {b:.1f} | {r:.3f} |")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..joints.base import Joint
-from ..spatial._quat import _exp, _multiply, _normalize
+from ..spatial._quat import quat_exp, quat_multiply, quat_normalize
 
 
 def traceable(cls, spatial: bool) -> bool:
@@ -145,7 +145,7 @@ class TracedSystem:
             return x + dx
         Q = jnp.stack([x[s] for s in self.pose_slices])
         D = jnp.stack([dx[s] for s in self.incr_slices])
-        quat = _normalize(jnp, _multiply(jnp, _exp(jnp, D[:, 3:]), Q[:, 3:]))
+        quat = quat_normalize(quat_multiply(quat_exp(D[:, 3:], jnp), Q[:, 3:], jnp), jnp)
         body = jnp.concatenate([Q[:, :3] + D[:, :3], quat], axis=1)
         parts = [body.reshape(-1)]
         if self.n_state > self.c0_state:

@@ -54,11 +54,7 @@ import numpy as np
 from .._validation import as_direction, as_float, as_vector
 from ..body import Body, SpatialBody
 from ..spatial._quat import (
-    _cross,
-    _multiply,
-    _rotate,
     _stacked,
-    _to_matrix,
     cross,
     namespace,
     quat_conjugate,
@@ -171,7 +167,7 @@ def _axes(X, F, xp=None):
     (``xp``: the arrays' namespace, where the caller knows it)."""
     if xp is None:
         return quat_to_matrix(quat_multiply(X[..., 3:], F))
-    return _to_matrix(xp, _multiply(xp, X[..., 3:], F))
+    return quat_to_matrix(quat_multiply(X[..., 3:], F, xp), xp)
 
 
 #: Rotation components of a joint -> the frame axes (0, 1, 2 for x, y, z) that must point the
@@ -233,8 +229,8 @@ def _components(rows, P, X1, X2):
     Written once over the array namespace of the poses (:func:`~mechsolve.spatial._quat.
     namespace`): NumPy poses give NumPy arrays, JAX arrays or tracers give JAX arrays."""
     xp = namespace(X1, X2, P)
-    a1 = _rotate(xp, X1[..., 3:], P[..., FRAMES.point1])
-    a2 = _rotate(xp, X2[..., 3:], P[..., FRAMES.point2])
+    a1 = quat_rotate(X1[..., 3:], P[..., FRAMES.point1], xp)
+    a2 = quat_rotate(X2[..., 3:], P[..., FRAMES.point2], xp)
     d = X2[..., :3] + a2 - X1[..., :3] - a1
     shape = d.shape[:-1]
     m = len(rows)
@@ -251,13 +247,13 @@ def _components(rows, P, X1, X2):
             phi.append(-d[..., c])
             # d(o1)_c / dphi1 = (a1 x e_c) ; d(o2)_c / dphi2 = (a2 x e_c)
             e = _unit(xp, c, d)
-            J1 += [((..., i, c), 1.0), ((..., i, _ROT), _cross(xp, a1, e))]
-            J2 += [((..., i, c), -1.0), ((..., i, _ROT), -_cross(xp, a2, e))]
+            J1 += [((..., i, c), 1.0), ((..., i, _ROT), cross(a1, e, xp))]
+            J2 += [((..., i, c), -1.0), ((..., i, _ROT), -cross(a2, e, xp))]
         elif r in ("x", "y", "z"):
             u = A1[..., :, "xyz".index(r)]
             phi.append(xp.sum(u * d, axis=-1))
-            J1 += [((..., i, _POS), -u), ((..., i, _ROT), _cross(xp, u, d + a1))]
-            J2 += [((..., i, _POS), u), ((..., i, _ROT), _cross(xp, a2, u))]
+            J1 += [((..., i, _POS), -u), ((..., i, _ROT), cross(u, d + a1, xp))]
+            J2 += [((..., i, _POS), u), ((..., i, _ROT), cross(a2, u, xp))]
         else:
             sign = 1.0
             if r == "rx":
@@ -269,7 +265,7 @@ def _components(rows, P, X1, X2):
             else:  # perp
                 u, v = A1[..., :, 2], A2[..., :, 2]
             phi.append(sign * xp.sum(u * v, axis=-1))
-            w = sign * _cross(xp, u, v)
+            w = sign * cross(u, v, xp)
             J1.append(((..., i, _ROT), w))
             J2.append(((..., i, _ROT), -w))
     phi = _stacked(xp, phi, shape) if m else xp.zeros(shape + (0,), dtype=d.dtype)
@@ -1510,8 +1506,8 @@ class SpatialDistance(_FrameJoint, variant_of=Distance):
         phi = ((xp.sum(d * d, axis=-1) - L * L) / (2 * L))[..., None]
         g = d / L[..., None]
         shape = phi.shape + (6,)
-        J1 = _filled(xp, shape, [((..., 0, _POS), -g), ((..., 0, _ROT), _cross(xp, g, a1))], d)
-        J2 = _filled(xp, shape, [((..., 0, _POS), g), ((..., 0, _ROT), _cross(xp, a2, g))], d)
+        J1 = _filled(xp, shape, [((..., 0, _POS), -g), ((..., 0, _ROT), cross(g, a1, xp))], d)
+        J2 = _filled(xp, shape, [((..., 0, _POS), g), ((..., 0, _ROT), cross(a2, g, xp))], d)
         return phi, [J1, J2]
 
     @classmethod
@@ -1538,7 +1534,7 @@ def _relative_angle(P, X1, X2):
     theta = xp.arctan2(s, c)
     r2 = (s * s + c * c)[..., None]
     # d(theta) = (c ds - s dc) / (s^2 + c^2); ds, dc from d(u . v) on dphi1 / dphi2.
-    g1 = (c[..., None] * _cross(xp, y1, x2) - s[..., None] * _cross(xp, x1, x2)) / r2
+    g1 = (c[..., None] * cross(y1, x2, xp) - s[..., None] * cross(x1, x2, xp)) / r2
     return theta, g1
 
 

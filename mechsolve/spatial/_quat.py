@@ -23,7 +23,9 @@ Conventions
   :func:`frame_compose`, :func:`frame_inverse`, :func:`frame_apply`) are written once over
   the array namespace of their arguments: NumPy arrays (or lists) in, NumPy out; JAX arrays or
   tracers in, JAX out (the JAX backend traces them; :func:`namespace`). They never write
-  into their arguments.
+  into their arguments. Their last argument ``xp`` (optional) is the namespace, given by
+  callers that know it (the joints' kernels, the state's retraction): the arguments are then
+  taken as float arrays of it, unchecked and unconverted.
 
 Examples
 --------
@@ -84,9 +86,8 @@ def _f(a) -> np.ndarray:
     return np.asarray(a, dtype=float)
 
 
-def _is_jax(a) -> bool:
-    """Whether ``a`` is a JAX array or tracer (without importing JAX)."""
-    return a.__class__ is not np.ndarray and a.__class__.__module__.startswith("jax")
+#: argument types that are never JAX's (checked first: the common case costs one lookup)
+_PLAIN = frozenset((np.ndarray, list, tuple, float, int, np.float64))
 
 
 def namespace(*arrays):
@@ -96,8 +97,8 @@ def namespace(*arrays):
     >>> namespace(np.zeros(3), [1.0, 2.0, 3.0]) is np
     True
     """
-    for a in arrays:
-        if _is_jax(a):
+    for a in arrays:   # a JAX array or tracer, told by its class's module (JAX not imported)
+        if a.__class__ not in _PLAIN and a.__class__.__module__.startswith("jax"):
             import jax.numpy as jnp  # only reached with JAX arrays, so JAX is imported
 
             return jnp
@@ -128,7 +129,7 @@ _NEXT = np.array([1, 2, 0])
 _AFTER = np.array([2, 0, 1])
 
 
-def cross(a, b) -> np.ndarray:
+def cross(a, b, xp=None) -> np.ndarray:
     """Cross product of stacked 3-vectors, ``(..., 3) x (..., 3) -> (..., 3)``.
 
     Written with index arrays for small stacks (fewer NumPy calls) and component-wise for large
@@ -137,12 +138,11 @@ def cross(a, b) -> np.ndarray:
     >>> cross([1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
     array([0., 0., 1.])
     """
-    xp = namespace(a, b)
-    return _cross(xp, _fx(xp, a), _fx(xp, b))
-
-
-def _cross(xp, a, b):
-    """:func:`cross` of float arrays ``a``, ``b`` of the namespace ``xp``."""
+    if xp is None:   # (callers that know the namespace pass float arrays of it)
+        xp = np if a.__class__ is b.__class__ is np.ndarray else \
+            namespace(a, b)
+        a = _fx(xp, a)
+        b = _fx(xp, b)
     if xp is np and a.size <= _SMALL_CROSS and b.size <= _SMALL_CROSS:
         return a[..., _NEXT] * b[..., _AFTER] - a[..., _AFTER] * b[..., _NEXT]
     ax, ay, az = a[..., 0], a[..., 1], a[..., 2]
@@ -151,7 +151,7 @@ def _cross(xp, a, b):
                     np.broadcast_shapes(a.shape, b.shape)[:-1])
 
 
-def quat_multiply(a, b) -> np.ndarray:
+def quat_multiply(a, b, xp=None) -> np.ndarray:
     """Hamilton product ``a b`` of stacked quaternions (w, x, y, z).
 
     Parameters
@@ -170,19 +170,20 @@ def quat_multiply(a, b) -> np.ndarray:
     >>> quat_multiply([0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0])   # i j = k
     array([0., 0., 0., 1.])
     """
-    xp = namespace(a, b)
-    return _multiply(xp, _fx(xp, a), _fx(xp, b))
-
-
-def _multiply(xp, a, b):
-    """:func:`quat_multiply` of float arrays of the namespace ``xp``."""
+    if xp is None:   # (callers that know the namespace pass float arrays of it)
+        xp = np if a.__class__ is b.__class__ is np.ndarray else \
+            namespace(a, b)
+        a = _fx(xp, a)
+        b = _fx(xp, b)
     aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
     bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    return _stacked(xp, (aw * bw - ax * bx - ay * by - az * bz,
-                         aw * bx + ax * bw + ay * bz - az * by,
-                         aw * by - ax * bz + ay * bw + az * bx,
-                         aw * bz + ax * by - ay * bx + az * bw),
-                    np.broadcast_shapes(a.shape, b.shape)[:-1])
+    parts = (aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+             aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw)
+    if xp is np:   # filled in place (one statement: fewer interpreter steps than a loop)
+        out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+        out[..., 0], out[..., 1], out[..., 2], out[..., 3] = parts
+        return out
+    return _stacked(xp, parts, np.broadcast_shapes(a.shape, b.shape)[:-1])
 
 
 def quat_conjugate(q) -> np.ndarray:
@@ -197,18 +198,15 @@ def quat_conjugate(q) -> np.ndarray:
 _CONJUGATE = np.array([1.0, -1.0, -1.0, -1.0])
 
 
-def quat_normalize(q) -> np.ndarray:
+def quat_normalize(q, xp=None) -> np.ndarray:
     """Scale stacked quaternions to unit norm (no check for zero quaternions).
 
     >>> quat_normalize([2.0, 0.0, 0.0, 0.0])
     array([1., 0., 0., 0.])
     """
-    xp = namespace(q)
-    return _normalize(xp, _fx(xp, q))
-
-
-def _normalize(xp, q):
-    """:func:`quat_normalize` of a float array of the namespace ``xp``."""
+    if xp is None:   # (callers that know the namespace pass float arrays of it)
+        xp = np if q.__class__ is np.ndarray else namespace(q)
+        q = _fx(xp, q)
     return q / xp.linalg.norm(q, axis=-1, keepdims=True)
 
 
@@ -233,7 +231,7 @@ def quat_canonical(q) -> np.ndarray:
     return q * sign[..., None] + 0.0
 
 
-def quat_to_matrix(q) -> np.ndarray:
+def quat_to_matrix(q, xp=None) -> np.ndarray:
     """Direction cosine matrices of stacked unit quaternions, ``(..., 4) -> (..., 3, 3)``.
 
     Uses the formula of the Actin guide::
@@ -249,12 +247,9 @@ def quat_to_matrix(q) -> np.ndarray:
            [0., 1., 0.],
            [0., 0., 1.]])
     """
-    xp = namespace(q)
-    return _to_matrix(xp, _fx(xp, q))
-
-
-def _to_matrix(xp, q):
-    """:func:`quat_to_matrix` of a float array of the namespace ``xp``."""
+    if xp is None:   # (callers that know the namespace pass float arrays of it)
+        xp = np if q.__class__ is np.ndarray else namespace(q)
+        q = _fx(xp, q)
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     xx, yy, zz = x * x, y * y, z * z
     xy, xz, yz = x * y, x * z, y * z
@@ -262,10 +257,10 @@ def _to_matrix(xp, q):
     entries = (1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy),
                2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx),
                2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy))
-    if xp is np:
+    if xp is np:   # filled in place (one statement, as quat_multiply)
         out = np.empty(q.shape[:-1] + (3, 3))
-        for i, e in enumerate(entries):
-            out[..., i // 3, i % 3] = e
+        (out[..., 0, 0], out[..., 0, 1], out[..., 0, 2], out[..., 1, 0], out[..., 1, 1],
+         out[..., 1, 2], out[..., 2, 0], out[..., 2, 1], out[..., 2, 2]) = entries
         return out
     return _stacked(xp, entries, q.shape[:-1]).reshape(q.shape[:-1] + (3, 3))
 
@@ -417,7 +412,7 @@ def _shepperd(R: np.ndarray) -> np.ndarray:
                           / (2.0 * a)[..., None])
 
 
-def quat_rotate(q, v) -> np.ndarray:
+def quat_rotate(q, v, xp=None) -> np.ndarray:
     """Rotate stacked vectors by stacked unit quaternions: ``q v q*``, i.e. ``R(q) @ v``.
 
     Parameters
@@ -444,17 +439,16 @@ def quat_rotate(q, v) -> np.ndarray:
     array([[0., 1., 0.],
            [0., 0., 2.]])
     """
-    xp = namespace(q, v)
-    return _rotate(xp, _fx(xp, q), _fx(xp, v))
-
-
-def _rotate(xp, q, v):
-    """:func:`quat_rotate` of float arrays of the namespace ``xp``."""
+    if xp is None:   # (callers that know the namespace pass float arrays of it)
+        xp = np if q.__class__ is v.__class__ is np.ndarray else \
+            namespace(q, v)
+        q = _fx(xp, q)
+        v = _fx(xp, v)
     if q.ndim == 1 and v.ndim > 1:
-        return v @ _to_matrix(xp, q).T
+        return v @ quat_to_matrix(q, xp).T
     u = q[..., 1:]
-    t = 2.0 * _cross(xp, u, v)
-    return v + q[..., :1] * t + _cross(xp, u, t)
+    t = 2.0 * cross(u, v, xp)
+    return v + q[..., :1] * t + cross(u, t, xp)
 
 
 def quat_rotate_inverse(q, v) -> np.ndarray:
@@ -467,7 +461,7 @@ def quat_rotate_inverse(q, v) -> np.ndarray:
     return quat_rotate(quat_conjugate(q), v)
 
 
-def quat_exp(rotvec) -> np.ndarray:
+def quat_exp(rotvec, xp=None) -> np.ndarray:
     """Exponential map: rotation vectors (angle times unit axis) to unit quaternions.
 
     ``quat_exp(theta * k) = (cos(theta/2), sin(theta/2) k)``. The argument is the full
@@ -489,12 +483,10 @@ def quat_exp(rotvec) -> np.ndarray:
     >>> quat_exp([0.0, 0.0, 0.0])
     array([1., 0., 0., 0.])
     """
-    xp = namespace(rotvec)
-    return _exp(xp, _fx(xp, rotvec))
-
-
-def _exp(xp, v):
-    """:func:`quat_exp` of a float array of the namespace ``xp``."""
+    v = rotvec
+    if xp is None:   # (callers that know the namespace pass float arrays of it)
+        xp = np if v.__class__ is np.ndarray else namespace(v)
+        v = _fx(xp, v)
     angle = xp.linalg.norm(v, axis=-1)
     half = 0.5 * angle
     small = angle < 1e-4
@@ -502,11 +494,16 @@ def _exp(xp, v):
     a2 = angle * angle
     # sin(theta/2)/theta with a 3-term series near zero.
     scale = xp.where(small, 0.5 - a2 / 48.0 + a2 * a2 / 3840.0, xp.sin(half) / safe)
-    return _stacked(xp, (xp.cos(half), scale * v[..., 0], scale * v[..., 1],
-                         scale * v[..., 2]), v.shape[:-1])
+    vec = scale[..., None] * v
+    if xp is np:
+        out = np.empty(v.shape[:-1] + (4,))
+        out[..., 0] = np.cos(half)
+        out[..., 1:] = vec
+        return out
+    return xp.concatenate([xp.cos(half)[..., None], vec], axis=-1)
 
 
-def quat_log(q) -> np.ndarray:
+def quat_log(q, xp=None) -> np.ndarray:
     """Logarithmic map: unit quaternions to rotation vectors with angle in ``[0, pi]``.
 
     Inverse of :func:`quat_exp`; ``q`` and ``-q`` give the same result (the shorter
@@ -520,12 +517,9 @@ def quat_log(q) -> np.ndarray:
     >>> quat_log([-1.0, 0.0, 0.0, 0.0]) + 0.0
     array([0., 0., 0.])
     """
-    xp = namespace(q)
-    return _log(xp, _fx(xp, q))
-
-
-def _log(xp, q):
-    """:func:`quat_log` of a float array of the namespace ``xp``."""
+    if xp is None:   # (callers that know the namespace pass float arrays of it)
+        xp = np if q.__class__ is np.ndarray else namespace(q)
+        q = _fx(xp, q)
     sign = xp.where(q[..., 0] < 0.0, -1.0, 1.0)[..., None]
     q = q * sign
     w = q[..., 0]
