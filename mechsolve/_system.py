@@ -461,7 +461,8 @@ class System:
         out = np.empty(batch + (self.n_state,))
         body = out[..., : self.c0_state].reshape(batch + (self.nb, 7))
         body[..., :3] = Q[..., :3] + D[..., :3]
-        body[..., 3:] = quat_normalize(quat_multiply(quat_exp(D[..., 3:]), Q[..., 3:]))
+        # the kernels themselves (the arrays are NumPy's floats already)
+        body[..., 3:] = quat_normalize(quat_multiply(quat_exp(D[..., 3:], np), Q[..., 3:], np), np)
         out[..., : self.c0_state] = body.reshape(batch + (self.c0_state,))
         out[..., self.c0_state:] = q[..., self.c0_state:] + dq[..., self.c0_incr:]
         return out

@@ -247,11 +247,12 @@ def test_jax_backend_messages():
     slotted.add(Anchor(rocker, rocker.pose[:2], name="slot"))
     slotted.solve()
     with pytest.raises(TypeError, match=r"no traceable kernel for joint 'slot' \(class Anchor\); "
-                                        r"it supports .*Revolute"):
+                                        r"for planar mechanisms it supports .*Revolute"):
         ms.design.sweep(slotted, {"A.point1": [(0.5, 0.0)]}, "motor", VALUES[:3],
                         backend="jax")
     rssr = ms.models.spatial.rssr()
-    with pytest.raises(TypeError, match=r'backend="jax" supports planar mechanisms'):
+    with pytest.raises(TypeError, match=r'backend="jax" design sweeps support planar '
+                                        r'mechanisms \(dim=2\) for now; this one is spatial'):
         ms.design.sweep(rssr.mechanism, {"rod.length": [2.0]}, rssr.driver, VALUES[:3],
                         backend="jax")
 

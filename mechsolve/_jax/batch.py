@@ -1,4 +1,4 @@
-"""``mech.solve_batch(..., backend="jax")``: many variants of a planar mechanism on a GPU.
+"""``mech.solve_batch(..., backend="jax")``: many variants of a mechanism on a GPU.
 
 :func:`mechsolve.analysis.solve_batch` with its batch Newton run on JAX's default device: the
 Newton core's algorithm for every item (:func:`mechsolve._jax.newton.newton_one`, the core's
@@ -50,16 +50,17 @@ def solve_batch(mech, states=None, *, dtype=None, chunk=None, **options):
         raise ValueError(f'dtype must be "float64" or "float32", got {dtype!r}')
     sys = mech.system()
     traced = TracedSystem(sys)    # a TypeError naming the joint the backend cannot trace
-    if sys.m != sys.n or sys.verdict not in (None, "regular"):
-        raise ValueError(f'backend="jax" solves square regular systems ({sys.m} equations in '
-                         f'{sys.n} unknowns here); use backend="numpy"')
     if dtype == "float32":
         eps = float(np.finfo(np.float32).eps)
         tol = as_float(options.get("tol", 1e-10), "tol", positive=True)
         options["tol"] = max(tol, 64 * eps)
     if chunk is not None:
         chunk = as_count(chunk, "chunk", minimum=1)
-    out = numpy_batch.solve_batch(mech, states, newton_step=_Runner(traced, dtype, chunk),
+    # a system that is not square and regular (Bricard's redundant loop, an under-driven
+    # one) takes the minimum-norm least-squares step at every iteration, as NumPy's batch
+    square = sys.m == sys.n and sys.verdict in (None, "regular")
+    out = numpy_batch.solve_batch(mech, states,
+                                  newton_step=_Runner(traced, dtype, chunk, not square),
                                   **options)
     out.dtype = dtype
     return out
@@ -71,10 +72,11 @@ class _Runner:
 
     backend = "jax"
 
-    def __init__(self, traced, dtype, chunk=None):
+    def __init__(self, traced, dtype, chunk=None, only_lsq=False):
         self.traced = traced
         self.dtype = dtype
         self.chunk = CHUNK if chunk is None else chunk
+        self.only_lsq = only_lsq
 
     def __call__(self, sys, Q0, stacked, *, tol, max_iterations, lambda_min):
         """``(Q, ok, iterations, handed)``: the items the device converged (``ok``) and the
@@ -92,7 +94,7 @@ class _Runner:
         C = min(B, self.chunk)
         batched = tuple(g in stacked for g in range(len(sys.groups)))
         key = (self.traced.key, C, self.dtype, batched, int(max_iterations),
-               float(lambda_min))
+               float(lambda_min), self.only_lsq)
         Q = np.empty(Q0.shape)
         status = np.empty(B, dtype=int)
         its = np.empty(B, dtype=int)
@@ -101,7 +103,8 @@ class _Runner:
             fn = _COMPILED.get(key)
             if fn is None:
                 fn = _COMPILED[key] = _build(jax, jnp, self.traced, batched,
-                                             int(max_iterations), float(lambda_min))
+                                             int(max_iterations), float(lambda_min),
+                                             self.only_lsq)
             consts = [np.asarray(a, dtype=ftype) for a in
                       (sys.col_scale, 1.0 / sys.eq_scale, tol)]
             for a in range(0, B, C):
@@ -124,7 +127,7 @@ def _padded(x, size, ftype):
     return x
 
 
-def _build(jax, jnp, traced, batched, max_iterations, lambda_min):
+def _build(jax, jnp, traced, batched, max_iterations, lambda_min, only_lsq=False):
     """The jitted batch: ``(Q0 (B, n), Ps, tol_b (B,), tiny (B, n), quick (B, n), c (n,),
     inv_e (m,), tol) -> (Q, status, iterations, handed)``."""
 
@@ -135,9 +138,13 @@ def _build(jax, jnp, traced, batched, max_iterations, lambda_min):
         def residual(x):
             return traced.evaluate(jnp, x, Ps, jacobian=False)
 
+        def retract(x, dx):
+            return traced.retract(jnp, x, dx)
+
         x, _, status, its, handed = newton_one(
             jax, jnp, evaluate, residual, x0, c=c, inv_e=inv_e, tol_b=tol_b, error_tol=tol,
-            tiny_b=tiny, quick_b=quick, max_iterations=max_iterations, lambda_min=lambda_min)
+            tiny_b=tiny, quick_b=quick, max_iterations=max_iterations, lambda_min=lambda_min,
+            retract=retract, only_lsq=only_lsq)
         return x, status, its, handed
 
     in_axes = (0, [0 if b else None for b in batched], 0, 0, 0, None, None, None)

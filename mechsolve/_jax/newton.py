@@ -42,16 +42,20 @@ def traced_ops(jnp):
 
 def newton_one(jax, jnp, evaluate, residual, x0, *, c, inv_e, tol_b, error_tol, tiny_b,
                quick_b, max_iterations, lambda_min=core.LAMBDA_MIN, max_step=core.MAX_STEP,
-               transform=None, least_squares=False):
+               transform=None, least_squares=False, retract=None, only_lsq=False):
     """``_newton_one`` of :mod:`mechsolve.newton` (damped, LU) for one item, traced.
 
-    ``evaluate(x) -> (F (m,), J (m, n))``, ``residual(x) -> F``; the state is additive (planar
-    poses, joint vectors); ``tol_b`` the residual bound (``tol`` plus round-off, taken at the
-    start as the core takes it), ``error_tol`` the raw ``tol``, ``tiny_b`` and ``quick_b``
-    ``(n,)`` the bounds of :func:`mechsolve.newton._round_off_bounds`; ``transform(x, dx)``
-    the core's ``transform`` for one item (a projection). With ``least_squares`` an item goes
-    on by the core's least-squares step where the core switches to it (a damping that fails
-    where LU gave the step, a step of ``HUGE_STEP``); without, it is handed over there.
+    ``evaluate(x) -> (F (m,), J (m, n))``, ``residual(x) -> F``; ``retract(x, dx)`` the state
+    after an increment (the core's ``problem.retract`` for one item: spatial poses turn their
+    quaternions), by default ``x + dx`` (planar poses, joint vectors); ``tol_b`` the residual
+    bound (``tol`` plus round-off, taken at the start as the core takes it), ``error_tol``
+    the raw ``tol``, ``tiny_b`` and ``quick_b`` ``(n,)`` (the increment's size) the bounds of
+    :func:`mechsolve.newton._round_off_bounds`; ``transform(x, dx)`` the core's
+    ``transform`` for one item (a projection). With ``least_squares`` an item goes on by the
+    core's least-squares step where the core switches to it (a damping that fails where LU
+    gave the step, a step of ``HUGE_STEP``); without, it is handed over there. With
+    ``only_lsq`` every step is the least-squares one (the core's strategy mode ``"lsq"``, for
+    systems that are not square and regular: redundant, under-driven).
 
     Returns ``(x, F, status, iterations, handed)``: the status a code of
     :class:`mechsolve.Status` (``RUNNING`` where handed over)."""
@@ -60,6 +64,9 @@ def newton_one(jax, jnp, evaluate, residual, x0, *, c, inv_e, tol_b, error_tol, 
     dtype = x0.dtype
     inf = jnp.asarray(math.inf, dtype)
     min_bound = jnp.min(tiny_b)
+    if retract is None:
+        def retract(x, dx):
+            return x + dx
 
     def norm(v):
         return jnp.sqrt(jnp.sum(v * v))
@@ -79,12 +86,14 @@ def newton_one(jax, jnp, evaluate, residual, x0, *, c, inv_e, tol_b, error_tol, 
     F0, J0 = evaluate(x0)
     finite0 = jnp.all(jnp.isfinite(F0)) & jnp.all(jnp.isfinite(J0))
     zero = jnp.zeros((), dtype)
-    n = x0.shape[0]
+    n = tiny_b.shape[0]     # the increment's size (the state's for additive states)
+    if only_lsq:
+        least_squares = True
     init = dict(x=x0, F=F0, J=J0, it=jnp.int32(0),
                 status=jnp.int32(RUNNING), handed=~finite0,
                 nd_prev=zero, nb_prev=zero, lam_prev=jnp.ones((), dtype),
                 sbar_prev=jnp.zeros(n, dtype), has_prev=jnp.bool_(False),
-                lsq=jnp.bool_(False))
+                lsq=jnp.bool_(only_lsq))
 
     def cond(st):
         return (st["status"] == RUNNING) & ~st["handed"]
@@ -92,10 +101,10 @@ def newton_one(jax, jnp, evaluate, residual, x0, *, c, inv_e, tol_b, error_tol, 
     def body(st):
         x, F, J, it = st["x"], st["F"], st["J"], st["it"]
         lsq = st["lsq"]
-        fac = TracedStep(jnp, J, c, lsq if least_squares else None)
+        fac = TracedStep(jnp, J, c, True if only_lsq else lsq if least_squares else None)
         Fe = F * inv_e
         res, f_norm = maxabs(Fe), norm(Fe)
-        if least_squares:   # numerically singular: least squares from now on (the core's)
+        if least_squares and not only_lsq:   # numerically singular: least squares from now on
             lsq = lsq | ~(maxabs(fac.solve_scaled(-F)) < HUGE_STEP)
             fac.lsq = lsq
         s = scaled(fac, x, -F)
@@ -111,7 +120,7 @@ def newton_one(jax, jnp, evaluate, residual, x0, *, c, inv_e, tol_b, error_tol, 
         by_size = jnp.all(jnp.abs(s) <= quick_b)
         est = st["has_prev"] & core._last_by_estimate(st["lam_prev"], st["nb_prev"],
                                                        st["nd_prev"], nd, min_bound)
-        xq = x + dx
+        xq = retract(x, dx)
         Fq = residual(xq)
         rq = res_of(Fq)
         sq = scaled(fac, xq, -Fq)
@@ -129,7 +138,7 @@ def newton_one(jax, jnp, evaluate, residual, x0, *, c, inv_e, tol_b, error_tol, 
 
         def t_body(t):
             lam, raised = t["lam"], t["raised"]
-            xt = x + lam * dx
+            xt = retract(x, lam * dx)
             Ft, Jt = evaluate(xt)
             good = jnp.all(jnp.isfinite(Ft))
             sb = jnp.where(good, scaled(fac, xt, -jnp.where(good, Ft, 0.0)), 0.0)
@@ -162,7 +171,7 @@ def newton_one(jax, jnp, evaluate, residual, x0, *, c, inv_e, tol_b, error_tol, 
         exact = jnp.all(jnp.abs(sb) * jnp.minimum(gain, 1.0) <= tiny_b)
         conv = stepped & (lam >= 1.0) & (r_acc <= tol_b) & core._converged(
             r_acc, tol_b, exact, th, gain, maxabs(sb), error_tol)
-        xf = xt + sb * c
+        xf = retract(xt, sb * c)
         Ff = residual(xf)
         rf = res_of(Ff)
         keep = conv & core._keeps_correction(ops, rf, r_acc, tol_b)

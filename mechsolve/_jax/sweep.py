@@ -78,6 +78,10 @@ def design_sweep(numpy_path, mech, designs, driver, values, *, chunk=None, tol=1
     fam = numpy_path._checked(mech, designs, driver, values, tol, max_iterations, chunk,
                               progress, outputs)
     driver, values, tol, max_iterations = fam.driver, fam.values, fam.tol, fam.max_iterations
+    if fam.system.spatial:   # the predictor and the output points here are planar poses
+        raise TypeError('backend="jax" design sweeps support planar mechanisms (dim=2) for '
+                        'now; this one is spatial (mech.solve_batch(..., backend="jax") solves '
+                        'spatial mechanisms; use backend="numpy" for the sweep)')
     chunk = CHUNK if fam.chunk is None else fam.chunk
     D = fam.D
     B = min(chunk, D)

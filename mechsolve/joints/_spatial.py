@@ -53,7 +53,15 @@ import numpy as np
 
 from .._validation import as_direction, as_float, as_vector
 from ..body import Body, SpatialBody
-from ..spatial._quat import cross, quat_conjugate, quat_multiply, quat_rotate, quat_to_matrix
+from ..spatial._quat import (
+    _stacked,
+    cross,
+    namespace,
+    quat_conjugate,
+    quat_multiply,
+    quat_rotate,
+    quat_to_matrix,
+)
 from ._drivers import AngleDriver, DistanceDriver, Driver, SlideDriver, _DrivenLength
 from ._geometry import Axis, Drive, Geometry, Rail, Rod, driven
 from ._phi_p import FRAME_LAYOUT, FRAMES, components_p, distance_p, relative_angle_p
@@ -154,9 +162,12 @@ def _axis_at(cls, body1, body2, point, axis, name):
 
 
 
-def _axes(X, F):
-    """Global axes (columns) of the joint frames: ``R(q) R(f)``, shape ``(..., 3, 3)``."""
-    return quat_to_matrix(quat_multiply(X[..., 3:], F))
+def _axes(X, F, xp=None):
+    """Global axes (columns) of the joint frames: ``R(q) R(f)``, shape ``(..., 3, 3)``
+    (``xp``: the arrays' namespace, where the caller knows it)."""
+    if xp is None:
+        return quat_to_matrix(quat_multiply(X[..., 3:], F))
+    return quat_to_matrix(quat_multiply(X[..., 3:], F, xp), xp)
 
 
 #: Rotation components of a joint -> the frame axes (0, 1, 2 for x, y, z) that must point the
@@ -213,37 +224,36 @@ def _frame_mirrored(cls, P, X1, X2):
 
 
 def _components(rows, P, X1, X2):
-    """Values and Jacobian blocks of the listed components for stacked frame joints."""
-    a1 = quat_rotate(X1[..., 3:], P[..., FRAMES.point1])
-    a2 = quat_rotate(X2[..., 3:], P[..., FRAMES.point2])
+    """Values and Jacobian blocks of the listed components for stacked frame joints.
+
+    Written once over the array namespace of the poses (:func:`~mechsolve.spatial._quat.
+    namespace`): NumPy poses give NumPy arrays, JAX arrays or tracers give JAX arrays."""
+    xp = namespace(X1, X2, P)
+    a1 = quat_rotate(X1[..., 3:], P[..., FRAMES.point1], xp)
+    a2 = quat_rotate(X2[..., 3:], P[..., FRAMES.point2], xp)
     d = X2[..., :3] + a2 - X1[..., :3] - a1
     shape = d.shape[:-1]
     m = len(rows)
-    phi = np.empty(shape + (m,))
-    J1 = np.zeros(shape + (m, 6))
-    J2 = np.zeros(shape + (m, 6))
+    phi = []
+    J1 = []    # (index, value) entries of the blocks, the others zero
+    J2 = []
     need_axes = any(r not in ("gx", "gy", "gz") for r in rows)
     if need_axes:
-        A1 = _axes(X1, P[..., FRAMES.frame1])
-        A2 = _axes(X2, P[..., FRAMES.frame2])
+        A1 = _axes(X1, P[..., FRAMES.frame1], xp)
+        A2 = _axes(X2, P[..., FRAMES.frame2], xp)
     for i, r in enumerate(rows):
         if r[0] == "g":  # origins coincide: o1 - o2
             c = "xyz".index(r[1])
-            phi[..., i] = -d[..., c]
-            J1[..., i, c] = 1.0
-            J2[..., i, c] = -1.0
-            e = np.zeros(3)
-            e[c] = 1.0
+            phi.append(-d[..., c])
             # d(o1)_c / dphi1 = (a1 x e_c) ; d(o2)_c / dphi2 = (a2 x e_c)
-            J1[..., i, 3:] = cross(a1, e)
-            J2[..., i, 3:] = -cross(a2, e)
+            e = _unit(xp, c, d)
+            J1 += [((..., i, c), 1.0), ((..., i, _ROT), cross(a1, e, xp))]
+            J2 += [((..., i, c), -1.0), ((..., i, _ROT), -cross(a2, e, xp))]
         elif r in ("x", "y", "z"):
             u = A1[..., :, "xyz".index(r)]
-            phi[..., i] = np.sum(u * d, axis=-1)
-            J1[..., i, :3] = -u
-            J1[..., i, 3:] = cross(u, d + a1)
-            J2[..., i, :3] = u
-            J2[..., i, 3:] = cross(a2, u)
+            phi.append(xp.sum(u * d, axis=-1))
+            J1 += [((..., i, _POS), -u), ((..., i, _ROT), cross(u, d + a1, xp))]
+            J2 += [((..., i, _POS), u), ((..., i, _ROT), cross(a2, u, xp))]
         else:
             sign = 1.0
             if r == "rx":
@@ -254,11 +264,41 @@ def _components(rows, P, X1, X2):
                 u, v = A1[..., :, 1], A2[..., :, 0]
             else:  # perp
                 u, v = A1[..., :, 2], A2[..., :, 2]
-            phi[..., i] = sign * np.sum(u * v, axis=-1)
-            w = sign * cross(u, v)
-            J1[..., i, 3:] = w
-            J2[..., i, 3:] = -w
-    return phi, [J1, J2], d, a1, a2
+            phi.append(sign * xp.sum(u * v, axis=-1))
+            w = sign * cross(u, v, xp)
+            J1.append(((..., i, _ROT), w))
+            J2.append(((..., i, _ROT), -w))
+    phi = _stacked(xp, phi, shape) if m else xp.zeros(shape + (0,), dtype=d.dtype)
+    return (phi, [_filled(xp, shape + (m, 6), J1, d), _filled(xp, shape + (m, 6), J2, d)],
+            d, a1, a2)
+
+
+#: the columns of a body's position and of its rotation increment in a Jacobian block
+_POS = slice(0, 3)
+_ROT = slice(3, 6)
+#: the global unit vectors, rows (see :func:`_unit`)
+_UNIT = np.eye(3)
+_UNIT.flags.writeable = False
+
+
+def _unit(xp, c, like):
+    """The global unit vector ``e_c`` in ``like``'s namespace (and dtype, for JAX: a float64
+    constant would promote a float32 trace)."""
+    return _UNIT[c] if xp is np else xp.asarray(_UNIT[c], dtype=like.dtype)
+
+
+def _filled(xp, shape, entries, like):
+    """An array of zeros of ``shape`` with ``entries`` ``[(index, value), ...]`` written (in
+    place for NumPy; ``.at[index].set`` for JAX, in ``like``'s dtype)."""
+    if xp is np:
+        out = np.zeros(shape)
+        for idx, v in entries:
+            out[idx] = v
+        return out
+    out = xp.zeros(shape, dtype=like.dtype)
+    for idx, v in entries:
+        out = out.at[idx].set(v)
+    return out
 
 
 def _dot(a, b):
@@ -341,6 +381,7 @@ class _FrameJoint(Joint):
     layout = FRAME_LAYOUT
     #: The frame axes checked by :meth:`_mirrored` (from :data:`_MIRROR_AXES`; empty: none).
     _mirror_axes: tuple[int, ...] = ()
+    _generic_kernels = True    # _components is written over the arrays' namespace
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
@@ -1404,6 +1445,7 @@ class SpatialDistance(_FrameJoint, variant_of=Distance):
     n_equations = 1
     layout = FRAME_LAYOUT + (("length", 1),)
     # No mirror: |d| = L from any direction is what a rod means (no rotation rows).
+    _generic_kernels = True
 
     def __init__(self, body1, body2, point1=None, point2=None, length: float = 1.0, *,
                  name: str | None = None) -> None:
@@ -1459,16 +1501,13 @@ class SpatialDistance(_FrameJoint, variant_of=Distance):
     @classmethod
     def _evaluate(cls, P, X1, X2):
         _, _, d, a1, a2 = _components((), P, X1, X2)
+        xp = namespace(d)
         L = P[..., cls.sl.length]
-        phi = ((np.sum(d * d, axis=-1) - L * L) / (2 * L))[..., None]
+        phi = ((xp.sum(d * d, axis=-1) - L * L) / (2 * L))[..., None]
         g = d / L[..., None]
-        shape = phi.shape
-        J1 = np.empty(shape + (6,))
-        J2 = np.empty(shape + (6,))
-        J1[..., 0, :3] = -g
-        J1[..., 0, 3:] = cross(g, a1)
-        J2[..., 0, :3] = g
-        J2[..., 0, 3:] = cross(a2, g)
+        shape = phi.shape + (6,)
+        J1 = _filled(xp, shape, [((..., 0, _POS), -g), ((..., 0, _ROT), cross(g, a1, xp))], d)
+        J2 = _filled(xp, shape, [((..., 0, _POS), g), ((..., 0, _ROT), cross(a2, g, xp))], d)
         return phi, [J1, J2]
 
     @classmethod
@@ -1486,15 +1525,16 @@ class SpatialDistance(_FrameJoint, variant_of=Distance):
 def _relative_angle(P, X1, X2):
     """Angle of x_2 about z_1 measured from x_1: ``atan2(y1.x2, x1.x2)``, and its gradient
     (``P`` with the frame layout :data:`~mechsolve.joints._phi_p.FRAMES` first)."""
-    A1 = _axes(X1, P[..., FRAMES.frame1])
-    A2 = _axes(X2, P[..., FRAMES.frame2])
+    xp = namespace(X1, X2, P)
+    A1 = _axes(X1, P[..., FRAMES.frame1], xp)
+    A2 = _axes(X2, P[..., FRAMES.frame2], xp)
     x1, y1, x2 = A1[..., :, 0], A1[..., :, 1], A2[..., :, 0]
-    s = np.sum(y1 * x2, axis=-1)
-    c = np.sum(x1 * x2, axis=-1)
-    theta = np.arctan2(s, c)
+    s = xp.sum(y1 * x2, axis=-1)
+    c = xp.sum(x1 * x2, axis=-1)
+    theta = xp.arctan2(s, c)
     r2 = (s * s + c * c)[..., None]
     # d(theta) = (c ds - s dc) / (s^2 + c^2); ds, dc from d(u . v) on dphi1 / dphi2.
-    g1 = (c[..., None] * cross(y1, x2) - s[..., None] * cross(x1, x2)) / r2
+    g1 = (c[..., None] * cross(y1, x2, xp) - s[..., None] * cross(x1, x2, xp)) / r2
     return theta, g1
 
 
@@ -1541,6 +1581,7 @@ class SpatialDriver(DriverJoint, variant_of=Driver):
     layout = (("weights", 3), ("value", 1))
     design_parameters = ("value",)   # the weights select the coordinate
     # No mirror: linear in the position.
+    _generic_kernels = True
 
     def __init__(self, body, coordinate: str, value: float = 0.0, *, name=None) -> None:
         coords = ("x", "y", "z")
@@ -1575,9 +1616,8 @@ class SpatialDriver(DriverJoint, variant_of=Driver):
     @classmethod
     def _evaluate(cls, P, X):
         phi = cls._phi(P, X)
-        J = np.zeros(phi.shape + (6,))
-        J[..., 0, :3] = P[..., cls.sl.weights]
-        return phi, [J]
+        return phi, [_filled(namespace(X, P), phi.shape + (6,),
+                             [((..., 0, _POS), P[..., cls.sl.weights])], phi)]
 
     # Phi = n . r - value in the position's components: the planar driver's closed form
     _phi_p = Driver.__dict__["_phi_p"]
@@ -1622,6 +1662,7 @@ class SpatialAngleDriver(DriverJoint, variant_of=AngleDriver):
     layout = FRAME_LAYOUT + (("value", 1),)
     # No mirror: wrap(atan2(y_1 . x_2, x_1 . x_2) - value) vanishes only at the angle itself
     # (atan2 tells x_2 from -x_2); a mirrored revolute is reported by the revolute.
+    _generic_kernels = True
 
     def __init__(self, joint, value: float = 0.0, *, name=None) -> None:
         _drive_frame_joint(self, joint, (SpatialRevolute, Cylindrical), "AngleDriver",
@@ -1638,17 +1679,17 @@ class SpatialAngleDriver(DriverJoint, variant_of=AngleDriver):
     @classmethod
     def _phi(cls, P, X1, X2):
         theta, _ = _relative_angle(P, X1, X2)
-        return (np.remainder(theta - P[..., cls.sl.value] + np.pi, 2 * np.pi) - np.pi)[..., None]
+        xp = namespace(theta)
+        return (xp.remainder(theta - P[..., cls.sl.value] + np.pi, 2 * np.pi) - np.pi)[..., None]
 
     @classmethod
     def _evaluate(cls, P, X1, X2):
         theta, g1 = _relative_angle(P, X1, X2)
-        phi = (np.remainder(theta - P[..., cls.sl.value] + np.pi, 2 * np.pi) - np.pi)[..., None]
-        J1 = np.zeros(phi.shape + (6,))
-        J2 = np.zeros(phi.shape + (6,))
-        J1[..., 0, 3:] = g1
-        J2[..., 0, 3:] = -g1
-        return phi, [J1, J2]
+        xp = namespace(theta)
+        phi = (xp.remainder(theta - P[..., cls.sl.value] + np.pi, 2 * np.pi) - np.pi)[..., None]
+        shape = phi.shape + (6,)
+        return phi, [_filled(xp, shape, [((..., 0, _ROT), g1)], phi),
+                     _filled(xp, shape, [((..., 0, _ROT), -g1)], phi)]
 
     @classmethod
     def _phi_p(cls, P, X1, X2):
@@ -1686,6 +1727,7 @@ class SpatialSlideDriver(DriverJoint, variant_of=SlideDriver):
     dims = (3,)
     layout = FRAME_LAYOUT + (("value", 1),)
     # No mirror: z_1 . d - value is a signed length along z_1 (no rotation row).
+    _generic_kernels = True
 
     def __init__(self, joint, value: float = 0.0, *, name=None) -> None:
         _drive_frame_joint(self, joint, (SpatialPrismatic, Cylindrical), "SlideDriver",

@@ -738,6 +738,12 @@ class Joint(metaclass=ABCMeta):
     #: of component expressions in the array namespace ``xp`` (see :mod:`mechsolve.joints.
     #: _terms`): what the JAX backend traces. ``None`` for a class that has none yet.
     _terms = None
+    #: Whether the ``_phi`` and ``_evaluate`` the class declares with it are written once over
+    #: the array namespace of their arguments (NumPy in, NumPy out; JAX arrays or tracers in,
+    #: JAX out): what the JAX backend traces for spatial systems. A subclass that overrides
+    #: either kernel without declaring it again is not traced (see
+    #: :func:`mechsolve._jax.system.traceable`).
+    _generic_kernels = False
 
     @classmethod
     @abstractmethod

@@ -20,7 +20,9 @@ class TracedStep:
     pivoting (as the core's ``LinearStrategy``, rows of norm 1), for JAX: ``solve_scaled``
     gives the correction in the scaled coordinates; ``bad`` says the core would not use LU
     here (see :data:`TRACED_PIVOT_MIN`); with ``lsq`` (a traced bool) the step is the
-    truncated SVD's minimum-norm least-squares solution where it is set."""
+    truncated SVD's minimum-norm least-squares solution where it is set, with ``lsq=True``
+    (the Python constant) at every step, without LU (the strategy's ``"lsq"`` mode: redundant,
+    under-driven or rectangular systems; ``sign`` is then 0)."""
 
     def __init__(self, jnp, J, c, lsq=None):
         Js = J * c
@@ -28,10 +30,15 @@ class TracedStep:
         self.r = jnp.where(r > 0.0, r, 1.0)
         self.jnp = jnp
         Js = Js / self.r[:, None]
-        self.lu, self.perm, sign = traced_lu(jnp, Js)
-        d = jnp.abs(jnp.diagonal(self.lu))
-        self.bad = ~(jnp.min(d) > TRACED_PIVOT_MIN * jnp.max(d))
-        self.sign = sign * jnp.prod(jnp.sign(jnp.diagonal(self.lu)))
+        self.only_lsq = lsq is True   # least squares at every step (``"lsq"``): no LU
+        if self.only_lsq:
+            self.bad = jnp.bool_(False)
+            self.sign = jnp.zeros((), dtype=J.dtype)
+        else:
+            self.lu, self.perm, sign = traced_lu(jnp, Js)
+            d = jnp.abs(jnp.diagonal(self.lu))
+            self.bad = ~(jnp.min(d) > TRACED_PIVOT_MIN * jnp.max(d))
+            self.sign = sign * jnp.prod(jnp.sign(jnp.diagonal(self.lu)))
         self.lsq = lsq
         if lsq is not None:
             # the core's least-squares step: the truncated SVD's minimum-norm solution
@@ -40,10 +47,12 @@ class TracedStep:
             self.svd = (U, jnp.where(keep, 1.0 / jnp.where(keep, sv, 1.0), 0.0), Vt)
 
     def solve_scaled(self, rhs):
+        U, s_inv, Vt = self.svd if self.lsq is not None else (None,) * 3
+        if self.only_lsq:
+            return Vt.T @ (s_inv * (U.T @ (rhs / self.r)))
         x = self._lu_solve(rhs)
         if self.lsq is None:
             return x
-        U, s_inv, Vt = self.svd
         return self.jnp.where(self.lsq, Vt.T @ (s_inv * (U.T @ (rhs / self.r))), x)
 
     def _lu_solve(self, rhs):

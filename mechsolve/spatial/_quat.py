@@ -17,6 +17,15 @@ Conventions
 * Vectors are shape ``(..., 3)``. All functions broadcast leading (batch) dimensions with
   NumPy rules and never validate their input: callers pass finite float arrays, and
   quaternions that are already unit length.
+* The kernels the spatial joints and the state's retraction use (:func:`cross`,
+  :func:`quat_multiply`, :func:`quat_conjugate`, :func:`quat_normalize`, :func:`quat_rotate`,
+  :func:`quat_rotate_inverse`, :func:`quat_to_matrix`, :func:`quat_exp`, :func:`quat_log`,
+  :func:`frame_compose`, :func:`frame_inverse`, :func:`frame_apply`) are written once over
+  the array namespace of their arguments: NumPy arrays (or lists) in, NumPy out; JAX arrays or
+  tracers in, JAX out (the JAX backend traces them; :func:`namespace`). They never write
+  into their arguments. Their last argument ``xp`` (optional) is the namespace, given by
+  callers that know it (the joints' kernels, the state's retraction): the arguments are then
+  taken as float arrays of it, unchecked and unconverted.
 
 Examples
 --------
@@ -39,6 +48,7 @@ import numpy as np
 
 __all__ = [
     "IDENTITY",
+    "namespace",
     "cross",
     "quat_multiply",
     "quat_conjugate",
@@ -76,13 +86,50 @@ def _f(a) -> np.ndarray:
     return np.asarray(a, dtype=float)
 
 
+#: argument types that are never JAX's (checked first: the common case costs one lookup)
+_PLAIN = frozenset((np.ndarray, list, tuple, float, int, np.float64))
+
+
+def namespace(*arrays):
+    """The array namespace of the kernels' arguments: ``jax.numpy`` if any is a JAX array or
+    tracer, else ``numpy`` (JAX is not imported for NumPy arguments).
+
+    >>> namespace(np.zeros(3), [1.0, 2.0, 3.0]) is np
+    True
+    """
+    for a in arrays:   # a JAX array or tracer, told by its class's module (JAX not imported)
+        if a.__class__ not in _PLAIN and a.__class__.__module__.startswith("jax"):
+            import jax.numpy as jnp  # only reached with JAX arrays, so JAX is imported
+
+            return jnp
+    return np
+
+
+def _fx(xp, a):
+    """``a`` as a float array of the namespace ``xp`` (JAX arrays as they are)."""
+    return np.asarray(a, dtype=float) if xp is np else xp.asarray(a)
+
+
+def _stacked(xp, parts, shape):
+    """The ``(..., len(parts))`` array of the entries ``parts`` (arrays that broadcast to
+    ``shape``, or floats): filled in place for NumPy, stacked for JAX."""
+    if xp is np:
+        out = np.empty(shape + (len(parts),))
+        for i, e in enumerate(parts):
+            out[..., i] = e
+        return out
+    dtype = next((e.dtype for e in parts if hasattr(e, "dtype")), None)
+    return xp.stack([xp.broadcast_to(xp.asarray(e, dtype=dtype), shape) for e in parts],
+                    axis=-1)
+
+
 # cross products of stacks up to this many numbers are written with index arrays
 _SMALL_CROSS = 3 * 4096
 _NEXT = np.array([1, 2, 0])
 _AFTER = np.array([2, 0, 1])
 
 
-def cross(a, b) -> np.ndarray:
+def cross(a, b, xp=None) -> np.ndarray:
     """Cross product of stacked 3-vectors, ``(..., 3) x (..., 3) -> (..., 3)``.
 
     Written with index arrays for small stacks (fewer NumPy calls) and component-wise for large
@@ -91,20 +138,20 @@ def cross(a, b) -> np.ndarray:
     >>> cross([1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
     array([0., 0., 1.])
     """
-    a = _f(a)
-    b = _f(b)
-    if a.size <= _SMALL_CROSS and b.size <= _SMALL_CROSS:
+    if xp is None:   # (callers that know the namespace pass float arrays of it)
+        xp = np if a.__class__ is b.__class__ is np.ndarray else \
+            namespace(a, b)
+        a = _fx(xp, a)
+        b = _fx(xp, b)
+    if xp is np and a.size <= _SMALL_CROSS and b.size <= _SMALL_CROSS:
         return a[..., _NEXT] * b[..., _AFTER] - a[..., _AFTER] * b[..., _NEXT]
     ax, ay, az = a[..., 0], a[..., 1], a[..., 2]
     bx, by, bz = b[..., 0], b[..., 1], b[..., 2]
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    out[..., 0] = ay * bz - az * by
-    out[..., 1] = az * bx - ax * bz
-    out[..., 2] = ax * by - ay * bx
-    return out
+    return _stacked(xp, (ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx),
+                    np.broadcast_shapes(a.shape, b.shape)[:-1])
 
 
-def quat_multiply(a, b) -> np.ndarray:
+def quat_multiply(a, b, xp=None) -> np.ndarray:
     """Hamilton product ``a b`` of stacked quaternions (w, x, y, z).
 
     Parameters
@@ -123,16 +170,20 @@ def quat_multiply(a, b) -> np.ndarray:
     >>> quat_multiply([0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0])   # i j = k
     array([0., 0., 0., 1.])
     """
-    a = _f(a)
-    b = _f(b)
+    if xp is None:   # (callers that know the namespace pass float arrays of it)
+        xp = np if a.__class__ is b.__class__ is np.ndarray else \
+            namespace(a, b)
+        a = _fx(xp, a)
+        b = _fx(xp, b)
     aw, ax, ay, az = a[..., 0], a[..., 1], a[..., 2], a[..., 3]
     bw, bx, by, bz = b[..., 0], b[..., 1], b[..., 2], b[..., 3]
-    out = np.empty(np.broadcast_shapes(a.shape, b.shape))
-    out[..., 0] = aw * bw - ax * bx - ay * by - az * bz
-    out[..., 1] = aw * bx + ax * bw + ay * bz - az * by
-    out[..., 2] = aw * by - ax * bz + ay * bw + az * bx
-    out[..., 3] = aw * bz + ax * by - ay * bx + az * bw
-    return out
+    parts = (aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+             aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw)
+    if xp is np:   # filled in place (one statement: fewer interpreter steps than a loop)
+        out = np.empty(np.broadcast_shapes(a.shape, b.shape))
+        out[..., 0], out[..., 1], out[..., 2], out[..., 3] = parts
+        return out
+    return _stacked(xp, parts, np.broadcast_shapes(a.shape, b.shape)[:-1])
 
 
 def quat_conjugate(q) -> np.ndarray:
@@ -141,17 +192,22 @@ def quat_conjugate(q) -> np.ndarray:
     >>> quat_conjugate([1.0, 2.0, 3.0, 4.0])
     array([ 1., -2., -3., -4.])
     """
-    return _f(q) * np.array([1.0, -1.0, -1.0, -1.0])
+    return _fx(namespace(q), q) * _CONJUGATE
 
 
-def quat_normalize(q) -> np.ndarray:
+_CONJUGATE = np.array([1.0, -1.0, -1.0, -1.0])
+
+
+def quat_normalize(q, xp=None) -> np.ndarray:
     """Scale stacked quaternions to unit norm (no check for zero quaternions).
 
     >>> quat_normalize([2.0, 0.0, 0.0, 0.0])
     array([1., 0., 0., 0.])
     """
-    q = _f(q)
-    return q / np.linalg.norm(q, axis=-1, keepdims=True)
+    if xp is None:   # (callers that know the namespace pass float arrays of it)
+        xp = np if q.__class__ is np.ndarray else namespace(q)
+        q = _fx(xp, q)
+    return q / xp.linalg.norm(q, axis=-1, keepdims=True)
 
 
 def quat_canonical(q) -> np.ndarray:
@@ -175,7 +231,7 @@ def quat_canonical(q) -> np.ndarray:
     return q * sign[..., None] + 0.0
 
 
-def quat_to_matrix(q) -> np.ndarray:
+def quat_to_matrix(q, xp=None) -> np.ndarray:
     """Direction cosine matrices of stacked unit quaternions, ``(..., 4) -> (..., 3, 3)``.
 
     Uses the formula of the Actin guide::
@@ -191,22 +247,22 @@ def quat_to_matrix(q) -> np.ndarray:
            [0., 1., 0.],
            [0., 0., 1.]])
     """
-    q = _f(q)
+    if xp is None:   # (callers that know the namespace pass float arrays of it)
+        xp = np if q.__class__ is np.ndarray else namespace(q)
+        q = _fx(xp, q)
     w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
     xx, yy, zz = x * x, y * y, z * z
     xy, xz, yz = x * y, x * z, y * z
     wx, wy, wz = w * x, w * y, w * z
-    out = np.empty(q.shape[:-1] + (3, 3))
-    out[..., 0, 0] = 1.0 - 2.0 * (yy + zz)
-    out[..., 0, 1] = 2.0 * (xy - wz)
-    out[..., 0, 2] = 2.0 * (xz + wy)
-    out[..., 1, 0] = 2.0 * (xy + wz)
-    out[..., 1, 1] = 1.0 - 2.0 * (xx + zz)
-    out[..., 1, 2] = 2.0 * (yz - wx)
-    out[..., 2, 0] = 2.0 * (xz - wy)
-    out[..., 2, 1] = 2.0 * (yz + wx)
-    out[..., 2, 2] = 1.0 - 2.0 * (xx + yy)
-    return out
+    entries = (1.0 - 2.0 * (yy + zz), 2.0 * (xy - wz), 2.0 * (xz + wy),
+               2.0 * (xy + wz), 1.0 - 2.0 * (xx + zz), 2.0 * (yz - wx),
+               2.0 * (xz - wy), 2.0 * (yz + wx), 1.0 - 2.0 * (xx + yy))
+    if xp is np:   # filled in place (one statement, as quat_multiply)
+        out = np.empty(q.shape[:-1] + (3, 3))
+        (out[..., 0, 0], out[..., 0, 1], out[..., 0, 2], out[..., 1, 0], out[..., 1, 1],
+         out[..., 1, 2], out[..., 2, 0], out[..., 2, 1], out[..., 2, 2]) = entries
+        return out
+    return _stacked(xp, entries, q.shape[:-1]).reshape(q.shape[:-1] + (3, 3))
 
 
 def quat_to_matrix_derivative(q) -> np.ndarray:
@@ -356,7 +412,7 @@ def _shepperd(R: np.ndarray) -> np.ndarray:
                           / (2.0 * a)[..., None])
 
 
-def quat_rotate(q, v) -> np.ndarray:
+def quat_rotate(q, v, xp=None) -> np.ndarray:
     """Rotate stacked vectors by stacked unit quaternions: ``q v q*``, i.e. ``R(q) @ v``.
 
     Parameters
@@ -383,13 +439,16 @@ def quat_rotate(q, v) -> np.ndarray:
     array([[0., 1., 0.],
            [0., 0., 2.]])
     """
-    q = _f(q)
-    v = _f(v)
+    if xp is None:   # (callers that know the namespace pass float arrays of it)
+        xp = np if q.__class__ is v.__class__ is np.ndarray else \
+            namespace(q, v)
+        q = _fx(xp, q)
+        v = _fx(xp, v)
     if q.ndim == 1 and v.ndim > 1:
-        return v @ quat_to_matrix(q).T
+        return v @ quat_to_matrix(q, xp).T
     u = q[..., 1:]
-    t = 2.0 * cross(u, v)
-    return v + q[..., :1] * t + cross(u, t)
+    t = 2.0 * cross(u, v, xp)
+    return v + q[..., :1] * t + cross(u, t, xp)
 
 
 def quat_rotate_inverse(q, v) -> np.ndarray:
@@ -402,7 +461,7 @@ def quat_rotate_inverse(q, v) -> np.ndarray:
     return quat_rotate(quat_conjugate(q), v)
 
 
-def quat_exp(rotvec) -> np.ndarray:
+def quat_exp(rotvec, xp=None) -> np.ndarray:
     """Exponential map: rotation vectors (angle times unit axis) to unit quaternions.
 
     ``quat_exp(theta * k) = (cos(theta/2), sin(theta/2) k)``. The argument is the full
@@ -424,21 +483,27 @@ def quat_exp(rotvec) -> np.ndarray:
     >>> quat_exp([0.0, 0.0, 0.0])
     array([1., 0., 0., 0.])
     """
-    v = _f(rotvec)
-    angle = np.linalg.norm(v, axis=-1)
+    v = rotvec
+    if xp is None:   # (callers that know the namespace pass float arrays of it)
+        xp = np if v.__class__ is np.ndarray else namespace(v)
+        v = _fx(xp, v)
+    angle = xp.linalg.norm(v, axis=-1)
     half = 0.5 * angle
     small = angle < 1e-4
-    safe = np.where(small, 1.0, angle)
+    safe = xp.where(small, 1.0, angle)
     a2 = angle * angle
     # sin(theta/2)/theta with a 3-term series near zero.
-    scale = np.where(small, 0.5 - a2 / 48.0 + a2 * a2 / 3840.0, np.sin(half) / safe)
-    out = np.empty(v.shape[:-1] + (4,))
-    out[..., 0] = np.cos(half)
-    out[..., 1:] = scale[..., None] * v
-    return out
+    scale = xp.where(small, 0.5 - a2 / 48.0 + a2 * a2 / 3840.0, xp.sin(half) / safe)
+    vec = scale[..., None] * v
+    if xp is np:
+        out = np.empty(v.shape[:-1] + (4,))
+        out[..., 0] = np.cos(half)
+        out[..., 1:] = vec
+        return out
+    return xp.concatenate([xp.cos(half)[..., None], vec], axis=-1)
 
 
-def quat_log(q) -> np.ndarray:
+def quat_log(q, xp=None) -> np.ndarray:
     """Logarithmic map: unit quaternions to rotation vectors with angle in ``[0, pi]``.
 
     Inverse of :func:`quat_exp`; ``q`` and ``-q`` give the same result (the shorter
@@ -452,17 +517,19 @@ def quat_log(q) -> np.ndarray:
     >>> quat_log([-1.0, 0.0, 0.0, 0.0]) + 0.0
     array([0., 0., 0.])
     """
-    q = _f(q)
-    sign = np.where(q[..., 0] < 0.0, -1.0, 1.0)[..., None]
+    if xp is None:   # (callers that know the namespace pass float arrays of it)
+        xp = np if q.__class__ is np.ndarray else namespace(q)
+        q = _fx(xp, q)
+    sign = xp.where(q[..., 0] < 0.0, -1.0, 1.0)[..., None]
     q = q * sign
     w = q[..., 0]
     u = q[..., 1:]
-    s = np.linalg.norm(u, axis=-1)
-    angle = 2.0 * np.arctan2(s, w)
+    s = xp.linalg.norm(u, axis=-1)
+    angle = 2.0 * xp.arctan2(s, w)
     small = s < 1e-6
-    safe_s = np.where(small, 1.0, s)
-    safe_w = np.where(small, w, 1.0)
-    scale = np.where(small, 2.0 / safe_w - (2.0 / 3.0) * s * s / safe_w**3, angle / safe_s)
+    safe_s = xp.where(small, 1.0, s)
+    safe_w = xp.where(small, w, 1.0)
+    scale = xp.where(small, 2.0 / safe_w - (2.0 / 3.0) * s * s / safe_w**3, angle / safe_s)
     return scale[..., None] * u
 
 
@@ -587,7 +654,7 @@ def frame_compose(t1, q1, t2, q2) -> tuple[np.ndarray, np.ndarray]:
     >>> np.round(t, 12) + 0.0
     array([1., 1., 0.])
     """
-    return _f(t1) + quat_rotate(q1, t2), quat_multiply(q1, q2)
+    return _fx(namespace(t1), t1) + quat_rotate(q1, t2), quat_multiply(q1, q2)
 
 
 def frame_inverse(t, q) -> tuple[np.ndarray, np.ndarray]:
@@ -607,4 +674,4 @@ def frame_apply(t, q, p) -> np.ndarray:
     >>> frame_apply([0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0])
     array([1., 0., 1.])
     """
-    return _f(t) + quat_rotate(q, p)
+    return _fx(namespace(t), t) + quat_rotate(q, p)
