@@ -162,9 +162,9 @@ def _entries(jnp, e, k, dtype):
     return [e[i] for i in range(k)]
 
 
-def _supported(spatial: bool) -> list:
-    """The public joint classes the backend traces (:func:`traceable`) for planar or spatial
-    mechanisms."""
+def _supported(spatial: bool = False) -> list:
+    """The public joint classes the backend traces (:func:`traceable`) for planar (default)
+    or spatial mechanisms."""
     out, todo = set(), [Joint]
     while todo:
         c = todo.pop()
