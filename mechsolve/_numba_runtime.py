@@ -25,7 +25,7 @@ to the functions here, which hold the rules both follow:
 * **One copy each** (:func:`close`): before a cold compile of an entry point, its callees are
   compiled for the one signature each is called with and closed to others (numba would compile
   a second copy of a callee, and of all it calls, for a literal ``True`` passed where another
-  call passes a variable: the planar solver's cold compile took twice as long).
+  call passes a variable: the planar solver's cold compile took a third more CPU).
 * **Warm** (:func:`cache_holds`): whether numba's cache holds an entry point's index, a look
   at the folder without importing numba.
 """
