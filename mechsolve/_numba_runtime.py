@@ -151,7 +151,7 @@ def close(functions) -> None:
     (``True``) or another layout takes the signature by numba's conversions instead of
     compiling a second copy of the function (and of everything it calls). Entry points are
     left open (a user's arguments may differ)."""
-    from numba.core import sigutils
+    from numba.core import sigutils  # numba only in a cold compile (see decorate)
 
     for mod, name, signature in functions:
         fn = getattr(mod, name)
