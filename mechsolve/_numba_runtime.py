@@ -25,7 +25,7 @@ to the functions here, which hold the rules both follow:
 * **One copy each** (:func:`close`): before a cold compile of an entry point, its callees are
   compiled for the one signature each is called with and closed to others (numba would compile
   a second copy of a callee, and of all it calls, for a literal ``True`` passed where another
-  call passes a variable: the planar solver's cold compile took twice as long).
+  call passes a variable: the planar solver's cold compile took a third more CPU).
 * **Warm** (:func:`cache_holds`): whether numba's cache holds an entry point's index, a look
   at the folder without importing numba.
 """
@@ -74,27 +74,12 @@ def check_backend(backend) -> str:
     return backend
 
 
-#: :data:`ENV_BACKEND` as ``os.environ`` keeps it in its dict (CPython's ``os._Environ``:
-#: ``encodekey``, ``_data``), or None where it has no such dict.
-_ENV_KEY = os.environ.encodekey(ENV_BACKEND) if hasattr(os.environ, "encodekey") else None
-
-
-def _env_backend():
-    """The value of :data:`ENV_BACKEND`, or None. ``os.environ.get`` raises and catches a
-    KeyError inside where the name is not set (about a microsecond, on every solve): CPython's
-    ``os.environ`` dict answers that case first."""
-    data = getattr(os.environ, "_data", None)
-    if _ENV_KEY is not None and isinstance(data, dict) and _ENV_KEY not in data:
-        return None
-    return os.environ.get(ENV_BACKEND)
-
-
 def use_compiled(backend, state: dict, warm, install: str) -> bool:
     """Whether ``backend`` (checked) takes the compiled path whose memory is ``state``;
     ``warm()`` says whether its code is ready without a compile, ``install`` how to get numba
     (in the error where ``"numba"`` is asked for without it)."""
     if backend == "auto":
-        env = _env_backend()
+        env = os.environ.get(ENV_BACKEND)
         if env is None:     # the common case, in few steps (a solve asks every time)
             return warm() and numba_available(state)
         env = env.strip().lower() or "auto"
@@ -166,7 +151,7 @@ def close(functions) -> None:
     (``True``) or another layout takes the signature by numba's conversions instead of
     compiling a second copy of the function (and of everything it calls). Entry points are
     left open (a user's arguments may differ)."""
-    from numba.core import sigutils  # numba imported already: kernels are being compiled
+    from numba.core import sigutils  # numba only in a cold compile (see decorate)
 
     for mod, name, signature in functions:
         fn = getattr(mod, name)

@@ -259,8 +259,8 @@ def test_compiled_result_has_numpys_fields_measured_at_its_pose(kernels, spy, na
                                                                monkeypatch):
     """The compiled solve's result (built from the kernel's one output array) has the NumPy
     path's fields in the same order; its residuals are those of the pose it returns."""
-    monkeypatch.delenv("MECHSOLVE_BACKEND", raising=False)   # "auto" as a user has it (CI's
-    # minimum-version run sets MECHSOLVE_BACKEND=numpy)
+    # "auto" as a user has it (a run with MECHSOLVE_BACKEND=numpy would take NumPy here)
+    monkeypatch.delenv("MECHSOLVE_BACKEND", raising=False)
     a, da, b, db = _pair(name)
     a.solve(backend="numpy")
     b.solve(backend="numpy")

@@ -4,7 +4,7 @@ with the compiled planar path).
 
 * **Which path.** ``arm.ik(..., backend="auto")`` takes the compiled path when its code is
   compiled already (in this process, or in numba's cache for this version of mechsolve: see
-  :func:`mechsolve.robots.compile_ik`), never paying a cold compile (some 40 s of CPU)
+  :func:`mechsolve.robots.compile_ik`), never paying a cold compile (about a minute of CPU)
   in a user's call;
   ``"numpy"`` the NumPy reference path (:mod:`mechsolve.robots._ik` on the Newton core);
   ``"numba"`` the compiled one, compiling it where needed, or a ValueError where numba is
@@ -23,7 +23,7 @@ with the compiled planar path).
   ``NUMBA_CACHE_DIR`` the user set is respected.
 * **The compile** happens in :func:`mechsolve.robots.compile_ik` or in the first call with
   ``backend="numba"``; where no cache is there yet, one line on the ``mechsolve`` logger
-  says so before the pause (some 40 s of CPU, once per version and machine).
+  says so before the pause (about a minute of CPU, once per version and machine).
 """
 
 from __future__ import annotations
@@ -52,43 +52,6 @@ _INSTALL = "pip install numba"
 _SOURCES = ("_numba_linalg.py", "robots/_ik_kernels.py")
 
 _state: dict = {}
-_F1, _F2, _F3 = "float64[::1]", "float64[:, ::1]", "float64[:, :, ::1]"
-_I1, _B1 = "int64[::1]", "boolean[::1]"
-_RO1 = "Array(float64, 1, 'C', readonly=True)"    # a start from starts (read only)
-_RO2 = "Array(float64, 2, 'C', readonly=True)"
-_CHAIN = (_F3, _F3, _F3, _F3, _B1, _F2)          # P0, PA, PB, PP, prism, tool
-_LM = (_F2, *_CHAIN, _F1, _F1, "float64", "int64")   # base, chain, c, inv_e, tol, iterations
-#: The one signature of each callee of :mod:`._ik_kernels` (its entry points, ``solve_serial``,
-#: ``solve_parallel`` and ``fk_rows``, are left open), as its callers pass them (see
-#: :func:`mechsolve._numba_runtime.close`): compiled once each in a cold compile.
-_SIGNATURES = {
-    "_fmin": ("float64", "float64"),
-    "_fmax": ("float64", "float64"),
-    "_nrm": (_F1,),
-    "_maxabs": (_F1,),
-    "_finite": (_F1,),
-    "_within": (_F1, _F1),
-    "_evaluate": (_F1, _F2, *_CHAIN, _F1, _F2, "boolean"),
-    "_lu_factor": (_F2, _I1),
-    "_lu_solve": (_F2, _I1, _F1, _F1),
-    "_factor": (_F2, _F1, "boolean", _F2, _F1, _F2, _I1),
-    "_jacobi": (_F2, _F2, _F2),
-    "_svd_into": (_F2, _F2, _F1, _F2, "float64"),
-    "_solve_scaled": (_F1, _F2, _F1, _F2, _I1, _I1, _F2, _F1, _F2, _F1),
-    "_step_of": (_F1, _F1, _F1, _F1, _F1, "boolean", _F2, _F1, _F2, _I1, _I1, _F2, _F1, _F2,
-                 _F1, _F1),
-    "_newton": (_F1, *_LM, "float64", "float64", _F1, _F1, "boolean", _F1, _F1),
-    "_cholesky_solve": (_F2, _F1, _F1),
-    "_min_norm": (_F2, _F1, _F1),
-    "_lm": (_RO1, *_LM, _F1, _F1, "boolean", _F1),
-    "_errors": (_F1,),
-    "_lm_then_newton": (_RO1, *_LM, "float64", "int64", _F1, _F1, "boolean", _F1, _F1),
-    "_wrap_pi": ("float64",),
-    "_wrap_into": ("float64", "float64", "float64", "float64"),
-    "_solve_one": (_F2, _F1, *_CHAIN, _F1, "float64", "float64", "int64", "float64", "float64",
-                   "int64", "int64", _RO2, _F1, _F1, "boolean", _I1, _F1, _F1, _F1, "float64",
-                   _F1),
-}
 
 
 def numba_available() -> bool:
@@ -165,13 +128,9 @@ def _cached(dispatcher) -> bool:
 def _entry(name: str):
     """The entry point ``name`` of the kernels; the first time, where it is not cached yet,
     one line on the ``mechsolve`` logger says that numba is compiling it."""
-    mod = kernels()
-    fn = getattr(mod, name)
+    fn = getattr(kernels(), name)
     if name not in _state:
         _nb.announce(_state, name, fn, _cached, "the inverse kinematics", cache_path())
-        if not _cached(fn):
-            # a cold compile: each callee once, for its one signature
-            _nb.close([(mod, f, "(" + ", ".join(sig) + ",)") for f, sig in _SIGNATURES.items()])
     return fn
 
 

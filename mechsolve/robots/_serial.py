@@ -1273,7 +1273,7 @@ def compile_ik(parallel: bool = False) -> Path:
     """Compile the inverse kinematics of serial arms with numba and cache the code, so that
     every later ``arm.ik`` (``backend="auto"``, in this process and in new ones) runs compiled.
 
-    Takes some 40 s of CPU once per version of mechsolve and machine (a few tenths of a
+    Takes about a minute of CPU once per version of mechsolve and machine (a few tenths of a
     second where the cache holds it already); ``pip install "mechsolve[numba]"`` first.
 
     Parameters
