@@ -74,12 +74,27 @@ def check_backend(backend) -> str:
     return backend
 
 
+#: :data:`ENV_BACKEND` as ``os.environ`` keeps it in its dict (CPython's ``os._Environ``:
+#: ``encodekey``, ``_data``), or None where it has no such dict.
+_ENV_KEY = os.environ.encodekey(ENV_BACKEND) if hasattr(os.environ, "encodekey") else None
+
+
+def _env_backend():
+    """The value of :data:`ENV_BACKEND`, or None. ``os.environ.get`` raises and catches a
+    KeyError inside where the name is not set (about a microsecond, on every solve): CPython's
+    ``os.environ`` dict answers that case first."""
+    data = getattr(os.environ, "_data", None)
+    if _ENV_KEY is not None and isinstance(data, dict) and _ENV_KEY not in data:
+        return None
+    return os.environ.get(ENV_BACKEND)
+
+
 def use_compiled(backend, state: dict, warm, install: str) -> bool:
     """Whether ``backend`` (checked) takes the compiled path whose memory is ``state``;
     ``warm()`` says whether its code is ready without a compile, ``install`` how to get numba
     (in the error where ``"numba"`` is asked for without it)."""
     if backend == "auto":
-        env = os.environ.get(ENV_BACKEND)
+        env = _env_backend()
         if env is None:     # the common case, in few steps (a solve asks every time)
             return warm() and numba_available(state)
         env = env.strip().lower() or "auto"
