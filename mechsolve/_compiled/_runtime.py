@@ -41,14 +41,11 @@ _F1, _F2, _F3 = "float64[::1]", "float64[:, ::1]", "float64[:, :, ::1]"
 _I1, _I2 = "int64[::1]", "int64[:, ::1]"
 _TABLES = ("int64", _I1, _I2, _I2, _I1, _I1)    # nb, jtype, jbody, jcol, jpar, jrow
 #: The one signature of each callee of :mod:`._mech_kernels` (its entry points, ``newton`` and
-#: ``sweep``, are left open), as its callers pass them (see :func:`mechsolve._numba_runtime.
+#: ``sweep``, are left open; the shared linear algebra of :mod:`mechsolve._numba_linalg` is
+#: inlined into them), as its callers pass them (see :func:`mechsolve._numba_runtime.
 #: close`); the generated kernels' are :data:`._planar_kernels.SIGNATURES`.
 _MECH_SIGNATURES = {
-    "_finite": (_F1,),
-    "_lu_factor": (_F2, _I1),
-    "_lu_solve": (_F2, _I1, _F1, _F1),
     "_factor": (_F2, _F1, _F1, _F2, _I1),
-    "_solve_scaled": (_F1, _F1, _F2, _I1, _F1, _F1),
     "_newton": (_F1, *_TABLES, _F1, _F1, _F1, _F1, "float64", "int64", "float64", "float64",
                 "boolean", _F1, _F1, _F1, _F2, _F3, _I1, _F2),
     "_tangent_solve": (_F1, _F2, _I1, _F1, "int64", _F1, _F1, _F1, "int64"),
