@@ -82,10 +82,14 @@ def test_solve_batch_is_numpys(kernels, name):
     a = mech.solve_batch(Q0, values={drive: values}, backend="numba", raise_on_failure=False)
     b = mech.solve_batch(Q0, values={drive: values}, backend="numpy", raise_on_failure=False)
     assert a.backend == "numba" and "backend" not in b
-    for key in ("success", "status", "iterations"):
+    for key in ("success", "status"):
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
     assert a.message == b.message
     ok = b.success
+    # the iterations of every item solved; a failed item's are those of the NumPy path's own
+    # assembly searches on both paths (hundreds of iterations, which on NumPy 1.24 carry the
+    # 1-ulp differences of its sin/cos between equal calls in one process into their count)
+    np.testing.assert_array_equal(a.iterations[ok], b.iterations[ok])
     assert _size_gap(mech, a.states[ok], b.states[ok]) <= 1e-13
     # every item the compiled Newton converged holds its equations to round-off (measured
     # here by NumPy at its pose), and the others were handed over
