@@ -9,19 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import sympy as sp
+from test_symbolic import _time_dependent  # a time-dependent planar joint of one body
 
 import mechsolve as ms
 from mechsolve.joints._terms import evaluate_arrays
 from mechsolve.symbolic import body_symbols, catalog, symbolic_joint
-
-
-def _wobble():
-    """A time-dependent planar joint of one body."""
-    (b,) = body_symbols(1)
-    a, w, t = sp.symbols("a w t")
-    return symbolic_joint("TermsWobble", bodies=[b], params=[a, w], time=t,
-                          phi=[b.theta - a * sp.sin(w * t) + b.x * t**2 * sp.cos(b.theta),
-                               b.y * sp.exp(t) - b.x])
 
 
 def _piecewise():
@@ -35,7 +27,7 @@ def _piecewise():
 
 
 PLANAR = {"revolute": catalog.revolute, "point_on_line": catalog.point_on_line,
-          "wobble": _wobble, "piecewise": _piecewise}
+          "wobble": _time_dependent, "piecewise": _piecewise}
 
 
 @pytest.mark.parametrize("which", sorted(PLANAR))
