@@ -104,3 +104,16 @@ def test_angle_cos_sin_is_cos_and_sin_of_the_angles(shape):
     np.testing.assert_array_equal(s, np.sin(t))
     # the poses are not written
     np.testing.assert_array_equal(X, np.random.default_rng(1).uniform(-4.0, 4.0, size=shape))
+
+
+def test_the_arm_kinematics_take_placement_free_cosines(trig_calls):
+    # the IK's forward kinematics on the NumPy path (a batch, one target) and the arm's
+    # forward kinematics: the joint angles copied, the cosines and sines fresh
+    arm = ms.robots.ur5()
+    rng = np.random.default_rng(3)
+    Q = rng.uniform(-np.pi, np.pi, (5, 6))
+    T = arm.forward_matrix(Q)
+    trig_calls.clear()
+    arm.ik(T, Q + 0.05, backend="numpy")
+    arm.ik(T[0], Q[0] + 0.05, backend="numpy")
+    _check(trig_calls)

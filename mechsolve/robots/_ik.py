@@ -101,8 +101,12 @@ class _FastChain:
         QT = Q.T
         W = np.empty((n, len(Q), 3))
         W[..., 0] = 1.0
-        np.cos(QT, out=W[..., 1])
-        np.sin(QT, out=W[..., 2])
+        # the angles copied and the cosines and sines into arrays of their own: NumPy 1.24's
+        # SIMD loops fall back to libm (1 ulp apart) where a strided operand's extent, as it
+        # reckons it, touches the other's buffer (see mechsolve._trig)
+        QC = QT.copy()
+        W[..., 1] = np.cos(QC)
+        W[..., 2] = np.sin(QC)
         L = (W @ self.K).reshape(n, len(Q), 4, 4)
         if not self.all_rev:
             L += QT[..., None, None] * self.PP[:, None]
@@ -144,8 +148,9 @@ class _FastChain:
         the Jacobian ``(6, n)``."""
         n = self.n
         W = np.ones((n, 1, 3))
-        np.cos(q, out=W[:, 0, 1])
-        np.sin(q, out=W[:, 0, 2])
+        q = np.ascontiguousarray(q)      # fresh, contiguous operands (see frames)
+        W[:, 0, 1] = np.cos(q)
+        W[:, 0, 2] = np.sin(q)
         L = (W @ self.K).reshape(n, 4, 4)
         if not self.all_rev:
             L += q[:, None, None] * self.PP
