@@ -180,7 +180,7 @@ def _arm(mech, Q, body, p) -> np.ndarray:
     """``R p``, the body point relative to the body's origin in global axes: ``(..., dim)``."""
     rotation = Q[..., mech.layout.rotation_slice(body)]
     if mech.dim == 2:
-        t = rotation[..., 0]
+        t = rotation[..., 0].copy()    # contiguous: see mechsolve._trig
         c, s = np.cos(t), np.sin(t)
         return np.stack([c * p[0] - s * p[1], s * p[0] + c * p[1]], axis=-1)
     return quat_rotate(rotation, np.broadcast_to(p, rotation.shape[:-1] + (3,)))

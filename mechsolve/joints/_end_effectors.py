@@ -1346,6 +1346,9 @@ class SewAngleEndEffector(EndEffector):
 
     @staticmethod
     def _error(X: np.ndarray, Y: np.ndarray, t: np.ndarray) -> np.ndarray:
+        # a column of P read from an array of its own: NumPy 1.24's cos/sin then take the
+        # same loop wherever the arrays lie (see mechsolve._trig)
+        t = np.ascontiguousarray(t)
         ct, st = np.cos(t), np.sin(t)
         return np.arctan2(Y * ct - X * st, X * ct + Y * st)[..., None]
 
