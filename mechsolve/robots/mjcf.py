@@ -65,6 +65,7 @@ from ..io._mjcf_scan import scan
 from ..mechanism import Mechanism
 from ..spatial import Frame, Orientation
 from ..spatial._quat import quat_from_matrix
+from ._graph import _frame, _inv
 
 __all__ = ["MJCFModel", "load_mjcf", "MAX_BYTES", "MAX_MAGNITUDE"]
 
@@ -98,17 +99,6 @@ def _matrix(pos, quat) -> np.ndarray:
     M[:3, :3] = Orientation(np.asarray(quat, dtype=float), normalize=True).as_matrix()
     M[:3, 3] = pos
     return M
-
-
-def _frame(M: np.ndarray) -> Frame:
-    return Frame(M[:3, 3], Orientation(quat_from_matrix(M[:3, :3]), normalize=True))
-
-
-def _inv(M: np.ndarray) -> np.ndarray:
-    out = np.eye(4)
-    out[:3, :3] = M[:3, :3].T
-    out[:3, 3] = -M[:3, :3].T @ M[:3, 3]
-    return out
 
 
 def _translation(p) -> np.ndarray:

@@ -18,26 +18,19 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..io.sdf import read_sdf_graph
-from ..spatial import Frame, Orientation
-from ..spatial._quat import quat_from_matrix
-from ._graph import KinematicGraph, LoopClosure, TreeJoint, URDFModel, build_graph_model
+from ._graph import (
+    KinematicGraph,
+    LoopClosure,
+    TreeJoint,
+    URDFModel,
+    _frame,
+    _inv,
+    build_graph_model,
+)
 from ._serial import ArmJoint, SerialArm
 
 __all__ = ["load_sdf_mechanism", "load_sdf", "sdf_kinematic_graph"]
-
-
-def _frame(M: np.ndarray) -> Frame:
-    return Frame(M[:3, 3], Orientation(quat_from_matrix(M[:3, :3]), normalize=True))
-
-
-def _inv(M: np.ndarray) -> np.ndarray:
-    out = np.eye(4)
-    out[:3, :3] = M[:3, :3].T
-    out[:3, 3] = -M[:3, :3].T @ M[:3, 3]
-    return out
 
 
 def load_sdf_mechanism(source, actuated=(), *, values=None, name=None) -> URDFModel:
