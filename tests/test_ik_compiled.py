@@ -324,3 +324,27 @@ def test_compile_ik_makes_auto_compiled(monkeypatch):
     a = arm.ik(arm.forward(q), q + 0.05)
     b = arm.ik(arm.forward(q), q + 0.05, backend="numpy")
     assert_same(a, b, "auto after compile_ik")
+
+
+@pytest.mark.parametrize("unit", [1e-3, 1e3])
+def test_both_paths_agree_far_from_the_origin_in_any_unit(unit):
+    # a UR5 in millimetres or kilometres with its base 2e4 sizes away: the targets folded into
+    # the base as the NumPy path folds them (one target: start_one's arithmetic in the kernel;
+    # a batch: the NumPy fold passed in), so that the far placement's round-off is the same on
+    # both paths; the tool reaches every target within that round-off (forward kinematics)
+    pytest.importorskip("numba", reason="the compiled path needs numba")
+    params = [(d * unit, a * unit, alpha) for d, a, alpha in ms.robots.UR5_DH]
+    arm = ms.robots.dh_arm(params, base=ms.Frame(np.array([1e4, -2e4, 5e3]) * unit))
+    Q = joint_vectors(arm, 12, seed=11)
+    T = arm.forward_matrix(Q)
+    Q0 = Q + np.random.default_rng(12).uniform(-0.1, 0.1, Q.shape)
+    a = arm.ik(T, Q0, backend="numba")
+    b = arm.ik(T, Q0, backend="numpy")
+    assert_same(a, b, f"far ur5, unit {unit}, batch", arm)
+    for k in range(3):
+        assert_same(arm.ik(T[k], Q0[k], backend="numba"), arm.ik(T[k], Q0[k], backend="numpy"),
+                    f"far ur5, unit {unit}, target {k}", arm)
+    M = arm.forward_matrix(a.q)
+    far = 2.3e4 * np.finfo(float).eps        # the coordinates' round-off, in sizes
+    pos = np.linalg.norm(M[:, :3, 3] - T[:, :3, 3], axis=-1) / arm.length_scale
+    assert np.all(pos <= 256 * far), pos

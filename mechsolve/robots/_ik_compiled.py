@@ -176,7 +176,6 @@ def _tables(arm) -> dict:
         head = np.array([float(arm._length), 0.0, 0.0, 0.0, float(arm._reach),
                          *np.asarray(arm._shoulder, dtype=float)])
         t = arm._ik_tables = {"chain": chain, "flags": flags, "vecs": vecs, "head": head,
-                              "base": np.ascontiguousarray(fast.base, dtype=float),
                               "calls": {}}
     return t
 
@@ -196,12 +195,12 @@ def _settings(t, tol, max_iterations, max_step, newton_lambda_min, lm_iterations
     return got
 
 
-def solve(arm, T, Q0, tol, max_iterations, max_step, restarts, box, *, lm_iterations,
+def solve(arm, base, Q0, tol, max_iterations, max_step, restarts, box, *, lm_iterations,
           newton_lambda_min, starts, check_time):
     """``SerialArm._solve_ik`` on the compiled path: ``(Q, position errors, rotation
-    angles, iterations)`` for the targets ``T (B, 7)`` (translation, unit quaternion; folded
-    into the arm's base in the kernel) from ``Q0 (B, n)`` (``box``: the limits kept, or
-    None). ``check_time()`` is called between chunks of a large batch (a time limit)."""
+    angles, iterations)`` for the targets folded into ``base (B, 4, 4)`` from ``Q0 (B, n)``
+    (``box``: the limits kept, or None). ``check_time()`` is called between chunks of a
+    large batch (a time limit)."""
     B, n = Q0.shape
     t = _tables(arm)
     kept = box is not None
@@ -212,21 +211,21 @@ def solve(arm, T, Q0, tol, max_iterations, max_step, restarts, box, *, lm_iterat
     its = np.zeros(B, dtype=np.int64)
     fn = _entry("solve_parallel" if B >= PARALLEL_MIN and _threads() > PARALLEL_THREADS
                 else "solve_serial")
-    if T.dtype != float or not T.flags.c_contiguous:
-        T = np.ascontiguousarray(T, dtype=float)
+    if base.dtype != float or not base.flags.c_contiguous:
+        base = np.ascontiguousarray(base, dtype=float)
     if Q0.dtype != float or not Q0.flags.c_contiguous:
         Q0 = np.ascontiguousarray(Q0, dtype=float)
     if len(starts) and not starts.flags.c_contiguous:
         starts = np.ascontiguousarray(starts)
     starts = starts.reshape(-1, n)
-    tables = (t["base"], t["chain"], t["vecs"][kept], t["flags"], scal, ints, starts)
+    tables = (t["chain"], t["vecs"][kept], t["flags"], scal, ints, starts)
     if check_time is None:
         # every argument given: numba's dispatch is slow where defaults are left out
-        fn(T, Q0, *tables, Q, errors, its)
+        fn(base, Q0, *tables, Q, errors, its)
     else:
         for k in range(0, B, _CHUNK):
             s = slice(k, min(B, k + _CHUNK))
-            fn(T[s], Q0[s], *tables, Q[s], errors[s], its[s])
+            fn(base[s], Q0[s], *tables, Q[s], errors[s], its[s])
             check_time()
     return Q, errors[:, 0], errors[:, 1], its
 

@@ -822,61 +822,29 @@ def _unpacked(chain, vecs, flags, scal, ints):
 
 
 @_compiled()
-def _fold(T, base0, base):
-    """``base = T_goal^-1 base0`` for one target ``T (7,)`` (translation, unit quaternion),
-    as :meth:`mechsolve.robots._ik._FastChain.start_one` folds it (the rows of ``R^T`` and
-    ``-R^T t`` in scalars, then the product by the arm's base)."""
-    tx, ty, tz, w, x, y, z = T[0], T[1], T[2], T[3], T[4], T[5], T[6]
-    inv = np.empty((4, 4))
-    inv[0, 0] = 1 - 2 * (y * y + z * z)
-    inv[0, 1] = 2 * (x * y + w * z)
-    inv[0, 2] = 2 * (x * z - w * y)
-    inv[1, 0] = 2 * (x * y - w * z)
-    inv[1, 1] = 1 - 2 * (x * x + z * z)
-    inv[1, 2] = 2 * (y * z + w * x)
-    inv[2, 0] = 2 * (x * z + w * y)
-    inv[2, 1] = 2 * (y * z - w * x)
-    inv[2, 2] = 1 - 2 * (x * x + y * y)
-    for i in range(3):
-        inv[i, 3] = -(inv[i, 0] * tx + inv[i, 1] * ty + inv[i, 2] * tz)
-    inv[3, 0] = inv[3, 1] = inv[3, 2] = 0.0
-    inv[3, 3] = 1.0
-    for i in range(4):
-        for j in range(4):
-            acc = 0.0
-            for k in range(4):
-                acc += inv[i, k] * base0[k, j]
-            base[i, j] = acc
-
-
-@_compiled()
-def solve_serial(T, Q0, base0, chain, vecs, flags, scal, ints, starts, Q, errors, its):
-    """:func:`_solve_one` for every target of ``T (B, 7)`` (folded into the arm's base
-    ``base0`` by :func:`_fold`), one after another (the tables as :func:`_unpacked` reads
-    them); position errors and rotation angles in ``errors (B, 2)``."""
+def solve_serial(bases, Q0, chain, vecs, flags, scal, ints, starts, Q, errors, its):
+    """:func:`_solve_one` for every target of ``bases (B, 4, 4)``, one after another (the
+    tables as :func:`_unpacked` reads them); position errors and rotation angles in
+    ``errors (B, 2)``."""
     (P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations, max_step, newton_lambda_min,
      lm_iterations, restarts, lo, hi, box, wrap, wlo, whi, shoulder, reach) = _unpacked(
         chain, vecs, flags, scal, ints)
-    base = np.empty((4, 4))
-    for b in range(T.shape[0]):
-        _fold(T[b], base0, base)
+    for b in range(bases.shape[0]):
         its[b], errors[b, 0], errors[b, 1] = _solve_one(
-            base, Q0[b], P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations, max_step,
+            bases[b], Q0[b], P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations, max_step,
             newton_lambda_min, lm_iterations, restarts, starts, lo, hi, box, wrap, wlo, whi,
             shoulder, reach, Q[b])
 
 
 @_compiled(parallel=True)
-def solve_parallel(T, Q0, base0, chain, vecs, flags, scal, ints, starts, Q, errors, its):
+def solve_parallel(bases, Q0, chain, vecs, flags, scal, ints, starts, Q, errors, its):
     """:func:`solve_serial` with the targets spread over numba's threads (``prange``)."""
     (P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations, max_step, newton_lambda_min,
      lm_iterations, restarts, lo, hi, box, wrap, wlo, whi, shoulder, reach) = _unpacked(
         chain, vecs, flags, scal, ints)
-    for b in prange(T.shape[0]):
-        base = np.empty((4, 4))
-        _fold(T[b], base0, base)
+    for b in prange(bases.shape[0]):
         its[b], errors[b, 0], errors[b, 1] = _solve_one(
-            base, Q0[b], P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations, max_step,
+            bases[b], Q0[b], P0, PA, PB, PP, prism, tool, c, L, tol, max_iterations, max_step,
             newton_lambda_min, lm_iterations, restarts, starts, lo, hi, box, wrap, wlo, whi,
             shoulder, reach, Q[b])
 

@@ -880,6 +880,7 @@ class SerialArm:
         # one target from one start (the common case): no broadcasting machinery
         Q0 = q0[None].copy() if not shape and q0.ndim == 1 else \
             np.array(np.broadcast_to(q0, shape + (n,)), dtype=float).reshape(B, n)
+        base = self._fast.start_one(T2[0])[None] if B == 1 else self._fast.start(T2)
         box = self._box if limits else None
         if box is not None:
             # into the limits: revolute joints by whole turns where that brings them within
@@ -892,9 +893,6 @@ class SerialArm:
             Q0 = np.clip(Q0, *box)
         device = backend == "jax"
         compiled = False if device else _ik_compiled.use_compiled(backend)
-        # the targets folded into the base, T^-1 base (the compiled kernels fold them
-        # themselves: made here where the compiled path is not taken, else where it misses)
-        base = None if compiled else self._folded(T2)
         with time_limited(time_limit, "ik"):
             if device:
                 Q, pos, ang, its, handed = self._solve_ik_jax(
@@ -902,7 +900,7 @@ class SerialArm:
             elif compiled:
                 count = max(0, int(restarts))
                 Q, pos, ang, its = _ik_compiled.solve(
-                    self, T2, Q0, tol, max_iterations, max_step, count, box,
+                    self, base, Q0, tol, max_iterations, max_step, count, box,
                     lm_iterations=_LM_ITERATIONS, newton_lambda_min=_NEWTON_LAMBDA_MIN,
                     starts=self._restart_starts(count),
                     check_time=None if time_limit is None else _check_time)
@@ -926,7 +924,6 @@ class SerialArm:
                 # the targets the compiled path missed: the NumPy path tries them again and
                 # gives its answers (and, below, its failure message)
                 bad = np.flatnonzero(~ok)
-                base = self._folded(T2)
                 Qb, pb, ab, ib = self._solve_ik(base[bad], Q0[bad], tol, max_iterations,
                                                 max_step, max(0, int(restarts)), box)
                 Q[bad], pos[bad], ang[bad], its[bad] = Qb, pb, ab, ib
@@ -959,8 +956,6 @@ class SerialArm:
             if box is not None:
                 # reachable without the limits? then the limits are what stops it
                 k = bad[0]
-                if base is None:
-                    base = self._folded(T2)
                 Qf, pf, af, _ = self._solve_ik(base[k:k + 1], Q0[k:k + 1], tol,
                                                max_iterations, max_step, max(0, int(restarts)),
                                                None)
@@ -968,10 +963,6 @@ class SerialArm:
                     outside = self._limit_text(Qf[0], box)
             self._raise_ik(out, bad, B, single, outside)
         return out
-
-    def _folded(self, T2):
-        """The targets ``T2 (B, 7)`` folded into the base: ``T^-1 base (B, 4, 4)``."""
-        return self._fast.start_one(T2[0])[None] if len(T2) == 1 else self._fast.start(T2)
 
     def _limit_text(self, q, box) -> str:
         """The joints of ``q`` outside their limits, in words."""
